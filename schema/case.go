@@ -1,0 +1,189 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Slot is one material value filled into a case's placeholder.
+type Slot struct {
+	// Value is the raw value as it appears in the utterance.
+	Value string `json:"value"`
+	// Normalized is the value normalised for the suite's schema, when the
+	// material value declares one; empty otherwise.
+	Normalized string `json:"normalized,omitempty"`
+	// Tag is the material's parent tag (seed 000's father_tag).
+	Tag string `json:"tag,omitempty"`
+	// Level is the material value's level (M1–M4).
+	Level string `json:"level,omitempty"`
+	// Source names where the value came from: the materials block and, for
+	// file-backed materials, the file and line.
+	Source string `json:"source,omitempty"`
+}
+
+// Expected returns the value an expectation compares against: the
+// normalised value when there is one, else the raw value.
+func (s Slot) Expected() string {
+	if s.Normalized != "" {
+		return s.Normalized
+	}
+	return s.Value
+}
+
+// Expectation is one resolved `path = value` pair of a case.
+type Expectation struct {
+	// Path is the JSONPath as written (after `.[` normalisation).
+	Path string
+	// Value is the expected JSON value in ojg's generic form: nil, bool,
+	// int64, float64, string, []any or map[string]any.
+	Value any
+}
+
+// Expectations keeps a case's expectations in source order. In JSON it is an
+// object whose keys keep that order, so `"expect": {"$.code": 200, ...}`
+// reads like the suite that produced it.
+type Expectations []Expectation
+
+// MarshalJSON writes the expectations as one JSON object in order.
+func (e Expectations) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, x := range e {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := marshalNoEscape(x.Path)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := marshalNoEscape(x.Value)
+		if err != nil {
+			return nil, fmt.Errorf("expectation %s: %w", x.Path, err)
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a JSON object, keeping key order.
+func (e *Expectations) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		*e = nil
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("expect must be a JSON object")
+	}
+	out := Expectations{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := kt.(string)
+		var raw any
+		if err := dec.Decode(&raw); err != nil {
+			return err
+		}
+		out = append(out, Expectation{Path: key, Value: Generic(raw)})
+	}
+	*e = out
+	return nil
+}
+
+// Generic converts a value decoded by encoding/json with UseNumber into
+// ojg's generic form (int64 for integers, float64 otherwise), so that
+// expected and actual values compare by the same rules.
+func Generic(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, err := t.Float64()
+		if err != nil {
+			return string(t)
+		}
+		return f
+	case float64:
+		if t == float64(int64(t)) && t < 1e18 && t > -1e18 {
+			return int64(t)
+		}
+		return t
+	case []any:
+		for i := range t {
+			t[i] = Generic(t[i])
+		}
+		return t
+	case map[string]any:
+		for k := range t {
+			t[k] = Generic(t[k])
+		}
+		return t
+	}
+	return v
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// Case is one generated test utterance: the record `nlutest generate` writes
+// as a JSONL line and the first half of every result record.
+type Case struct {
+	// ID is a short stable hash of (template name, slot assignment).
+	ID string `json:"id"`
+	// Suite is the suite's name.
+	Suite string `json:"suite"`
+	// Template names the template (or dataset) the case came from.
+	Template string `json:"template"`
+	// Text is the utterance sent to the target.
+	Text string `json:"text"`
+	// Level is the template level (S1, S2, …).
+	Level string `json:"level,omitempty"`
+	// Core is true for core business scenes.
+	Core bool `json:"core"`
+	// Scene is the business scene path, outermost first.
+	Scene []string `json:"scene,omitempty"`
+	// Tags are the template's tags.
+	Tags []string `json:"tags,omitempty"`
+	// Split lists the named splits the case belongs to.
+	Split []string `json:"split,omitempty"`
+	// Schema is the response schema the expectations were resolved for.
+	Schema string `json:"schema,omitempty"`
+	// Slots maps each placeholder name to the value filled in.
+	Slots map[string]Slot `json:"slots,omitempty"`
+	// Expect holds the resolved expectations in source order.
+	Expect Expectations `json:"expect,omitempty"`
+	// Unreviewed marks cases of templates whose expectations were drafted
+	// by `nlutest annotate` and not yet reviewed.
+	Unreviewed bool `json:"unreviewed,omitempty"`
+}
+
+// EncodeLine writes v as one JSON line without HTML escaping, so Chinese
+// text and `<`, `>` stay readable in JSONL files.
+func EncodeLine(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

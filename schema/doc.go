@@ -1,0 +1,12 @@
+// Package schema owns the records that cross nlutest's stage boundaries:
+// the generated case (one JSONL line of `nlutest generate`), the result of
+// calling the target with it (one JSONL line of a run's results file), and the
+// finished report that every reporter renders. It also defines the ordered
+// outcome type shared by all stages.
+//
+// Field names are part of nlutest's file formats; they are documented in
+// docs/records.md and must only change together with that document.
+//
+// This package imports only the standard library and ojg, so any tool can read
+// nlutest's files by importing it alone.
+package schema

@@ -1,0 +1,282 @@
+package schema
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// Ratio is a metric kept as its numerator and denominator, so every report
+// can show where a figure came from (seed 000: "show each numerator and
+// denominator"). Averages are ratios too: a macro F1 is the sum of per-label
+// F1 over the number of labels.
+type Ratio struct {
+	Num float64
+	Den float64
+}
+
+// R builds a ratio from integer counts.
+func R(num, den int) Ratio { return Ratio{Num: float64(num), Den: float64(den)} }
+
+// Value returns Num/Den, and false when the denominator is zero (no data).
+func (r Ratio) Value() (float64, bool) {
+	if r.Den == 0 {
+		return 0, false
+	}
+	return r.Num / r.Den, true
+}
+
+type ratioJSON struct {
+	Value *float64 `json:"value"`
+	Num   float64  `json:"num"`
+	Den   float64  `json:"den"`
+}
+
+// MarshalJSON writes {"value": v|null, "num": n, "den": d}.
+func (r Ratio) MarshalJSON() ([]byte, error) {
+	out := ratioJSON{Num: round9(r.Num), Den: round9(r.Den)}
+	if v, ok := r.Value(); ok {
+		v = round9(v)
+		out.Value = &v
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Ratio) UnmarshalJSON(b []byte) error {
+	var in ratioJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	r.Num, r.Den = in.Num, in.Den
+	return nil
+}
+
+func round9(f float64) float64 { return math.Round(f*1e9) / 1e9 }
+
+// Node is one node of the metrics tree. Every node has the same shape, so a
+// threshold on a split reads like one on the whole run (SPEC §8). Subtrees a
+// suite cannot produce are nil and absent from JSON and from `metrics`.
+type Node struct {
+	Total   int `json:"total"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errored int `json:"errored"`
+	// Accuracy is passed / (total − errored).
+	Accuracy Ratio `json:"accuracy"`
+	// ErrorRate is errored / total.
+	ErrorRate Ratio                 `json:"error_rate"`
+	Dimension map[string]*Dimension `json:"dimension,omitempty"`
+	Label     map[string]*Label     `json:"label,omitempty"`
+	Latency   *Latency              `json:"latency,omitempty"`
+}
+
+// Dimension kinds (SPEC §6).
+const (
+	KindLeaf  = "leaf"
+	KindItems = "items"
+	KindLabel = "label"
+	KindCase  = "case"
+)
+
+// Dimension holds the metrics of one schema dimension. Leaf and items
+// dimensions fill the counting fields; case dimensions fill Total, Correct
+// and Accuracy.
+type Dimension struct {
+	Kind       string `json:"kind"`
+	Expected   int    `json:"expected,omitempty"`
+	Recognized int    `json:"recognized,omitempty"`
+	Correct    int    `json:"correct"`
+	Wrong      int    `json:"wrong,omitempty"`
+	// Precision = correct / recognized.
+	Precision *Ratio `json:"precision,omitempty"`
+	// Recall = correct / expected.
+	Recall *Ratio `json:"recall,omitempty"`
+	// ErrorRate = wrong / recognized.
+	ErrorRate *Ratio `json:"error_rate,omitempty"`
+	// F1 = 2·correct / (expected + recognized).
+	F1 *Ratio `json:"f1,omitempty"`
+	// Total and Accuracy are set for case dimensions.
+	Total    int    `json:"total,omitempty"`
+	Accuracy *Ratio `json:"accuracy,omitempty"`
+	// Values breaks a leaf or items dimension down per value
+	// (ontology `Person`, relation `酒店同房间同宿`).
+	Values map[string]*Dimension `json:"values,omitempty"`
+}
+
+// Label holds classification metrics of a label dimension (intent, domain).
+type Label struct {
+	Total          int   `json:"total"`
+	Accuracy       Ratio `json:"accuracy"`
+	MacroPrecision Ratio `json:"macro_precision"`
+	MacroRecall    Ratio `json:"macro_recall"`
+	MacroF1        Ratio `json:"macro_f1"`
+	MicroF1        Ratio `json:"micro_f1"`
+	WeightedF1     Ratio `json:"weighted_f1"`
+	// K is the k of TopKAccuracy; zero when the schema gives no ranking.
+	K            int   `json:"k,omitempty"`
+	TopKAccuracy Ratio `json:"top_k_accuracy"`
+	// RecognitionRate is seed 004's (exact + fuzzy) / total, fuzzy being
+	// the expected label within the top k.
+	RecognitionRate Ratio                  `json:"recognition_rate"`
+	Labels          map[string]*LabelStats `json:"labels"`
+	Confusion       *Confusion             `json:"confusion,omitempty"`
+}
+
+// LabelStats are the per-label figures of a classification report.
+type LabelStats struct {
+	Precision Ratio `json:"precision"`
+	Recall    Ratio `json:"recall"`
+	F1        Ratio `json:"f1"`
+	Support   int   `json:"support"`
+}
+
+// Confusion is a confusion matrix: Counts[i][j] counts cases whose expected
+// label is Labels[i] and predicted label is Labels[j].
+type Confusion struct {
+	Labels []string `json:"labels"`
+	Counts [][]int  `json:"counts"`
+}
+
+// LatencyStats summarises call latencies in milliseconds.
+type LatencyStats struct {
+	Count  int     `json:"count"`
+	MeanMS float64 `json:"mean_ms"`
+	P50MS  float64 `json:"p50_ms"`
+	P90MS  float64 `json:"p90_ms"`
+	P95MS  float64 `json:"p95_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	MaxMS  float64 `json:"max_ms"`
+}
+
+// Latency is the latency subtree: overall and per input-length bucket
+// (seed 004: ≤20, 21–50, 51–100, 101–200, >200 characters or words).
+type Latency struct {
+	LatencyStats
+	Bucket map[string]*LatencyStats `json:"bucket,omitempty"`
+}
+
+// LatencyBuckets lists the bucket names in order.
+var LatencyBuckets = []string{"<=20", "21-50", "51-100", "101-200", ">200"}
+
+// Metrics is the root of the metrics tree: a node for the whole run plus the
+// same node per split, template level, scene path prefix ("A/B"), core and
+// non-core cases, and template.
+type Metrics struct {
+	Node
+	Split    map[string]*Node `json:"split,omitempty"`
+	Level    map[string]*Node `json:"level,omitempty"`
+	Scene    map[string]*Node `json:"scene,omitempty"`
+	Core     *Node            `json:"core,omitempty"`
+	Noncore  *Node            `json:"noncore,omitempty"`
+	Template map[string]*Node `json:"template,omitempty"`
+}
+
+// Observed is the value of one metric a threshold condition used.
+type Observed struct {
+	// Name is the metric's address, e.g. "metrics.split.smoke.accuracy".
+	Name string `json:"name"`
+	// Value is the metric's value; nil when it has no data.
+	Value *float64 `json:"value"`
+	// Num and Den are the ratio behind the value, when it is one.
+	Num *float64 `json:"num,omitempty"`
+	Den *float64 `json:"den,omitempty"`
+}
+
+// ThresholdResult is the evaluation of one threshold block.
+type ThresholdResult struct {
+	Name      string     `json:"name"`
+	Condition string     `json:"condition"`
+	Message   string     `json:"message,omitempty"`
+	Severity  string     `json:"severity"`
+	Outcome   Outcome    `json:"outcome"`
+	Observed  []Observed `json:"observed,omitempty"`
+	// Error explains an outcome of error (a metric with no data, say).
+	Error string `json:"error,omitempty"`
+	File  string `json:"file,omitempty"`
+	Line  int    `json:"line,omitempty"`
+}
+
+// Group summarises the cases of one template, dataset or conversation.
+type Group struct {
+	Kind    string  `json:"kind"`
+	Name    string  `json:"name"`
+	File    string  `json:"file,omitempty"`
+	Line    int     `json:"line,omitempty"`
+	Outcome Outcome `json:"outcome"`
+	Total   int     `json:"total"`
+	Passed  int     `json:"passed"`
+	Failed  int     `json:"failed"`
+	Errored int     `json:"errored"`
+	// Seconds is the summed call time of the group's cases.
+	Seconds float64 `json:"seconds"`
+	// Unreviewed marks templates whose expectations are drafts.
+	Unreviewed bool `json:"unreviewed,omitempty"`
+}
+
+// CaseReport is the per-case outcome carried by a report.
+type CaseReport struct {
+	ID        string          `json:"id"`
+	Template  string          `json:"template"`
+	Text      string          `json:"text"`
+	Outcome   Outcome         `json:"outcome"`
+	LatencyMS float64         `json:"latency_ms"`
+	Error     *CallError      `json:"error,omitempty"`
+	Failures  []Failure       `json:"failures,omitempty"`
+	File      string          `json:"file,omitempty"`
+	Line      int             `json:"line,omitempty"`
+	Request   *Request        `json:"request,omitempty"`
+	Response  string          `json:"response,omitempty"`
+	Slots     map[string]Slot `json:"slots,omitempty"`
+}
+
+// SuiteInfo identifies the suite a report is about.
+type SuiteInfo struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Schema      string   `json:"schema,omitempty"`
+	Dir         string   `json:"dir"`
+	Files       []string `json:"files"`
+}
+
+// RunInfo describes the run a report is about.
+type RunInfo struct {
+	ID          string    `json:"id"`
+	Dir         string    `json:"dir,omitempty"`
+	Target      string    `json:"target"`
+	Split       string    `json:"split,omitempty"`
+	Filter      string    `json:"filter,omitempty"`
+	Started     time.Time `json:"started"`
+	Finished    time.Time `json:"finished"`
+	Seconds     float64   `json:"seconds"`
+	Interrupted bool      `json:"interrupted,omitempty"`
+	// ErrorBudget is the share of errored calls the target allows.
+	ErrorBudget float64 `json:"error_budget"`
+}
+
+// Verdict is the one answer a release manager reads.
+type Verdict struct {
+	// Outcome is pass or fail.
+	Outcome Outcome `json:"outcome"`
+	// ByThresholds is true when thresholds of severity error decided the
+	// verdict; false when every case had to pass.
+	ByThresholds bool `json:"by_thresholds"`
+	// Reasons lists why the verdict is fail, one sentence each.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Report is a finished run: everything the reporters render.
+type Report struct {
+	Tool       string            `json:"tool"`
+	Version    string            `json:"version"`
+	Suite      SuiteInfo         `json:"suite"`
+	Run        RunInfo           `json:"run"`
+	Verdict    Verdict           `json:"verdict"`
+	Thresholds []ThresholdResult `json:"thresholds"`
+	Metrics    *Metrics          `json:"metrics"`
+	Groups     []Group           `json:"groups"`
+	// Cases holds every case, failing and erroring ones first (worst
+	// first), then passing ones in run order. Renderers cap what they show.
+	Cases    []CaseReport `json:"cases"`
+	Warnings []string     `json:"warnings,omitempty"`
+}

@@ -1,0 +1,86 @@
+package schema
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Error types recorded for calls that produced no usable response. They are
+// the `type` of JUnit <error> elements.
+const (
+	ErrTimeout     = "Timeout"
+	ErrConnection  = "ConnectionError"
+	ErrHTTP        = "HTTPError"
+	ErrInvalidJSON = "InvalidJSON"
+	ErrTooLarge    = "ResponseTooLarge"
+	ErrRequest     = "RequestError"
+	ErrEvaluation  = "EvaluationError"
+)
+
+// Request is what was sent to the target, with secrets already redacted.
+type Request struct {
+	Method  string            `json:"method,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+}
+
+// CallError describes a call that produced no usable response.
+type CallError struct {
+	// Type is one of the Err* constants.
+	Type string `json:"type"`
+	// Message is a one-line description for people.
+	Message string `json:"message"`
+}
+
+// Failure is one failed expectation or condition of a case.
+type Failure struct {
+	// Kind is "expect" for a JSONPath expectation, "assert" for a condition.
+	Kind string `json:"kind"`
+	// Path is the expectation's JSONPath (expect only).
+	Path string `json:"path,omitempty"`
+	// Expected is the expected value (expect only).
+	Expected any `json:"expected,omitempty"`
+	// Actual is the value found; absent when Missing.
+	Actual any `json:"actual,omitempty"`
+	// Missing is true when the path selected nothing.
+	Missing bool `json:"missing,omitempty"`
+	// Message explains the failure; for conditions it is the block's
+	// message followed by the values of the names the condition used.
+	Message string `json:"message,omitempty"`
+	// Dimension is the schema dimension the expectation belongs to.
+	Dimension string `json:"dimension,omitempty"`
+	// File and Line locate the expectation or assert block.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Result is one line of a run's results file: the case record plus what
+// happened when the target was called with it (seed 000: "append each case's
+// result to its JSONL line").
+type Result struct {
+	Case
+	// Target is the name of the target called.
+	Target string `json:"target"`
+	// Request is what was sent (redacted).
+	Request *Request `json:"request,omitempty"`
+	// Status is the HTTP status (or the exec target's exit status).
+	Status int `json:"status,omitempty"`
+	// Response is the response body when it was JSON.
+	Response json.RawMessage `json:"response,omitempty"`
+	// Body is the (capped) response body when it was not JSON.
+	Body string `json:"body,omitempty"`
+	// LatencyMS is the duration of the last attempt in milliseconds.
+	LatencyMS float64 `json:"latency_ms"`
+	// Attempts counts calls made, retries included.
+	Attempts int `json:"attempts"`
+	// Started is when the first attempt began.
+	Started time.Time `json:"started"`
+	// Error is set when the call produced no usable response.
+	Error *CallError `json:"error,omitempty"`
+	// Outcome is pass, fail or error as evaluated when the result was
+	// recorded; `nlutest eval` recomputes it from the suite as it is now.
+	Outcome Outcome `json:"outcome"`
+	// Failures lists every failed expectation and condition.
+	Failures []Failure `json:"failures,omitempty"`
+}
