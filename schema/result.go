@@ -66,6 +66,8 @@ type Result struct {
 	Request *Request `json:"request,omitempty"`
 	// Status is the HTTP status (or the exec target's exit status).
 	Status int `json:"status,omitempty"`
+	// Headers are the response headers (sensitive ones redacted).
+	Headers map[string]string `json:"headers,omitempty"`
 	// Response is the response body when it was JSON.
 	Response json.RawMessage `json:"response,omitempty"`
 	// Body is the (capped) response body when it was not JSON.

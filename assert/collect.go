@@ -1,0 +1,217 @@
+package assert
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// nodeAcc accumulates one node of the metrics tree.
+type nodeAcc struct {
+	total, passed, failed, errored int
+	latency                        *metrics.LatencyAcc
+}
+
+func (n *nodeAcc) add(r *schema.Result) {
+	n.total++
+	switch r.Outcome {
+	case schema.Pass:
+		n.passed++
+	case schema.Fail:
+		n.failed++
+	case schema.Error:
+		n.errored++
+	}
+	if r.Error == nil {
+		if n.latency == nil {
+			n.latency = metrics.NewLatencyAcc()
+		}
+		n.latency.Add(r.Text, r.LatencyMS)
+	}
+}
+
+func (n *nodeAcc) node() *schema.Node {
+	out := &schema.Node{
+		Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored,
+		Accuracy:  schema.R(n.passed, n.total-n.errored),
+		ErrorRate: schema.R(n.errored, n.total),
+	}
+	if n.latency != nil {
+		out.Latency = n.latency.Result()
+	}
+	return out
+}
+
+// Collector accumulates the metrics tree, per-template groups and per-case
+// outcomes over a run's results. It is fed one result at a time from a
+// single goroutine.
+type Collector struct {
+	suite     *spec.Suite
+	root      nodeAcc
+	split     map[string]*nodeAcc
+	level     map[string]*nodeAcc
+	scene     map[string]*nodeAcc
+	core      nodeAcc
+	noncore   nodeAcc
+	template  map[string]*nodeAcc
+	seconds   map[string]float64
+	cases     []schema.CaseReport
+	tmplOrder map[string]int
+	// MaxBody caps the response text kept for a failing case.
+	MaxBody int
+}
+
+// NewCollector prepares a collector for suite s.
+func NewCollector(s *spec.Suite) *Collector {
+	c := &Collector{suite: s, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
+		template: map[string]*nodeAcc{}, seconds: map[string]float64{}, tmplOrder: map[string]int{}, MaxBody: 4 << 10}
+	for i, t := range s.Templates {
+		c.tmplOrder[t.Name] = i
+	}
+	return c
+}
+
+func get(m map[string]*nodeAcc, k string) *nodeAcc {
+	n := m[k]
+	if n == nil {
+		n = &nodeAcc{}
+		m[k] = n
+	}
+	return n
+}
+
+// Add records one evaluated result.
+func (c *Collector) Add(r *schema.Result) {
+	c.root.add(r)
+	for _, sp := range r.Split {
+		get(c.split, sp).add(r)
+	}
+	if r.Level != "" {
+		get(c.level, r.Level).add(r)
+	}
+	for i := range r.Scene {
+		get(c.scene, strings.Join(r.Scene[:i+1], "/")).add(r)
+	}
+	if r.Core {
+		c.core.add(r)
+	} else {
+		c.noncore.add(r)
+	}
+	get(c.template, r.Template).add(r)
+	c.seconds[r.Template] += r.LatencyMS / 1000
+	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS}
+	if r.Outcome == schema.Fail || r.Outcome == schema.Error {
+		cr.Error = r.Error
+		cr.Failures = r.Failures
+		cr.Request = r.Request
+		cr.Slots = r.Slots
+		body := string(r.Response)
+		if body == "" {
+			body = r.Body
+		}
+		if len(body) > c.MaxBody {
+			body = truncate(body, c.MaxBody)
+		}
+		cr.Response = body
+	}
+	if t := c.templateOf(r.Template); t != nil {
+		cr.File, cr.Line = t.DeclRange.Filename, t.DeclRange.Start.Line
+	}
+	c.cases = append(c.cases, cr)
+}
+
+func truncate(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func (c *Collector) templateOf(name string) *spec.Template {
+	if i, ok := c.tmplOrder[name]; ok {
+		return c.suite.Templates[i]
+	}
+	return nil
+}
+
+// Total is the number of results added.
+func (c *Collector) Total() int { return c.root.total }
+
+// Metrics returns the metrics tree.
+func (c *Collector) Metrics() *schema.Metrics {
+	m := &schema.Metrics{Node: *c.root.node()}
+	conv := func(src map[string]*nodeAcc) map[string]*schema.Node {
+		if len(src) == 0 {
+			return nil
+		}
+		out := make(map[string]*schema.Node, len(src))
+		for k, v := range src {
+			out[k] = v.node()
+		}
+		return out
+	}
+	m.Split, m.Level, m.Scene, m.Template = conv(c.split), conv(c.level), conv(c.scene), conv(c.template)
+	if len(c.suite.Splits) > 0 {
+		if m.Split == nil {
+			m.Split = map[string]*schema.Node{}
+		}
+		for _, sp := range c.suite.Splits {
+			if m.Split[sp.Name] == nil {
+				m.Split[sp.Name] = (&nodeAcc{}).node()
+			}
+		}
+	}
+	if c.core.total > 0 {
+		m.Core = c.core.node()
+	}
+	if c.noncore.total > 0 {
+		m.Noncore = c.noncore.node()
+	}
+	return m
+}
+
+// Groups returns the per-template summaries in declaration order.
+func (c *Collector) Groups() []schema.Group {
+	var out []schema.Group
+	for _, t := range c.suite.Templates {
+		n := c.template[t.Name]
+		if n == nil {
+			continue
+		}
+		g := schema.Group{Kind: "template", Name: t.Name, File: t.DeclRange.Filename, Line: t.DeclRange.Start.Line,
+			Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored, Seconds: c.seconds[t.Name], Unreviewed: !t.Reviewed}
+		g.Outcome = schema.Pass
+		if n.failed > 0 {
+			g.Outcome = schema.Fail
+		}
+		if n.errored > 0 {
+			g.Outcome = schema.Error
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// Cases returns every case, worst first: errors, then failures (more failed
+// checks first), then passes; ties in template order, then by id, so reports
+// never depend on completion order.
+func (c *Collector) Cases() []schema.CaseReport {
+	out := append([]schema.CaseReport(nil), c.cases...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Outcome != b.Outcome {
+			return a.Outcome > b.Outcome
+		}
+		if len(a.Failures) != len(b.Failures) {
+			return len(a.Failures) > len(b.Failures)
+		}
+		if ta, tb := c.tmplOrder[a.Template], c.tmplOrder[b.Template]; ta != tb {
+			return ta < tb
+		}
+		return a.ID < b.ID
+	})
+	return out
+}

@@ -1,0 +1,138 @@
+package assert
+
+import (
+	"encoding/json"
+	"math/big"
+	"sort"
+	"strconv"
+
+	"github.com/ohler55/ojg/jp"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Equal compares two generic JSON values the way expectations do: numbers
+// as numbers (200 = 200.0), strings exactly (after Unicode NFC, since HCL
+// normalises suite strings), arrays element-wise in order, objects by keys.
+func Equal(expected, actual any) bool {
+	switch e := expected.(type) {
+	case nil:
+		return actual == nil
+	case bool:
+		a, ok := actual.(bool)
+		return ok && a == e
+	case string:
+		a, ok := actual.(string)
+		return ok && (a == e || norm.NFC.String(a) == norm.NFC.String(e))
+	case []any:
+		a, ok := actual.([]any)
+		if !ok || len(a) != len(e) {
+			return false
+		}
+		for i := range e {
+			if !Equal(e[i], a[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		a, ok := actual.(map[string]any)
+		if !ok || len(a) != len(e) {
+			return false
+		}
+		for k, ev := range e {
+			av, ok := a[k]
+			if !ok || !Equal(ev, av) {
+				return false
+			}
+		}
+		return true
+	}
+	ef, eok := number(expected)
+	af, aok := number(actual)
+	return eok && aok && ef.Cmp(af) == 0
+}
+
+func number(v any) (*big.Float, bool) {
+	switch n := v.(type) {
+	case int64:
+		return new(big.Float).SetInt64(n), true
+	case int:
+		return new(big.Float).SetInt64(int64(n)), true
+	case float64:
+		return big.NewFloat(n), true
+	case json.Number:
+		f, _, err := big.ParseFloat(string(n), 10, 256, big.ToNearestEven)
+		return f, err == nil
+	}
+	return nil, false
+}
+
+// multiNode reports whether a path can select several nodes (wildcards,
+// descent, filters, unions, slices); such paths compare the list of matches.
+func multiNode(x jp.Expr) bool {
+	for _, f := range x {
+		switch f.(type) {
+		case jp.Wildcard, jp.Descent, *jp.Filter, jp.Union, jp.Slice:
+			return true
+		}
+	}
+	return false
+}
+
+// matches returns the nodes x selects in data. Several matches come in
+// document order for arrays and in key order for object members (JSON
+// objects have no order of their own), so results never depend on map order.
+func matches(x jp.Expr, data any, multi bool) ([]any, bool) {
+	if !multi {
+		v, ok := x.FirstFound(data)
+		if !ok {
+			return nil, false
+		}
+		return []any{v}, true
+	}
+	locs := x.Locate(data, 0)
+	if len(locs) == 0 {
+		return nil, false
+	}
+	sort.SliceStable(locs, func(i, j int) bool { return locLess(locs[i], locs[j]) })
+	out := make([]any, 0, len(locs))
+	for _, l := range locs {
+		v, _ := l.FirstFound(data)
+		out = append(out, v)
+	}
+	return out, true
+}
+
+func locLess(a, b jp.Expr) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ka, kb := fragKey(a[i]), fragKey(b[i])
+		if ka.num != kb.num {
+			return ka.num
+		}
+		if ka.num && ka.n != kb.n {
+			return ka.n < kb.n
+		}
+		if !ka.num && ka.s != kb.s {
+			return ka.s < kb.s
+		}
+	}
+	return len(a) < len(b)
+}
+
+type fkey struct {
+	num bool
+	n   int
+	s   string
+}
+
+func fragKey(f jp.Frag) fkey {
+	switch t := f.(type) {
+	case jp.Nth:
+		return fkey{num: true, n: int(t)}
+	case jp.Child:
+		return fkey{s: string(t)}
+	case jp.Bracket:
+		return fkey{s: ""}
+	}
+	return fkey{s: strconv.Quote(jp.Expr{f}.String())}
+}

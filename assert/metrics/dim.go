@@ -1,0 +1,232 @@
+package metrics
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// Unit is one countable unit of a leaf or items dimension.
+//
+// For a leaf dimension, Key is the leaf's canonical path and Value the
+// canonical JSON text of its value (`"Person"`, `200`). For an items
+// dimension, Key is the items path and Value the canonical JSON text of the
+// compared keys of one object. Two units are the same unit when both fields
+// are equal byte for byte, so callers must canonicalise (numbers, key order)
+// before building them.
+//
+// Value also names the unit's row in the per-value breakdown, in display
+// form: a JSON string is shown unquoted (`Person`), anything else as its
+// JSON text. A string and a non-string with the same display form (`"1"`
+// and `1`) share a row there; the dimension's own totals keep them apart.
+type Unit struct {
+	Key   string
+	Value string
+}
+
+// dimCount holds the raw counts of a dimension or of one of its values.
+type dimCount struct {
+	expected, recognized, correct int
+}
+
+func (c *dimCount) add(o dimCount) {
+	c.expected += o.expected
+	c.recognized += o.recognized
+	c.correct += o.correct
+}
+
+// smallCase is the size up to which AddCase matches units by scanning
+// instead of building a map.
+const smallCase = 16
+
+// DimAcc accumulates a leaf or items dimension (seed 000 §2.1: ontology,
+// attribute, relation, behaviour), one case at a time. The zero value is
+// ready to use and reports an empty kind.
+type DimAcc struct {
+	kind  string
+	all   dimCount
+	byVal map[string]*dimCount // keyed by the raw Value text
+}
+
+// NewDimAcc returns an empty accumulator for a dimension of the given kind,
+// schema.KindLeaf or schema.KindItems; the kind is copied into results.
+func NewDimAcc(kind string) *DimAcc {
+	return &DimAcc{kind: kind}
+}
+
+func (d *DimAcc) val(v string) *dimCount {
+	if d.byVal == nil {
+		d.byVal = make(map[string]*dimCount)
+	}
+	c := d.byVal[v]
+	if c == nil {
+		c = &dimCount{}
+		d.byVal[v] = c
+	}
+	return c
+}
+
+// AddCase records one case: the units its expectations in this dimension
+// name, and the units the response holds in it. Correct units are the
+// multiset intersection of the two (a unit expected twice and recognised
+// once is correct once and missed once); every other recognised unit is
+// wrong. Per value, expected units count under their own value and
+// recognised units under theirs, so a Person recognised where Place was
+// expected is a wrong Person and a missed Place.
+func (d *DimAcc) AddCase(expected, recognized []Unit) {
+	for _, u := range expected {
+		d.val(u.Value).expected++
+	}
+	d.all.expected += len(expected)
+	d.all.recognized += len(recognized)
+	if len(expected) <= smallCase {
+		var usedBuf [smallCase]bool
+		used := usedBuf[:len(expected)]
+		for _, u := range recognized {
+			c := d.val(u.Value)
+			c.recognized++
+			for i, e := range expected {
+				if !used[i] && e == u {
+					used[i] = true
+					c.correct++
+					d.all.correct++
+					break
+				}
+			}
+		}
+		return
+	}
+	need := make(map[Unit]int, len(expected))
+	for _, u := range expected {
+		need[u]++
+	}
+	for _, u := range recognized {
+		c := d.val(u.Value)
+		c.recognized++
+		if need[u] > 0 {
+			need[u]--
+			c.correct++
+			d.all.correct++
+		}
+	}
+}
+
+// Merge adds o's cases to d, as if d had been fed them too. o is left
+// unchanged; a nil o is a no-op.
+func (d *DimAcc) Merge(o *DimAcc) {
+	if o == nil {
+		return
+	}
+	if o == d {
+		c := &DimAcc{}
+		c.Merge(o)
+		o = c
+	}
+	if d.kind == "" {
+		d.kind = o.kind
+	}
+	d.all.add(o.all)
+	for v, c := range o.byVal {
+		d.val(v).add(*c)
+	}
+}
+
+// Result returns the dimension's figures, with one entry in Values per
+// value display form (nil when no unit was seen). Ratios with a zero
+// denominator are present and read "n/a".
+func (d *DimAcc) Result() *schema.Dimension {
+	out := dimension(d.kind, d.all)
+	if len(d.byVal) == 0 {
+		return out
+	}
+	raws := make([]string, 0, len(d.byVal))
+	for v := range d.byVal {
+		raws = append(raws, v)
+	}
+	sort.Strings(raws) // fixed order, so collisions merge deterministically
+	merged := make(map[string]*dimCount, len(raws))
+	for _, v := range raws {
+		name := DisplayValue(v)
+		c := merged[name]
+		if c == nil {
+			c = &dimCount{}
+			merged[name] = c
+		}
+		c.add(*d.byVal[v])
+	}
+	out.Values = make(map[string]*schema.Dimension, len(merged))
+	for name, c := range merged {
+		out.Values[name] = dimension(d.kind, *c)
+	}
+	return out
+}
+
+func dimension(kind string, c dimCount) *schema.Dimension {
+	wrong := c.recognized - c.correct
+	p := schema.R(c.correct, c.recognized)
+	r := schema.R(c.correct, c.expected)
+	e := schema.R(wrong, c.recognized)
+	f := schema.R(2*c.correct, c.expected+c.recognized)
+	return &schema.Dimension{
+		Kind:       kind,
+		Expected:   c.expected,
+		Recognized: c.recognized,
+		Correct:    c.correct,
+		Wrong:      wrong,
+		Precision:  &p,
+		Recall:     &r,
+		ErrorRate:  &e,
+		F1:         &f,
+	}
+}
+
+// DisplayValue returns the display form of a unit value: a JSON string
+// literal unquoted, anything else (numbers, objects, arrays, text that is
+// not JSON) unchanged.
+func DisplayValue(v string) string {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		var s string
+		if err := json.Unmarshal([]byte(v), &s); err == nil {
+			return s
+		}
+	}
+	return v
+}
+
+// CaseDimAcc accumulates a case dimension (seed 000 §2.1.5: an IAO intent
+// is right only when apps, content, content_op and data_rel all are): one
+// unit per case, correct when every expectation of the dimension is met.
+// The zero value is ready to use.
+type CaseDimAcc struct {
+	total, correct int
+}
+
+// Add records one case of the dimension.
+func (c *CaseDimAcc) Add(correct bool) {
+	c.total++
+	if correct {
+		c.correct++
+	}
+}
+
+// Merge adds o's cases to c. A nil o is a no-op.
+func (c *CaseDimAcc) Merge(o *CaseDimAcc) {
+	if o == nil {
+		return
+	}
+	t, k := o.total, o.correct
+	c.total += t
+	c.correct += k
+}
+
+// Result returns total, correct and accuracy = correct / total.
+func (c *CaseDimAcc) Result() *schema.Dimension {
+	acc := schema.R(c.correct, c.total)
+	return &schema.Dimension{
+		Kind:     schema.KindCase,
+		Total:    c.total,
+		Correct:  c.correct,
+		Accuracy: &acc,
+	}
+}

@@ -1,0 +1,158 @@
+package metrics
+
+import (
+	"math"
+	"sort"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// bucketLimits are the inclusive upper input lengths of the first four
+// buckets of schema.LatencyBuckets; longer inputs go to the last (">200").
+// Seed 004 writes the ranges as ≤20, 20-50, 50-100, 100-200, ≥200; nlutest
+// makes them disjoint: 20 belongs to "<=20", 21 to "21-50", 200 to
+// "101-200" and 201 to ">200".
+var bucketLimits = [...]int{20, 50, 100, 200}
+
+// BucketIndex returns the index in schema.LatencyBuckets of the bucket an
+// input of n characters or words falls in.
+func BucketIndex(n int) int {
+	for i, lim := range bucketLimits {
+		if n <= lim {
+			return i
+		}
+	}
+	return len(bucketLimits)
+}
+
+// Bucket returns the name of the latency bucket of an input of n
+// characters or words, one of schema.LatencyBuckets.
+func Bucket(n int) string { return schema.LatencyBuckets[BucketIndex(n)] }
+
+// LatencyAcc accumulates call latencies (seed 004, response time), overall
+// and per input-length bucket. It keeps every sample, one float64 each, so
+// percentiles are exact. The zero value is ready to use.
+type LatencyAcc struct {
+	buckets [len(bucketLimits) + 1][]float64
+}
+
+// NewLatencyAcc returns an empty latency accumulator.
+func NewLatencyAcc() *LatencyAcc { return &LatencyAcc{} }
+
+// Add records the latency in milliseconds of one call whose input was text;
+// the bucket comes from InputLength(text). A NaN or infinite latency is not
+// a measurement and is ignored.
+func (l *LatencyAcc) Add(text string, ms float64) {
+	l.AddLength(InputLength(text), ms)
+}
+
+// AddLength is Add for a caller that already knows the input length.
+func (l *LatencyAcc) AddLength(n int, ms float64) {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return
+	}
+	i := BucketIndex(n)
+	l.buckets[i] = append(l.buckets[i], ms)
+}
+
+// Count returns the number of samples recorded.
+func (l *LatencyAcc) Count() int {
+	n := 0
+	for _, b := range l.buckets {
+		n += len(b)
+	}
+	return n
+}
+
+// Merge adds o's samples to l. o is left unchanged; a nil o is a no-op.
+func (l *LatencyAcc) Merge(o *LatencyAcc) {
+	if o == nil {
+		return
+	}
+	for i := range o.buckets {
+		// Copy first: o may be l.
+		src := append([]float64(nil), o.buckets[i]...)
+		l.buckets[i] = append(l.buckets[i], src...)
+	}
+}
+
+// Result returns the latency summary, or nil when no sample was recorded.
+// Bucket holds only the buckets that received samples.
+func (l *LatencyAcc) Result() *schema.Latency {
+	total := l.Count()
+	if total == 0 {
+		return nil
+	}
+	all := make([]float64, 0, total)
+	out := &schema.Latency{Bucket: make(map[string]*schema.LatencyStats)}
+	for i, b := range l.buckets {
+		if len(b) == 0 {
+			continue
+		}
+		// Sorting in place is harmless (order carries no meaning) and
+		// makes the next Result cheaper.
+		sort.Float64s(b)
+		out.Bucket[schema.LatencyBuckets[i]] = summarize(b)
+		all = append(all, b...)
+	}
+	sort.Float64s(all)
+	out.LatencyStats = *summarize(all)
+	return out
+}
+
+// summarize computes the stats of an ascending, non-empty sample. The mean
+// is summed in ascending order, so it does not depend on the order samples
+// arrived or accumulators were merged in.
+func summarize(sorted []float64) *schema.LatencyStats {
+	sum := 0.0
+	for _, v := range sorted {
+		sum += v
+	}
+	return &schema.LatencyStats{
+		Count:  len(sorted),
+		MeanMS: sum / float64(len(sorted)),
+		P50MS:  Percentile(sorted, 50),
+		P90MS:  Percentile(sorted, 90),
+		P95MS:  Percentile(sorted, 95),
+		P99MS:  Percentile(sorted, 99),
+		MaxMS:  sorted[len(sorted)-1],
+	}
+}
+
+// Percentile returns the p-th percentile (0 ≤ p ≤ 100) of an ascending
+// sample by linear interpolation between closest ranks: numpy's default
+// method ("linear", Hyndman & Fan type 7), Excel's PERCENTILE.INC. The
+// virtual index is (n−1)·p/100 and the interpolation is numpy's _lerp, so
+// results match numpy.percentile bit for bit. p outside [0, 100] is
+// clamped; an empty sample gives NaN.
+func Percentile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 || math.IsNaN(p) {
+		return math.NaN()
+	}
+	q := p / 100
+	if q <= 0 {
+		return sorted[0]
+	}
+	if q >= 1 {
+		return sorted[n-1]
+	}
+	virtual := float64(n-1) * q
+	prev := math.Floor(virtual)
+	i := int(prev)
+	j := i + 1
+	if j > n-1 {
+		j = n - 1
+	}
+	return lerp(sorted[i], sorted[j], virtual-prev)
+}
+
+// lerp is numpy's _lerp: a + (b−a)·t, computed from b's side when t ≥ 0.5
+// for better accuracy near b.
+func lerp(a, b, t float64) float64 {
+	diff := b - a
+	if t >= 0.5 {
+		return b - diff*(1-t)
+	}
+	return a + diff*t
+}

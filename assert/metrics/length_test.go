@@ -1,0 +1,73 @@
+package metrics
+
+import "testing"
+
+// Seed 004 §响应时间 b): "中文等语言以字符为基本单位，英文等语言以单词为计数单位".
+func TestInputLength(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"   \t\n", 0},
+		{"订一张明天去北京的机票", 11},
+		{"明天北京天气怎么样？", 9},               // full-width punctuation is not counted
+		{"你好，世界！", 4},                   // ，！ are punctuation
+		{"“北京”在哪里。", 5},                 // curly quotes too
+		{"北京\u3000天气", 4},               // ideographic space
+		{"Book a flight to Beijing", 5}, // words
+		{"Book a flight to Beijing.", 5},
+		{"  leading and trailing  ", 3},
+		{"hello,world", 2},
+		{"don't stop", 2},
+		{"it’s fine", 2}, // typographic apostrophe
+		{"state-of-the-art model", 2},
+		{"a - b", 2}, // a lone hyphen is punctuation
+		{"a-- b", 2}, // hyphen not followed by a word rune ends the word
+		{"3.14 and 1,000", 3},
+		{"end.", 1},
+		{"v1.2", 1}, // "." between digits joins
+		{"a.b", 2},  // but not between letters
+		{"snake_case", 1},
+		{"我想听 Jay Chou 的歌", 7},
+		{"订3张票", 4},      // 订 3 张 票
+		{"2024年10月", 4},  // 2024 年 10 月
+		{"play周杰伦的歌", 6}, // play + 5 characters
+		{"ＡＢＣ全角", 3},     // full-width Latin is one word
+		{"こんにちは", 5},     // Hiragana
+		{"カタカナ", 4},      // Katakana
+		{"안녕하세요", 5},     // Hangul
+		{"coffee ☕ time", 3},
+		{"👍👍", 1},                 // symbols form words
+		{"👨\u200d👩\u200d👧", 1},    // ZWJ sequence stays one word
+		{"cafe\u0301 au lait", 3}, // combining acute does not split
+		{"你\u200b好", 2},           // zero-width space is ignored
+		{"\ufeff北京", 2},           // BOM is ignored
+		{"\x00\x01", 0},           // control characters
+		{"\xff\xfe", 1},           // invalid UTF-8 decodes to U+FFFD, a symbol
+		{"1 + 1 = 2", 5},
+	}
+	for _, tc := range tests {
+		if got := InputLength(tc.text); got != tc.want {
+			t.Errorf("InputLength(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestBucket(t *testing.T) {
+	tests := []struct {
+		n    int
+		want string
+	}{
+		{-1, "<=20"}, {0, "<=20"}, {20, "<=20"},
+		{21, "21-50"}, {50, "21-50"},
+		{51, "51-100"}, {100, "51-100"},
+		{101, "101-200"}, {200, "101-200"},
+		{201, ">200"}, {1 << 30, ">200"},
+	}
+	for _, tc := range tests {
+		if got := Bucket(tc.n); got != tc.want {
+			t.Errorf("Bucket(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,30 @@
+package assert
+
+import (
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// BuildReport assembles the finished report of a run from the collector:
+// metrics, thresholds, verdict, groups and cases. run is filled by the
+// caller (ids, times, target).
+func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version string, warnings []string) *schema.Report {
+	m := col.Metrics()
+	ths := EvaluateThresholds(s, m)
+	if ths == nil {
+		ths = []schema.ThresholdResult{}
+	}
+	files := make([]string, len(s.Files))
+	copy(files, s.Files)
+	rep := &schema.Report{
+		Tool: "nlutest", Version: version,
+		Suite: schema.SuiteInfo{Name: s.Name, Description: s.Description, Schema: s.SchemaName, Dir: s.Dir, Files: files},
+		Run:   run, Thresholds: ths, Metrics: m, Groups: col.Groups(), Cases: col.Cases(), Warnings: warnings,
+	}
+	rep.Verdict = Decide(m, ths, run.ErrorBudget)
+	if run.Interrupted {
+		rep.Verdict.Outcome = schema.Fail
+		rep.Verdict.Reasons = append(rep.Verdict.Reasons, "the run was interrupted; metrics cover only the cases that finished")
+	}
+	return rep
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Exit codes (SPEC §3). CI scripts depend on them.
+const (
+	ExitPass        = 0   // the verdict is pass
+	ExitFail        = 1   // the run finished and the verdict is fail
+	ExitInvalid     = 2   // invalid suite, data file or usage; nothing ran
+	ExitCannotRun   = 3   // target unreachable, report not writable, internal error
+	ExitInterrupted = 130 // interrupted; reports written for what finished
+)
+
+// Version is set at build time with -ldflags "-X main.Version=…".
+var Version = "dev"
+
+// App is the injected process state of one invocation.
+type App struct {
+	Stdout, Stderr       io.Writer
+	Env                  func(string) (string, bool)
+	StdoutTTY, StderrTTY bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Getwd is the working directory for default output paths; "" means ".".
+	Getwd string
+}
+
+func (a *App) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *App) getenv(k string) string {
+	if a.Env == nil {
+		return ""
+	}
+	v, _ := a.Env(k)
+	return v
+}
+
+// usageError is a command-line mistake: exit 2 with a hint.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+const usageText = `nlutest — declarative test suites for NLU services and chatbots
+
+Usage:
+  nlutest run PATH        generate cases, call the target, assert, measure, report
+  nlutest validate PATH   parse and check suites; diagnostics with file:line:col
+  nlutest generate PATH   write the generated cases (JSONL or CSV) without calling anything
+  nlutest serve demo      serve the embedded reference NLU service on 127.0.0.1
+  nlutest version         print the version
+
+PATH is a suite directory (every *.nlutest.hcl in it) or one suite file.
+Run 'nlutest COMMAND -h' for a command's flags. Documentation: README.md.
+
+Exit codes: 0 pass · 1 verdict fail · 2 invalid suite or usage · 3 could not run · 130 interrupted
+`
+
+// Run executes one command line and returns the exit code. It never panics
+// on user input: an unexpected panic is reported as an internal error (exit 3).
+func (a *App) Run(ctx context.Context, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(a.Stderr, "nlutest: internal error: %v\nPlease report this with the command you ran.\n", r)
+			if a.getenv("NLUTEST_DEBUG") != "" {
+				fmt.Fprintf(a.Stderr, "%s\n", debug.Stack())
+			}
+			code = ExitCannotRun
+		}
+	}()
+	if len(args) == 0 {
+		fmt.Fprint(a.Stderr, usageText)
+		return ExitInvalid
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "run":
+		return a.cmdRun(ctx, rest)
+	case "validate":
+		return a.cmdValidate(rest)
+	case "generate":
+		return a.cmdGenerate(rest)
+	case "serve":
+		return a.cmdServe(ctx, rest)
+	case "version", "--version", "-version":
+		fmt.Fprintf(a.Stdout, "nlutest %s\n", version())
+		return ExitPass
+	case "help", "-h", "--help":
+		fmt.Fprint(a.Stdout, usageText)
+		return ExitPass
+	default:
+		err = usagef("unknown command %q", cmd)
+	}
+	return a.fail(err)
+}
+
+func version() string {
+	if Version != "dev" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return Version
+}
+
+// fail prints err and returns its exit code.
+func (a *App) fail(err error) int {
+	var ue usageError
+	switch {
+	case err == nil:
+		return ExitPass
+	case errors.As(err, &ue):
+		fmt.Fprintf(a.Stderr, "nlutest: %s\nRun 'nlutest help' for usage.\n", ue.msg)
+		return ExitInvalid
+	default:
+		fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)
+		return ExitCannotRun
+	}
+}
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments (`nlutest run suites/x --report-junit out.xml`).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func newFlagSet(a *App, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(a.Stderr, "Usage: nlutest %s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// flagErr turns a flag parsing error into an exit code (-h is not an error).
+func (a *App) flagErr(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitPass
+	}
+	return ExitInvalid
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/reporters"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// loadFlags are the flags of every command that reads a suite.
+type loadFlags struct {
+	vars     listFlag
+	varFiles listFlag
+	color    string
+}
+
+func (lf *loadFlags) register(fs *flag.FlagSet) {
+	fs.Var(&lf.vars, "var", "set a variable: NAME=VALUE (repeatable)")
+	fs.Var(&lf.varFiles, "var-file", "read variables from an HCL file of NAME = VALUE lines (repeatable)")
+	fs.StringVar(&lf.color, "color", "auto", "colour: auto, always or never (NO_COLOR and TERM=dumb also turn it off)")
+}
+
+// useColor decides colour for one stream once, so every writer agrees.
+func (a *App) useColor(flagValue string, tty bool) bool {
+	switch flagValue {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if a.getenv("NO_COLOR") != "" || a.getenv("TERM") == "dumb" {
+		return false
+	}
+	return tty
+}
+
+// load reads and checks a suite, printing diagnostics to stderr. It returns
+// nil and exit code 2 when the suite has errors.
+func (a *App) load(path string, lf *loadFlags) (*spec.Suite, int) {
+	if lf.color != "auto" && lf.color != "always" && lf.color != "never" {
+		fmt.Fprintf(a.Stderr, "nlutest: --color takes auto, always or never, not %q\n", lf.color)
+		return nil, ExitInvalid
+	}
+	s, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env})
+	var sources map[string][]byte
+	if s != nil {
+		sources = s.Sources
+	}
+	if len(diags) > 0 {
+		spec.WriteDiagnostics(a.Stderr, diags, sources, a.useColor(lf.color, a.StderrTTY))
+	}
+	if diags.HasErrors() || s == nil {
+		n := 0
+		for _, d := range diags {
+			if d.Severity == hcl.DiagError {
+				n++
+			}
+		}
+		fmt.Fprintf(a.Stderr, "nlutest: %s has %d error%s; nothing ran.\n", path, n, plural(n))
+		return nil, ExitInvalid
+	}
+	return s, ExitPass
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func (a *App) cmdValidate(args []string) int {
+	var lf loadFlags
+	fs := newFlagSet(a, "validate", "validate [flags] PATH")
+	lf.register(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return a.flagErr(err)
+	}
+	if len(pos) != 1 {
+		return a.fail(usagef("validate takes one suite path, got %d", len(pos)))
+	}
+	s, code := a.load(pos[0], &lf)
+	if s == nil {
+		return code
+	}
+	n := 0
+	err = s.Generate(spec.GenOptions{}, func(*schema.Case) error { n++; return nil })
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
+		return ExitInvalid
+	}
+	fmt.Fprintf(a.Stdout, "%s: suite %q is valid: %d file%s, %d template%s, %d materials, %d cases, %d threshold%s.\n",
+		pos[0], s.Name, len(s.Files), plural(len(s.Files)), len(s.Templates), plural(len(s.Templates)), len(s.Materials), n, len(s.Thresholds), plural(len(s.Thresholds)))
+	return ExitPass
+}
+
+func (a *App) cmdGenerate(args []string) int {
+	var lf loadFlags
+	fs := newFlagSet(a, "generate", "generate [flags] PATH")
+	lf.register(fs)
+	out := fs.String("o", "", "write the cases to FILE (atomically) instead of stdout")
+	format := fs.String("format", "jsonl", "output format: jsonl or csv")
+	split := fs.String("split", "", "export only the cases of split NAME")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return a.flagErr(err)
+	}
+	if len(pos) != 1 {
+		return a.fail(usagef("generate takes one suite path, got %d", len(pos)))
+	}
+	if *format != "jsonl" && *format != "csv" {
+		return a.fail(usagef("--format takes jsonl or csv, not %q", *format))
+	}
+	s, code := a.load(pos[0], &lf)
+	if s == nil {
+		return code
+	}
+	if *split != "" && s.SplitByName(*split) == nil {
+		return a.fail(usagef("the suite has no split %q (splits: %s)", *split, strings.Join(s.SplitNames(), ", ")))
+	}
+	render := func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		var err error
+		if *format == "csv" {
+			err = writeCasesCSV(bw, s, *split)
+		} else {
+			err = s.Generate(spec.GenOptions{Split: *split}, func(c *schema.Case) error {
+				b, err := schema.EncodeLine(c)
+				if err != nil {
+					return err
+				}
+				_, err = bw.Write(b)
+				return err
+			})
+		}
+		if err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	if *out == "" {
+		err = render(a.Stdout)
+	} else {
+		err = reporters.WriteFile(*out, render)
+	}
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "nlutest: generate: %s\n", err)
+		return ExitCannotRun
+	}
+	return ExitPass
+}
+
+func writeCasesCSV(w io.Writer, s *spec.Suite, split string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"id", "template", "text", "level", "core", "scene", "tags", "split", "slots", "expect"}); err != nil {
+		return err
+	}
+	err := s.Generate(spec.GenOptions{Split: split}, func(c *schema.Case) error {
+		slots, err := json.Marshal(c.Slots)
+		if err != nil {
+			return err
+		}
+		exp, err := c.Expect.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		return cw.Write([]string{c.ID, c.Template, c.Text, c.Level, strconv.FormatBool(c.Core),
+			strings.Join(c.Scene, "/"), strings.Join(c.Tags, "|"), strings.Join(c.Split, "|"), string(slots), string(exp)})
+	})
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/reporters"
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// runFlags are the flags of `nlutest run`.
+type runFlags struct {
+	loadFlags
+	target      string
+	split       string
+	out         string
+	junit       listFlag
+	markdown    listFlag
+	jsonReports listFlag
+	concurrency int
+	rate        float64
+	filter      string
+	quiet       bool
+	junitCases  bool
+	maxFailures int
+}
+
+func (rf *runFlags) register(fs *flag.FlagSet) {
+	rf.loadFlags.register(fs)
+	fs.StringVar(&rf.target, "target", "", "target block to call (default: the first one)")
+	fs.StringVar(&rf.split, "split", "", "run only the cases of split NAME")
+	fs.StringVar(&rf.out, "out", "", "run directory for results.jsonl and report.json (default .nlutest/runs/<time>-<suite>)")
+	fs.Var(&rf.junit, "report-junit", "write a JUnit XML report to FILE (repeatable)")
+	fs.Var(&rf.markdown, "report-markdown", "write a Markdown report to FILE, e.g. $GITHUB_STEP_SUMMARY (repeatable)")
+	fs.Var(&rf.jsonReports, "report-json", "write the JSON report to FILE (repeatable)")
+	fs.IntVar(&rf.concurrency, "concurrency", 0, "calls in flight at once (overrides the target's concurrency)")
+	fs.Float64Var(&rf.rate, "rate", 0, "at most R requests per second (overrides the target's rate)")
+	fs.StringVar(&rf.filter, "filter", "", "run only cases whose template name, id or text matches REGEX")
+	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line and report paths")
+	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit (as output, not failures)")
+	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
+}
+
+func (a *App) cmdRun(ctx context.Context, args []string) int {
+	var rf runFlags
+	fs := newFlagSet(a, "run", "run [flags] PATH")
+	rf.register(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return a.flagErr(err)
+	}
+	if len(pos) != 1 {
+		return a.fail(usagef("run takes one suite path, got %d", len(pos)))
+	}
+	var filter *regexp.Regexp
+	if rf.filter != "" {
+		if filter, err = regexp.Compile(rf.filter); err != nil {
+			return a.fail(usagef("--filter is not a valid regular expression: %v", err))
+		}
+	}
+	if rf.concurrency < 0 || rf.rate < 0 {
+		return a.fail(usagef("--concurrency and --rate must not be negative"))
+	}
+	s, code := a.load(pos[0], &rf.loadFlags)
+	if s == nil {
+		return code
+	}
+	target := s.Target(rf.target)
+	if target == nil {
+		var names []string
+		for _, t := range s.Targets {
+			names = append(names, t.Name)
+		}
+		if len(names) == 0 {
+			return a.fail(usagef("the suite declares no target block; add one (see README: Targets)"))
+		}
+		return a.fail(usagef("the suite has no target %q (targets: %s)", rf.target, strings.Join(names, ", ")))
+	}
+	if rf.split != "" && s.SplitByName(rf.split) == nil {
+		return a.fail(usagef("the suite has no split %q (splits: %s)", rf.split, strings.Join(s.SplitNames(), ", ")))
+	}
+
+	var warnings []string
+	gopts := spec.GenOptions{Split: rf.split, Warn: func(_ hclRange, msg string) { warnings = append(warnings, msg) }}
+	keep := func(c *schema.Case) bool {
+		return filter == nil || filter.MatchString(c.Template) || filter.MatchString(c.ID) || filter.MatchString(c.Text)
+	}
+	// Count first (generation is cheap and deterministic) for progress and
+	// to refuse a selection that matches nothing before calling anything.
+	perTemplate := map[string]int{}
+	total := 0
+	if err := s.Generate(gopts, func(c *schema.Case) error {
+		if keep(c) {
+			perTemplate[c.Template]++
+			total++
+		}
+		return nil
+	}); err != nil {
+		fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
+		return ExitInvalid
+	}
+	if total == 0 {
+		return a.fail(usagef("no case to run: the suite generates no case%s", selectionNote(rf)))
+	}
+	gopts.Warn = nil
+
+	started := a.now()
+	runDir := rf.out
+	if runDir == "" {
+		runDir = filepath.Join(a.Getwd, ".nlutest", "runs", started.Format("20060102-150405")+"-"+safeName(s.Name))
+	}
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return a.fail(fmt.Errorf("cannot create run directory: %w", err))
+	}
+	resultsPath := filepath.Join(runDir, runner.ResultsFile)
+	if fileExists(resultsPath) {
+		return a.fail(usagef("%s already holds a run; choose another --out directory", runDir))
+	}
+
+	caller, err := runner.NewCaller(ctx, s, target, runner.CallerOptions{Concurrency: rf.concurrency, Rate: rf.rate})
+	if err != nil {
+		var ce *runner.ConfigError
+		if errors.As(err, &ce) {
+			spec.WriteDiagnostics(a.Stderr, ce.Diags, s.Sources, a.useColor(rf.color, a.StderrTTY))
+			return ExitInvalid
+		}
+		return a.fail(err)
+	}
+	defer caller.Close()
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err = caller.Preflight(pctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "nlutest: %s\nNothing ran. Check that the service is up and the target's url is right (nlutest serve demo starts the demo service).\n", err)
+		return ExitCannotRun
+	}
+
+	rw, err := runner.CreateResults(resultsPath)
+	if err != nil {
+		return a.fail(fmt.Errorf("cannot write results: %w", err))
+	}
+	ev := assert.NewEvaluator(s)
+	col := assert.NewCollector(s)
+	prog := newProgress(a, total, perTemplate)
+	runErr := runner.Run(ctx, caller, func(yield func(*schema.Case) error) error {
+		return s.Generate(gopts, func(c *schema.Case) error {
+			if !keep(c) {
+				return nil
+			}
+			return yield(c)
+		})
+	}, runner.Config{
+		Concurrency: runner.Concurrency(target, runner.CallerOptions{Concurrency: rf.concurrency}),
+		Evaluate:    ev.Evaluate,
+		OnResult: func(r *schema.Result) error {
+			if err := rw.Write(r); err != nil {
+				return fmt.Errorf("writing results: %w", err)
+			}
+			col.Add(r)
+			prog.done(r)
+			return nil
+		},
+	})
+	prog.finish()
+	if err := rw.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("writing results: %w", err)
+	}
+	interrupted := ctx.Err() != nil
+	if runErr != nil && !interrupted {
+		fmt.Fprintf(a.Stderr, "nlutest: %s\n", runErr)
+		return ExitCannotRun
+	}
+	finished := a.now()
+	run := schema.RunInfo{
+		ID: filepath.Base(runDir), Dir: runDir, Target: target.Name, Split: rf.split, Filter: rf.filter,
+		Started: started.UTC(), Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds(),
+		Interrupted: interrupted, ErrorBudget: target.ErrorBudget,
+	}
+	rep := assert.BuildReport(s, col, run, version(), warnings)
+	code = a.writeReports(rep, &rf, runDir)
+	if interrupted {
+		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %d cases; results so far are in %s\n", col.Total(), total, runDir)
+		return ExitInterrupted
+	}
+	return code
+}
+
+type hclRange = spec.Range
+
+func selectionNote(rf runFlags) string {
+	var parts []string
+	if rf.split != "" {
+		parts = append(parts, "in split "+rf.split)
+	}
+	if rf.filter != "" {
+		parts = append(parts, "matching --filter "+rf.filter)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
+}
+
+var unsafeChars = regexp.MustCompile(`[^\p{L}\p{N}._-]+`)
+
+func safeName(s string) string {
+	s = unsafeChars.ReplaceAllString(s, "-")
+	if s == "" {
+		return "suite"
+	}
+	return s
+}
+
+// writeReports renders the console report and writes every report file.
+// It returns the exit code the verdict asks for, or 3 when a report could
+// not be written.
+func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string) int {
+	opts := reporters.Options{Color: a.useColor(rf.color, a.StdoutTTY), JUnitCases: rf.junitCases, MaxFailures: rf.maxFailures}
+	if !rf.quiet {
+		if err := reporters.Console(a.Stdout, rep, opts); err != nil {
+			fmt.Fprintf(a.Stderr, "nlutest: console report: %s\n", err)
+		}
+	} else {
+		fmt.Fprintf(a.Stdout, "%s %s\n", strings.ToUpper(rep.Verdict.Outcome.String()), rep.Suite.Name)
+	}
+	type out struct {
+		kind, path string
+		render     func(io.Writer) error
+	}
+	var outs []out
+	outs = append(outs, out{"json", filepath.Join(runDir, "report.json"), func(w io.Writer) error { return reporters.JSON(w, rep) }})
+	for _, p := range rf.jsonReports {
+		outs = append(outs, out{"json", p, func(w io.Writer) error { return reporters.JSON(w, rep) }})
+	}
+	for _, p := range rf.junit {
+		outs = append(outs, out{"junit", p, func(w io.Writer) error { return reporters.JUnit(w, rep, opts) }})
+	}
+	mopts := opts
+	mopts.Color = false
+	for _, p := range rf.markdown {
+		outs = append(outs, out{"markdown", p, func(w io.Writer) error { return reporters.Markdown(w, rep, mopts) }})
+	}
+	failed := false
+	var written []string
+	for _, o := range outs {
+		if err := reporters.WriteFile(o.path, o.render); err != nil {
+			fmt.Fprintf(a.Stderr, "nlutest: cannot write %s report %s: %s\n", o.kind, o.path, err)
+			failed = true
+			continue
+		}
+		written = append(written, o.kind+" → "+o.path)
+	}
+	fmt.Fprintf(a.Stderr, "Reports: %s\n", strings.Join(written, " · "))
+	if failed {
+		return ExitCannotRun
+	}
+	if rep.Verdict.Outcome == schema.Pass {
+		return ExitPass
+	}
+	return ExitFail
+}

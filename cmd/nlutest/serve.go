@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"github.com/nlutest/nlutest/runner/demo"
+)
+
+func (a *App) cmdServe(ctx context.Context, args []string) int {
+	fs := newFlagSet(a, "serve", "serve demo [--addr 127.0.0.1:8080]")
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return a.flagErr(err)
+	}
+	if len(pos) != 1 || pos[0] != "demo" {
+		return a.fail(usagef("serve takes one service name: demo"))
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return a.fail(fmt.Errorf("cannot listen on %s: %w", *addr, err))
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(a.Stdout, "nlutest demo NLU serving on %s\n  POST %s/model/parse  {\"text\": \"…\"}   Rasa-style intents and entities\n  POST %s/iao          {\"query\": \"…\"}  seed 000 IAO relation queries\n  GET  %s/health\nPress Ctrl-C to stop.\n", base, base, base, base)
+	if err := demo.Serve(ctx, ln); err != nil {
+		return a.fail(err)
+	}
+	return ExitPass
+}

@@ -1,0 +1,17 @@
+// Package reporters owns the four renderings of a finished run: the console
+// report people read in a terminal, the JUnit XML file CI systems read, the
+// GitHub-flavoured Markdown summary for $GITHUB_STEP_SUMMARY and pull
+// requests, and the JSON report other tools read (its shape is documented in
+// docs/report-json.md). It also owns WriteFile, which writes any of them
+// atomically.
+//
+// Renderers only render: they read a *schema.Report and never call the
+// network, read suites or compute metrics. Every figure they show comes from
+// the report (ratios through schema.Ratio.Value), so the four reports always
+// agree with each other and with the verdict.
+//
+// The rule every renderer keeps is SPEC §9's: a red mark means what the
+// verdict means. In a suite with thresholds only threshold blocks of severity
+// "error" can fail (single utterances failing is normal for NLU); in a suite
+// without thresholds every case must pass.
+package reporters

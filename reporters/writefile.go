@@ -1,0 +1,96 @@
+package reporters
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// WriteFile renders into a temporary file in path's directory and renames it
+// over path, so readers see either the old report or the whole new one,
+// never half of one. On any error (the render's, a write's, the rename's,
+// even a panic in render) the temporary file is removed and path is left
+// untouched. The new file gets the mode of the file it replaces, or 0644.
+//
+// A path that exists and is not a regular file (/dev/stdout, a named pipe)
+// cannot be replaced by a rename; the report is then written to it
+// directly, which is the only thing such a path allows.
+func WriteFile(path string, render func(io.Writer) error) (err error) {
+	if render == nil {
+		return fmt.Errorf("write %s: no renderer", path)
+	}
+	mode := os.FileMode(0o644)
+	if fi, statErr := os.Stat(path); statErr == nil {
+		switch {
+		case fi.IsDir():
+			return fmt.Errorf("write %s: is a directory", path)
+		case !fi.Mode().IsRegular():
+			return writeDirect(path, render)
+		default:
+			mode = fi.Mode().Perm()
+		}
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	done := false
+	defer func() {
+		if !done {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := render(bw); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		done = true
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	done = true
+	return nil
+}
+
+// writeDirect writes to an existing non-regular file. The report is
+// rendered in memory first, so a render error writes nothing.
+func writeDirect(path string, render func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,327 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/runner/demo"
+	"github.com/nlutest/nlutest/runner/transport"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// Caller calls one target with cases.
+type Caller interface {
+	// Preflight checks that the target answers at all, before any case
+	// runs; an error means the run cannot be done (exit 3).
+	Preflight(ctx context.Context) error
+	// Call makes one logical call (retries included) and returns the
+	// result with the case, request, response, latency and any error set.
+	Call(ctx context.Context, c *schema.Case) *schema.Result
+	// Close releases connections and stops an in-process demo service.
+	Close()
+}
+
+// CallerOptions override a target's settings from the command line.
+type CallerOptions struct {
+	// Concurrency, when > 0, overrides the target's concurrency.
+	Concurrency int
+	// Rate, when > 0, overrides the target's rate (requests per second).
+	Rate float64
+	// Clock drives rate limiting and backoff; nil is the real clock.
+	Clock transport.Clock
+}
+
+// ConfigError is a problem with the suite's target that shows only when
+// its expressions are evaluated (exit 2).
+type ConfigError struct{ Diags hcl.Diagnostics }
+
+func (e *ConfigError) Error() string { return e.Diags.Error() }
+
+// httpCaller is the http and demo targets' caller.
+type httpCaller struct {
+	suite  *spec.Suite
+	target *spec.Target
+	client *transport.Client
+	red    *Redactor
+	stop   func()
+
+	// static parts, evaluated once when they use only var.
+	url     string
+	method  string
+	headers http.Header
+	// demoBody builds the demo target's request body.
+	demoBody func(c *schema.Case) []byte
+}
+
+// Concurrency returns the effective concurrency of t under o.
+func Concurrency(t *spec.Target, o CallerOptions) int {
+	if o.Concurrency > 0 {
+		return o.Concurrency
+	}
+	return max(t.Concurrency, 1)
+}
+
+// NewCaller prepares a caller for target t of suite s. For the demo target
+// it starts the embedded reference service on 127.0.0.1.
+func NewCaller(ctx context.Context, s *spec.Suite, t *spec.Target, o CallerOptions) (Caller, error) {
+	rate := t.Rate
+	if o.Rate > 0 {
+		rate = o.Rate
+	}
+	clk := o.Clock
+	if clk == nil {
+		clk = transport.RealClock{}
+	}
+	retryOn := t.RetryOn
+	policy := transport.Policy{
+		Timeout: t.Timeout, Retries: t.Retries, RetryOn: retryOn, Backoff: 200 * time.Millisecond,
+		MaxResponseBytes: t.MaxResponseBytes, ExpectJSON: true,
+	}
+	conc := Concurrency(t, o)
+	hc := &httpCaller{
+		suite: s, target: t, red: NewRedactor(s.Secrets),
+		client: transport.NewClient(policy, conc, transport.NewLimiter(rate, clk), transport.WithClock(clk)),
+	}
+	switch t.Kind {
+	case spec.TargetDemo:
+		base, stop, err := demo.Start(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("starting the demo service: %w", err)
+		}
+		hc.stop = stop
+		hc.method = http.MethodPost
+		hc.headers = http.Header{"Content-Type": {"application/json"}}
+		if t.DemoEndpoint == "iao" {
+			hc.url = base + "/iao"
+			hc.demoBody = func(c *schema.Case) []byte { return jsonBody("query", c.Text) }
+		} else {
+			hc.url = base + "/model/parse"
+			hc.demoBody = func(c *schema.Case) []byte { return jsonBody("text", c.Text) }
+		}
+	case spec.TargetHTTP:
+		if t.HTTP.Static {
+			var diags hcl.Diagnostics
+			hc.url, hc.method, hc.headers, diags = hc.evalStatic(s.BaseContext())
+			if diags.HasErrors() {
+				hc.Close()
+				return nil, &ConfigError{diags}
+			}
+		}
+	default:
+		return nil, fmt.Errorf("target %q has no kind", t.Name)
+	}
+	return hc, nil
+}
+
+func jsonBody(key, text string) []byte {
+	b, _ := json.Marshal(map[string]string{key: text})
+	return b
+}
+
+func (h *httpCaller) evalStatic(ctx *hcl.EvalContext) (u, method string, hdr http.Header, diags hcl.Diagnostics) {
+	ht := h.target.HTTP
+	u, d := evalString(ht.URL, ctx, "url")
+	diags = append(diags, d...)
+	method = http.MethodPost
+	if ht.Method != nil {
+		m, d := evalString(ht.Method, ctx, "method")
+		diags = append(diags, d...)
+		if m != "" {
+			method = strings.ToUpper(m)
+		}
+	}
+	hdr = http.Header{}
+	if ht.Headers != nil {
+		v, d := ht.Headers.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() && !v.IsNull() {
+			if !v.CanIterateElements() || v.Type().IsListType() || v.Type().IsTupleType() {
+				diags = append(diags, exprDiag(ht.Headers, "Invalid headers", "headers must be a map of strings, e.g. { Authorization = \"Bearer ${var.token}\" }."))
+			} else {
+				for it := v.ElementIterator(); it.Next(); {
+					k, e := it.Element()
+					if e.IsNull() || e.Type() != cty.String {
+						diags = append(diags, exprDiag(ht.Headers, "Invalid header value", fmt.Sprintf("The header %q must be a string.", k.AsString())))
+						continue
+					}
+					hdr.Set(k.AsString(), e.AsString())
+				}
+			}
+		}
+	}
+	return u, method, hdr, diags
+}
+
+func exprDiag(e hcl.Expression, summary, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: e.Range().Ptr()}
+}
+
+func evalString(e hcl.Expression, ctx *hcl.EvalContext, what string) (string, hcl.Diagnostics) {
+	v, diags := e.Value(ctx)
+	if diags.HasErrors() {
+		return "", diags
+	}
+	if v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+		return "", hcl.Diagnostics{exprDiag(e, "Invalid "+what, fmt.Sprintf("The %s must be a string.", what))}
+	}
+	return v.AsString(), nil
+}
+
+// request builds the HTTP request of one case.
+func (h *httpCaller) request(c *schema.Case) (transport.Request, hcl.Diagnostics) {
+	if h.demoBody != nil {
+		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: h.demoBody(c)}, nil
+	}
+	ht := h.target.HTTP
+	ctx := h.suite.CaseContext(c)
+	u, method, hdr := h.url, h.method, h.headers
+	if !ht.Static {
+		var diags hcl.Diagnostics
+		u, method, hdr, diags = h.evalStatic(ctx)
+		if diags.HasErrors() {
+			return transport.Request{}, diags
+		}
+	}
+	var body []byte
+	if ht.Body == nil {
+		body = jsonBody("text", c.Text)
+	} else {
+		v, diags := ht.Body.Value(ctx)
+		if diags.HasErrors() {
+			return transport.Request{}, diags
+		}
+		switch {
+		case v.IsNull():
+		case v.Type() == cty.String:
+			body = []byte(v.AsString())
+		default:
+			b, err := ctyjson.Marshal(v, v.Type())
+			if err != nil {
+				return transport.Request{}, hcl.Diagnostics{exprDiag(ht.Body, "Invalid body", err.Error())}
+			}
+			body = b
+		}
+	}
+	if len(body) > 0 && hdr.Get("Content-Type") == "" {
+		hdr = hdr.Clone()
+		if json.Valid(body) {
+			hdr.Set("Content-Type", "application/json")
+		} else {
+			hdr.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}
+	return transport.Request{Method: method, URL: u, Header: hdr, Body: body}, nil
+}
+
+// maxRecordedBody caps a non-JSON body kept in the results file.
+const maxRecordedBody = 4 << 10
+
+func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
+	r := &schema.Result{Case: *c, Target: h.target.Name, Started: time.Now().UTC()}
+	req, diags := h.request(c)
+	if diags.HasErrors() {
+		r.Error = &schema.CallError{Type: schema.ErrRequest, Message: h.red.String(diagText(diags))}
+		r.Outcome = schema.Error
+		return r
+	}
+	r.Request = &schema.Request{Method: req.Method, URL: h.red.String(req.URL), Headers: h.red.Headers(req.Header), Body: h.red.String(string(req.Body))}
+	resp := h.client.Do(ctx, req)
+	r.Status = resp.Status
+	r.Headers = h.red.Headers(resp.Header)
+	r.Attempts = resp.Attempts
+	r.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
+	r.Error = resp.Err
+	if r.Error != nil {
+		r.Error.Message = h.red.String(r.Error.Message)
+		if len(resp.Body) > 0 {
+			r.Body = h.red.String(truncateUTF8(resp.Body, maxRecordedBody))
+		}
+		r.Outcome = schema.Error
+		return r
+	}
+	r.Response = json.RawMessage(resp.Body)
+	if len(h.suite.Secrets) > 0 {
+		r.Response = json.RawMessage(h.red.String(string(resp.Body)))
+	}
+	return r
+}
+
+func truncateUTF8(b []byte, n int) string {
+	if len(b) <= n {
+		return strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strings.ToValidUTF8(string(b[:cut]), "\uFFFD") + fmt.Sprintf("… (%d bytes in all)", len(b))
+}
+
+func diagText(diags hcl.Diagnostics) string {
+	var parts []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			s := d.Summary
+			if d.Detail != "" {
+				s += ": " + d.Detail
+			}
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Preflight checks that the target's host accepts connections (http) or
+// that the demo service answers its health check.
+func (h *httpCaller) Preflight(ctx context.Context) error {
+	if h.demoBody != nil {
+		base := strings.TrimSuffix(strings.TrimSuffix(h.url, "/iao"), "/model/parse")
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return fmt.Errorf("demo service not answering: %w", err)
+		}
+		resp.Body.Close()
+		return nil
+	}
+	if h.url == "" {
+		return nil // per-case URLs: nothing to check before the first case
+	}
+	u, err := url.Parse(h.url)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("target %q: the url %q is not an absolute URL", h.target.Name, h.red.String(h.url))
+	}
+	host := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			host = net.JoinHostPort(u.Hostname(), "443")
+		} else {
+			host = net.JoinHostPort(u.Hostname(), "80")
+		}
+	}
+	d := net.Dialer{Timeout: min(h.target.Timeout, 5*time.Second)}
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return fmt.Errorf("target %q is unreachable at %s: %v", h.target.Name, h.red.String(u.Scheme+"://"+u.Host), err)
+	}
+	conn.Close()
+	return nil
+}
+
+func (h *httpCaller) Close() {
+	h.client.Close()
+	if h.stop != nil {
+		h.stop()
+	}
+}

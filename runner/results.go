@@ -1,0 +1,86 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// ResultsFile is the name of the results file in a run directory.
+const ResultsFile = "results.jsonl"
+
+// ResultsWriter appends results to a JSONL file, one line each, flushed as
+// each result is written so a killed run loses only calls in flight.
+type ResultsWriter struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+// CreateResults opens path for appending, creating it when missing.
+func CreateResults(path string) (*ResultsWriter, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &ResultsWriter{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+// Write appends one result.
+func (w *ResultsWriter) Write(r *schema.Result) error {
+	b, err := schema.EncodeLine(r)
+	if err != nil {
+		return fmt.Errorf("encoding result %s: %w", r.ID, err)
+	}
+	if _, err := w.w.Write(b); err != nil {
+		return err
+	}
+	return w.w.Flush()
+}
+
+// Close flushes and closes the file.
+func (w *ResultsWriter) Close() error {
+	err := w.w.Flush()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// ReadResults streams the results of a results file to fn. A last line
+// without its newline (a run killed mid-write) is dropped; any other line
+// that is not a result is an error naming the line.
+func ReadResults(path string, fn func(*schema.Result) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	line := 0
+	for {
+		b, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			return nil // a torn last line (no newline) is dropped
+		}
+		if err != nil {
+			return err
+		}
+		line++
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			continue
+		}
+		var res schema.Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			return fmt.Errorf("%s:%d: not a result record: %v", path, line, err)
+		}
+		if err := fn(&res); err != nil {
+			return err
+		}
+	}
+}

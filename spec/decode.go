@@ -1,0 +1,304 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var suiteSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "schema"}, {Name: "tags"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "defaults"}},
+}
+
+var defaultsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "level"}, {Name: "strategy"}, {Name: "limit"}, {Name: "level_limit"}},
+}
+
+func (l *loader) decodeSuite(b *hcl.Block) {
+	s := l.suite
+	c, diags := b.Body.Content(suiteSchema)
+	l.diags = append(l.diags, diags...)
+	s.Name = label(b)
+	s.DeclRange = b.DefRange
+	l.checkLabel(b)
+	s.Description = l.str(c.Attributes, "description", "")
+	s.SchemaName = l.str(c.Attributes, "schema", "")
+	s.Tags = l.strList(c.Attributes, "tags")
+	for i, db := range c.Blocks {
+		if i > 0 {
+			l.errorf(db.DefRange.Ptr(), "Duplicate defaults block", "A suite has at most one defaults block.")
+			continue
+		}
+		dc, diags := db.Body.Content(defaultsSchema)
+		l.diags = append(l.diags, diags...)
+		s.Defaults.Level = l.str(dc.Attributes, "level", "")
+		s.Defaults.Strategy = l.strategy(dc.Attributes, "")
+		s.Defaults.Limit = l.integer(dc.Attributes, "limit", 0, 0)
+		if m := l.strMapNum(dc.Attributes, "level_limit"); m != nil {
+			s.Defaults.LevelLimit = m
+		}
+	}
+}
+
+func (l *loader) strMapNum(attrs hcl.Attributes, name string) map[string]int {
+	a, ok := attrs[name]
+	if !ok {
+		return nil
+	}
+	v, ok := l.static(a, cty.Map(cty.Number), fmt.Sprintf("%q attribute", name))
+	if !ok || v.IsNull() {
+		return nil
+	}
+	out := map[string]int{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		f, _ := e.AsBigFloat().Float64()
+		if f < 0 || f != math.Trunc(f) {
+			l.errorf(a.Expr.Range().Ptr(), "Invalid limit", "Each %s value must be a whole number ≥ 0; %s has %g.", name, k.AsString(), f)
+			continue
+		}
+		out[k.AsString()] = int(f)
+	}
+	return out
+}
+
+var strategies = []string{"uniq", "product"}
+
+func (l *loader) strategy(attrs hcl.Attributes, def string) string {
+	s := l.str(attrs, "strategy", def)
+	if s == "" || slices.Contains(strategies, s) {
+		return s
+	}
+	l.errorf(attrs["strategy"].Expr.Range().Ptr(), "Unknown strategy", "The strategy %q is not one of %s.%s", s, quoteList(strategies), didYouMean(s, strategies))
+	return def
+}
+
+var variableSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "default"}, {Name: "description"}, {Name: "sensitive"}, {Name: "type"}},
+}
+
+func (l *loader) decodeVariable(b *hcl.Block) {
+	c, diags := b.Body.Content(variableSchema)
+	l.diags = append(l.diags, diags...)
+	v := &Variable{Name: label(b), DeclRange: b.DefRange, Default: cty.NullVal(cty.DynamicPseudoType)}
+	if !hclsyntax.ValidIdentifier(v.Name) {
+		l.errorf(b.LabelRanges[0].Ptr(), "Invalid variable name", "A variable name must be a valid identifier (letters, digits, _ and -, not starting with a digit) so it can be read as var.NAME; %q is not.", v.Name)
+		return
+	}
+	if a, ok := c.Attributes["default"]; ok {
+		l.defaultRanges = append(l.defaultRanges, a.Expr.Range())
+		if !l.onlyRoots(a.Expr, "variable default", "") {
+			return
+		}
+		ctx := &hcl.EvalContext{Functions: Functions(l.suite.Dir)}
+		ctx.Functions["env"] = envFunc(l.opts.Env)
+		val, diags := a.Expr.Value(ctx)
+		l.diags = append(l.diags, diags...)
+		if !diags.HasErrors() {
+			v.Default = val
+		}
+	}
+	if a, ok := c.Attributes["description"]; ok {
+		if val, ok := l.static(a, cty.String, "description"); ok && !val.IsNull() {
+			v.Description = val.AsString()
+		}
+	}
+	if a, ok := c.Attributes["sensitive"]; ok {
+		if val, ok := l.static(a, cty.Bool, "sensitive attribute"); ok && !val.IsNull() {
+			v.Sensitive = val.True()
+		}
+	}
+	l.suite.Variables = append(l.suite.Variables, v)
+	l.varDecl[v.Name] = v
+}
+
+var schemaBlockSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "response"}, {Name: "description"}},
+}
+
+var targetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "timeout"}, {Name: "concurrency"}, {Name: "rate"}, {Name: "retries"},
+		{Name: "retry_on"}, {Name: "max_response_bytes"}, {Name: "error_budget"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "http"}, {Type: "demo"}},
+}
+
+var httpSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "url", Required: true}, {Name: "method"}, {Name: "headers"}, {Name: "body"}},
+}
+
+var demoSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "endpoint"}},
+}
+
+// RetryOnValues are the conditions a target's retry_on may name.
+var RetryOnValues = []string{"timeout", "reset", "429", "5xx", "500", "502", "503", "504"}
+
+func (l *loader) decodeTarget(b *hcl.Block) {
+	c, diags := b.Body.Content(targetSchema)
+	l.diags = append(l.diags, diags...)
+	l.checkLabel(b)
+	t := &Target{
+		Name:        label(b),
+		DeclRange:   b.DefRange,
+		Timeout:     l.duration(c.Attributes, "timeout", 10*time.Second),
+		Concurrency: l.integer(c.Attributes, "concurrency", 4, 1),
+		Rate:        l.number(c.Attributes, "rate", 0, 0, math.MaxFloat64),
+		Retries:     l.integer(c.Attributes, "retries", 0, 0),
+		RetryOn:     l.strList(c.Attributes, "retry_on"),
+		ErrorBudget: l.number(c.Attributes, "error_budget", 0, 0, 1),
+	}
+	t.MaxResponseBytes = int64(l.integer(c.Attributes, "max_response_bytes", 10<<20, 1))
+	for _, r := range t.RetryOn {
+		if !slices.Contains(RetryOnValues, r) {
+			l.errorf(c.Attributes["retry_on"].Expr.Range().Ptr(), "Unknown retry condition", "retry_on may name %s; %q is none of them.%s", quoteList(RetryOnValues), r, didYouMean(r, RetryOnValues))
+		}
+	}
+	if len(c.Blocks) != 1 {
+		rng := b.DefRange
+		if len(c.Blocks) > 1 {
+			rng = c.Blocks[1].DefRange
+		}
+		l.errorf(&rng, "Target kind required", "A target has exactly one kind block: http { … } or demo { … }.")
+		return
+	}
+	kb := c.Blocks[0]
+	t.Kind = kb.Type
+	switch kb.Type {
+	case TargetHTTP:
+		hc, diags := kb.Body.Content(httpSchema)
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			return
+		}
+		h := &HTTPTarget{URL: hc.Attributes["url"].Expr}
+		if a, ok := hc.Attributes["method"]; ok {
+			h.Method = a.Expr
+		}
+		if a, ok := hc.Attributes["headers"]; ok {
+			h.Headers = a.Expr
+		}
+		if a, ok := hc.Attributes["body"]; ok {
+			h.Body = a.Expr
+		}
+		h.Static = true
+		for _, e := range []hcl.Expression{h.URL, h.Method, h.Headers} {
+			if e == nil {
+				continue
+			}
+			for _, tr := range e.Variables() {
+				if tr.RootName() != "var" {
+					h.Static = false
+				}
+			}
+		}
+		t.HTTP = h
+	case TargetDemo:
+		dc, diags := kb.Body.Content(demoSchema)
+		l.diags = append(l.diags, diags...)
+		t.DemoEndpoint = l.str(dc.Attributes, "endpoint", "rasa")
+		if t.DemoEndpoint != "rasa" && t.DemoEndpoint != "iao" {
+			l.errorf(dc.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities) and \"iao\" (seed 000's IAO relation queries); %q is neither.", t.DemoEndpoint)
+		}
+	}
+	l.suite.Targets = append(l.suite.Targets, t)
+}
+
+var splitSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "where"}, {Name: "fraction"}, {Name: "seed"}},
+}
+
+func (l *loader) decodeSplit(b *hcl.Block) {
+	c, diags := b.Body.Content(splitSchema)
+	l.diags = append(l.diags, diags...)
+	l.checkLabel(b)
+	sp := &Split{Name: label(b), DeclRange: b.DefRange, Seed: "nlutest"}
+	w, hasWhere := c.Attributes["where"]
+	_, hasFrac := c.Attributes["fraction"]
+	switch {
+	case hasWhere && hasFrac:
+		l.errorf(b.DefRange.Ptr(), "Conflicting split", "A split is chosen either by a where condition or by a fraction, not both.")
+	case hasWhere:
+		sp.Where = w.Expr
+	case hasFrac:
+		sp.Fraction = l.number(c.Attributes, "fraction", 0, 0, 1)
+		sp.Seed = l.str(c.Attributes, "seed", sp.Seed)
+	default:
+		l.errorf(b.DefRange.Ptr(), "Split needs where or fraction", "Give the split a where condition over case (e.g. where = case.level == \"S1\") or a fraction of all cases (e.g. fraction = 0.1).")
+	}
+	l.suite.Splits = append(l.suite.Splits, sp)
+}
+
+// layoutSplits gives fraction splits their share of the unit interval:
+// splits with the same seed take consecutive shares in declaration order, so
+// train/dev/test 0.8/0.1/0.1 partition the cases.
+func (l *loader) layoutSplits() {
+	used := map[string]float64{}
+	for _, sp := range l.suite.Splits {
+		if sp.Where != nil || sp.Fraction == 0 {
+			continue
+		}
+		sp.lo = used[sp.Seed]
+		sp.hi = sp.lo + sp.Fraction
+		used[sp.Seed] = sp.hi
+		if sp.hi > 1+1e-9 {
+			l.errorf(sp.DeclRange.Ptr(), "Split fractions exceed 1", "Splits with seed %q share the cases in declaration order; together they ask for %.4g of them. Lower a fraction or give this split its own seed.", sp.Seed, sp.hi)
+		}
+	}
+}
+
+var thresholdSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "message"}, {Name: "severity"}},
+}
+
+func (l *loader) decodeThreshold(b *hcl.Block) {
+	c, diags := b.Body.Content(thresholdSchema)
+	l.diags = append(l.diags, diags...)
+	l.checkLabel(b)
+	if diags.HasErrors() {
+		return
+	}
+	t := &Threshold{Name: label(b), DeclRange: b.DefRange, Condition: c.Attributes["condition"].Expr}
+	t.Message = l.str(c.Attributes, "message", "")
+	t.Severity = l.str(c.Attributes, "severity", "error")
+	if t.Severity != "error" && t.Severity != "warn" {
+		l.errorf(c.Attributes["severity"].Expr.Range().Ptr(), "Unknown severity", "A threshold's severity is \"error\" (a miss fails the run) or \"warn\" (a miss is only reported); %q is neither.", t.Severity)
+		t.Severity = "error"
+	}
+	l.suite.Thresholds = append(l.suite.Thresholds, t)
+}
+
+var assertSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "message"}, {Name: "dimension"}},
+}
+
+func (l *loader) decodeAssert(b *hcl.Block) *Assert {
+	c, diags := b.Body.Content(assertSchema)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return nil
+	}
+	a := &Assert{Condition: c.Attributes["condition"].Expr, DeclRange: b.DefRange}
+	a.Message = l.str(c.Attributes, "message", "")
+	a.Dimension = l.str(c.Attributes, "dimension", "")
+	return a
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	if len(q) <= 1 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}

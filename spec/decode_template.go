@@ -1,0 +1,285 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var materialsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "tag"}, {Name: "level"}, {Name: "values"}, {Name: "source"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "value", LabelNames: []string{"value"}}},
+}
+
+var valueSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "level"}, {Name: "normalize"}, {Name: "tags"}},
+}
+
+func (l *loader) decodeMaterials(b *hcl.Block) {
+	c, diags := b.Body.Content(materialsSchema)
+	l.diags = append(l.diags, diags...)
+	if !l.checkLabel(b) {
+		return
+	}
+	m := &Materials{Name: label(b), DeclRange: b.DefRange}
+	if strings.ContainsAny(m.Name, "{}#") {
+		l.errorf(b.LabelRanges[0].Ptr(), "Invalid materials name", "A materials name is used as {NAME} in texts, so it cannot contain {, } or #; %q does.", m.Name)
+	}
+	m.Tag = l.str(c.Attributes, "tag", "")
+	m.Level = l.str(c.Attributes, "level", "")
+	for _, v := range l.strList(c.Attributes, "values") {
+		m.Values = append(m.Values, MaterialValue{Value: v, Level: m.Level})
+	}
+	seen := map[string]hcl.Range{}
+	for _, vb := range c.Blocks {
+		vc, diags := vb.Body.Content(valueSchema)
+		l.diags = append(l.diags, diags...)
+		mv := MaterialValue{Value: vb.Labels[0], Level: l.str(vc.Attributes, "level", m.Level), Tags: l.strList(vc.Attributes, "tags")}
+		if prev, ok := seen[mv.Value]; ok {
+			l.errorf(vb.LabelRanges[0].Ptr(), "Duplicate material value", "The value %q is already declared at %s.", mv.Value, rangeString(prev))
+			continue
+		}
+		seen[mv.Value] = vb.LabelRanges[0]
+		if nm := l.strMap(vc.Attributes, "normalize"); nm != nil {
+			mv.Normalize = map[string]string{}
+			for k, v := range nm {
+				mv.Normalize[strings.ToLower(k)] = v
+				if !l.knownSchemaName(k) {
+					l.warnf(vc.Attributes["normalize"].Expr.Range().Ptr(), "Unknown schema in normalize",
+						"normalize names the schema %q, which this suite neither uses nor declares (its schema is %q), so the value is never used. Check the spelling.", k, l.suite.SchemaName)
+				}
+			}
+		}
+		m.Values = append(m.Values, mv)
+	}
+	if a, ok := c.Attributes["source"]; ok {
+		rel := l.str(c.Attributes, "source", "")
+		if rel != "" {
+			m.Source = rel
+			path := rel
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(filepath.Dir(b.DefRange.Filename), rel)
+			}
+			vals, diags := ReadMaterials(path, m.Level)
+			if len(diags) > 0 && diags[0].Subject == nil {
+				diags[0].Subject = a.Expr.Range().Ptr()
+			}
+			l.diags = append(l.diags, diags...)
+			m.Values = append(m.Values, vals...)
+		}
+	}
+	if len(m.Values) == 0 && !l.diags.HasErrors() {
+		l.errorf(b.DefRange.Ptr(), "Materials without values", "The materials %q has no values. Give it values = [...], value \"…\" { } blocks or a source file.", m.Name)
+	}
+	l.suite.Materials[m.Name] = m
+	l.suite.MatOrder = append(l.suite.MatOrder, m.Name)
+}
+
+var templateSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "text", Required: true}, {Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"},
+		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
+		{Name: "expect"}, {Name: "reviewed"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}},
+}
+
+func (l *loader) decodeTemplate(b *hcl.Block) {
+	c, diags := b.Body.Content(templateSchema)
+	l.diags = append(l.diags, diags...)
+	if !l.checkLabel(b) || diags.HasErrors() {
+		return
+	}
+	s := l.suite
+	t := &Template{Name: label(b), DeclRange: b.DefRange}
+	ta := c.Attributes["text"]
+	t.TextRange = ta.Expr.Range()
+	t.Text = l.str(c.Attributes, "text", "")
+	t.Level = l.str(c.Attributes, "level", s.Defaults.Level)
+	t.Core = l.boolean(c.Attributes, "core", false)
+	t.Scene = l.strList(c.Attributes, "scene")
+	t.Tags = l.strList(c.Attributes, "tags")
+	t.Strategy = l.strategy(c.Attributes, s.Defaults.Strategy)
+	if t.Strategy == "" {
+		t.Strategy = "uniq"
+	}
+	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
+	t.Count = l.integer(c.Attributes, "count", 0, 0)
+	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
+	t.MaterialLevels = l.strList(c.Attributes, "material_levels")
+	t.Reviewed = l.boolean(c.Attributes, "reviewed", true)
+
+	lits, phs, err := ParsePlaceholders(t.Text)
+	if err != nil {
+		l.errorf(t.TextRange.Ptr(), "Invalid placeholder", "%s.", capitalize(err.Error()))
+		return
+	}
+	index := map[string]int{}
+	for i, ph := range phs {
+		t.Parts = append(t.Parts, Part{Literal: lits[i], Slot: -1})
+		if _, ok := s.Materials[ph.Material]; !ok {
+			rng := l.subRange(t.TextRange, "{"+ph.Key+"}")
+			l.errorf(&rng, "Unknown materials",
+				"The placeholder {%s} names no materials block.%s Declare materials %q { values = [...] } or fix the name.",
+				ph.Key, didYouMeanBrace(ph.Material, s.MatOrder), ph.Material)
+			continue
+		}
+		k, ok := index[ph.Key]
+		if !ok {
+			k = len(t.Slots)
+			index[ph.Key] = k
+			t.Slots = append(t.Slots, SlotRef{Key: ph.Key, Material: ph.Material, Draw: ph.Draw})
+		}
+		t.Parts = append(t.Parts, Part{Slot: k})
+	}
+	t.Parts = append(t.Parts, Part{Literal: lits[len(lits)-1], Slot: -1})
+	for _, sr := range t.Slots {
+		if sr.Draw > 1 {
+			m := s.Materials[sr.Material]
+			if len(m.Values) < sr.Draw {
+				rng := l.subRange(t.TextRange, "{"+sr.Key+"}")
+				l.errorf(&rng, "Not enough values for distinct draws", "{%s} asks for a %d-th distinct value of %q, which has %d values.", sr.Key, sr.Draw, sr.Material, len(m.Values))
+			}
+		}
+	}
+	if a, ok := c.Attributes["expect"]; ok {
+		t.Expect = l.decodeExpect(a, t)
+	}
+	for _, ab := range c.Blocks {
+		if as := l.decodeAssert(ab); as != nil {
+			t.Asserts = append(t.Asserts, as)
+		}
+	}
+	s.Templates = append(s.Templates, t)
+}
+
+func (l *loader) decodeExpect(a *hcl.Attribute, t *Template) []*ExpectSpec {
+	pairs, diags := hcl.ExprMap(a.Expr)
+	if diags.HasErrors() {
+		l.errorf(a.Expr.Range().Ptr(), "Invalid expect", "expect is a map from JSONPath to expected value, e.g. expect = { \"$.intent.name\" = \"book_flight\" }.")
+		return nil
+	}
+	var out []*ExpectSpec
+	seen := map[string]hcl.Range{}
+	for _, p := range pairs {
+		kv, diags := p.Key.Value(l.staticCtx())
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			continue
+		}
+		if kv.IsNull() || kv.Type() != cty.String {
+			l.errorf(p.Key.Range().Ptr(), "Invalid expect key", "Each expect key is a JSONPath string such as \"$.intent.name\".")
+			continue
+		}
+		raw := kv.AsString()
+		x, norm, err := CompilePath(raw)
+		if err != nil {
+			l.errorf(p.Key.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s. Paths look like $.data[0].content.ont, $..ont or $.entities[?(@.entity == 'city')].value.", raw, err)
+			continue
+		}
+		if prev, ok := seen[norm]; ok {
+			l.errorf(p.Key.Range().Ptr(), "Duplicate expectation", "The path %s is already expected at %s.", norm, rangeString(prev))
+			continue
+		}
+		seen[norm] = p.Key.Range()
+		if !l.onlyRoots(p.Value, "expected value", "var") {
+			continue
+		}
+		v, diags := p.Value.Value(l.staticCtx())
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			continue
+		}
+		es := &ExpectSpec{Path: norm, Expr: x, Value: v, Range: p.Key.Range()}
+		ok := true
+		walkStrings(v, func(s string) {
+			_, phs, err := ParsePlaceholders(s)
+			if err != nil {
+				l.errorf(p.Value.Range().Ptr(), "Invalid placeholder", "%s.", capitalize(err.Error()))
+				ok = false
+				return
+			}
+			for _, ph := range phs {
+				es.HasPlaceholders = true
+				if !slices.ContainsFunc(t.Slots, func(sr SlotRef) bool { return sr.Key == ph.Key }) {
+					rng := l.subRange(p.Value.Range(), "{"+ph.Key+"}")
+					keys := make([]string, len(t.Slots))
+					for i, sr := range t.Slots {
+						keys[i] = sr.Key
+					}
+					l.errorf(&rng, "Unknown placeholder in expect",
+						"{%s} does not appear in the template's text, so it has no value here.%s", ph.Key, didYouMeanBrace(ph.Key, keys))
+					ok = false
+				}
+			}
+		})
+		if ok {
+			out = append(out, es)
+		}
+	}
+	return out
+}
+
+func walkStrings(v cty.Value, fn func(string)) {
+	if v.IsNull() || !v.IsKnown() {
+		return
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		fn(v.AsString())
+	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType() || ty.IsMapType() || ty.IsObjectType():
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			walkStrings(e, fn)
+		}
+	}
+}
+
+// subRange finds needle inside the source of rng and returns its range,
+// falling back to rng when it cannot be found.
+func (l *loader) subRange(rng hcl.Range, needle string) hcl.Range {
+	src := l.suite.Sources[rng.Filename]
+	if src == nil || rng.End.Byte > len(src) || rng.Start.Byte > rng.End.Byte {
+		return rng
+	}
+	i := bytes.Index(src[rng.Start.Byte:rng.End.Byte], []byte(needle))
+	if i < 0 {
+		return rng
+	}
+	start := rng.Start
+	pre := src[rng.Start.Byte : rng.Start.Byte+i]
+	for _, r := range string(pre) {
+		if r == '\n' {
+			start.Line++
+			start.Column = 1
+		} else {
+			start.Column++
+		}
+	}
+	start.Byte += i
+	end := start
+	end.Byte += len(needle)
+	end.Column += utf8.RuneCountInString(needle)
+	return hcl.Range{Filename: rng.Filename, Start: start, End: end}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func didYouMeanBrace(name string, options []string) string {
+	if s := suggest(name, options); s != "" {
+		return fmt.Sprintf(" Did you mean {%s}?", s)
+	}
+	return ""
+}

@@ -1,0 +1,11 @@
+// Package spec owns nlutest's suite language: it reads a suite directory (every
+// *.nlutest.hcl file in it) or one file into a typed Suite, reports every
+// mistake as an hcl.Diagnostic with an exact source range, checks the names
+// each expression uses before anything runs, builds the evaluation contexts
+// and function table that expressions see, and generates cases from
+// templates (placeholders, strategies, splits).
+//
+// spec never touches the network: expressions that depend on a case or a
+// response are kept as hcl.Expression and evaluated later by runner and
+// assert through the contexts built here.
+package spec

@@ -1,0 +1,419 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// FileSuffix is the suffix of suite files in a suite directory.
+const FileSuffix = ".nlutest.hcl"
+
+// Options are the outside inputs of a load.
+type Options struct {
+	// Vars are --var NAME=VALUE settings, in order.
+	Vars []string
+	// VarFiles are --var-file paths, in order.
+	VarFiles []string
+	// Env looks up environment variables (NLUTEST_VAR_NAME and env()).
+	// Nil means no environment.
+	Env func(string) (string, bool)
+}
+
+var fileSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "suite", LabelNames: []string{"name"}},
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "target", LabelNames: []string{"name"}},
+		{Type: "schema", LabelNames: []string{"name"}},
+		{Type: "materials", LabelNames: []string{"name"}},
+		{Type: "template", LabelNames: []string{"name"}},
+		{Type: "split", LabelNames: []string{"name"}},
+		{Type: "threshold", LabelNames: []string{"name"}},
+		{Type: "assert"},
+	},
+}
+
+// loader carries the state of one load.
+type loader struct {
+	opts    Options
+	suite   *Suite
+	parser  *hclparse.Parser
+	diags   hcl.Diagnostics
+	blocks  []*hcl.Block
+	varDecl map[string]*Variable
+	// defaultExprs are the ranges of variable defaults, where env() is allowed.
+	defaultRanges []hcl.Range
+	envCalls      []hcl.Range
+	schemas       []*Schema
+}
+
+// Load reads the suite at path: a directory (every *.nlutest.hcl in it) or one
+// file. It returns every diagnostic found in one pass; the suite is usable
+// only when the diagnostics hold no error.
+func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
+	l := &loader{opts: opts, parser: hclparse.NewParser(), varDecl: map[string]*Variable{}}
+	s := &Suite{Sources: map[string][]byte{}, Materials: map[string]*Materials{}, Vars: map[string]cty.Value{}}
+	l.suite = s
+	files, dir, err := suiteFiles(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read suite", Detail: err.Error()}}
+	}
+	s.Dir, s.Files = dir, files
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read suite file", Detail: err.Error()})
+			continue
+		}
+		src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+		s.Sources[f] = src
+		file, diags := l.parser.ParseHCL(src, f)
+		l.diags = append(l.diags, improveSyntaxDiags(diags, src)...)
+		if file == nil || diags.HasErrors() {
+			continue
+		}
+		content, diags := file.Body.Content(fileSchema)
+		l.diags = append(l.diags, diags...)
+		l.blocks = append(l.blocks, content.Blocks...)
+		if body, ok := file.Body.(*hclsyntax.Body); ok {
+			l.checkEnvCalls(body)
+		}
+	}
+	if l.diags.HasErrors() && len(l.blocks) == 0 {
+		return nil, l.diags
+	}
+	l.decode()
+	l.envCallDiags()
+	if l.diags.HasErrors() {
+		return s, l.diags
+	}
+	return s, l.diags
+}
+
+func suiteFiles(path string) ([]string, string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if !st.IsDir() {
+		return []string{filepath.Clean(path)}, filepath.Dir(filepath.Clean(path)), nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, "", err
+	}
+	var files []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), FileSuffix) {
+			files = append(files, filepath.Join(path, e.Name()))
+		}
+	}
+	if len(files) == 0 {
+		return nil, "", fmt.Errorf("no %s files in %s", FileSuffix, path)
+	}
+	sort.Strings(files)
+	return files, filepath.Clean(path), nil
+}
+
+func (l *loader) errorf(rng *hcl.Range, summary, detail string, args ...any) {
+	l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(detail, args...), Subject: rng})
+}
+
+func (l *loader) warnf(rng *hcl.Range, summary, detail string, args ...any) {
+	l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: fmt.Sprintf(detail, args...), Subject: rng})
+}
+
+// decode walks the blocks in dependency order: variables first (other static
+// attributes use them), then schemas and materials, then everything else.
+func (l *loader) decode() {
+	s := l.suite
+	seen := map[string]map[string]*hcl.Block{}
+	dup := func(b *hcl.Block) bool {
+		if len(b.Labels) == 0 {
+			return false
+		}
+		m := seen[b.Type]
+		if m == nil {
+			m = map[string]*hcl.Block{}
+			seen[b.Type] = m
+		}
+		if prev, ok := m[b.Labels[0]]; ok {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  fmt.Sprintf("Duplicate %s block", b.Type),
+				Detail: fmt.Sprintf("A %s named %q was already declared at %s. Each %s needs a unique name; rename or remove one of them.",
+					b.Type, b.Labels[0], rangeString(prev.LabelRanges[0]), b.Type),
+				Subject: b.LabelRanges[0].Ptr(),
+				Context: prev.LabelRanges[0].Ptr(),
+			})
+			return true
+		}
+		m[b.Labels[0]] = b
+		return false
+	}
+	byType := map[string][]*hcl.Block{}
+	for _, b := range l.blocks {
+		if dup(b) {
+			continue
+		}
+		byType[b.Type] = append(byType[b.Type], b)
+	}
+	for _, b := range byType["variable"] {
+		l.decodeVariable(b)
+	}
+	l.resolveVars()
+	if sb := byType["suite"]; len(sb) > 0 {
+		l.decodeSuite(sb[0])
+		for _, extra := range sb[1:] {
+			l.errorf(extra.DefRange.Ptr(), "Duplicate suite block", "A suite has one suite block; the first is at %s. Remove this one or move it to its own suite directory.", rangeString(sb[0].DefRange))
+		}
+	} else {
+		s.Name = filepath.Base(s.Dir)
+	}
+	for _, b := range byType["schema"] {
+		l.decodeSchema(b)
+	}
+	l.resolveSchema()
+	for _, b := range byType["materials"] {
+		l.decodeMaterials(b)
+	}
+	for _, b := range byType["target"] {
+		l.decodeTarget(b)
+	}
+	for _, b := range byType["split"] {
+		l.decodeSplit(b)
+	}
+	l.layoutSplits()
+	for _, b := range byType["template"] {
+		l.decodeTemplate(b)
+	}
+	for _, b := range byType["assert"] {
+		if a := l.decodeAssert(b); a != nil {
+			s.Asserts = append(s.Asserts, a)
+		}
+	}
+	for _, b := range byType["threshold"] {
+		l.decodeThreshold(b)
+	}
+	l.checkReferences()
+	if len(s.Targets) == 0 && len(s.Templates) > 0 {
+		l.warnf(nil, "No target", "The suite declares no target block, so `nlutest run` has nothing to call. Add `target \"demo\" { demo {} }` or an http target.")
+	}
+}
+
+// staticCtx is the evaluation context of attributes evaluated at load time.
+func (l *loader) staticCtx() *hcl.EvalContext {
+	return &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": cty.ObjectVal(l.suite.Vars)},
+		Functions: Functions(l.suite.Dir),
+	}
+}
+
+// static evaluates an attribute that may only use var and functions.
+func (l *loader) static(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, bool) {
+	if !l.onlyRoots(attr.Expr, what, "var") {
+		return cty.NilVal, false
+	}
+	v, diags := attr.Expr.Value(l.staticCtx())
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return cty.NilVal, false
+	}
+	if v.IsNull() {
+		return v, true
+	}
+	if ty != cty.DynamicPseudoType {
+		cv, err := convert.Convert(v, ty)
+		if err != nil {
+			l.errorf(attr.Expr.Range().Ptr(), "Incorrect attribute value type",
+				"The %s must be %s; this is %s. %s", what, typeName(ty), typeName(v.Type()), convertHint(ty))
+			return cty.NilVal, false
+		}
+		v = cv
+	}
+	if !v.IsWhollyKnown() {
+		l.errorf(attr.Expr.Range().Ptr(), "Value not known at load time", "The %s must be known when the suite loads.", what)
+		return cty.NilVal, false
+	}
+	return v, true
+}
+
+func convertHint(ty cty.Type) string {
+	switch {
+	case ty == cty.String:
+		return `Write it in double quotes, e.g. "S1".`
+	case ty == cty.Number:
+		return "Write a number without quotes, e.g. 4."
+	case ty == cty.Bool:
+		return "Write true or false without quotes."
+	case ty.IsListType():
+		return `Write a list in brackets, e.g. ["a", "b"].`
+	case ty.IsMapType():
+		return `Write a map in braces, e.g. { key = "value" }.`
+	}
+	return ""
+}
+
+func typeName(ty cty.Type) string {
+	switch {
+	case ty == cty.String:
+		return "a string"
+	case ty == cty.Number:
+		return "a number"
+	case ty == cty.Bool:
+		return "a bool"
+	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
+		if ty.IsListType() && ty.ElementType() == cty.String {
+			return "a list of strings"
+		}
+		return "a list"
+	case ty.IsMapType() || ty.IsObjectType():
+		if ty.IsMapType() && ty.ElementType() == cty.String {
+			return "a map of strings"
+		}
+		return "an object"
+	}
+	return ty.FriendlyName()
+}
+
+func (l *loader) str(attrs hcl.Attributes, name string, def string) string {
+	a, ok := attrs[name]
+	if !ok {
+		return def
+	}
+	v, ok := l.static(a, cty.String, fmt.Sprintf("%q attribute", name))
+	if !ok || v.IsNull() {
+		return def
+	}
+	return v.AsString()
+}
+
+func (l *loader) boolean(attrs hcl.Attributes, name string, def bool) bool {
+	a, ok := attrs[name]
+	if !ok {
+		return def
+	}
+	v, ok := l.static(a, cty.Bool, fmt.Sprintf("%q attribute", name))
+	if !ok || v.IsNull() {
+		return def
+	}
+	return v.True()
+}
+
+func (l *loader) number(attrs hcl.Attributes, name string, def float64, min, max float64) float64 {
+	a, ok := attrs[name]
+	if !ok {
+		return def
+	}
+	v, ok := l.static(a, cty.Number, fmt.Sprintf("%q attribute", name))
+	if !ok || v.IsNull() {
+		return def
+	}
+	f, _ := v.AsBigFloat().Float64()
+	if f < min || f > max || math.IsNaN(f) {
+		if max == math.MaxFloat64 {
+			l.errorf(a.Expr.Range().Ptr(), "Value out of range", "The %q attribute must be at least %g; it is %g.", name, min, f)
+		} else {
+			l.errorf(a.Expr.Range().Ptr(), "Value out of range", "The %q attribute must be between %g and %g; it is %g.", name, min, max, f)
+		}
+		return def
+	}
+	return f
+}
+
+func (l *loader) integer(attrs hcl.Attributes, name string, def int, min int) int {
+	f := l.number(attrs, name, float64(def), float64(min), math.MaxFloat64)
+	if f != math.Trunc(f) {
+		l.errorf(attrs[name].Expr.Range().Ptr(), "Whole number required", "The %q attribute must be a whole number; it is %g.", name, f)
+		return def
+	}
+	return int(f)
+}
+
+func (l *loader) strList(attrs hcl.Attributes, name string) []string {
+	a, ok := attrs[name]
+	if !ok {
+		return nil
+	}
+	v, ok := l.static(a, cty.List(cty.String), fmt.Sprintf("%q attribute", name))
+	if !ok || v.IsNull() {
+		return nil
+	}
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsNull() {
+			l.errorf(a.Expr.Range().Ptr(), "Null in list", "The %q list must not contain null.", name)
+			continue
+		}
+		out = append(out, e.AsString())
+	}
+	return out
+}
+
+func (l *loader) strMap(attrs hcl.Attributes, name string) map[string]string {
+	a, ok := attrs[name]
+	if !ok {
+		return nil
+	}
+	v, ok := l.static(a, cty.Map(cty.String), fmt.Sprintf("%q attribute", name))
+	if !ok || v.IsNull() {
+		return nil
+	}
+	out := map[string]string{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		if !e.IsNull() {
+			out[k.AsString()] = e.AsString()
+		}
+	}
+	return out
+}
+
+func (l *loader) duration(attrs hcl.Attributes, name string, def time.Duration) time.Duration {
+	a, ok := attrs[name]
+	if !ok {
+		return def
+	}
+	s := l.str(attrs, name, "")
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		l.errorf(a.Expr.Range().Ptr(), "Invalid duration", "The %q attribute must be a positive duration such as \"10s\", \"1500ms\" or \"2m\"; %q is not.", name, s)
+		return def
+	}
+	return d
+}
+
+func rangeString(r hcl.Range) string {
+	return fmt.Sprintf("%s:%d,%d", r.Filename, r.Start.Line, r.Start.Column)
+}
+
+func label(b *hcl.Block) string {
+	if len(b.Labels) > 0 {
+		return b.Labels[0]
+	}
+	return ""
+}
+
+func (l *loader) checkLabel(b *hcl.Block) bool {
+	if len(b.Labels) > 0 && strings.TrimSpace(b.Labels[0]) == "" {
+		l.errorf(b.LabelRanges[0].Ptr(), "Empty name", "A %s block needs a non-empty name.", b.Type)
+		return false
+	}
+	return true
+}

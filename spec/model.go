@@ -1,0 +1,250 @@
+package spec
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/ohler55/ojg/jp"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Suite is a loaded, checked suite: every block of every file, in source order.
+type Suite struct {
+	Name        string
+	Description string
+	// SchemaName is the suite's response schema name as written (may be empty).
+	SchemaName string
+	// Schema is the resolved response schema, nil when the suite names none.
+	Schema   *Schema
+	Tags     []string
+	Defaults Defaults
+	// Dir is the suite directory; Files are the suite files read, in order.
+	Dir   string
+	Files []string
+	// Sources holds every file read (suite files and material sources), for
+	// diagnostics snippets.
+	Sources map[string][]byte
+
+	Variables  []*Variable
+	Targets    []*Target
+	Materials  map[string]*Materials
+	MatOrder   []string
+	Templates  []*Template
+	Splits     []*Split
+	Thresholds []*Threshold
+	// Asserts are suite-level assert blocks, applied to every call.
+	Asserts []*Assert
+
+	// Vars holds the resolved value of every variable (var.NAME).
+	Vars map[string]cty.Value
+	// Secrets lists the string values of sensitive variables, for redaction.
+	Secrets []string
+
+	DeclRange hcl.Range
+
+	base *hcl.EvalContext
+	// expect holds each template's expectations in generic form.
+	gen map[*Template]*genTemplate
+}
+
+// Defaults are the suite's defaults for templates.
+type Defaults struct {
+	Level    string
+	Strategy string
+	Limit    int
+	// LevelLimit caps the cases generated per template of a level.
+	LevelLimit map[string]int
+}
+
+// Variable is a `variable` block.
+type Variable struct {
+	Name        string
+	Default     cty.Value
+	Description string
+	Sensitive   bool
+	DeclRange   hcl.Range
+}
+
+// Target kinds.
+const (
+	TargetHTTP = "http"
+	TargetDemo = "demo"
+)
+
+// Target is a `target` block: how cases reach the system under test.
+type Target struct {
+	Name string
+	Kind string
+	// HTTP holds the request expressions of an http target, evaluated per case.
+	HTTP *HTTPTarget
+	// DemoEndpoint is "rasa" or "iao" for the demo target.
+	DemoEndpoint     string
+	Timeout          time.Duration
+	Concurrency      int
+	Rate             float64
+	Retries          int
+	RetryOn          []string
+	MaxResponseBytes int64
+	ErrorBudget      float64
+	DeclRange        hcl.Range
+}
+
+// HTTPTarget keeps the request expressions of an http target.
+type HTTPTarget struct {
+	URL     hcl.Expression
+	Method  hcl.Expression
+	Headers hcl.Expression
+	Body    hcl.Expression
+	// Static reports whether URL, method and headers use no per-case names,
+	// so the runner may evaluate them once.
+	Static bool
+}
+
+// Materials is a `materials` block: the values one slot name draws from.
+type Materials struct {
+	Name      string
+	Tag       string
+	Level     string
+	Values    []MaterialValue
+	Source    string
+	DeclRange hcl.Range
+}
+
+// MaterialValue is one value of a materials block.
+type MaterialValue struct {
+	Value string
+	Level string
+	// Normalize maps a lower-cased schema name to the normalised value.
+	Normalize map[string]string
+	Tags      []string
+	// Origin is "file:line" for values read from a source file.
+	Origin string
+}
+
+// Template is a `template` block.
+type Template struct {
+	Name           string
+	Text           string
+	Parts          []Part
+	Slots          []SlotRef
+	Level          string
+	Core           bool
+	Scene          []string
+	Tags           []string
+	Strategy       string
+	Limit          int
+	Count          int
+	Seed           uint64
+	MaterialLevels []string
+	Expect         []*ExpectSpec
+	Asserts        []*Assert
+	Reviewed       bool
+	DeclRange      hcl.Range
+	TextRange      hcl.Range
+}
+
+// Part is a piece of a template text: a literal or a slot reference.
+type Part struct {
+	Literal string
+	// Slot indexes Template.Slots when >= 0; -1 for a literal.
+	Slot int
+}
+
+// SlotRef is a distinct placeholder of a template text: {NAME} or {NAME#2}.
+type SlotRef struct {
+	// Key is the placeholder as written inside braces, e.g. "城市#2".
+	Key string
+	// Material is the materials block it draws from.
+	Material string
+	// Draw is 1 for {NAME}, N for {NAME#N}.
+	Draw int
+}
+
+// ExpectSpec is one `path = value` entry of an expect map.
+type ExpectSpec struct {
+	// Path is the JSONPath after `.[` normalisation.
+	Path string
+	Expr jp.Expr
+	// Value is the expected value with placeholders still in its strings.
+	Value cty.Value
+	// HasPlaceholders is true when some string in Value has a {slot}.
+	HasPlaceholders bool
+	Dimension       string
+	Range           hcl.Range
+}
+
+// Assert is an `assert` block: a condition checked per call.
+type Assert struct {
+	Condition hcl.Expression
+	Message   string
+	Dimension string
+	DeclRange hcl.Range
+}
+
+// Split is a `split` block: a named subset of cases.
+type Split struct {
+	Name      string
+	Where     hcl.Expression
+	Fraction  float64
+	Seed      string
+	// lo and hi bound the split's share of the unit interval: splits with
+	// the same seed partition it in declaration order.
+	lo, hi    float64
+	DeclRange hcl.Range
+}
+
+// Threshold is a `threshold` block: a gate over the metrics tree.
+type Threshold struct {
+	Name      string
+	Condition hcl.Expression
+	Message   string
+	Severity  string
+	DeclRange hcl.Range
+}
+
+// Schema is a response schema: its name and, when declared, the response
+// type used to check `response.*` references before anything runs.
+type Schema struct {
+	Name     string
+	Response cty.Type
+	// HasType is false when the schema declares no response type.
+	HasType   bool
+	Builtin   bool
+	DeclRange hcl.Range
+}
+
+// DefaultTarget returns the target named name, or the first target when
+// name is empty.
+func (s *Suite) Target(name string) *Target {
+	for _, t := range s.Targets {
+		if name == "" || t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// FileOf returns the suite file a range points into, for reports.
+func FileLine(r hcl.Range) (string, int) { return r.Filename, r.Start.Line }
+
+// SplitByName returns the split named name, or nil.
+func (s *Suite) SplitByName(name string) *Split {
+	for _, sp := range s.Splits {
+		if sp.Name == name {
+			return sp
+		}
+	}
+	return nil
+}
+
+// SplitNames lists the suite's splits in declaration order.
+func (s *Suite) SplitNames() []string {
+	out := make([]string, len(s.Splits))
+	for i, sp := range s.Splits {
+		out[i] = sp.Name
+	}
+	return out
+}
+
+// Range is hcl.Range, re-exported for callers that only need positions.
+type Range = hcl.Range

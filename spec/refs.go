@@ -1,0 +1,405 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// CaseAttributes are the attributes of `case` in per-case expressions.
+var CaseAttributes = []string{"id", "text", "template", "level", "core", "scene", "tags", "split", "slots", "schema"}
+
+// HTTPAttributes are the attributes of `http` in conditions.
+var HTTPAttributes = []string{"status", "headers"}
+
+// allRoots are every name an expression can start with somewhere.
+var allRoots = []string{"var", "case", "slot", "response", "http", "latency_ms", "metrics"}
+
+var rootWhere = map[string]string{
+	"case":       "per-case expressions (target requests, asserts, split conditions)",
+	"slot":       "per-case expressions (target requests, asserts, split conditions)",
+	"response":   "assert conditions, which run after the call",
+	"http":       "assert conditions, which run after the call",
+	"latency_ms": "assert conditions, which run after the call",
+	"metrics":    "threshold conditions, which run after all cases",
+	"var":        "every expression except a variable's default",
+}
+
+// onlyRoots checks that expr uses only the given root names (and that each
+// var.NAME is declared); it reports what it finds and returns false on error.
+func (l *loader) onlyRoots(expr hcl.Expression, what string, roots ...string) bool {
+	return l.checkExpr(expr, what, roots, nil)
+}
+
+// checkExpr checks every name expr uses: its root must be one of roots; var,
+// case, slot, http, response and metrics traversals must name something
+// that exists. slots lists the slot names a template's expressions may use
+// (nil: any materials name).
+func (l *loader) checkExpr(expr hcl.Expression, what string, roots []string, slots []string) bool {
+	ok := true
+	for _, tr := range expr.Variables() {
+		root := tr.RootName()
+		rng := tr.SourceRange()
+		if !slices.Contains(roots, root) {
+			ok = false
+			if slices.Contains(allRoots, root) {
+				avail := "no names"
+				if len(roots) > 0 {
+					avail = quoteList(roots)
+				}
+				l.errorf(&rng, "Name not available here", "%q can be used only in %s. In a %s you can use %s.", root, rootWhere[root], what, avail)
+			} else {
+				l.errorf(&rng, "Unknown name", "There is no name %q in a %s.%s Available: %s.", root, what, didYouMean(root, roots), quoteList(roots))
+			}
+			continue
+		}
+		if !l.checkTraversal(tr, what, slots) {
+			ok = false
+		}
+	}
+	return ok
+}
+
+func stepName(t hcl.Traverser) (string, bool) {
+	switch s := t.(type) {
+	case hcl.TraverseAttr:
+		return s.Name, true
+	case hcl.TraverseIndex:
+		if s.Key.Type() == cty.String && s.Key.IsKnown() && !s.Key.IsNull() {
+			return s.Key.AsString(), true
+		}
+	}
+	return "", false
+}
+
+func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) bool {
+	root := tr.RootName()
+	if len(tr) < 2 {
+		switch root {
+		case "latency_ms", "response", "http", "case", "slot", "metrics":
+			return true
+		}
+		rng := tr.SourceRange()
+		l.errorf(&rng, "Incomplete reference", "%q alone is not a value; name one of its attributes, e.g. var.NAME.", root)
+		return false
+	}
+	name, named := stepName(tr[1])
+	rng := tr[1].SourceRange()
+	bad := func(summary, detail string, args ...any) bool {
+		l.errorf(&rng, summary, detail, args...)
+		return false
+	}
+	switch root {
+	case "var":
+		if !named {
+			return bad("Invalid variable reference", "Write var.NAME with the name of a declared variable.")
+		}
+		if _, ok := l.varDecl[name]; !ok {
+			names := make([]string, 0, len(l.varDecl))
+			for n := range l.varDecl {
+				names = append(names, n)
+			}
+			return bad("Undeclared variable", "There is no variable %q.%s Declare it with variable %q { default = … }.", name, didYouMean(name, names), name)
+		}
+	case "case":
+		if named && !slices.Contains(CaseAttributes, name) {
+			return bad("Unsupported attribute", "case has no attribute %q.%s case has %s.", name, didYouMean(name, CaseAttributes), quoteList(CaseAttributes))
+		}
+		if named && name == "slots" && len(tr) > 2 {
+			if sn, ok := stepName(tr[2]); ok && !l.slotKnown(sn, slots) {
+				rng = tr[2].SourceRange()
+				return bad("Unknown slot", "No slot %q here.%s", sn, didYouMean(sn, l.slotNames(slots)))
+			}
+		}
+	case "slot":
+		if named && !l.slotKnown(name, slots) {
+			return bad("Unknown slot", "No slot %q here.%s Slots are the placeholders of the template's text.", name, didYouMean(name, l.slotNames(slots)))
+		}
+		if len(tr) > 2 {
+			rng = tr[2].SourceRange()
+			return bad("Unsupported attribute", "slot.%s is the raw value (a string). For its normalised value, tag or level use case.slots[%q].normalized (or .tag, .level).", name, name)
+		}
+	case "http":
+		if named && !slices.Contains(HTTPAttributes, name) {
+			return bad("Unsupported attribute", "http has no attribute %q.%s http has %s.", name, didYouMean(name, HTTPAttributes), quoteList(HTTPAttributes))
+		}
+	case "response":
+		if sch := l.suite.Schema; sch != nil && sch.HasType {
+			return l.checkResponse(tr, sch)
+		}
+	case "metrics":
+		return l.checkMetrics(tr)
+	case "latency_ms":
+		return bad("Unsupported attribute", "latency_ms is a number of milliseconds; it has no attributes.")
+	}
+	return true
+}
+
+func (l *loader) slotKnown(name string, slots []string) bool {
+	if slots == nil {
+		_, ok := l.suite.Materials[name]
+		return ok
+	}
+	return slices.Contains(slots, name)
+}
+
+func (l *loader) slotNames(slots []string) []string {
+	if slots != nil {
+		return slots
+	}
+	return l.suite.MatOrder
+}
+
+// checkResponse checks a response.* traversal against the schema's
+// declared response type.
+func (l *loader) checkResponse(tr hcl.Traversal, sch *Schema) bool {
+	ty := sch.Response
+	path := "response"
+	for _, step := range tr[1:] {
+		if ty == cty.DynamicPseudoType {
+			return true
+		}
+		rng := step.SourceRange()
+		name, named := stepName(step)
+		switch {
+		case ty.IsObjectType() && named:
+			if !ty.HasAttribute(name) {
+				attrs := make([]string, 0)
+				for n := range ty.AttributeTypes() {
+					attrs = append(attrs, n)
+				}
+				sort.Strings(attrs)
+				l.errorf(&rng, "Unsupported attribute",
+					"%s has no attribute %q in the %q schema's response type.%s %s has %s. If the service really returns it, add it to the schema's response type.",
+					path, name, sch.Name, didYouMean(name, attrs), path, quoteList(attrs))
+				return false
+			}
+			ty = ty.AttributeType(name)
+			path += "." + name
+		case ty.IsMapType():
+			ty = ty.ElementType()
+			path += "[…]"
+		case ty.IsListType() || ty.IsSetType():
+			if named {
+				l.errorf(&rng, "Unsupported attribute", "%s is a list; index it with a number, e.g. %s[0].", path, path)
+				return false
+			}
+			ty = ty.ElementType()
+			path += "[…]"
+		case ty.IsTupleType():
+			return true
+		default:
+			l.errorf(&rng, "Unsupported attribute", "%s is %s; it has no attributes or elements.", path, typeName(ty))
+			return false
+		}
+	}
+	return true
+}
+
+// metric node attributes by subtree.
+var (
+	nodeLeaves   = []string{"total", "passed", "failed", "errored", "accuracy", "error_rate"}
+	nodeTrees    = []string{"dimension", "label", "latency"}
+	rootGroups   = []string{"split", "level", "scene", "core", "noncore", "template"}
+	latencyAttrs = []string{"count", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms", "bucket"}
+)
+
+func (l *loader) checkMetrics(tr hcl.Traversal) bool {
+	steps := tr[1:]
+	fail := func(i int, summary, detail string, args ...any) bool {
+		rng := steps[i].SourceRange()
+		l.errorf(&rng, summary, detail, args...)
+		return false
+	}
+	name, _ := stepName(steps[0])
+	if slices.Contains(rootGroups, name) && name != "core" && name != "noncore" {
+		if len(steps) < 2 {
+			return fail(0, "Incomplete metric", "metrics.%s is a map of nodes; name one, e.g. metrics.%s[\"NAME\"].accuracy.", name, name)
+		}
+		key, ok := stepName(steps[1])
+		if !ok {
+			return fail(1, "Invalid metric key", "Name the %s with a string.", name)
+		}
+		var known []string
+		switch name {
+		case "split":
+			for _, sp := range l.suite.Splits {
+				known = append(known, sp.Name)
+			}
+		case "level":
+			for _, t := range l.suite.Templates {
+				if t.Level != "" && !slices.Contains(known, t.Level) {
+					known = append(known, t.Level)
+				}
+			}
+		case "template":
+			for _, t := range l.suite.Templates {
+				known = append(known, t.Name)
+			}
+		case "scene":
+			for _, t := range l.suite.Templates {
+				for i := range t.Scene {
+					p := strings.Join(t.Scene[:i+1], "/")
+					if !slices.Contains(known, p) {
+						known = append(known, p)
+					}
+				}
+			}
+		}
+		if !slices.Contains(known, key) {
+			what := map[string]string{"split": "split", "level": "template level", "template": "template", "scene": "scene path"}[name]
+			return fail(1, "Unknown "+what, "This suite has no %s %q, so metrics.%s has no node for it.%s Known: %s.", what, key, name, didYouMean(key, known), quoteList(known))
+		}
+		return l.checkNode(steps[2:], steps[1].SourceRange())
+	}
+	if name == "core" || name == "noncore" {
+		return l.checkNode(steps[1:], steps[0].SourceRange())
+	}
+	return l.checkNode(steps, tr[0].SourceRange())
+}
+
+func (l *loader) checkNode(steps hcl.Traversal, prev hcl.Range) bool {
+	if len(steps) == 0 {
+		return true
+	}
+	name, ok := stepName(steps[0])
+	rng := steps[0].SourceRange()
+	all := append(append(append([]string{}, nodeLeaves...), nodeTrees...), rootGroups...)
+	if !ok || (!slices.Contains(nodeLeaves, name) && !slices.Contains(nodeTrees, name)) {
+		l.errorf(&rng, "Unknown metric", "There is no metric %q here.%s A metrics node has %s.", name, didYouMean(name, all), quoteList(append(append([]string{}, nodeLeaves...), nodeTrees...)))
+		return false
+	}
+	if slices.Contains(nodeLeaves, name) {
+		if len(steps) > 1 {
+			r := steps[1].SourceRange()
+			l.errorf(&r, "Unsupported attribute", "%s is a number; it has no attributes.", name)
+			return false
+		}
+		return true
+	}
+	if name == "latency" && len(steps) > 1 {
+		a, _ := stepName(steps[1])
+		if !slices.Contains(latencyAttrs, a) {
+			r := steps[1].SourceRange()
+			l.errorf(&r, "Unknown metric", "latency has no %q.%s It has %s.", a, didYouMean(a, latencyAttrs), quoteList(latencyAttrs))
+			return false
+		}
+	}
+	return true
+}
+
+// checkReferences checks every deferred expression once everything is
+// declared.
+func (l *loader) checkReferences() {
+	s := l.suite
+	for _, t := range s.Targets {
+		if t.HTTP == nil {
+			continue
+		}
+		for _, e := range []hcl.Expression{t.HTTP.URL, t.HTTP.Method, t.HTTP.Headers, t.HTTP.Body} {
+			if e != nil {
+				l.checkExpr(e, "target request", []string{"var", "case", "slot"}, nil)
+			}
+		}
+	}
+	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms"}
+	for _, a := range s.Asserts {
+		l.checkExpr(a.Condition, "suite assert condition", condRoots, nil)
+	}
+	for _, t := range s.Templates {
+		keys := make([]string, len(t.Slots))
+		for i, sr := range t.Slots {
+			keys[i] = sr.Key
+		}
+		for _, a := range t.Asserts {
+			l.checkExpr(a.Condition, "template assert condition", condRoots, keys)
+		}
+	}
+	for _, sp := range s.Splits {
+		if sp.Where != nil {
+			l.checkExpr(sp.Where, "split condition", []string{"var", "case", "slot"}, nil)
+		}
+	}
+	for _, th := range s.Thresholds {
+		l.checkExpr(th.Condition, "threshold condition", []string{"var", "metrics"}, nil)
+	}
+}
+
+// checkEnvCalls records every env() call outside a variable default.
+func (l *loader) checkEnvCalls(body *hclsyntax.Body) {
+	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+		if fc, ok := n.(*hclsyntax.FunctionCallExpr); ok && fc.Name == "env" {
+			l.envCalls = append(l.envCalls, fc.NameRange)
+		}
+		return nil
+	})
+}
+
+func (l *loader) envCallDiags() {
+	for _, r := range l.envCalls {
+		inDefault := slices.ContainsFunc(l.defaultRanges, func(d hcl.Range) bool {
+			return d.Filename == r.Filename && d.Start.Byte <= r.Start.Byte && r.End.Byte <= d.End.Byte
+		})
+		if !inDefault {
+			rr := r
+			l.errorf(&rr, "env() outside a variable default", "env() may be used only in a variable's default, so every outside input is declared in one place. Declare variable \"x\" { default = env(\"X\", \"\") } and use var.x here.")
+		}
+	}
+}
+
+// suggest returns the option closest to name, or "" when none is close.
+func suggest(name string, options []string) string {
+	best, bestD := "", 1<<30
+	for _, o := range options {
+		d := levenshtein(strings.ToLower(name), strings.ToLower(o))
+		if d < bestD {
+			best, bestD = o, d
+		}
+	}
+	n := len([]rune(name))
+	if best == "" || bestD > max(1, n/3) || bestD >= n {
+		// Chinese names are short; allow one edit for names of 2+ runes.
+		if !(best != "" && bestD == 1 && n >= 2) {
+			return ""
+		}
+	}
+	return best
+}
+
+func didYouMean(name string, options []string) string {
+	if s := suggest(name, options); s != "" {
+		return fmt.Sprintf(" Did you mean %q?", s)
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+func sortedStrings(s []string) []string {
+	sort.Strings(s)
+	return s
+}

@@ -1,0 +1,82 @@
+package spec
+
+import (
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+func (l *loader) decodeSchema(b *hcl.Block) *Schema {
+	c, diags := b.Body.Content(schemaBlockSchema)
+	l.diags = append(l.diags, diags...)
+	sc := &Schema{Name: label(b), DeclRange: b.DefRange, Response: cty.DynamicPseudoType}
+	if a, ok := c.Attributes["response"]; ok {
+		ty, diags := typeexpr.TypeConstraint(a.Expr)
+		if diags.HasErrors() {
+			l.errorf(a.Expr.Range().Ptr(), "Invalid response type", "response is a type constraint such as object({ intent = object({ name = string }) }): %s", diags[0].Detail)
+		} else {
+			sc.Response, sc.HasType = ty, true
+		}
+	}
+	l.schemas = append(l.schemas, sc)
+	return sc
+}
+
+// resolveSchema finds the suite's schema among its schema blocks and the
+// built-in presets (names match without regard to case).
+func (l *loader) resolveSchema() {
+	s := l.suite
+	if s.SchemaName == "" {
+		return
+	}
+	for _, sc := range l.schemas {
+		if strings.EqualFold(sc.Name, s.SchemaName) {
+			s.Schema = sc
+			return
+		}
+	}
+	src, file, ok := schema.Preset(s.SchemaName)
+	if !ok {
+		names := append(schema.PresetNames(), l.schemaNames()...)
+		l.errorf(s.DeclRange.Ptr(), "Unknown schema", "The suite's schema %q is neither a schema block of the suite nor a built-in preset.%s Built-in presets: %s.", s.SchemaName, didYouMean(s.SchemaName, names), quoteList(schema.PresetNames()))
+		return
+	}
+	f, diags := hclparse.NewParser().ParseHCL(src, file)
+	if diags.HasErrors() {
+		l.diags = append(l.diags, diags...)
+		return
+	}
+	content, diags := f.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "schema", LabelNames: []string{"name"}}}})
+	l.diags = append(l.diags, diags...)
+	for _, b := range content.Blocks {
+		sc := l.decodeSchema(b)
+		sc.Builtin = true
+		s.Schema = sc
+	}
+}
+
+func (l *loader) schemaNames() []string {
+	var out []string
+	for _, sc := range l.schemas {
+		out = append(out, sc.Name)
+	}
+	return out
+}
+
+// knownSchemaName reports whether a normalize key names a schema the suite
+// could use: its own schema, a declared schema block or a preset.
+func (l *loader) knownSchemaName(name string) bool {
+	if strings.EqualFold(name, l.suite.SchemaName) {
+		return true
+	}
+	for _, n := range append(schema.PresetNames(), l.schemaNames()...) {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
