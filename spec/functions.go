@@ -41,7 +41,7 @@ func Functions(baseDir string) map[string]function.Function {
 		"replace": stdlib.ReplaceFunc, "split": stdlib.SplitFunc, "strlen": stdlib.StrlenFunc,
 		"strrev": stdlib.ReverseFunc, "substr": stdlib.SubstrFunc, "title": stdlib.TitleFunc,
 		"trim": stdlib.TrimFunc, "trimprefix": stdlib.TrimPrefixFunc, "trimsuffix": stdlib.TrimSuffixFunc,
-		"trimspace": stdlib.TrimSpaceFunc,
+		"trimspace":  stdlib.TrimSpaceFunc,
 		"startswith": startsWithFunc, "endswith": endsWithFunc, "strcontains": strContainsFunc,
 		"chunklist": stdlib.ChunklistFunc, "coalesce": stdlib.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc,
 		"compact": stdlib.CompactFunc, "concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc,
@@ -55,7 +55,7 @@ func Functions(baseDir string) map[string]function.Function {
 		"tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
 		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
-		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
+		"try":   tryfunc.TryFunc, "can": tryfunc.CanFunc,
 		"file":     makeFileFunc(baseDir),
 		"jsonpath": JSONPathFunc,
 	}

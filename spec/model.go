@@ -183,10 +183,10 @@ type Assert struct {
 
 // Split is a `split` block: a named subset of cases.
 type Split struct {
-	Name      string
-	Where     hcl.Expression
-	Fraction  float64
-	Seed      string
+	Name     string
+	Where    hcl.Expression
+	Fraction float64
+	Seed     string
 	// lo and hi bound the split's share of the unit interval: splits with
 	// the same seed partition it in declaration order.
 	lo, hi    float64
