@@ -40,6 +40,14 @@ func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, sources map[string][]b
 				fmt.Fprintf(w, "  %s | %s%s%s\n", strings.Repeat(" ", len(num)), col, marks, reset)
 			}
 		}
+		if c := d.Context; c != nil && d.Subject != nil && (c.Filename != d.Subject.Filename || c.Start.Line != d.Subject.Start.Line) {
+			fmt.Fprintf(w, "\n  also at %s:%d:%d:\n", c.Filename, c.Start.Line, c.Start.Column)
+			if line, marks, ok := caret(sources[c.Filename], *c); ok {
+				num := fmt.Sprintf("%d", c.Start.Line)
+				fmt.Fprintf(w, "  %s | %s\n", num, line)
+				fmt.Fprintf(w, "  %s | %s%s%s\n", strings.Repeat(" ", len(num)), col, marks, reset)
+			}
+		}
 		if d.Detail != "" {
 			fmt.Fprintf(w, "\n%s\n", d.Detail)
 		}

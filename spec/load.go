@@ -92,13 +92,10 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 		}
 	}
 	if l.diags.HasErrors() && len(l.blocks) == 0 {
-		return nil, l.diags
+		return s, l.diags
 	}
 	l.decode()
 	l.envCallDiags()
-	if l.diags.HasErrors() {
-		return s, l.diags
-	}
 	return s, l.diags
 }
 
@@ -208,7 +205,7 @@ func (l *loader) decode() {
 		l.decodeThreshold(b)
 	}
 	l.checkReferences()
-	if len(s.Targets) == 0 && len(s.Templates) > 0 {
+	if len(s.Targets) == 0 && len(s.Templates) > 0 && !l.diags.HasErrors() {
 		l.warnf(nil, "No target", "The suite declares no target block, so `nlutest run` has nothing to call. Add `target \"demo\" { demo {} }` or an http target.")
 	}
 }
@@ -400,7 +397,7 @@ func (l *loader) duration(attrs hcl.Attributes, name string, def time.Duration) 
 }
 
 func rangeString(r hcl.Range) string {
-	return fmt.Sprintf("%s:%d,%d", r.Filename, r.Start.Line, r.Start.Column)
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
 }
 
 func label(b *hcl.Block) string {

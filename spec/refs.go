@@ -253,7 +253,11 @@ func (l *loader) checkMetrics(tr hcl.Traversal) bool {
 		}
 		if !slices.Contains(known, key) {
 			what := map[string]string{"split": "split", "level": "template level", "template": "template", "scene": "scene path"}[name]
-			return fail(1, "Unknown "+what, "This suite has no %s %q, so metrics.%s has no node for it.%s Known: %s.", what, key, name, didYouMean(key, known), quoteList(known))
+			knownText := "The suite declares none."
+			if len(known) > 0 {
+				knownText = "Known: " + quoteList(known) + "."
+			}
+			return fail(1, "Unknown "+what, "This suite has no %s %q, so metrics.%s has no node for it.%s %s", what, key, name, didYouMean(key, known), knownText)
 		}
 		return l.checkNode(steps[2:], steps[1].SourceRange())
 	}
@@ -362,6 +366,16 @@ func suggest(name string, options []string) string {
 		}
 	}
 	n := len([]rune(name))
+	if n >= 2 {
+		// A name cut short ({手机号} for 手机号11位) is the commonest slip.
+		for _, o := range options {
+			if strings.HasPrefix(o, name) || strings.HasPrefix(name, o) && len([]rune(o)) >= 2 {
+				if levenshtein(name, o) <= bestD {
+					return o
+				}
+			}
+		}
+	}
 	if best == "" || bestD > max(1, n/3) || bestD >= n {
 		// Chinese names are short; allow one edit for names of 2+ runes.
 		if !(best != "" && bestD == 1 && n >= 2) {

@@ -1,0 +1,3 @@
+suite "语法" {
+  schema　= "rasa"
+}
