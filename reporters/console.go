@@ -147,6 +147,16 @@ func (c *console) text(s string) string {
 	return s
 }
 
+// long cleans a free-text line and caps it at n console widths, so a huge
+// utterance or response value cannot flood the terminal.
+func (c *console) long(s string, n int) string {
+	s = oneLine(s)
+	if limit := n * c.o.width(); c.rw.StringWidth(s) > limit {
+		s = c.rw.Truncate(s, limit, "…")
+	}
+	return s
+}
+
 // table renders rows under a header with tablewriter, indented by two
 // spaces, followed by a blank line. align gives each column's alignment.
 func (c *console) table(header []string, align []tw.Align, rows [][]string) error {
@@ -231,7 +241,7 @@ func (c *console) thresholds() error {
 	if len(c.r.Thresholds) == 0 {
 		return nil
 	}
-	c.title("Thresholds (" + gatesText(c.r) + ")")
+	c.title("Thresholds")
 	header := []string{"", "threshold", "condition", "observed"}
 	al := "llll"
 	base := c.o.Baseline
@@ -247,7 +257,7 @@ func (c *console) thresholds() error {
 		}
 		obs := observedText(t.Observed)
 		if t.Outcome == schema.Error {
-			obs = "error: " + oneLine(t.Error)
+			obs = c.text("error: " + t.Error)
 		} else if t.Outcome < schema.Pass {
 			obs = "not evaluated"
 		}
@@ -261,7 +271,21 @@ func (c *console) thresholds() error {
 		}
 		rows = append(rows, row)
 	}
-	return c.table(header, aligns(al), rows)
+	if err := c.table(header, aligns(al), rows); err != nil {
+		return err
+	}
+	// Why a threshold could not be evaluated, in full (the cell is capped).
+	notEvaluated := false
+	for _, t := range c.r.Thresholds {
+		if t.Outcome == schema.Error && t.Error != "" {
+			fmt.Fprintf(&c.b, "  %s %s: %s\n", c.thresholdMark(t), oneLine(t.Name), oneLine(t.Error))
+			notEvaluated = true
+		}
+	}
+	if notEvaluated {
+		c.b.WriteByte('\n')
+	}
+	return nil
 }
 
 func (c *console) cases() error {
@@ -525,7 +549,7 @@ func (c *console) failures() error {
 			fmt.Fprintf(&c.b, "  … and %d more failing %s\n", len(fail)-limit, plural(len(fail)-limit, "case", "cases"))
 			break
 		}
-		head := []string{c.outcomeMark(fc.Outcome), oneLine(fc.Text)}
+		head := []string{c.outcomeMark(fc.Outcome), c.long(fc.Text, 2)}
 		if id := oneLine(fc.ID); id != "" {
 			head = append(head, c.p.dim.Sprint("["+id+"]"))
 		}
@@ -537,10 +561,10 @@ func (c *console) failures() error {
 		}
 		fmt.Fprintf(&c.b, "  %s\n", strings.Join(head, "  "))
 		if fc.Error != nil {
-			fmt.Fprintf(&c.b, "      %s\n", c.p.fail.Sprint(callErrorLine(fc.Error)))
+			fmt.Fprintf(&c.b, "      %s\n", c.p.fail.Sprint(c.long(callErrorLine(fc.Error), 4)))
 		}
 		for _, f := range fc.Failures {
-			line := failureLine(f)
+			line := c.long(failureLine(f), 4)
 			if loc := location(f.File, f.Line); loc != "" {
 				line += "  " + c.p.dim.Sprint(loc)
 			}

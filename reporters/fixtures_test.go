@@ -171,7 +171,8 @@ func iaoPass() *schema.Report {
 		},
 		Verdict: schema.Verdict{Outcome: schema.Pass, ByThresholds: true},
 		Thresholds: []schema.ThresholdResult{
-			{Name: "总体准确率", Condition: "metrics.accuracy >= 0.8", Severity: "error", Outcome: schema.Pass,
+			{Name: "总体准确率", Condition: "metrics.accuracy >= 0.8", Message: "上线门槛：整体准确率不低于 0.8",
+				Severity: "error", Outcome: schema.Pass,
 				Observed: []schema.Observed{{Name: "metrics.accuracy", Value: &acc, Num: fp(41), Den: fp(48)}},
 				File:     hotelFile, Line: 120},
 			{Name: "关系召回率", Condition: "metrics.dimension.relation.recall >= 0.9", Severity: "error", Outcome: schema.Pass,
@@ -254,7 +255,9 @@ func iaoFail() *schema.Report {
 	r.Run.Finished = r.Run.Started.Add(4100 * time.Millisecond)
 	r.Run.Seconds = 4.1
 	m := r.Metrics
-	m.Node = *node(50, 35, 11, 4)
+	counts := node(50, 35, 11, 4)
+	m.Total, m.Passed, m.Failed, m.Errored = counts.Total, counts.Passed, counts.Failed, counts.Errored
+	m.Accuracy, m.ErrorRate = counts.Accuracy, counts.ErrorRate
 	m.Split["smoke"] = node(10, 10, 0, 0)
 	m.Split["nightly"] = node(40, 25, 11, 4)
 	m.Core = node(38, 26, 9, 3)
@@ -279,6 +282,38 @@ func iaoFail() *schema.Report {
 		Error:    "metrics.label.intent has no data: no case of this run has an intent label",
 		File:     hotelFile, Line: 140,
 	})
+	// The regression: four more failed and two more errored cases, listed
+	// worst first like the rest.
+	const relPath = "$.data[0].content.rel[0].rel[0].relName"
+	down := func(id, text string) schema.CaseReport {
+		c := hotelCase(id, "同房间人员查询", text, 40, schema.Error, 5000)
+		c.Error = &schema.CallError{Type: schema.ErrConnection, Message: "dial tcp 127.0.0.1:8080: connect: connection refused"}
+		return c
+	}
+	extra := []schema.CaseReport{
+		down("d0e1f2", "查询13033918279的酒店同房间人员"),
+		down("d3e4f5", "查询13612349005在珠江路汉庭酒店的同房间人员"),
+	}
+	var fails []schema.CaseReport
+	for _, x := range []struct{ id, text, actual string }{
+		{"f10a01", "查询13301791708在新模范马路香格里拉的同房间人员", "同住"},
+		{"f10a02", "13301791708的酒店同宿人员", "使用人"},
+		{"f10a03", "查询赵刚的酒店同房间人员", "同住"},
+		{"f10a04", "查询刘芳在新城科技园桔子水晶的同宿人员", "同行"},
+	} {
+		fails = append(fails, hotelCase(x.id, "同房间人员查询", x.text, 40, schema.Fail, 61.0,
+			expectFail(relPath, "酒店同房间同宿", x.actual, "relation", 52)))
+	}
+	var cases []schema.CaseReport
+	cases = append(cases, r.Cases[:2]...)
+	cases = append(cases, extra...)
+	cases = append(cases, r.Cases[2:9]...)
+	cases = append(cases, fails...)
+	cases = append(cases, r.Cases[9:]...)
+	r.Cases = cases
+	r.Groups[0].Failed, r.Groups[0].Errored, r.Groups[0].Passed = 7, 3, 8
+	r.Metrics.Template["同房间人员查询"] = node(18, 8, 7, 3)
+
 	r.Verdict = schema.Verdict{Outcome: schema.Fail, ByThresholds: true, Reasons: []string{
 		`threshold "总体准确率" not met: metrics.accuracy = 0.761 (35/46), needs >= 0.8`,
 		`threshold "关系召回率" not met: metrics.dimension.relation.recall = 0.833 (40/48), needs >= 0.9`,

@@ -298,8 +298,8 @@ func groupCase(r *schema.Report, suite string, g schema.Group) jcase {
 		time:      g.Seconds,
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d passed, %d failed, %d errored of %d %s", g.Outcome, g.Passed, g.Failed, g.Errored,
-		g.Total, plural(g.Total, "case", "cases"))
+	fmt.Fprintf(&b, "%d passed, %d failed, %d errored of %d %s (worst outcome: %s)", g.Passed, g.Failed, g.Errored,
+		g.Total, plural(g.Total, "case", "cases"), g.Outcome)
 	if r.Metrics != nil {
 		if n := r.Metrics.Template[g.Name]; n != nil {
 			b.WriteString("; accuracy " + fmtRatio(n.Accuracy))
@@ -350,9 +350,12 @@ func caseTestcase(suite string, c schema.CaseReport, withThresholds, red bool) j
 	if tpl != "" {
 		class = suite + "." + tpl
 	}
-	name := capLine(oneLine(c.Text), maxJUnitName-len(c.ID)-3)
+	name := strings.TrimSpace(capLine(oneLine(c.Text), maxJUnitName-len(c.ID)-3))
 	if id := oneLine(c.ID); id != "" {
-		name += " [" + id + "]"
+		name = strings.TrimSpace(name + " [" + id + "]")
+	}
+	if name == "" {
+		name = "(empty utterance)"
 	}
 	j := jcase{classname: class, name: name, file: c.File, line: c.Line, time: c.LatencyMS / 1000}
 	if math.IsNaN(j.time) {

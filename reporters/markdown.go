@@ -2,7 +2,6 @@ package reporters
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"strconv"
 	"strings"
@@ -103,13 +102,16 @@ type md struct {
 	o Options
 }
 
-// mdText escapes user data for Markdown text and table cells: HTML special
-// characters become entities, `|` is escaped for tables, backticks and `@`
-// become entities (no code spans, no mentions), and line breaks become <br>.
+// mdText escapes user data for Markdown text and table cells: &, < and >
+// become entities (no raw HTML from responses), `|` is escaped for tables,
+// backticks and `@` become entities (no code spans, no mentions), Markdown
+// punctuation is backslash-escaped, and line breaks become <br>.
 func mdText(s string) string {
 	s = strings.TrimSpace(clean(s))
-	s = html.EscapeString(s)
 	s = strings.NewReplacer(
+		"&", "&amp;",
+		"<", "&lt;",
+		">", "&gt;",
 		"|", `\|`,
 		"`", "&#96;",
 		"@", "&#64;",
@@ -124,6 +126,13 @@ func mdText(s string) string {
 		"\t", " ",
 	).Replace(s)
 	return s
+}
+
+// htmlText escapes text for an HTML context where Markdown is not parsed
+// (a <summary>): &, < and > become entities; quotes need none outside
+// attributes.
+func htmlText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(clean(s))
 }
 
 // mdCode renders user data as inline code (<code>…</code>) in a cell.
@@ -220,7 +229,7 @@ func (m *md) thresholds() string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("### Thresholds (" + mdText(gatesText(m.r)) + ")\n\n")
+	b.WriteString("### Thresholds\n\n")
 	header := []string{" ", "Threshold", "Condition", "Observed", "n", "Severity"}
 	align := "cllrrl"
 	base := m.o.Baseline
@@ -384,7 +393,7 @@ func (m *md) dimensions() string {
 		if d == nil || len(d.Values) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "<details><summary>%s by value (%d, worst first)</summary>\n\n", html.EscapeString(oneLine(k)), len(d.Values))
+		fmt.Fprintf(&b, "<details><summary>%s by value (%d, worst first)</summary>\n\n", htmlText(oneLine(k)), len(d.Values))
 		var rows [][]string
 		for _, v := range dimensionValues(d) {
 			x := d.Values[v]
@@ -510,13 +519,13 @@ func (m *md) failureDetails(c schema.CaseReport, compact bool) string {
 	var sum strings.Builder
 	sum.WriteString(outcomeIcon(c.Outcome) + " ")
 	if t := oneLine(c.Template); t != "" {
-		sum.WriteString(html.EscapeString(t) + " › ")
+		sum.WriteString(htmlText(t) + " › ")
 	}
-	sum.WriteString(html.EscapeString(capLine(oneLine(c.Text), markdownMaxSummary)))
+	sum.WriteString(htmlText(capLine(oneLine(c.Text), markdownMaxSummary)))
 	if id := oneLine(c.ID); id != "" {
-		sum.WriteString(" <code>" + html.EscapeString(id) + "</code>")
+		sum.WriteString(" <code>" + htmlText(id) + "</code>")
 	}
-	sum.WriteString(": " + html.EscapeString(capLine(caseSummary(c), markdownMaxSummary)))
+	sum.WriteString(": " + htmlText(capLine(caseSummary(c), markdownMaxSummary)))
 	var body string
 	if compact {
 		var lines []string

@@ -234,12 +234,14 @@ func ratioValue(r *schema.Ratio) *float64 {
 // fmtMS prints milliseconds with one decimal.
 func fmtMS(ms float64) string { return strconv.FormatFloat(ms, 'f', 1, 64) }
 
-// fmtSeconds prints a duration for people: "3.2s", "2m05s", "1h02m".
+// fmtSeconds prints a duration for people: "31ms", "3.2s", "2m05s", "1h02m".
 func fmtSeconds(s float64) string {
 	if s < 0 || math.IsNaN(s) {
 		s = 0
 	}
 	switch {
+	case s < 1:
+		return strconv.Itoa(int(math.Round(s*1000))) + "ms"
 	case s < 60:
 		return strconv.FormatFloat(s, 'f', 1, 64) + "s"
 	case s < 3600:
