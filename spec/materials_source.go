@@ -105,7 +105,10 @@ func readCSV(path string, r io.Reader, lvl string) ([]MaterialValue, hcl.Diagnos
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
+		line := 0
+		if err == nil || len(rec) > 0 {
+			line, _ = cr.FieldPos(0)
+		}
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
