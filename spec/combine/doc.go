@@ -19,9 +19,11 @@
 // values or I/O. Every seeded choice uses the package's own splitmix64
 // generator with explicit seeding, so the same sizes and seed give the same
 // tuples on any machine and any Go version. Tuples are handed to yield in a
-// slice that the strategy reuses: the callback must copy it if it keeps it,
-// and must not rely on changes it makes to it. Streaming allocates nothing
-// per tuple; [Pairwise] holds its covering array, which is small by
-// construction, and [Random] holds a seen-set only for tuple spaces too large
-// to index with 62 bits.
+// slice that the strategy reuses: the callback must copy it to keep it. It
+// may change the slice (to shift a value, say); the strategy keeps its state
+// elsewhere and rewrites every element before the next call.
+//
+// Streaming allocates nothing per tuple. [Pairwise] holds its covering
+// array, which is small by construction, and [Random] holds a seen-set only
+// for tuple spaces too large to index with 62 bits.
 package combine

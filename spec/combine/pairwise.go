@@ -15,9 +15,10 @@ const (
 	// the number of columns (the least number of cells the array can
 	// have), and the number of value pairs to cover.
 	maxPairwiseCells = 1 << 24
-	// maxPairwiseWork bounds the estimated work of one construction run
-	// (row × value × column comparisons of horizontal growth).
-	maxPairwiseWork = 4e9
+	// maxPairwiseWork bounds the estimated work of one IPOG run (row ×
+	// value × column comparisons of horizontal growth, a few seconds at the
+	// bound); above it only the orthogonal array is tried.
+	maxPairwiseWork = 5e8
 	// searchWork is the work budget spent on repeated constructions with
 	// different tie-breaking; small arrays get up to maxSearchRuns runs.
 	searchWork    = 2e7
@@ -51,13 +52,20 @@ const (
 //
 // Each candidate then merges compatible rows, drops rows whose pairs other
 // rows cover, and fills the remaining don't-care cells with each slot's
-// least-used values.
+// least-used values. The smallest one is shrunk further by the tabu search
+// of Nurmela (2004), which removes a row and re-covers the pairs it leaves
+// open one cell change at a time. Every budget is counted work, never time,
+// so the result is the same on any machine: 4 slots of 5 values give 25
+// tuples, 13 slots of 3 give 15, 10 slots of 10 give 116.
 //
-// With one slot every value appears once; slots with one value are constant;
-// with at most two slots of more than one value the result is their full
-// product, streamed without building an array. Larger arrays are held in
-// memory (their size is small by construction); one whose estimated
-// construction exceeds fixed limits is refused with [ErrTooLarge].
+// With one slot every value appears once; slots with one value are
+// constant. With at most two slots of more than one value the result is
+// their full product, and with three it is a Latin rectangle of the two
+// largest (x, y, (x+y) mod the third's size) — both optimal and streamed
+// without building an array. Larger arrays are held in memory (their size
+// is small by construction) and kept in a small cache, so [Count] followed
+// by Pairwise builds once; one whose construction would exceed fixed size
+// and work limits is refused with [ErrTooLarge].
 //
 // yield receives a slice of len(sizes) that is reused between calls; copy it
 // to keep it. A slot with fewer than one value is an error (wrapping
@@ -67,11 +75,12 @@ func Pairwise(sizes []int, seed uint64, yield func([]int) bool) error {
 		return err
 	}
 	n := len(sizes)
-	out := make([]int, n) // one-value slots stay 0
-	relabel := make([][]int, n)
+	out := make([]int, n) // cleared before each tuple: one-value slots are 0
+	relabel := make([]*shuffler, n)
 	for i, s := range sizes {
 		if s > 1 {
-			relabel[i] = newRNG(seed, tagPairwise, uint64(i)).permutation(s)
+			relabel[i] = newShuffler(s)
+			relabel[i].reshuffle(newRNG(seed, tagPairwise, uint64(i)))
 		}
 	}
 	cols, sz := columns(sizes)
@@ -86,8 +95,9 @@ func Pairwise(sizes []int, seed uint64, yield func([]int) bool) error {
 			effSizes[x] = sizes[i]
 		}
 		_, err := Product(effSizes, 0, func(t []int) bool {
+			clear(out)
 			for x, i := range eff {
-				out[i] = relabel[i][t[x]]
+				out[i] = relabel[i].at(t[x])
 			}
 			return yield(out)
 		})
@@ -95,9 +105,10 @@ func Pairwise(sizes []int, seed uint64, yield func([]int) bool) error {
 	case 3: // a Latin rectangle: optimal, streamed
 		for x := range sz[0] {
 			for y := range sz[1] {
-				out[cols[0]] = relabel[cols[0]][x]
-				out[cols[1]] = relabel[cols[1]][y]
-				out[cols[2]] = relabel[cols[2]][(x+y)%sz[2]]
+				clear(out)
+				out[cols[0]] = relabel[cols[0]].at(x)
+				out[cols[1]] = relabel[cols[1]].at(y)
+				out[cols[2]] = relabel[cols[2]].at((x + y) % sz[2])
 				if !yield(out) {
 					return nil
 				}
@@ -111,8 +122,9 @@ func Pairwise(sizes []int, seed uint64, yield func([]int) bool) error {
 	}
 	m := len(cols)
 	for r := 0; r < len(rows); r += m {
+		clear(out)
 		for c, i := range cols {
-			out[i] = relabel[i][rows[r+c]]
+			out[i] = relabel[i].at(int(rows[r+c]))
 		}
 		if !yield(out) {
 			return nil
@@ -196,7 +208,7 @@ func pairwiseArray(sz []int) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows = slices.Clip(a.rows)
+	rows = slices.Clone(a.rows)
 	if len(rows) <= cacheCells {
 		c.Lock()
 		defer c.Unlock()
@@ -260,12 +272,25 @@ func buildArray(sz []int) (*array, error) {
 		for j := range k {
 			pairCells += float64(sz[j]) * float64(sz[k])
 		}
-		work += float64(k) * float64(sz[k])
+		if k >= 2 {
+			work += float64(k) * float64(sz[k])
+		}
 	}
-	work *= lower
-	if lower*float64(m) > maxPairwiseCells || pairCells > maxPairwiseCells || work > maxPairwiseWork {
-		return nil, fmt.Errorf("combine: pairwise over slots of %v values needs at least %.0f tuples: %w",
-			sz, lower, ErrTooLarge)
+	work *= lower // one IPOG run's horizontal growth, at least
+	tooLarge := fmt.Errorf("combine: pairwise over slots of %v values (at least %.0f tuples) is beyond the "+
+		"limits of construction; use product with a limit, or random: %w", sz, lower, ErrTooLarge)
+	if lower*float64(m) > maxPairwiseCells || pairCells > maxPairwiseCells {
+		return nil, tooLarge
+	}
+	q := nextField(sz[0])
+	oaCols := min(m, q+1)
+	// The orthogonal array is a candidate when it covers all columns and is
+	// not much larger than the least possible array, or when IPOG would be
+	// too slow.
+	oaFits := oaCols == m && float64(q)*float64(q)*float64(m) <= maxPairwiseCells &&
+		(float64(q)*float64(q) <= 2*lower || work > maxPairwiseWork)
+	if work > maxPairwiseWork && !oaFits {
+		return nil, tooLarge
 	}
 
 	var best *array
@@ -276,10 +301,12 @@ func buildArray(sz []int) (*array, error) {
 		}
 		return float64(best.len()) == lower // optimal: nothing can beat it
 	}
-	q := nextField(sz[0])
-	oaCols := min(m, q+1)
-	if oaCols == m && float64(q)*float64(q)*float64(m) <= maxPairwiseCells && consider(orthogonalArray(sz, q, oaCols)) {
-		return best, nil
+	if oaFits {
+		// The orthogonal array is optimal when all slots have q values, and
+		// cheap to build; when IPOG would be slow, it is the answer.
+		if consider(orthogonalArray(sz, q, oaCols)) || work > maxPairwiseWork {
+			return best, nil
+		}
 	}
 
 	// IPOG from the product of the two largest slots; the first run's size

@@ -1,9 +1,6 @@
 package combine
 
-import (
-	"fmt"
-	"math/bits"
-)
+import "fmt"
 
 // Thresholds between Random's three ways of drawing without repeats.
 const (
@@ -13,8 +10,6 @@ const (
 	// permutationMax bounds the products drawn through a keyed permutation
 	// of their index space; larger ones use rejection with a seen-set.
 	permutationMax = 1 << 62
-	// feistelRounds is the number of rounds of the index permutation.
-	feistelRounds = 8
 )
 
 // Random streams min(count, total) distinct tuples drawn with seed, total
@@ -87,46 +82,17 @@ func randomShuffle(sizes []int, t, count int, seed uint64, out []int, yield func
 	return n
 }
 
-// feistel is a keyed permutation of [0, 2^(2*half)): a balanced Feistel
-// network whose round function is splitmix64's mixer under a round key.
-type feistel struct {
-	half uint
-	mask uint64
-	keys [feistelRounds]uint64
-}
-
-func newFeistel(domainBits uint, seed uint64) *feistel {
-	half := (domainBits + 1) / 2
-	f := &feistel{half: half, mask: 1<<half - 1}
-	r := newRNG(seed, tagRandom, 1)
-	for i := range f.keys {
-		f.keys[i] = r.next()
-	}
-	return f
-}
-
-func (f *feistel) permute(x uint64) uint64 {
-	l, r := x>>f.half, x&f.mask
-	for _, k := range f.keys {
-		l, r = r, l^(mix64(r^k)&f.mask)
-	}
-	return l<<f.half | r
-}
-
 // randomPermutation walks a keyed permutation of [0, t): the Feistel network
 // permutes a power-of-four domain at most four times larger than t, and
 // cycle walking (re-applying it until the result falls below t) restricts it
 // to a permutation of [0, t) (Black and Rogaway, "Ciphers with arbitrary
 // finite domains", CT-RSA 2002).
 func randomPermutation(sizes []int, t uint64, count int, seed uint64, out []int, yield func([]int) bool) int {
-	f := newFeistel(uint(bits.Len64(t-1)), seed)
+	var f feistel
+	f.init(t, newRNG(seed, tagRandom, 1))
 	n := min(uint64(count), t)
 	for i := range n {
-		y := f.permute(i)
-		for y >= t {
-			y = f.permute(y)
-		}
-		decode(sizes, y, out)
+		decode(sizes, f.at(i), out)
 		if !yield(out) {
 			return int(i + 1)
 		}

@@ -59,13 +59,3 @@ func (r *rng) shuffle(p []int) {
 		p[i], p[j] = p[j], p[i]
 	}
 }
-
-// permutation returns a seeded uniform permutation of 0..n-1.
-func (r *rng) permutation(n int) []int {
-	p := make([]int, n)
-	for i := range p {
-		p[i] = i
-	}
-	r.shuffle(p)
-	return p
-}

@@ -7,7 +7,7 @@ import "slices"
 // same on every machine.
 const (
 	// tabuWork bounds the cell comparisons of the whole search.
-	tabuWork = 1e7
+	tabuWork = 10_000_000
 	// tabuTenure is how many steps a changed cell stays frozen.
 	tabuTenure = 8
 )
@@ -28,10 +28,9 @@ type shrinker struct {
 
 // missing is an uncovered pair: value vj of column j with value vk of column k.
 type missing struct {
-	cell       int32
-	j, k       int32
-	vj, vk     int32
-	_alignment int32
+	cell   int32
+	j, k   int32
+	vj, vk int32
 }
 
 // shrink tries to remove rows from a complete covering array a: it drops the
@@ -42,14 +41,14 @@ func (a *array) shrink(lower int) {
 	m := a.m
 	// A step scans the rows for candidates (those holding one value of the
 	// missing pair, about 2/s of them) and rates each by two pair-count
-	// lookups per other column.
-	mean := 0.0
+	// lookups per other column. Integer arithmetic keeps the budget, and so
+	// the result, identical on every platform.
+	sum := 0
 	for _, x := range a.sz {
-		mean += float64(x)
+		sum += x
 	}
-	mean /= float64(m)
-	stepCost := float64(a.len()) * (1 + 4*float64(m)/mean)
-	budget := int(tabuWork / stepCost)
+	stepCost := a.len() * (1 + 4*m*m/sum)
+	budget := tabuWork / stepCost
 	if budget < 1000 {
 		return
 	}

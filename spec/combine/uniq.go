@@ -26,28 +26,14 @@ func Uniq(sizes []int, seed uint64, yield func([]int) bool) error {
 	}
 	largest, walker := maxSize(sizes)
 
-	// One backing array holds every cycling slot's current shuffle.
-	need := 0
-	for i, s := range sizes {
-		if i != walker && s > 1 {
-			need += s
-		}
-	}
-	backing := make([]int, need)
-	perms := make([][]int, n)
+	perms := make([]*shuffler, n)
 	rngs := make([]rng, n)
 	pos := make([]int, n)
 	for i, s := range sizes {
-		if i == walker || s == 1 {
-			continue
+		if i != walker && s > 1 {
+			perms[i] = newShuffler(s)
+			rngs[i] = *newRNG(seed, tagUniq, uint64(i))
 		}
-		p := backing[:s:s]
-		backing = backing[s:]
-		for v := range p {
-			p[v] = v
-		}
-		perms[i] = p
-		rngs[i] = *newRNG(seed, tagUniq, uint64(i))
 	}
 
 	out := make([]int, n)
@@ -60,10 +46,10 @@ func Uniq(sizes []int, seed uint64, yield func([]int) bool) error {
 				out[i] = 0
 			default:
 				if pos[i] == 0 {
-					rngs[i].shuffle(p)
+					p.reshuffle(&rngs[i])
 				}
-				out[i] = p[pos[i]]
-				if pos[i]++; pos[i] == len(p) {
+				out[i] = p.at(pos[i])
+				if pos[i]++; pos[i] == sizes[i] {
 					pos[i] = 0
 				}
 			}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package combine
+
+const raceEnabled = false
