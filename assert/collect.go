@@ -13,6 +13,10 @@ import (
 type nodeAcc struct {
 	total, passed, failed, errored int
 	latency                        *metrics.LatencyAcc
+	dims                           map[string]*metrics.DimAcc
+	caseDims                       map[string]*metrics.CaseDimAcc
+	labels                         map[string]*metrics.LabelAcc
+	sc                             *spec.Schema
 }
 
 func (n *nodeAcc) add(r *schema.Result) {
@@ -31,6 +35,56 @@ func (n *nodeAcc) add(r *schema.Result) {
 		}
 		n.latency.Add(r.Text, r.LatencyMS)
 	}
+	cd, _ := r.Scratch.(*caseDims)
+	if cd == nil || n.sc == nil || r.Outcome == schema.Error {
+		return
+	}
+	for _, d := range n.sc.Dimensions {
+		switch d.Kind {
+		case schema.KindLeaf, schema.KindItems:
+			u := cd.units[d.Name]
+			if u == nil {
+				continue
+			}
+			if n.dims == nil {
+				n.dims = map[string]*metrics.DimAcc{}
+			}
+			acc := n.dims[d.Name]
+			if acc == nil {
+				acc = metrics.NewDimAcc(d.Kind)
+				n.dims[d.Name] = acc
+			}
+			acc.AddCase(u[0], u[1])
+		case schema.KindCase:
+			ok, has := cd.cases[d.Name]
+			if !has {
+				continue
+			}
+			if n.caseDims == nil {
+				n.caseDims = map[string]*metrics.CaseDimAcc{}
+			}
+			acc := n.caseDims[d.Name]
+			if acc == nil {
+				acc = &metrics.CaseDimAcc{}
+				n.caseDims[d.Name] = acc
+			}
+			acc.Add(ok)
+		case schema.KindLabel:
+			obs, has := cd.labels[d.Name]
+			if !has {
+				continue
+			}
+			if n.labels == nil {
+				n.labels = map[string]*metrics.LabelAcc{}
+			}
+			acc := n.labels[d.Name]
+			if acc == nil {
+				acc = metrics.NewLabelAcc(d.TopK)
+				n.labels[d.Name] = acc
+			}
+			acc.Add(obs.expected, obs.ranked)
+		}
+	}
 }
 
 func (n *nodeAcc) node() *schema.Node {
@@ -41,6 +95,21 @@ func (n *nodeAcc) node() *schema.Node {
 	}
 	if n.latency != nil {
 		out.Latency = n.latency.Result()
+	}
+	if len(n.dims)+len(n.caseDims) > 0 {
+		out.Dimension = map[string]*schema.Dimension{}
+		for k, d := range n.dims {
+			out.Dimension[k] = d.Result()
+		}
+		for k, d := range n.caseDims {
+			out.Dimension[k] = d.Result()
+		}
+	}
+	if len(n.labels) > 0 {
+		out.Label = map[string]*schema.Label{}
+		for k, l := range n.labels {
+			out.Label[k] = l.Result()
+		}
 	}
 	return out
 }
@@ -71,13 +140,14 @@ func NewCollector(s *spec.Suite) *Collector {
 	for i, t := range s.Templates {
 		c.tmplOrder[t.Name] = i
 	}
+	c.root.sc, c.core.sc, c.noncore.sc = s.Schema, s.Schema, s.Schema
 	return c
 }
 
-func get(m map[string]*nodeAcc, k string) *nodeAcc {
+func (c *Collector) get(m map[string]*nodeAcc, k string) *nodeAcc {
 	n := m[k]
 	if n == nil {
-		n = &nodeAcc{}
+		n = &nodeAcc{sc: c.suite.Schema}
 		m[k] = n
 	}
 	return n
@@ -87,20 +157,20 @@ func get(m map[string]*nodeAcc, k string) *nodeAcc {
 func (c *Collector) Add(r *schema.Result) {
 	c.root.add(r)
 	for _, sp := range r.Split {
-		get(c.split, sp).add(r)
+		c.get(c.split, sp).add(r)
 	}
 	if r.Level != "" {
-		get(c.level, r.Level).add(r)
+		c.get(c.level, r.Level).add(r)
 	}
 	for i := range r.Scene {
-		get(c.scene, strings.Join(r.Scene[:i+1], "/")).add(r)
+		c.get(c.scene, strings.Join(r.Scene[:i+1], "/")).add(r)
 	}
 	if r.Core {
 		c.core.add(r)
 	} else {
 		c.noncore.add(r)
 	}
-	get(c.template, r.Template).add(r)
+	c.get(c.template, r.Template).add(r)
 	c.seconds[r.Template] += r.LatencyMS / 1000
 	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS}
 	if r.Outcome == schema.Fail || r.Outcome == schema.Error {

@@ -24,6 +24,8 @@ type Evaluator struct {
 	paths sync.Map
 	// where locates expectations for failure reports: template → path → range.
 	where map[string]map[string]hcl.Range
+	// dims is set when the suite's schema declares dimensions.
+	dims *dimIndex
 }
 
 // NewEvaluator prepares an evaluator for s.
@@ -37,6 +39,9 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 			e.paths.Store(x.Path, compiled{x.Expr, multiNode(x.Expr)})
 		}
 		e.where[t.Name] = m
+	}
+	if s.Schema != nil && len(s.Schema.Dimensions) > 0 {
+		e.dims = &dimIndex{sc: s.Schema}
 	}
 	return e
 }
@@ -82,7 +87,12 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 	if t != nil {
 		file = t.DeclRange.Filename
 	}
-	for _, x := range r.Expect {
+	var met []bool
+	if e.dims != nil {
+		met = make([]bool, len(r.Expect))
+	}
+	for i, x := range r.Expect {
+		nfail := len(r.Failures)
 		c, err := e.path(x.Path)
 		f := schema.Failure{Kind: "expect", Path: x.Path, Expected: x.Value, File: file}
 		if rng, ok := e.where[r.Template][x.Path]; ok {
@@ -93,6 +103,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 			r.Failures = append(r.Failures, f)
 			continue
 		}
+		f.Dimension = e.dimName(x.Path, c.x)
 		got, found := matches(c.x, data, c.multi)
 		if !found {
 			f.Missing = true
@@ -107,6 +118,12 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 			f.Actual = actual
 			r.Failures = append(r.Failures, f)
 		}
+		if met != nil {
+			met[i] = len(r.Failures) == nfail
+		}
+	}
+	if e.dims != nil {
+		r.Scratch = e.analyse(r, data, met)
 	}
 	var asserts []*spec.Assert
 	if t != nil {
@@ -126,6 +143,16 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 	} else {
 		r.Outcome = schema.Pass
 	}
+}
+
+func (e *Evaluator) dimName(key string, x jp.Expr) string {
+	if e.dims == nil {
+		return ""
+	}
+	if d := e.dims.of(key, x); d != nil {
+		return d.Name
+	}
+	return ""
 }
 
 // conditionContext is the context of assert conditions: var, case, slot,

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/nlutest/nlutest/spec/combine"
 	"math"
 	"slices"
 	"strings"
@@ -69,7 +70,7 @@ func (l *loader) strMapNum(attrs hcl.Attributes, name string) map[string]int {
 	return out
 }
 
-var strategies = []string{"uniq", "product"}
+var strategies = combine.Strategies()
 
 func (l *loader) strategy(attrs hcl.Attributes, def string) string {
 	s := l.str(attrs, "strategy", def)
@@ -120,7 +121,8 @@ func (l *loader) decodeVariable(b *hcl.Block) {
 }
 
 var schemaBlockSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "response"}, {Name: "description"}},
+	Attributes: []hcl.AttributeSchema{{Name: "response"}, {Name: "description"}, {Name: "ignore"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "dimension", LabelNames: []string{"name"}}},
 }
 
 var targetSchema = &hcl.BodySchema{

@@ -160,6 +160,10 @@ func (s *Suite) generateTemplate(t *Template, opts GenOptions, yield func(*schem
 		if dropped > 0 && opts.Warn != nil && opts.Split == "" {
 			opts.Warn(t.DeclRange, fmt.Sprintf("template %q: limit %d dropped %d of the product's cases", t.Name, limit, dropped))
 		}
+	case combine.StrategyPairwise:
+		err = combine.Pairwise(sizes, t.Seed, emit)
+	case combine.StrategyRandom:
+		_, err = combine.Random(sizes, t.Count, t.Seed, emit)
 	default:
 		err = combine.Uniq(sizes, t.Seed, emit)
 	}

@@ -208,7 +208,13 @@ type Schema struct {
 	Name     string
 	Response cty.Type
 	// HasType is false when the schema declares no response type.
-	HasType   bool
+	HasType bool
+	// Dimensions are the metric dimensions, in declaration order: an
+	// expectation or response leaf belongs to the first that matches.
+	Dimensions []*Dimension
+	// Ignore lists paths dropped from responses before dimensions and
+	// pre-annotation look at them.
+	Ignore    []Pattern
 	Builtin   bool
 	DeclRange hcl.Range
 }

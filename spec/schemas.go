@@ -22,6 +22,18 @@ func (l *loader) decodeSchema(b *hcl.Block) *Schema {
 			sc.Response, sc.HasType = ty, true
 		}
 	}
+	sc.Ignore = l.patterns(c.Attributes, "ignore")
+	seen := map[string]hcl.Range{}
+	for _, db := range c.Blocks {
+		if prev, ok := seen[label(db)]; ok {
+			l.errorf(db.LabelRanges[0].Ptr(), "Duplicate dimension block", "A dimension named %q was already declared at %s.", label(db), rangeString(prev))
+			continue
+		}
+		seen[label(db)] = db.LabelRanges[0]
+		if d := l.decodeDimension(db); d != nil {
+			sc.Dimensions = append(sc.Dimensions, d)
+		}
+	}
 	l.schemas = append(l.schemas, sc)
 	return sc
 }

@@ -58,14 +58,14 @@ func TestParsePlaceholders(t *testing.T) {
 
 func TestNormalizePath(t *testing.T) {
 	cases := map[string]string{
-		"$.data.[0].content":               "$.data[0].content",
-		"$.data.[0].content.rel.[0].ont":   "$.data[0].content.rel[0].ont",
-		"$['a.[b]'].[1]":                   "$['a.[b]'][1]",
-		"$..[0]":                           "$..[0]",
-		"$.x.['y']":                        "$.x['y']",
-		"code":                             "$.code",
-		"data[0].content_op":               "$.data[0].content_op",
-		"$.槽位.城市":                          "$.槽位.城市",
+		"$.data.[0].content":                "$.data[0].content",
+		"$.data.[0].content.rel.[0].ont":    "$.data[0].content.rel[0].ont",
+		"$['a.[b]'].[1]":                    "$['a.[b]'][1]",
+		"$..[0]":                            "$..[0]",
+		"$.x.['y']":                         "$.x['y']",
+		"code":                              "$.code",
+		"data[0].content_op":                "$.data[0].content_op",
+		"$.槽位.城市":                           "$.槽位.城市",
 		"$.entities[?(@.entity == 'city')]": "$.entities[?(@.entity == 'city')]",
 	}
 	for in, want := range cases {
@@ -111,9 +111,9 @@ materials "关系" { source = "m/rel.csv" }
 materials "姓名" { source = "m/names.jsonl" }
 template "t" { text = "{城市}{关系}{姓名}" }
 `,
-		"m/cities.txt":   "# 城市\n北京\n\n上海\r\n北京\n",
-		"m/rel.csv":      "value,level,normalize.IAO,tags\n酒店同房间,M1,酒店同房间同宿,住宿|伴随\n同行,M2,,\n",
-		"m/names.jsonl":  "{\"value\": \"张三\", \"level\": \"M2\"}\n{\"value\": \"李四\", \"normalize\": {\"IAO\": \"李四\"}}\n",
+		"m/cities.txt":  "# 城市\n北京\n\n上海\r\n北京\n",
+		"m/rel.csv":     "value,level,normalize.IAO,tags\n酒店同房间,M1,酒店同房间同宿,住宿|伴随\n同行,M2,,\n",
+		"m/names.jsonl": "{\"value\": \"张三\", \"level\": \"M2\"}\n{\"value\": \"李四\", \"normalize\": {\"IAO\": \"李四\"}}\n",
 	})
 	s, diags := Load(dir, Options{})
 	if diags.HasErrors() {

@@ -1,6 +1,9 @@
 # Rasa NLU's /model/parse response (also the demo target's "rasa" endpoint).
 schema "rasa" {
   description = "Rasa NLU parse result: intent with ranking, entities with offsets"
+
+  ignore = ["$.text", "$.intent_ranking", "$.intent.confidence", "$..confidence_entity", "$..extractor", "$..start", "$..end"]
+
   response = object({
     text = optional(string)
     intent = object({
@@ -20,6 +23,21 @@ schema "rasa" {
       extractor         = optional(string)
       role              = optional(string)
       group             = optional(string)
+      normalized        = optional(any)
     })))
   })
+
+  dimension "intent" {
+    kind       = "label"
+    path       = "$.intent.name"
+    ranking    = "$.intent_ranking[*].name"
+    confidence = "$.intent.confidence"
+    top_k      = 3
+  }
+
+  dimension "entity" {
+    kind  = "items"
+    items = "$.entities[*]"
+    keys  = ["entity", "value"]
+  }
 }

@@ -1,0 +1,240 @@
+package assert
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+
+	"github.com/ohler55/ojg/jp"
+	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// caseDims is the dimension analysis of one result: what each dimension
+// expected and recognised in it.
+type caseDims struct {
+	units  map[string]*[2][]metrics.Unit // leaf and items: expected, recognised
+	cases  map[string]bool               // case dimensions: all expectations met
+	labels map[string]labelObs           // label dimensions
+}
+
+type labelObs struct {
+	expected string
+	ranked   []string
+}
+
+// dimIndex caches the dimension of each normalised path (paths repeat
+// across responses, so pattern matching runs once per distinct path).
+type dimIndex struct {
+	sc    *spec.Schema
+	cache sync.Map // string → *spec.Dimension (nil stored as noDim)
+}
+
+var noDim = &spec.Dimension{}
+
+func (d *dimIndex) of(key string, path jp.Expr) *spec.Dimension {
+	if v, ok := d.cache.Load(key); ok {
+		if v == noDim {
+			return nil
+		}
+		return v.(*spec.Dimension)
+	}
+	dim := d.sc.DimensionOf(path)
+	if dim == nil {
+		d.cache.Store(key, noDim)
+	} else {
+		d.cache.Store(key, dim)
+	}
+	return dim
+}
+
+var ignoreCache sync.Map // schema pointer+path → bool
+
+func (d *dimIndex) ignored(path jp.Expr) bool {
+	if len(d.sc.Ignore) == 0 {
+		return false
+	}
+	key := path.String()
+	type k struct {
+		sc   *spec.Schema
+		path string
+	}
+	if v, ok := ignoreCache.Load(k{d.sc, key}); ok {
+		return v.(bool)
+	}
+	ig := d.sc.Ignored(path)
+	ignoreCache.Store(k{d.sc, key}, ig)
+	return ig
+}
+
+// canon is the canonical JSON text of a value: keys sorted, no HTML
+// escaping, numbers as JSON writes them (200 and 200.0 both "200").
+func canon(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "?"
+	}
+	return string(bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+// analyse computes the dimension units of one evaluated result. met[i]
+// tells whether r.Expect[i] was met.
+func (e *Evaluator) analyse(r *schema.Result, data any, met []bool) *caseDims {
+	sc := e.suite.Schema
+	idx := e.dims
+	cd := &caseDims{}
+	addUnit := func(dim string, which int, u metrics.Unit) {
+		if cd.units == nil {
+			cd.units = map[string]*[2][]metrics.Unit{}
+		}
+		p := cd.units[dim]
+		if p == nil {
+			p = &[2][]metrics.Unit{}
+			cd.units[dim] = p
+		}
+		p[which] = append(p[which], u)
+	}
+	// Expected side, from the case's expectations.
+	items := map[*spec.Dimension]map[string]map[string]any{} // dim → item prefix → key → value
+	var itemOrder []string
+	for i, x := range r.Expect {
+		c, err := e.path(x.Path)
+		if err != nil || c.multi {
+			continue // dimension metrics count concrete paths only
+		}
+		dim := idx.of(x.Path, c.x)
+		if dim == nil {
+			continue
+		}
+		switch dim.Kind {
+		case schema.KindLeaf:
+			addUnit(dim.Name, 0, metrics.Unit{Key: x.Path, Value: canon(x.Value)})
+		case schema.KindCase:
+			if cd.cases == nil {
+				cd.cases = map[string]bool{}
+			}
+			prev, seen := cd.cases[dim.Name]
+			cd.cases[dim.Name] = (prev || !seen) && met[i]
+		case schema.KindLabel:
+			if s, ok := x.Value.(string); ok {
+				if cd.labels == nil {
+					cd.labels = map[string]labelObs{}
+				}
+				cd.labels[dim.Name] = labelObs{expected: s}
+			}
+		case schema.KindItems:
+			n, ok := spec.MatchPrefix(dim.Items.Expr, c.x)
+			if !ok || n >= len(c.x) {
+				continue
+			}
+			key, ok := c.x[n].(jp.Child)
+			if !ok {
+				continue
+			}
+			prefix := c.x[:n].String()
+			m := items[dim]
+			if m == nil {
+				m = map[string]map[string]any{}
+				items[dim] = m
+			}
+			if m[prefix] == nil {
+				m[prefix] = map[string]any{}
+				itemOrder = append(itemOrder, dim.Name+"\x00"+prefix)
+			}
+			if n == len(c.x)-1 {
+				m[prefix][string(key)] = x.Value
+			}
+		}
+	}
+	for dim, m := range items {
+		for _, obj := range m {
+			addUnit(dim.Name, 0, metrics.Unit{Key: "", Value: itemValue(obj, dim.Keys)})
+		}
+	}
+	// Recognised side, from the response.
+	for _, lf := range Flatten(data, idx.ignored) {
+		key := lf.Path.String()
+		dim := idx.of(key, lf.Path)
+		if dim != nil && dim.Kind == schema.KindLeaf {
+			addUnit(dim.Name, 1, metrics.Unit{Key: key, Value: canon(lf.Value)})
+		}
+	}
+	for _, dim := range sc.Dimensions {
+		switch dim.Kind {
+		case schema.KindItems:
+			if dim.Items == nil {
+				continue
+			}
+			for _, loc := range dim.Items.Expr.Locate(data, 0) {
+				if idx.ignored(loc) {
+					continue
+				}
+				if obj, ok := loc.First(data).(map[string]any); ok {
+					addUnit(dim.Name, 1, metrics.Unit{Key: "", Value: itemValue(obj, dim.Keys)})
+				}
+			}
+		case schema.KindLabel:
+			obs, ok := cd.labels[dim.Name]
+			if !ok {
+				continue
+			}
+			obs.ranked = predicted(dim, data)
+			cd.labels[dim.Name] = obs
+		}
+	}
+	// A case counts towards a dimension only when its template annotates
+	// that dimension: recognitions in a dimension nobody expected anything
+	// of are not evidence of error.
+	for name, u := range cd.units {
+		if len(u[0]) == 0 {
+			delete(cd.units, name)
+		}
+	}
+	return cd
+}
+
+// itemValue is the canonical text of an item on its compared keys; an
+// absent key and an empty value are the same.
+func itemValue(obj map[string]any, keys []string) string {
+	m := make(map[string]any, len(keys))
+	for _, k := range keys {
+		v := obj[k]
+		if isEmpty(v) {
+			v = nil
+		}
+		m[k] = v
+	}
+	return canon(m)
+}
+
+// predicted returns the label dimension's predictions, best first: the
+// ranking when the schema gives one (with the label first), else the label
+// alone; nothing when the confidence is below min_confidence.
+func predicted(dim *spec.Dimension, data any) []string {
+	label, ok := dim.Label.Expr.FirstFound(data)
+	ls, isStr := label.(string)
+	if !ok || !isStr || ls == "" {
+		return nil
+	}
+	if dim.Confidence != nil && dim.MinConfidence > 0 {
+		if c, ok := dim.Confidence.Expr.FirstFound(data); ok {
+			if f, ok := number(c); ok {
+				if v, _ := f.Float64(); v < dim.MinConfidence {
+					return nil
+				}
+			}
+		}
+	}
+	out := []string{ls}
+	if dim.Ranking != nil {
+		for _, v := range dim.Ranking.Expr.Get(data) {
+			if s, ok := v.(string); ok && s != ls {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,174 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/ohler55/ojg/jp"
+)
+
+// Dimension is a `dimension` block of a schema: a family of response
+// values that metrics are computed for (SPEC §6).
+type Dimension struct {
+	Name string
+	// Kind is schema.KindLeaf, KindItems, KindLabel or KindCase.
+	Kind string
+	// Paths are the patterns of leaf and case dimensions.
+	Paths []Pattern
+	// Items and Keys define an items dimension: the objects Items selects,
+	// compared on Keys.
+	Items *Pattern
+	Keys  []string
+	// Label, Ranking and Confidence define a label dimension.
+	Label         *Pattern
+	Ranking       *Pattern
+	Confidence    *Pattern
+	MinConfidence float64
+	TopK          int
+	DeclRange     hcl.Range
+}
+
+// Pattern is a compiled JSONPath pattern with its source text.
+type Pattern struct {
+	Source string
+	Expr   jp.Expr
+}
+
+// Matches reports whether the pattern matches the whole normalised path.
+func (p *Pattern) Matches(path jp.Expr) bool { return MatchPath(p.Expr, path) }
+
+var dimensionSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "kind", Required: true}, {Name: "paths"}, {Name: "items"}, {Name: "keys"},
+		{Name: "path"}, {Name: "ranking"}, {Name: "confidence"}, {Name: "min_confidence"}, {Name: "top_k"},
+	},
+}
+
+var dimensionKinds = []string{schema.KindLeaf, schema.KindItems, schema.KindLabel, schema.KindCase}
+
+func (l *loader) pattern(attrs hcl.Attributes, name string) *Pattern {
+	a, ok := attrs[name]
+	if !ok {
+		return nil
+	}
+	src := l.str(attrs, name, "")
+	x, norm, err := CompilePath(src)
+	if err != nil {
+		l.errorf(a.Expr.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s.", src, err)
+		return nil
+	}
+	return &Pattern{Source: norm, Expr: x}
+}
+
+func (l *loader) patterns(attrs hcl.Attributes, name string) []Pattern {
+	var out []Pattern
+	for _, src := range l.strList(attrs, name) {
+		x, norm, err := CompilePath(src)
+		if err != nil {
+			l.errorf(attrs[name].Expr.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s.", src, err)
+			continue
+		}
+		out = append(out, Pattern{Source: norm, Expr: x})
+	}
+	return out
+}
+
+func (l *loader) decodeDimension(b *hcl.Block) *Dimension {
+	c, diags := b.Body.Content(dimensionSchema)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return nil
+	}
+	d := &Dimension{Name: label(b), DeclRange: b.DefRange, Kind: l.str(c.Attributes, "kind", "")}
+	if !slices.Contains(dimensionKinds, d.Kind) {
+		l.errorf(c.Attributes["kind"].Expr.Range().Ptr(), "Unknown dimension kind", "A dimension's kind is %s; %q is none of them.%s", quoteList(dimensionKinds), d.Kind, didYouMean(d.Kind, dimensionKinds))
+		return nil
+	}
+	need := func(attr, example string) bool {
+		if _, ok := c.Attributes[attr]; !ok {
+			l.errorf(b.DefRange.Ptr(), "Missing dimension attribute", "A %s dimension needs %s, e.g. %s.", d.Kind, attr, example)
+			return false
+		}
+		return true
+	}
+	switch d.Kind {
+	case schema.KindLeaf, schema.KindCase:
+		if need("paths", `paths = ["$..ont"]`) {
+			d.Paths = l.patterns(c.Attributes, "paths")
+		}
+	case schema.KindItems:
+		if need("items", `items = "$..behavior[*]"`) && need("keys", `keys = ["category", "location"]`) {
+			d.Items = l.pattern(c.Attributes, "items")
+			d.Keys = l.strList(c.Attributes, "keys")
+		}
+	case schema.KindLabel:
+		if need("path", `path = "$.intent.name"`) {
+			d.Label = l.pattern(c.Attributes, "path")
+			d.Ranking = l.pattern(c.Attributes, "ranking")
+			d.Confidence = l.pattern(c.Attributes, "confidence")
+			d.MinConfidence = l.number(c.Attributes, "min_confidence", 0, 0, 1)
+			d.TopK = l.integer(c.Attributes, "top_k", 3, 1)
+		}
+	}
+	return d
+}
+
+// DimensionOf returns the first dimension of kind leaf, items or case whose
+// patterns match path, or nil. Label dimensions own only their label path.
+func (sc *Schema) DimensionOf(path jp.Expr) *Dimension {
+	if sc == nil {
+		return nil
+	}
+	for _, d := range sc.Dimensions {
+		switch d.Kind {
+		case schema.KindLeaf, schema.KindCase:
+			for i := range d.Paths {
+				if d.Paths[i].Matches(path) {
+					return d
+				}
+			}
+		case schema.KindItems:
+			if d.Items != nil {
+				if _, ok := MatchPrefix(d.Items.Expr, path); ok {
+					return d
+				}
+			}
+		case schema.KindLabel:
+			if d.Label != nil && d.Label.Matches(path) {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// Ignored reports whether a normalised path falls under one of the
+// schema's ignore patterns (the path itself or anything below it).
+func (sc *Schema) Ignored(path jp.Expr) bool {
+	if sc == nil {
+		return false
+	}
+	for i := range sc.Ignore {
+		if _, ok := MatchPrefix(sc.Ignore[i].Expr, path); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// DimensionByName returns the schema's dimension named name.
+func (sc *Schema) DimensionByName(name string) *Dimension {
+	if sc == nil {
+		return nil
+	}
+	for _, d := range sc.Dimensions {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+func (d *Dimension) String() string { return fmt.Sprintf("%s (%s)", d.Name, d.Kind) }
