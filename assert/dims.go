@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/ohler55/ojg/jp"
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/ohler55/ojg/jp"
 )
 
 // caseDims is the dimension analysis of one result: what each dimension

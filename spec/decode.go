@@ -121,7 +121,7 @@ func (l *loader) decodeVariable(b *hcl.Block) {
 }
 
 var schemaBlockSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "response"}, {Name: "description"}, {Name: "ignore"}},
+	Attributes: []hcl.AttributeSchema{{Name: "response"}, {Name: "description"}, {Name: "ignore"}, {Name: "extends"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "dimension", LabelNames: []string{"name"}}},
 }
 

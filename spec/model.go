@@ -214,7 +214,9 @@ type Schema struct {
 	Dimensions []*Dimension
 	// Ignore lists paths dropped from responses before dimensions and
 	// pre-annotation look at them.
-	Ignore    []Pattern
+	Ignore []Pattern
+	// Extends names the preset this schema builds on.
+	Extends   string
 	Builtin   bool
 	DeclRange hcl.Range
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/schema"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -286,12 +287,82 @@ func (l *loader) checkNode(steps hcl.Traversal, prev hcl.Range) bool {
 		}
 		return true
 	}
+	if (name == "dimension" || name == "label") && len(steps) > 1 {
+		return l.checkDimensionMetric(name, steps[1:])
+	}
 	if name == "latency" && len(steps) > 1 {
 		a, _ := stepName(steps[1])
 		if !slices.Contains(latencyAttrs, a) {
 			r := steps[1].SourceRange()
 			l.errorf(&r, "Unknown metric", "latency has no %q.%s It has %s.", a, didYouMean(a, latencyAttrs), quoteList(latencyAttrs))
 			return false
+		}
+	}
+	return true
+}
+
+var (
+	dimLeafAttrs  = []string{"expected", "recognized", "correct", "wrong", "precision", "recall", "error_rate", "f1", "values"}
+	dimCaseAttrs  = []string{"total", "correct", "accuracy"}
+	labelAttrs    = []string{"total", "accuracy", "macro_precision", "macro_recall", "macro_f1", "micro_f1", "weighted_f1", "top_k_accuracy", "recognition_rate", "labels"}
+	perLabelAttrs = []string{"precision", "recall", "f1", "support"}
+)
+
+// checkDimensionMetric checks metrics…dimension.NAME… and …label.NAME…
+// against the suite schema's dimensions.
+func (l *loader) checkDimensionMetric(tree string, steps hcl.Traversal) bool {
+	sc := l.suite.Schema
+	fail := func(i int, summary, detail string, args ...any) bool {
+		rng := steps[i].SourceRange()
+		l.errorf(&rng, summary, detail, args...)
+		return false
+	}
+	name, _ := stepName(steps[0])
+	var names []string
+	var dim *Dimension
+	if sc != nil {
+		for _, d := range sc.Dimensions {
+			if (tree == "label") == (d.Kind == schema.KindLabel) {
+				names = append(names, d.Name)
+				if d.Name == name {
+					dim = d
+				}
+			}
+		}
+	}
+	if dim == nil {
+		what := "dimension"
+		if tree == "label" {
+			what = "label dimension"
+		}
+		known := "The suite's schema declares none."
+		if len(names) > 0 {
+			known = "Known: " + quoteList(names) + "."
+		}
+		return fail(0, "Unknown "+what, "The suite's schema has no %s %q.%s %s", what, name, didYouMean(name, names), known)
+	}
+	if len(steps) < 2 {
+		return true
+	}
+	attrs := dimLeafAttrs
+	switch dim.Kind {
+	case schema.KindCase:
+		attrs = dimCaseAttrs
+	case schema.KindLabel:
+		attrs = labelAttrs
+	}
+	a, _ := stepName(steps[1])
+	if !slices.Contains(attrs, a) {
+		return fail(1, "Unknown metric", "The %s dimension %q has no %q.%s It has %s.", dim.Kind, dim.Name, a, didYouMean(a, attrs), quoteList(attrs))
+	}
+	if (a == "values" || a == "labels") && len(steps) > 3 {
+		inner := dimLeafAttrs[:8]
+		if a == "labels" {
+			inner = perLabelAttrs
+		}
+		b, _ := stepName(steps[3])
+		if !slices.Contains(inner, b) {
+			return fail(3, "Unknown metric", "%s entries have %s; %q is none of them.%s", a, quoteList(inner), b, didYouMean(b, inner))
 		}
 	}
 	return true

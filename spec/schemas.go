@@ -23,6 +23,13 @@ func (l *loader) decodeSchema(b *hcl.Block) *Schema {
 		}
 	}
 	sc.Ignore = l.patterns(c.Attributes, "ignore")
+	sc.Extends = l.str(c.Attributes, "extends", "")
+	if sc.Extends != "" {
+		if _, _, ok := schema.Preset(sc.Extends); !ok {
+			l.errorf(c.Attributes["extends"].Expr.Range().Ptr(), "Unknown schema preset", "extends names a built-in preset (%s); %q is none of them.%s", quoteList(schema.PresetNames()), sc.Extends, didYouMean(sc.Extends, schema.PresetNames()))
+			sc.Extends = ""
+		}
+	}
 	seen := map[string]hcl.Range{}
 	for _, db := range c.Blocks {
 		if prev, ok := seen[label(db)]; ok {
@@ -47,28 +54,56 @@ func (l *loader) resolveSchema() {
 	}
 	for _, sc := range l.schemas {
 		if strings.EqualFold(sc.Name, s.SchemaName) {
+			if sc.Extends != "" {
+				if base := l.preset(sc.Extends); base != nil {
+					sc.inherit(base)
+				}
+			}
 			s.Schema = sc
 			return
 		}
 	}
-	src, file, ok := schema.Preset(s.SchemaName)
-	if !ok {
-		names := append(schema.PresetNames(), l.schemaNames()...)
-		l.errorf(s.DeclRange.Ptr(), "Unknown schema", "The suite's schema %q is neither a schema block of the suite nor a built-in preset.%s Built-in presets: %s.", s.SchemaName, didYouMean(s.SchemaName, names), quoteList(schema.PresetNames()))
+	if sc := l.preset(s.SchemaName); sc != nil {
+		s.Schema = sc
 		return
+	}
+	names := append(schema.PresetNames(), l.schemaNames()...)
+	l.errorf(s.DeclRange.Ptr(), "Unknown schema", "The suite's schema %q is neither a schema block of the suite nor a built-in preset.%s Built-in presets: %s.", s.SchemaName, didYouMean(s.SchemaName, names), quoteList(schema.PresetNames()))
+}
+
+// inherit fills what sc leaves out from base: the response type, ignore
+// paths, and every dimension sc does not redeclare (sc's own come first).
+func (sc *Schema) inherit(base *Schema) {
+	if !sc.HasType {
+		sc.Response, sc.HasType = base.Response, base.HasType
+	}
+	sc.Ignore = append(append([]Pattern{}, base.Ignore...), sc.Ignore...)
+	for _, d := range base.Dimensions {
+		if sc.DimensionByName(d.Name) == nil {
+			sc.Dimensions = append(sc.Dimensions, d)
+		}
+	}
+}
+
+// preset parses a built-in schema preset, or returns nil.
+func (l *loader) preset(name string) *Schema {
+	src, file, ok := schema.Preset(name)
+	if !ok {
+		return nil
 	}
 	f, diags := hclparse.NewParser().ParseHCL(src, file)
 	if diags.HasErrors() {
 		l.diags = append(l.diags, diags...)
-		return
+		return nil
 	}
 	content, diags := f.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "schema", LabelNames: []string{"name"}}}})
 	l.diags = append(l.diags, diags...)
+	var sc *Schema
 	for _, b := range content.Blocks {
-		sc := l.decodeSchema(b)
+		sc = l.decodeSchema(b)
 		sc.Builtin = true
-		s.Schema = sc
 	}
+	return sc
 }
 
 func (l *loader) schemaNames() []string {
