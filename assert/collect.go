@@ -126,17 +126,22 @@ type Collector struct {
 	core      nodeAcc
 	noncore   nodeAcc
 	template  map[string]*nodeAcc
+	groups    map[string]*nodeAcc // per template, unreviewed cases included
 	seconds   map[string]float64
 	cases     []schema.CaseReport
 	tmplOrder map[string]int
 	// MaxBody caps the response text kept for a failing case.
 	MaxBody int
+	// IncludeUnreviewed counts cases of unreviewed templates in the metrics
+	// (and so in thresholds); by default they are reported apart only.
+	IncludeUnreviewed bool
+	unreviewed        int
 }
 
 // NewCollector prepares a collector for suite s.
 func NewCollector(s *spec.Suite) *Collector {
 	c := &Collector{suite: s, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
-		template: map[string]*nodeAcc{}, seconds: map[string]float64{}, tmplOrder: map[string]int{}, MaxBody: 4 << 10}
+		template: map[string]*nodeAcc{}, groups: map[string]*nodeAcc{}, seconds: map[string]float64{}, tmplOrder: map[string]int{}, MaxBody: 4 << 10}
 	for i, t := range s.Templates {
 		c.tmplOrder[t.Name] = i
 	}
@@ -155,6 +160,12 @@ func (c *Collector) get(m map[string]*nodeAcc, k string) *nodeAcc {
 
 // Add records one evaluated result.
 func (c *Collector) Add(r *schema.Result) {
+	c.addCase(r)
+	c.get(c.groups, r.Template).add(r)
+	if r.Unreviewed && !c.IncludeUnreviewed {
+		c.unreviewed++
+		return
+	}
 	c.root.add(r)
 	for _, sp := range r.Split {
 		c.get(c.split, sp).add(r)
@@ -171,6 +182,14 @@ func (c *Collector) Add(r *schema.Result) {
 		c.noncore.add(r)
 	}
 	c.get(c.template, r.Template).add(r)
+}
+
+// Unreviewed is the number of results kept out of the metrics because
+// their template's expectations are unreviewed drafts.
+func (c *Collector) Unreviewed() int { return c.unreviewed }
+
+// addCase keeps the per-case outcome for the report.
+func (c *Collector) addCase(r *schema.Result) {
 	c.seconds[r.Template] += r.LatencyMS / 1000
 	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS}
 	if r.Outcome == schema.Fail || r.Outcome == schema.Error {
@@ -247,7 +266,7 @@ func (c *Collector) Metrics() *schema.Metrics {
 func (c *Collector) Groups() []schema.Group {
 	var out []schema.Group
 	for _, t := range c.suite.Templates {
-		n := c.template[t.Name]
+		n := c.groups[t.Name]
 		if n == nil {
 			continue
 		}

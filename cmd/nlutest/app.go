@@ -63,6 +63,9 @@ Usage:
   nlutest run PATH        generate cases, call the target, assert, measure, report
   nlutest validate PATH   parse and check suites; diagnostics with file:line:col
   nlutest generate PATH   write the generated cases (JSONL or CSV) without calling anything
+  nlutest eval RUN        recompute assertions, metrics, thresholds and reports of a saved run, offline
+  nlutest diff RUN RUN    metric deltas and cases that flipped between two runs
+  nlutest merge RUN...    join shard runs into one run (--out DIR)
   nlutest serve demo      serve the embedded reference NLU service on 127.0.0.1
   nlutest version         print the version
 
@@ -99,6 +102,12 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		return a.cmdGenerate(rest)
 	case "serve":
 		return a.cmdServe(ctx, rest)
+	case "eval":
+		return a.cmdEval(ctx, rest)
+	case "merge":
+		return a.cmdMerge(ctx, rest)
+	case "diff":
+		return a.cmdDiff(rest)
 	case "version", "--version", "-version":
 		fmt.Fprintf(a.Stdout, "nlutest %s\n", version())
 		return ExitPass

@@ -34,6 +34,10 @@ type runFlags struct {
 	quiet       bool
 	junitCases  bool
 	maxFailures int
+	resume      string
+	shard       string
+	baseline    string
+	unreviewed  bool
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -50,6 +54,33 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line and report paths")
 	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit (as output, not failures)")
 	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
+	fs.StringVar(&rf.resume, "resume", "", "continue the run in DIR: run only the cases it has not recorded")
+	fs.StringVar(&rf.shard, "shard", "", "run only the K-th of N stable partitions of the cases: K/N, e.g. 2/4")
+	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json): Δ columns in console and Markdown")
+	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates (reviewed = false) in metrics and thresholds")
+}
+
+// shardSpec is a parsed --shard K/N.
+type shardSpec struct{ k, n int }
+
+func parseShard(s string) (shardSpec, error) {
+	if s == "" {
+		return shardSpec{}, nil
+	}
+	var k, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || n < 1 || k < 1 || k > n || fmt.Sprintf("%d/%d", k, n) != s {
+		return shardSpec{}, usagef("--shard takes K/N with 1 ≤ K ≤ N, e.g. 2/4; got %q", s)
+	}
+	return shardSpec{k, n}, nil
+}
+
+// has reports whether the case id falls in this shard (a stable hash of the
+// id, so every machine agrees and adding cases never moves old ones).
+func (sh shardSpec) has(id string) bool {
+	if sh.n <= 1 {
+		return true
+	}
+	return int(spec.UnitHash("shard", id)*float64(sh.n)) == sh.k-1
 }
 
 func (a *App) cmdRun(ctx context.Context, args []string) int {
@@ -71,6 +102,19 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	}
 	if rf.concurrency < 0 || rf.rate < 0 {
 		return a.fail(usagef("--concurrency and --rate must not be negative"))
+	}
+	shard, err := parseShard(rf.shard)
+	if err != nil {
+		return a.fail(err)
+	}
+	if rf.resume != "" && rf.out != "" && filepath.Clean(rf.resume) != filepath.Clean(rf.out) {
+		return a.fail(usagef("--resume names the run directory; drop --out or give the same directory"))
+	}
+	var baseline *schema.Report
+	if rf.baseline != "" {
+		if baseline, err = readReport(rf.baseline); err != nil {
+			return a.fail(usagef("--baseline: %v", err))
+		}
 	}
 	s, code := a.load(pos[0], &rf.loadFlags)
 	if s == nil {
@@ -94,6 +138,9 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	var warnings []string
 	gopts := spec.GenOptions{Split: rf.split, Warn: func(_ hclRange, msg string) { warnings = append(warnings, msg) }}
 	keep := func(c *schema.Case) bool {
+		if !shard.has(c.ID) {
+			return false
+		}
 		return filter == nil || filter.MatchString(c.Template) || filter.MatchString(c.ID) || filter.MatchString(c.Text)
 	}
 	// Count first (generation is cheap and deterministic) for progress and
@@ -117,6 +164,18 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 
 	started := a.now()
 	runDir := rf.out
+	meta := runMeta{Tool: "nlutest", Version: version(), Suite: pos[0], Target: target.Name, Split: rf.split, Filter: rf.filter, Shard: rf.shard, Total: total, Started: started.UTC()}
+	if rf.resume != "" {
+		runDir = rf.resume
+		old, err := readRunMeta(runDir)
+		if err != nil {
+			return a.fail(usagef("--resume: %v", err))
+		}
+		if old.Target != meta.Target || old.Split != meta.Split || old.Filter != meta.Filter || old.Shard != meta.Shard {
+			return a.fail(usagef("--resume: %s was run with target %q, split %q, filter %q, shard %q; resume it with the same selection", runDir, old.Target, old.Split, old.Filter, old.Shard))
+		}
+		meta.Started = old.Started
+	}
 	if runDir == "" {
 		runDir = filepath.Join(a.Getwd, ".nlutest", "runs", started.Format("20060102-150405")+"-"+safeName(s.Name))
 	}
@@ -124,8 +183,8 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.fail(fmt.Errorf("cannot create run directory: %w", err))
 	}
 	resultsPath := filepath.Join(runDir, runner.ResultsFile)
-	if fileExists(resultsPath) {
-		return a.fail(usagef("%s already holds a run; choose another --out directory", runDir))
+	if rf.resume == "" && fileExists(resultsPath) {
+		return a.fail(usagef("%s already holds a run; choose another --out directory, or continue it with --resume %s", runDir, runDir))
 	}
 
 	caller, err := runner.NewCaller(ctx, s, target, runner.CallerOptions{Concurrency: rf.concurrency, Rate: rf.rate})
@@ -146,16 +205,34 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return ExitCannotRun
 	}
 
+	ev := assert.NewEvaluator(s)
+	col := assert.NewCollector(s)
+	col.IncludeUnreviewed = rf.unreviewed
+	done := map[string]bool{}
+	if rf.resume != "" {
+		dropped, err := runner.RepairResults(resultsPath)
+		if err != nil {
+			return a.fail(fmt.Errorf("cannot repair %s: %w", resultsPath, err))
+		}
+		if dropped > 0 {
+			fmt.Fprintf(a.Stderr, "nlutest: dropped a torn last line (%d bytes) from %s\n", dropped, resultsPath)
+		}
+		if _, err := a.replayResults(resultsPath, ev, nil, col, done); err != nil {
+			return a.fail(err)
+		}
+		fmt.Fprintf(a.Stderr, "nlutest: resuming %s: %d of %d cases already recorded\n", runDir, len(done), total)
+	}
+	if err := writeRunMeta(runDir, meta); err != nil {
+		return a.fail(fmt.Errorf("cannot write run metadata: %w", err))
+	}
 	rw, err := runner.CreateResults(resultsPath)
 	if err != nil {
 		return a.fail(fmt.Errorf("cannot write results: %w", err))
 	}
-	ev := assert.NewEvaluator(s)
-	col := assert.NewCollector(s)
-	prog := newProgress(a, total, perTemplate)
+	prog := newProgress(a, total-len(done), perTemplateLeft(perTemplate, done))
 	runErr := runner.Run(ctx, caller, func(yield func(*schema.Case) error) error {
 		return s.Generate(gopts, func(c *schema.Case) error {
-			if !keep(c) {
+			if !keep(c) || done[c.ID] {
 				return nil
 			}
 			return yield(c)
@@ -182,13 +259,20 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return ExitCannotRun
 	}
 	finished := a.now()
+	meta.Finished = finished.UTC()
+	if err := writeRunMeta(runDir, meta); err != nil {
+		return a.fail(fmt.Errorf("cannot write run metadata: %w", err))
+	}
 	run := schema.RunInfo{
 		ID: filepath.Base(runDir), Dir: runDir, Target: target.Name, Split: rf.split, Filter: rf.filter,
-		Started: started.UTC(), Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds(),
+		Started: meta.Started, Finished: finished.UTC(), Seconds: finished.Sub(started).Seconds(),
 		Interrupted: interrupted, ErrorBudget: target.ErrorBudget,
 	}
+	if col.Unreviewed() > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d cases of unreviewed templates (reviewed = false) are reported apart and left out of metrics and thresholds; review their expectations, or pass --include-unreviewed", col.Unreviewed()))
+	}
 	rep := assert.BuildReport(s, col, run, version(), warnings)
-	code = a.writeReports(rep, &rf, runDir)
+	code = a.writeReports(rep, &rf, runDir, baseline)
 	if interrupted {
 		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %d cases; results so far are in %s\n", col.Total(), total, runDir)
 		return ExitInterrupted
@@ -225,8 +309,8 @@ func safeName(s string) string {
 // writeReports renders the console report and writes every report file.
 // It returns the exit code the verdict asks for, or 3 when a report could
 // not be written.
-func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string) int {
-	opts := reporters.Options{Color: a.useColor(rf.color, a.StdoutTTY), JUnitCases: rf.junitCases, MaxFailures: rf.maxFailures}
+func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, baseline *schema.Report) int {
+	opts := reporters.Options{Color: a.useColor(rf.color, a.StdoutTTY), JUnitCases: rf.junitCases, MaxFailures: rf.maxFailures, Baseline: baseline}
 	if !rf.quiet {
 		if err := reporters.Console(a.Stdout, rep, opts); err != nil {
 			fmt.Fprintf(a.Stderr, "nlutest: console report: %s\n", err)
@@ -269,4 +353,37 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string) int 
 		return ExitPass
 	}
 	return ExitFail
+}
+
+func perTemplateLeft(per map[string]int, done map[string]bool) map[string]int {
+	if len(done) == 0 {
+		return per
+	}
+	return nil // per-template lines would be wrong after a resume; the live line still works
+}
+
+// replayResults feeds a results file into the collector: each result is
+// re-evaluated against the suite (rebuilt from the suite as it is now when
+// rb is set). seen collects the ids; a second result with the same id
+// replaces nothing and is skipped. It returns the number of results whose
+// case could not be rebuilt and kept their recorded expectations.
+func (a *App) replayResults(path string, ev *assert.Evaluator, rb *spec.Rebuilder, col *assert.Collector, seen map[string]bool) (int, error) {
+	stale := 0
+	err := runner.ReadResults(path, func(r *schema.Result) error {
+		if seen[r.ID] {
+			return nil
+		}
+		seen[r.ID] = true
+		if rb != nil {
+			if c, ok := rb.Rebuild(&r.Case); ok {
+				r.Case = *c
+			} else {
+				stale++
+			}
+		}
+		ev.Evaluate(r)
+		col.Add(r)
+		return nil
+	})
+	return stale, err
 }

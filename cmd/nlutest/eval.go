@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// reportFlags are the report flags shared by run, eval and merge.
+func (rf *runFlags) registerReports(fs *flag.FlagSet) {
+	rf.loadFlags.register(fs)
+	fs.Var(&rf.junit, "report-junit", "write a JUnit XML report to FILE (repeatable)")
+	fs.Var(&rf.markdown, "report-markdown", "write a Markdown report to FILE (repeatable)")
+	fs.Var(&rf.jsonReports, "report-json", "write the JSON report to FILE (repeatable)")
+	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line")
+	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit")
+	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
+	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json)")
+	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates in metrics and thresholds")
+}
+
+// cmdEval recomputes expectations, metrics, thresholds and reports of a
+// saved run from its results, with the suite as it is now, offline.
+func (a *App) cmdEval(_ context.Context, args []string) int {
+	var rf runFlags
+	fs := newFlagSet(a, "eval", "eval [flags] RUN_DIR")
+	rf.registerReports(fs)
+	suitePath := fs.String("suite", "", "the suite to evaluate with (default: the one recorded in RUN_DIR/run.json)")
+	list := fs.Bool("list-metrics", false, "print every metric of the run with its value, for writing thresholds")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return a.flagErr(err)
+	}
+	if len(pos) != 1 {
+		return a.fail(usagef("eval takes one run directory, got %d", len(pos)))
+	}
+	runDir := pos[0]
+	meta, err := readRunMeta(runDir)
+	if err != nil {
+		return a.fail(usagef("%v", err))
+	}
+	if *suitePath == "" {
+		*suitePath = meta.Suite
+	}
+	s, code := a.load(*suitePath, &rf.loadFlags)
+	if s == nil {
+		return code
+	}
+	col, rep, code := a.evaluateRuns(s, []string{runDir}, meta, &rf)
+	if col == nil {
+		return code
+	}
+	if *list {
+		listMetrics(a.Stdout, rep.Metrics)
+		return ExitPass
+	}
+	return a.finishOffline(rep, &rf, runDir)
+}
+
+// evaluateRuns re-evaluates the results of one or more run directories
+// against s and builds the report.
+func (a *App) evaluateRuns(s *spec.Suite, dirs []string, meta runMeta, rf *runFlags) (*assert.Collector, *schema.Report, int) {
+	ev := assert.NewEvaluator(s)
+	col := assert.NewCollector(s)
+	col.IncludeUnreviewed = rf.unreviewed
+	rb := s.NewRebuilder()
+	seen := map[string]bool{}
+	var warnings []string
+	for _, d := range dirs {
+		stale, err := a.replayResults(filepath.Join(d, runner.ResultsFile), ev, rb, col, seen)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "nlutest: %v\n", err)
+			return nil, nil, ExitInvalid
+		}
+		if stale > 0 {
+			warnings = append(warnings, fmt.Sprintf("%d results of %s kept their recorded expectations: their template, text or material values changed since the run", stale, d))
+		}
+	}
+	if col.Total() == 0 && col.Unreviewed() == 0 {
+		fmt.Fprintf(a.Stderr, "nlutest: no results in %s\n", strings.Join(dirs, ", "))
+		return nil, nil, ExitInvalid
+	}
+	if col.Unreviewed() > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d cases of unreviewed templates are reported apart and left out of metrics and thresholds", col.Unreviewed()))
+	}
+	budget := 0.0
+	if t := s.Target(meta.Target); t != nil {
+		budget = t.ErrorBudget
+	}
+	run := schema.RunInfo{
+		ID: filepath.Base(dirs[0]), Dir: dirs[0], Target: meta.Target, Split: meta.Split, Filter: meta.Filter,
+		Started: meta.Started, Finished: meta.Finished, Seconds: meta.Finished.Sub(meta.Started).Seconds(), ErrorBudget: budget,
+	}
+	if run.Seconds < 0 {
+		run.Seconds = 0
+	}
+	return col, assert.BuildReport(s, col, run, version(), warnings), ExitPass
+}
+
+// finishOffline prints and writes the reports of an offline evaluation.
+func (a *App) finishOffline(rep *schema.Report, rf *runFlags, runDir string) int {
+	var baseline *schema.Report
+	if rf.baseline != "" {
+		var err error
+		if baseline, err = readReport(rf.baseline); err != nil {
+			return a.fail(usagef("--baseline: %v", err))
+		}
+	}
+	return a.writeReports(rep, rf, runDir, baseline)
+}
+
+// cmdMerge joins shard runs into one run directory and reports on it.
+func (a *App) cmdMerge(_ context.Context, args []string) int {
+	var rf runFlags
+	fs := newFlagSet(a, "merge", "merge --out DIR [flags] RUN_DIR...")
+	rf.registerReports(fs)
+	out := fs.String("out", "", "the merged run directory (required)")
+	suitePath := fs.String("suite", "", "the suite (default: the one recorded in the first run)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return a.flagErr(err)
+	}
+	if len(pos) == 0 || *out == "" {
+		return a.fail(usagef("merge takes --out DIR and one or more run directories"))
+	}
+	metas := make([]runMeta, len(pos))
+	for i, d := range pos {
+		if metas[i], err = readRunMeta(d); err != nil {
+			return a.fail(usagef("%v", err))
+		}
+		if metas[i].Target != metas[0].Target || metas[i].Split != metas[0].Split || metas[i].Filter != metas[0].Filter {
+			return a.fail(usagef("%s was run with another target, split or filter than %s; only shards of one run merge", d, pos[0]))
+		}
+	}
+	if *suitePath == "" {
+		*suitePath = metas[0].Suite
+	}
+	s, code := a.load(*suitePath, &rf.loadFlags)
+	if s == nil {
+		return code
+	}
+	if fileExists(filepath.Join(*out, runner.ResultsFile)) {
+		return a.fail(usagef("%s already holds a run; choose another --out directory", *out))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return a.fail(err)
+	}
+	// The merged results file: every shard's results, each id once.
+	rw, err := runner.CreateResults(filepath.Join(*out, runner.ResultsFile))
+	if err != nil {
+		return a.fail(err)
+	}
+	seen := map[string]bool{}
+	meta := metas[0]
+	meta.Shard, meta.Total = "", 0
+	for i, d := range pos {
+		err := runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(r *schema.Result) error {
+			if seen[r.ID] {
+				return nil
+			}
+			seen[r.ID] = true
+			return rw.Write(r)
+		})
+		if err != nil {
+			rw.Close()
+			return a.fail(err)
+		}
+		meta.Total += metas[i].Total
+		if metas[i].Started.Before(meta.Started) {
+			meta.Started = metas[i].Started
+		}
+		if metas[i].Finished.After(meta.Finished) {
+			meta.Finished = metas[i].Finished
+		}
+	}
+	if err := rw.Close(); err != nil {
+		return a.fail(err)
+	}
+	if err := writeRunMeta(*out, meta); err != nil {
+		return a.fail(err)
+	}
+	_, rep, code := a.evaluateRuns(s, []string{*out}, meta, &rf)
+	if rep == nil {
+		return code
+	}
+	fmt.Fprintf(a.Stderr, "nlutest: merged %d results from %d runs into %s\n", len(seen), len(pos), *out)
+	return a.finishOffline(rep, &rf, *out)
+}
+
+// listMetrics prints every metric of the tree as `address = value (num/den)`.
+func listMetrics(w io.Writer, m *schema.Metrics) {
+	v, idx := assert.MetricsValue(m)
+	var lines []string
+	var walk func(path string, v cty.Value)
+	walk = func(path string, v cty.Value) {
+		ty := v.Type()
+		switch {
+		case ty.IsObjectType():
+			for k := range ty.AttributeTypes() {
+				p := path + "." + k
+				if !isIdent(k) {
+					p = fmt.Sprintf("%s[%q]", path, k)
+				}
+				walk(p, v.GetAttr(k))
+			}
+		case v.IsNull():
+			lines = append(lines, path+" = null (no data)")
+		case ty == cty.Number:
+			f, _ := v.AsBigFloat().Float64()
+			line := fmt.Sprintf("%s = %.6g", path, f)
+			if r, ok := idx[canonicalMetricAddr(path)]; ok {
+				line += fmt.Sprintf(" (%g/%g)", r.Num, r.Den)
+			}
+			lines = append(lines, line)
+		}
+	}
+	walk("metrics", v)
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// canonicalMetricAddr maps metrics.split.smoke.accuracy to the index form
+// metrics.split["smoke"].accuracy that MetricsValue uses for ratios.
+func canonicalMetricAddr(p string) string {
+	parts := strings.Split(p, ".")
+	var b strings.Builder
+	b.WriteString(parts[0])
+	keyed := map[string]bool{"split": true, "level": true, "scene": true, "template": true, "values": true, "labels": true}
+	for i := 1; i < len(parts); i++ {
+		if keyed[parts[i-1]] && (parts[i-1] == "values" || parts[i-1] == "labels" || i == 2) {
+			fmt.Fprintf(&b, "[%q]", parts[i])
+			continue
+		}
+		b.WriteString("." + parts[i])
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' || r > 127) {
+			return false
+		}
+	}
+	return s != ""
+}
