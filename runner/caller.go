@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -250,10 +251,14 @@ func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		r.Outcome = schema.Error
 		return r
 	}
-	r.Response = json.RawMessage(resp.Body)
-	if len(h.suite.Secrets) > 0 {
-		r.Response = json.RawMessage(h.red.String(string(resp.Body)))
+	// Compact so the record is one line and re-reading it gives the same bytes.
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, resp.Body); err != nil {
+		r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: err.Error()}
+		r.Outcome = schema.Error
+		return r
 	}
+	r.Response = json.RawMessage(h.red.String(buf.String()))
 	return r
 }
 

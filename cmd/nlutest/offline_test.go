@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
+)
+
+const offlineSuite = suiteHeader + `
+split "smoke" { where = case.level == "S1" }
+threshold "冒烟" { condition = metrics.split.smoke.accuracy >= 0.7 }
+threshold "意图" { condition = metrics.label.intent.accuracy >= 0.6 }
+`
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func loadReport(t *testing.T, path string) *schema.Report {
+	t.Helper()
+	r, err := readReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// comparable blanks what legitimately differs between two reports of the
+// same results: where the run directory is.
+func comparable(r *schema.Report) *schema.Report {
+	c := *r
+	c.Run.Dir, c.Run.ID = "", ""
+	return &c
+}
+
+func TestEvalReproducesRunAndFollowsEdits(t *testing.T) {
+	srv := fakeNLU(t)
+	dir := writeSuite(t, offlineSuite)
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", run)
+	if code != ExitPass {
+		t.Fatalf("run exit %d\n%s\n%s", code, out, errs)
+	}
+	orig := loadReport(t, run)
+
+	// eval on a copy reproduces the report.
+	cp := filepath.Join(t.TempDir(), "copy")
+	copyDir(t, run, cp)
+	code, evalOut, errs := runCLI(t, dir, nil, "eval", cp, "--var", "url=http://127.0.0.1:1")
+	if code != ExitPass {
+		t.Fatalf("eval exit %d\n%s", code, errs)
+	}
+	again := loadReport(t, cp)
+	a, _ := json.Marshal(comparable(orig))
+	b, _ := json.Marshal(comparable(again))
+	if string(a) != string(b) {
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		t.Errorf("eval did not reproduce the run's report; first difference at byte %d:\nrun:  …%s…\neval: …%s…", i, a[max(0, i-80):min(len(a), i+80)], b[max(0, i-80):min(len(b), i+80)])
+	}
+	if !strings.Contains(evalOut, "PASS") {
+		t.Errorf("eval prints the console report:\n%s", evalOut)
+	}
+
+	// Edit one expectation: only 查天气's cases and the metrics they feed change.
+	edited := strings.Replace(offlineSuite, `"$.intent.name" = "查天气"`, `"$.intent.name" = "天气查询"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "suite.nlutest.hcl"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, dir, nil, "eval", cp, "--var", "url=x")
+	if code != ExitFail {
+		t.Fatalf("after the edit every 查天气 case fails, so the label threshold fails; exit %d\n%s", code, errs)
+	}
+	after := loadReport(t, cp)
+	before := map[string]schema.Outcome{}
+	for _, c := range orig.Cases {
+		before[c.ID] = c.Outcome
+	}
+	for _, c := range after.Cases {
+		changed := before[c.ID] != c.Outcome
+		if c.Template == "查天气" && (!changed || c.Outcome != schema.Fail) {
+			t.Errorf("查天气 case %s should now fail (was %s, is %s)", c.ID, before[c.ID], c.Outcome)
+		}
+		if c.Template != "查天气" && changed {
+			t.Errorf("case %s of %s changed from %s to %s", c.ID, c.Template, before[c.ID], c.Outcome)
+		}
+	}
+	if !reflect.DeepEqual(orig.Metrics.Template["订机票"].Accuracy, after.Metrics.Template["订机票"].Accuracy) {
+		t.Errorf("订机票 metrics changed")
+	}
+	if orig.Metrics.Template["查天气"].Passed != 4 || after.Metrics.Template["查天气"].Passed != 0 {
+		t.Errorf("查天气 passed %d → %d, want 4 → 0", orig.Metrics.Template["查天气"].Passed, after.Metrics.Template["查天气"].Passed)
+	}
+
+	// diff lists the flips and the deltas; Markdown against a baseline has a Δ.
+	code, diffOut, _ := runCLI(t, dir, nil, "diff", run, cp)
+	if code != 0 || !strings.Contains(diffOut, "4 cases got worse") || !strings.Contains(diffOut, "北京天气怎么样") ||
+		!strings.Contains(diffOut, "metrics.accuracy") || !strings.Contains(diffOut, "意图: pass → fail") {
+		t.Errorf("diff output:\n%s", diffOut)
+	}
+	md := filepath.Join(dir, "summary.md")
+	code, _, errs = runCLI(t, dir, nil, "eval", cp, "--var", "url=x", "--baseline", run, "--report-markdown", md)
+	if code != ExitFail {
+		t.Fatalf("eval with baseline exit %d\n%s", code, errs)
+	}
+	mdb, _ := os.ReadFile(md)
+	if !strings.Contains(string(mdb), "Δ") {
+		t.Errorf("Markdown with --baseline has no Δ column:\n%s", mdb)
+	}
+
+	// --list-metrics prints addresses thresholds can use, with num/den.
+	_, list, _ := runCLI(t, dir, nil, "eval", cp, "--var", "url=x", "--list-metrics")
+	for _, want := range []string{"metrics.split.smoke.accuracy = 0.75 (3/4)", "metrics.label.intent.macro_f1 = ", `metrics.scene["出行/天气"].accuracy = 0 (0/4)`} {
+		if !strings.Contains(list, want) {
+			t.Errorf("--list-metrics lacks %q:\n%s", want, list)
+		}
+	}
+}
+
+func withoutLatency(m *schema.Metrics) string {
+	strip := func(n *schema.Node) {
+		if n != nil {
+			n.Latency = nil
+		}
+	}
+	strip(&m.Node)
+	strip(m.Core)
+	strip(m.Noncore)
+	for _, g := range []map[string]*schema.Node{m.Split, m.Level, m.Scene, m.Template} {
+		for _, n := range g {
+			strip(n)
+		}
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func TestShardsMergeToTheUnshardedRun(t *testing.T) {
+	srv := fakeNLU(t)
+	dir := writeSuite(t, offlineSuite)
+	full := filepath.Join(dir, "full")
+	if code, _, errs := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", full); code != ExitPass {
+		t.Fatalf("unsharded run: %d\n%s", code, errs)
+	}
+	var shards []string
+	total := 0
+	for k := 1; k <= 3; k++ {
+		d := filepath.Join(dir, "shard", string(rune('0'+k)))
+		code, _, errs := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", d, "--shard", string(rune('0'+k))+"/3")
+		if code != ExitPass && code != ExitFail {
+			t.Fatalf("shard %d: %d\n%s", k, code, errs)
+		}
+		n := 0
+		_ = runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(*schema.Result) error { n++; return nil })
+		total += n
+		shards = append(shards, d)
+	}
+	if total != 8 {
+		t.Fatalf("3 shards hold %d cases, want the 8 of the suite", total)
+	}
+	merged := filepath.Join(dir, "merged")
+	args := append([]string{"merge", "--out", merged, "--var", "url=x"}, shards...)
+	if code, _, errs := runCLI(t, dir, nil, args...); code != ExitPass {
+		t.Fatalf("merge: %d\n%s", code, errs)
+	}
+	want := withoutLatency(loadReport(t, full).Metrics)
+	got := withoutLatency(loadReport(t, merged).Metrics)
+	if want != got {
+		t.Errorf("merged metrics differ from the unsharded run:\nwant %s\ngot  %s", want, got)
+	}
+	if code, _, _ := runCLI(t, dir, nil, "run", dir, "--shard", "4/3", "--var", "url="+srv.URL); code != ExitInvalid {
+		t.Errorf("--shard 4/3 should be a usage error")
+	}
+}
