@@ -61,8 +61,11 @@ type httpCaller struct {
 	url     string
 	method  string
 	headers http.Header
-	// demoBody builds the demo target's request body.
-	demoBody func(c *schema.Case) []byte
+	// fixedBody builds the body of targets whose request shape is fixed
+	// (demo, rasa).
+	fixedBody func(c *schema.Case) []byte
+	// fixedHealth: the preflight asks the demo's /health endpoint.
+	fixedHealth bool
 }
 
 // Concurrency returns the effective concurrency of t under o.
@@ -101,15 +104,34 @@ func NewCaller(ctx context.Context, s *spec.Suite, t *spec.Target, o CallerOptio
 			return nil, fmt.Errorf("starting the demo service: %w", err)
 		}
 		hc.stop = stop
+		hc.fixedHealth = true
 		hc.method = http.MethodPost
 		hc.headers = http.Header{"Content-Type": {"application/json"}}
 		if t.DemoEndpoint == "iao" {
 			hc.url = base + "/iao"
-			hc.demoBody = func(c *schema.Case) []byte { return jsonBody("query", c.Text) }
+			hc.fixedBody = func(c *schema.Case) []byte { return jsonBody("query", c.Text) }
 		} else {
 			hc.url = base + "/model/parse"
-			hc.demoBody = func(c *schema.Case) []byte { return jsonBody("text", c.Text) }
+			hc.fixedBody = func(c *schema.Case) []byte { return jsonBody("text", c.Text) }
 		}
+	case spec.TargetRasa:
+		var diags hcl.Diagnostics
+		hc.url, hc.method, hc.headers, diags = hc.evalStatic(s.BaseContext())
+		if diags.HasErrors() {
+			hc.Close()
+			return nil, &ConfigError{diags}
+		}
+		hc.url = strings.TrimSuffix(hc.url, "/") + "/model/parse"
+		hc.method = http.MethodPost
+		hc.headers.Set("Content-Type", "application/json")
+		hc.fixedBody = func(c *schema.Case) []byte { return jsonBody("text", c.Text) }
+		hc.fixedHealth = false
+	case spec.TargetReplay:
+		hc.Close()
+		return newReplayCaller(t)
+	case spec.TargetExec:
+		hc.Close()
+		return newExecCaller(s, t, transport.NewLimiter(rate, clk)), nil
 	case spec.TargetHTTP:
 		if t.HTTP.Static {
 			var diags hcl.Diagnostics
@@ -181,8 +203,8 @@ func evalString(e hcl.Expression, ctx *hcl.EvalContext, what string) (string, hc
 
 // request builds the HTTP request of one case.
 func (h *httpCaller) request(c *schema.Case) (transport.Request, hcl.Diagnostics) {
-	if h.demoBody != nil {
-		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: h.demoBody(c)}, nil
+	if h.fixedBody != nil {
+		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: h.fixedBody(c)}, nil
 	}
 	ht := h.target.HTTP
 	ctx := h.suite.CaseContext(c)
@@ -290,7 +312,7 @@ func diagText(diags hcl.Diagnostics) string {
 // Preflight checks that the target's host accepts connections (http) or
 // that the demo service answers its health check.
 func (h *httpCaller) Preflight(ctx context.Context) error {
-	if h.demoBody != nil {
+	if h.fixedHealth {
 		base := strings.TrimSuffix(strings.TrimSuffix(h.url, "/iao"), "/model/parse")
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
 		resp, err := http.DefaultClient.Do(req)

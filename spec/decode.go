@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/nlutest/nlutest/spec/combine"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -130,7 +131,19 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "timeout"}, {Name: "concurrency"}, {Name: "rate"}, {Name: "retries"},
 		{Name: "retry_on"}, {Name: "max_response_bytes"}, {Name: "error_budget"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "http"}, {Type: "demo"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "http"}, {Type: "demo"}, {Type: "rasa"}, {Type: "replay"}, {Type: "exec"}},
+}
+
+var rasaSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "url", Required: true}, {Name: "headers"}},
+}
+
+var replaySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "source", Required: true}},
+}
+
+var execSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "command", Required: true}, {Name: "env"}, {Name: "dir"}},
 }
 
 var httpSchema = &hcl.BodySchema{
@@ -169,7 +182,7 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 		if len(c.Blocks) > 1 {
 			rng = c.Blocks[1].DefRange
 		}
-		l.errorf(&rng, "Target kind required", "A target has exactly one kind block: http { … } or demo { … }.")
+		l.errorf(&rng, "Target kind required", "A target has exactly one kind block: http { … }, rasa { … }, exec { … }, replay { … } or demo { … }.")
 		return
 	}
 	kb := c.Blocks[0]
@@ -203,6 +216,48 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 			}
 		}
 		t.HTTP = h
+	case TargetRasa:
+		rc, diags := kb.Body.Content(rasaSchema)
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			return
+		}
+		t.HTTP = &HTTPTarget{URL: rc.Attributes["url"].Expr, Static: true}
+		if a, ok := rc.Attributes["headers"]; ok {
+			t.HTTP.Headers = a.Expr
+		}
+		for _, e := range []hcl.Expression{t.HTTP.URL, t.HTTP.Headers} {
+			if e != nil && !l.onlyRoots(e, "rasa target attribute", "var") {
+				return
+			}
+		}
+	case TargetReplay:
+		rc, diags := kb.Body.Content(replaySchema)
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			return
+		}
+		src := l.str(rc.Attributes, "source", "")
+		if src != "" && !filepath.IsAbs(src) {
+			src = filepath.Join(filepath.Dir(b.DefRange.Filename), src)
+		}
+		t.ReplaySource = src
+		t.ReplayRange = rc.Attributes["source"].Expr.Range()
+	case TargetExec:
+		ec, diags := kb.Body.Content(execSchema)
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			return
+		}
+		t.Command = l.strList(ec.Attributes, "command")
+		if len(t.Command) == 0 {
+			l.errorf(ec.Attributes["command"].Expr.Range().Ptr(), "Empty command", "command is the program and its arguments, e.g. [\"python3\", \"nlu.py\"].")
+		}
+		t.CommandEnv = l.strMap(ec.Attributes, "env")
+		t.CommandDir = l.str(ec.Attributes, "dir", filepath.Dir(b.DefRange.Filename))
+		if !filepath.IsAbs(t.CommandDir) {
+			t.CommandDir = filepath.Join(filepath.Dir(b.DefRange.Filename), t.CommandDir)
+		}
 	case TargetDemo:
 		dc, diags := kb.Body.Content(demoSchema)
 		l.diags = append(l.diags, diags...)

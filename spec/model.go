@@ -67,8 +67,11 @@ type Variable struct {
 
 // Target kinds.
 const (
-	TargetHTTP = "http"
-	TargetDemo = "demo"
+	TargetHTTP   = "http"
+	TargetDemo   = "demo"
+	TargetRasa   = "rasa"
+	TargetReplay = "replay"
+	TargetExec   = "exec"
 )
 
 // Target is a `target` block: how cases reach the system under test.
@@ -78,7 +81,14 @@ type Target struct {
 	// HTTP holds the request expressions of an http target, evaluated per case.
 	HTTP *HTTPTarget
 	// DemoEndpoint is "rasa" or "iao" for the demo target.
-	DemoEndpoint     string
+	DemoEndpoint string
+	// ReplaySource is the results file a replay target answers from.
+	ReplaySource string
+	ReplayRange  hcl.Range
+	// Command, CommandEnv and CommandDir define an exec target.
+	Command          []string
+	CommandEnv       map[string]string
+	CommandDir       string
 	Timeout          time.Duration
 	Concurrency      int
 	Rate             float64

@@ -217,7 +217,9 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		if dropped > 0 {
 			fmt.Fprintf(a.Stderr, "nlutest: dropped a torn last line (%d bytes) from %s\n", dropped, resultsPath)
 		}
-		if _, err := a.replayResults(resultsPath, ev, nil, col, done); err != nil {
+		if !fileExists(resultsPath) {
+			// killed before the first result: nothing to replay
+		} else if _, err := a.replayResults(resultsPath, ev, nil, col, done); err != nil {
 			return a.fail(err)
 		}
 		fmt.Fprintf(a.Stderr, "nlutest: resuming %s: %d of %d cases already recorded\n", runDir, len(done), total)
