@@ -9,6 +9,21 @@ import (
 	"github.com/nlutest/nlutest/spec"
 )
 
+// counts tallies outcomes.
+type counts struct{ total, passed, failed, errored int }
+
+func (c *counts) add(o schema.Outcome) {
+	c.total++
+	switch o {
+	case schema.Pass:
+		c.passed++
+	case schema.Fail:
+		c.failed++
+	case schema.Error:
+		c.errored++
+	}
+}
+
 // nodeAcc accumulates one node of the metrics tree.
 type nodeAcc struct {
 	total, passed, failed, errored int
@@ -19,7 +34,7 @@ type nodeAcc struct {
 	sc                             *spec.Schema
 }
 
-func (n *nodeAcc) add(r *schema.Result) {
+func (n *nodeAcc) add(r *schema.Result, length int) {
 	n.total++
 	switch r.Outcome {
 	case schema.Pass:
@@ -33,7 +48,7 @@ func (n *nodeAcc) add(r *schema.Result) {
 		if n.latency == nil {
 			n.latency = metrics.NewLatencyAcc()
 		}
-		n.latency.Add(r.Text, r.LatencyMS)
+		n.latency.AddLength(length, r.LatencyMS)
 	}
 	cd, _ := r.Scratch.(*caseDims)
 	if cd == nil || n.sc == nil || r.Outcome == schema.Error {
@@ -126,7 +141,7 @@ type Collector struct {
 	core      nodeAcc
 	noncore   nodeAcc
 	template  map[string]*nodeAcc
-	groups    map[string]*nodeAcc // per template, unreviewed cases included
+	groups    map[string]*counts // per template, unreviewed cases included
 	seconds   map[string]float64
 	cases     []schema.CaseReport
 	tmplOrder map[string]int
@@ -141,7 +156,7 @@ type Collector struct {
 // NewCollector prepares a collector for suite s.
 func NewCollector(s *spec.Suite) *Collector {
 	c := &Collector{suite: s, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
-		template: map[string]*nodeAcc{}, groups: map[string]*nodeAcc{}, seconds: map[string]float64{}, tmplOrder: map[string]int{}, MaxBody: 4 << 10}
+		template: map[string]*nodeAcc{}, groups: map[string]*counts{}, seconds: map[string]float64{}, tmplOrder: map[string]int{}, MaxBody: 4 << 10}
 	for i, t := range s.Templates {
 		c.tmplOrder[t.Name] = i
 	}
@@ -161,27 +176,33 @@ func (c *Collector) get(m map[string]*nodeAcc, k string) *nodeAcc {
 // Add records one evaluated result.
 func (c *Collector) Add(r *schema.Result) {
 	c.addCase(r)
-	c.get(c.groups, r.Template).add(r)
+	length := metrics.InputLength(r.Text)
+	g := c.groups[r.Template]
+	if g == nil {
+		g = &counts{}
+		c.groups[r.Template] = g
+	}
+	g.add(r.Outcome)
 	if r.Unreviewed && !c.IncludeUnreviewed {
 		c.unreviewed++
 		return
 	}
-	c.root.add(r)
+	c.root.add(r, length)
 	for _, sp := range r.Split {
-		c.get(c.split, sp).add(r)
+		c.get(c.split, sp).add(r, length)
 	}
 	if r.Level != "" {
-		c.get(c.level, r.Level).add(r)
+		c.get(c.level, r.Level).add(r, length)
 	}
 	for i := range r.Scene {
-		c.get(c.scene, strings.Join(r.Scene[:i+1], "/")).add(r)
+		c.get(c.scene, strings.Join(r.Scene[:i+1], "/")).add(r, length)
 	}
 	if r.Core {
-		c.core.add(r)
+		c.core.add(r, length)
 	} else {
-		c.noncore.add(r)
+		c.noncore.add(r, length)
 	}
-	c.get(c.template, r.Template).add(r)
+	c.get(c.template, r.Template).add(r, length)
 }
 
 // Unreviewed is the number of results kept out of the metrics because

@@ -1,8 +1,6 @@
 package assert
 
 import (
-	"bytes"
-	"encoding/json"
 	"sync"
 
 	"github.com/nlutest/nlutest/assert/metrics"
@@ -29,6 +27,57 @@ type labelObs struct {
 type dimIndex struct {
 	sc    *spec.Schema
 	cache sync.Map // string → *spec.Dimension (nil stored as noDim)
+	// leaves caches, per path hash, a response leaf's canonical path and
+	// dimension, so flattening a response builds no path text.
+	leaves sync.Map // uint64 → leafInfo
+	// ignoreFast holds ignore patterns of the forms $..name and $.name,
+	// checked on the last step only; ignoreSlow the others.
+	ignoreDescent map[string]bool
+	ignoreRoot    map[string]bool
+	ignoreSlow    []spec.Pattern
+}
+
+type leafInfo struct {
+	key string
+	dim *spec.Dimension
+}
+
+func newDimIndex(sc *spec.Schema) *dimIndex {
+	d := &dimIndex{sc: sc, ignoreDescent: map[string]bool{}, ignoreRoot: map[string]bool{}}
+	for _, p := range sc.Ignore {
+		x := p.Expr
+		if len(x) == 3 {
+			if _, ok := x[0].(jp.Root); ok {
+				if c, ok := x[2].(jp.Child); ok {
+					if _, ok := x[1].(jp.Descent); ok {
+						d.ignoreDescent[string(c)] = true
+						continue
+					}
+				}
+			}
+		}
+		if len(x) == 2 {
+			if _, ok := x[0].(jp.Root); ok {
+				if c, ok := x[1].(jp.Child); ok {
+					d.ignoreRoot[string(c)] = true
+					continue
+				}
+			}
+		}
+		d.ignoreSlow = append(d.ignoreSlow, p)
+	}
+	return d
+}
+
+func (d *dimIndex) leaf(p jp.Expr) leafInfo {
+	h := pathHash(p)
+	if v, ok := d.leaves.Load(h); ok {
+		return v.(leafInfo)
+	}
+	key := p.String()
+	li := leafInfo{key: key, dim: d.of(key, p)}
+	d.leaves.Store(h, li)
+	return li
 }
 
 var noDim = &spec.Dimension{}
@@ -49,35 +98,21 @@ func (d *dimIndex) of(key string, path jp.Expr) *spec.Dimension {
 	return dim
 }
 
-var ignoreCache sync.Map // schema pointer+path → bool
-
+// ignored reports whether the path matches an ignore pattern. Flatten
+// asks it at every step down, so matching the whole path (not a prefix) is
+// enough: an ignored ancestor was never descended into.
 func (d *dimIndex) ignored(path jp.Expr) bool {
-	if len(d.sc.Ignore) == 0 {
-		return false
+	if c, ok := path[len(path)-1].(jp.Child); ok {
+		if d.ignoreDescent[string(c)] || len(path) == 2 && d.ignoreRoot[string(c)] {
+			return true
+		}
 	}
-	key := path.String()
-	type k struct {
-		sc   *spec.Schema
-		path string
+	for i := range d.ignoreSlow {
+		if spec.MatchPath(d.ignoreSlow[i].Expr, path) {
+			return true
+		}
 	}
-	if v, ok := ignoreCache.Load(k{d.sc, key}); ok {
-		return v.(bool)
-	}
-	ig := d.sc.Ignored(path)
-	ignoreCache.Store(k{d.sc, key}, ig)
-	return ig
-}
-
-// canon is the canonical JSON text of a value: keys sorted, no HTML
-// escaping, numbers as JSON writes them (200 and 200.0 both "200").
-func canon(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "?"
-	}
-	return string(bytes.TrimRight(b.Bytes(), "\n"))
+	return false
 }
 
 // analyse computes the dimension units of one evaluated result. met[i]
@@ -111,7 +146,7 @@ func (e *Evaluator) analyse(r *schema.Result, data any, met []bool) *caseDims {
 		}
 		switch dim.Kind {
 		case schema.KindLeaf:
-			addUnit(dim.Name, 0, metrics.Unit{Key: x.Path, Value: canon(x.Value)})
+			addUnit(dim.Name, 0, metrics.Unit{Key: c.canon, Value: canon(x.Value)})
 		case schema.KindCase:
 			if cd.cases == nil {
 				cd.cases = map[string]bool{}
@@ -155,17 +190,18 @@ func (e *Evaluator) analyse(r *schema.Result, data any, met []bool) *caseDims {
 		}
 	}
 	// Recognised side, from the response.
-	for _, lf := range Flatten(data, idx.ignored) {
-		key := lf.Path.String()
-		dim := idx.of(key, lf.Path)
-		if dim != nil && dim.Kind == schema.KindLeaf {
-			addUnit(dim.Name, 1, metrics.Unit{Key: key, Value: canon(lf.Value)})
+	FlattenFunc(data, idx.ignored, func(p jp.Expr, v any) {
+		li := idx.leaf(p)
+		if li.dim != nil && li.dim.Kind == schema.KindLeaf {
+			if _, wanted := cd.units[li.dim.Name]; wanted {
+				addUnit(li.dim.Name, 1, metrics.Unit{Key: li.key, Value: canon(v)})
+			}
 		}
-	}
+	})
 	for _, dim := range sc.Dimensions {
 		switch dim.Kind {
 		case schema.KindItems:
-			if dim.Items == nil {
+			if _, wanted := cd.units[dim.Name]; dim.Items == nil || !wanted {
 				continue
 			}
 			for _, loc := range dim.Items.Expr.Locate(data, 0) {
@@ -186,13 +222,9 @@ func (e *Evaluator) analyse(r *schema.Result, data any, met []bool) *caseDims {
 		}
 	}
 	// A case counts towards a dimension only when its template annotates
-	// that dimension: recognitions in a dimension nobody expected anything
-	// of are not evidence of error.
-	for name, u := range cd.units {
-		if len(u[0]) == 0 {
-			delete(cd.units, name)
-		}
-	}
+	// that dimension (recognitions in a dimension nobody expected anything
+	// of are not evidence of error): units are only gathered for dimensions
+	// the expectations opened above.
 	return cd
 }
 

@@ -36,12 +36,12 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 		m := map[string]hcl.Range{}
 		for _, x := range t.Expect {
 			m[x.Path] = x.Range
-			e.paths.Store(x.Path, compiled{x.Expr, multiNode(x.Expr)})
+			e.paths.Store(x.Path, compiled{x.Expr, multiNode(x.Expr), x.Expr.String()})
 		}
 		e.where[t.Name] = m
 	}
 	if s.Schema != nil && len(s.Schema.Dimensions) > 0 {
-		e.dims = &dimIndex{sc: s.Schema}
+		e.dims = newDimIndex(s.Schema)
 	}
 	return e
 }
@@ -49,6 +49,8 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 type compiled struct {
 	x     jp.Expr
 	multi bool
+	// canon is the path's canonical text, as response leaves print.
+	canon string
 }
 
 func (e *Evaluator) path(p string) (compiled, error) {
@@ -59,7 +61,7 @@ func (e *Evaluator) path(p string) (compiled, error) {
 	if err != nil {
 		return compiled{}, err
 	}
-	c := compiled{x, multiNode(x)}
+	c := compiled{x, multiNode(x), x.String()}
 	e.paths.Store(p, c)
 	return c, nil
 }

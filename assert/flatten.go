@@ -1,7 +1,6 @@
 package assert
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/ohler55/ojg/jp"
@@ -20,36 +19,56 @@ type Leaf struct {
 // skip, when set, drops a path and everything below it.
 func Flatten(data any, skip func(jp.Expr) bool) []Leaf {
 	var out []Leaf
-	var walk func(p jp.Expr, v any)
-	walk = func(p jp.Expr, v any) {
-		if skip != nil && len(p) > 1 && skip(p) {
+	FlattenFunc(data, skip, func(p jp.Expr, v any) {
+		out = append(out, Leaf{Path: append(jp.Expr(nil), p...), Value: v})
+	})
+	return out
+}
+
+// FlattenFunc is Flatten without building the list: fn sees each leaf's
+// path only during the call (the slice is reused), so the walk allocates
+// nothing per node.
+func FlattenFunc(data any, skip func(jp.Expr) bool, fn func(path jp.Expr, v any)) {
+	stack := make(jp.Expr, 1, 16)
+	stack[0] = jp.Root('$')
+	var walk func(v any)
+	walk = func(v any) {
+		if skip != nil && len(stack) > 1 && skip(stack) {
 			return
 		}
 		switch t := v.(type) {
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(t)) {
-				walk(append(p[:len(p):len(p)], jp.Child(k)), t[k])
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				stack = append(stack, jp.Child(k))
+				walk(t[k])
+				stack = stack[:len(stack)-1]
 			}
 		case []any:
 			if isEmpty(t) {
 				return
 			}
 			if !hasContainer(t) {
-				out = append(out, Leaf{Path: p, Value: t})
+				fn(stack, t)
 				return
 			}
 			for i, e := range t {
-				walk(append(p[:len(p):len(p)], jp.Nth(i)), e)
+				stack = append(stack, jp.Nth(i))
+				walk(e)
+				stack = stack[:len(stack)-1]
 			}
 		default:
 			if isEmpty(v) {
 				return
 			}
-			out = append(out, Leaf{Path: p, Value: v})
+			fn(stack, v)
 		}
 	}
-	walk(jp.R(), data)
-	return out
+	walk(data)
 }
 
 func hasContainer(a []any) bool {

@@ -3,7 +3,6 @@ package runner
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -55,31 +54,49 @@ func (w *ResultsWriter) Close() error {
 // without its newline (a run killed mid-write) is dropped; any other line
 // that is not a result is an error naming the line.
 func ReadResults(path string, fn func(*schema.Result) error) error {
+	return ReadLines(path, func(line []byte, n int) error {
+		var res schema.Result
+		if err := res.UnmarshalJSON(line); err != nil {
+			return fmt.Errorf("%s:%d: not a result record: %v", path, n, err)
+		}
+		return fn(&res)
+	})
+}
+
+// ReadLines streams the complete, non-blank lines of a JSONL file with
+// their line numbers; a torn last line is dropped. The slice is reused
+// after fn returns.
+func ReadLines(path string, fn func(line []byte, n int) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
-	line := 0
+	n := 0
 	for {
-		b, err := r.ReadBytes('\n')
+		b, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer: gather it whole.
+			long := append([]byte(nil), b...)
+			for err == bufio.ErrBufferFull {
+				b, err = r.ReadSlice('\n')
+				long = append(long, b...)
+			}
+			b = long
+		}
 		if err == io.EOF {
 			return nil // a torn last line (no newline) is dropped
 		}
 		if err != nil {
 			return err
 		}
-		line++
+		n++
 		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			continue
 		}
-		var res schema.Result
-		if err := json.Unmarshal(b, &res); err != nil {
-			return fmt.Errorf("%s:%d: not a result record: %v", path, line, err)
-		}
-		if err := fn(&res); err != nil {
+		if err := fn(b, n); err != nil {
 			return err
 		}
 	}

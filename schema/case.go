@@ -47,55 +47,26 @@ type Expectations []Expectation
 
 // MarshalJSON writes the expectations as one JSON object in order.
 func (e Expectations) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, x := range e {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := marshalNoEscape(x.Path)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshalNoEscape(x.Value)
-		if err != nil {
-			return nil, fmt.Errorf("expectation %s: %w", x.Path, err)
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return e.appendJSON(make([]byte, 0, 64*len(e)+2))
 }
 
 // UnmarshalJSON reads a JSON object, keeping key order.
 func (e *Expectations) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
+	if string(data) == "null" {
 		*e = nil
 		return nil
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("expect must be a JSON object")
-	}
 	out := Expectations{}
-	for dec.More() {
-		kt, err := dec.Token()
+	err := eachMember(data, func(key string, val []byte) error {
+		v, err := decodeGeneric(val)
 		if err != nil {
 			return err
 		}
-		key, _ := kt.(string)
-		var raw any
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		out = append(out, Expectation{Path: key, Value: Generic(raw)})
+		out = append(out, Expectation{Path: key, Value: v})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("expect: %w", err)
 	}
 	*e = out
 	return nil
@@ -179,6 +150,9 @@ type Case struct {
 // EncodeLine writes v as one JSON line without HTML escaping, so Chinese
 // text and `<`, `>` stay readable in JSONL files.
 func EncodeLine(v any) ([]byte, error) {
+	if c, ok := v.(*Case); ok && c != nil {
+		return AppendCaseLine(make([]byte, 0, lineSize(c)), c)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -11,15 +11,16 @@ import (
 // eval` checks recorded responses against today's expectations, splits and
 // levels (seed 000's per-case lifecycle: edit an expectation, re-evaluate).
 type Rebuilder struct {
-	s      *Suite
-	mu     sync.Mutex
-	index  map[*Template][]map[string]int // per slot: value → index into the slot's candidates
-	byName map[string]*Template
+	s        *Suite
+	mu       sync.Mutex
+	index    map[*Template][]map[string]int // per slot: value → index into the slot's candidates
+	builders map[*Template]*caseBuilder
+	byName   map[string]*Template
 }
 
 // NewRebuilder prepares a rebuilder for s.
 func (s *Suite) NewRebuilder() *Rebuilder {
-	rb := &Rebuilder{s: s, index: map[*Template][]map[string]int{}, byName: map[string]*Template{}}
+	rb := &Rebuilder{s: s, index: map[*Template][]map[string]int{}, builders: map[*Template]*caseBuilder{}, byName: map[string]*Template{}}
 	for _, t := range s.Templates {
 		rb.byName[t.Name] = t
 	}
@@ -37,6 +38,7 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 	}
 	rb.mu.Lock()
 	g := rb.s.prepare(t)
+	// The builder's buffers are reused, so rebuilding holds the lock.
 	idx := rb.index[t]
 	if idx == nil {
 		idx = make([]map[string]int, len(t.Slots))
@@ -51,7 +53,12 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 		}
 		rb.index[t] = idx
 	}
-	rb.mu.Unlock()
+	cb := rb.builders[t]
+	if cb == nil {
+		cb = &caseBuilder{s: rb.s, t: t, g: g, schemaKey: strings.ToLower(rb.s.SchemaName), exp: make([]string, len(t.Slots)), splitSets: map[uint64][]string{}}
+		rb.builders[t] = cb
+	}
+	defer rb.mu.Unlock()
 	tuple := make([]int, len(t.Slots))
 	for i, sr := range t.Slots {
 		sl, ok := saved.Slots[sr.Key]
@@ -64,11 +71,11 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 		}
 		tuple[i] = j
 	}
-	c = rb.s.buildCase(t, g, tuple, strings.ToLower(rb.s.SchemaName))
+	c = cb.build(tuple)
 	if c.ID != saved.ID || c.Text != saved.Text {
 		return nil, false
 	}
-	if _, err := rb.s.assignSplits(c); err != nil {
+	if err := cb.assignSplits(c); err != nil {
 		return nil, false
 	}
 	return c, true

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nlutest/nlutest/assert"
@@ -366,26 +368,78 @@ func perTemplateLeft(per map[string]int, done map[string]bool) map[string]int {
 
 // replayResults feeds a results file into the collector: each result is
 // re-evaluated against the suite (rebuilt from the suite as it is now when
-// rb is set). seen collects the ids; a second result with the same id
-// replaces nothing and is skipped. It returns the number of results whose
-// case could not be rebuilt and kept their recorded expectations.
+// rb is set). Decoding and evaluation run on every core in batches, and
+// results reach the collector in file order, so reports never depend on
+// scheduling. seen collects the ids; a repeated id is skipped. It returns
+// the number of results whose case could not be rebuilt and kept their
+// recorded expectations.
 func (a *App) replayResults(path string, ev *assert.Evaluator, rb *spec.Rebuilder, col *assert.Collector, seen map[string]bool) (int, error) {
+	const batchSize = 1024
+	type item struct {
+		line  []byte
+		n     int
+		r     schema.Result
+		stale bool
+		err   error
+	}
+	workers := runtime.GOMAXPROCS(0)
+	batch := make([]item, 0, batchSize)
 	stale := 0
-	err := runner.ReadResults(path, func(r *schema.Result) error {
-		if seen[r.ID] {
-			return nil
+	flush := func() error {
+		var wg sync.WaitGroup
+		next := make(chan int, len(batch))
+		for i := range batch {
+			next <- i
 		}
-		seen[r.ID] = true
-		if rb != nil {
-			if c, ok := rb.Rebuild(&r.Case); ok {
-				r.Case = *c
-			} else {
+		close(next)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					it := &batch[i]
+					if err := it.r.UnmarshalJSON(it.line); err != nil {
+						it.err = fmt.Errorf("%s:%d: not a result record: %v", path, it.n, err)
+						continue
+					}
+					if rb != nil {
+						if c, ok := rb.Rebuild(&it.r.Case); ok {
+							it.r.Case = *c
+						} else {
+							it.stale = true
+						}
+					}
+					ev.Evaluate(&it.r)
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range batch {
+			it := &batch[i]
+			if it.err != nil {
+				return it.err
+			}
+			if seen[it.r.ID] {
+				continue
+			}
+			seen[it.r.ID] = true
+			if it.stale {
 				stale++
 			}
+			col.Add(&it.r)
 		}
-		ev.Evaluate(r)
-		col.Add(r)
+		batch = batch[:0]
+		return nil
+	}
+	err := runner.ReadLines(path, func(line []byte, n int) error {
+		batch = append(batch, item{line: append([]byte(nil), line...), n: n})
+		if len(batch) == batchSize {
+			return flush()
+		}
 		return nil
 	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
+	}
 	return stale, err
 }

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// seed000Response is seed 000's IAO answer for 查询13301791708的酒店同房间人员.
+const seed000Response = `{"code":200,"data":[{"apps":{"app_op_seq":[]},"content":{"des":{"phone_number":"13301791708"},"ont":"SIM_Card","rel":[{"des":{},"ont":["SIM_Card","Person"],"rel":[{"behavior":[{"category":"伴随分析","location":[],"modifiers":[],"number":[],"target":null,"time":[],"traffic":[]}],"des":{"intent":["full"]},"intentPro":["entity"],"ont":["Person","Person"],"relIdx":[0,"14-19"],"relName":"酒店同房间同宿","segs":["查询13301791708的酒店同房间人员"]}],"relIdx":[0,"13-19"],"relName":"使用人","segs":["查询13301791708的酒店同房间人员"]}],"segs":["查询13301791708的酒店同房间人员"]},"content_op":"查询"}],"data_op":{"data_rel":[""],"data_rel_property":[]},"msg":"","unknown":[{"keyword":"酒店","ont":"unknown"}]}`
+
+const benchSuite = `
+suite "iao-bench" { schema = "IAO" }
+materials "查询操作" { values = ["查询"] }
+materials "手机号11位" { values = ["13301791708"] }
+materials "伴随关系" {
+  value "酒店同房间" {
+    normalize = { IAO = "酒店同房间同宿" }
+  }
+}
+template "hotel" {
+  text  = "{查询操作}{手机号11位}的{伴随关系}人员"
+  level = "S1"
+  core  = true
+  scene = ["关系分析", "伴随分析", "酒店同宿"]
+  expect = {
+    "$.code"                                              = 200
+    "$.data[0].content_op"                                = "查询"
+    "$.data[0].content.ont"                               = "SIM_Card"
+    "$.data[0].content.des.phone_number"                  = "{手机号11位}"
+    "$.data[0].content.rel[0].ont"                        = ["SIM_Card", "Person"]
+    "$.data[0].content.rel[0].relName"                    = "使用人"
+    "$.data[0].content.rel[0].rel[0].intentPro"           = ["entity"]
+    "$.data[0].content.rel[0].rel[0].ont"                 = ["Person", "Person"]
+    "$.data[0].content.rel[0].rel[0].relName"             = "{伴随关系}"
+    "$.data[0].content.rel[0].rel[0].behavior[0].category" = "伴随分析"
+  }
+}
+split "smoke" { where = case.level == "S1" }
+`
+
+// writeBenchRun writes a suite and a results file of n results (10
+// expectations each, seed 000's response) and returns their paths.
+func writeBenchRun(tb testing.TB, n int) (*spec.Suite, string) {
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(benchSuite), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	s, diags := spec.Load(dir, spec.Options{})
+	if diags.HasErrors() {
+		tb.Fatal(diags)
+	}
+	var proto *schema.Case
+	_ = s.Generate(spec.GenOptions{}, func(c *schema.Case) error { proto = c; return nil })
+	path := filepath.Join(dir, "results.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := range n {
+		r := schema.Result{Case: *proto, Target: "iao", Response: []byte(seed000Response), Status: 200, LatencyMS: float64(i%500) / 10, Attempts: 1}
+		r.ID = proto.ID
+		if i > 0 { // distinct ids; only the first rebuilds exactly, the rest keep their recorded case
+			r.ID = strconv.FormatInt(int64(i), 16)
+		}
+		b, _ := schema.EncodeLine(&r)
+		w.Write(b)
+	}
+	w.Flush()
+	f.Close()
+	return s, path
+}
+
+// BenchmarkEvalResults measures `nlutest eval`'s work per saved result:
+// read and decode the JSONL line, rebuild the case from the suite, check 10
+// expectations, compute the IAO dimensions and accumulate every metrics
+// node — the same code path as the command. NLUTEST_BENCH_N sets the results per
+// iteration (default 100,000; the README's target is 1,000,000 in < 10 s):
+//
+//	NLUTEST_BENCH_N=1000000 go test -run '^$' -bench BenchmarkEvalResults -benchtime 1x ./cmd/nlutest
+func BenchmarkEvalResults(b *testing.B) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("NLUTEST_BENCH_N")); err == nil && v > 0 {
+		n = v
+	}
+	s, path := writeBenchRun(b, n)
+	a := &App{}
+	b.ResetTimer()
+	for b.Loop() {
+		ev := assert.NewEvaluator(s)
+		col := assert.NewCollector(s)
+		if _, err := a.replayResults(path, ev, s.NewRebuilder(), col, map[string]bool{}); err != nil {
+			b.Fatal(err)
+		}
+		if m := col.Metrics(); m.Passed != n {
+			b.Fatalf("passed %d of %d", m.Passed, n)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "results/s")
+	b.ReportMetric(0, "ns/op")
+	_ = fmt.Sprint()
+}
