@@ -41,6 +41,9 @@ type CallerOptions struct {
 	Rate float64
 	// Clock drives rate limiting and backoff; nil is the real clock.
 	Clock transport.Clock
+	// Cache, when set, answers repeated requests from disk (http, rasa
+	// and demo targets).
+	Cache *Cache
 }
 
 // ConfigError is a problem with the suite's target that shows only when
@@ -66,6 +69,8 @@ type httpCaller struct {
 	fixedBody func(c *schema.Case) []byte
 	// fixedHealth: the preflight asks the demo's /health endpoint.
 	fixedHealth bool
+	cache       *Cache
+	fingerprint string
 }
 
 // Concurrency returns the effective concurrency of t under o.
@@ -94,8 +99,9 @@ func NewCaller(ctx context.Context, s *spec.Suite, t *spec.Target, o CallerOptio
 	}
 	conc := Concurrency(t, o)
 	hc := &httpCaller{
-		suite: s, target: t, red: NewRedactor(s.Secrets),
-		client: transport.NewClient(policy, conc, transport.NewLimiter(rate, clk), transport.WithClock(clk)),
+		suite: s, target: t, red: NewRedactor(s.Secrets), cache: o.Cache,
+		fingerprint: t.Kind + "\x00" + t.Name + "\x00" + t.DemoEndpoint,
+		client:      transport.NewClient(policy, conc, transport.NewLimiter(rate, clk), transport.WithClock(clk)),
 	}
 	switch t.Kind {
 	case spec.TargetDemo:
@@ -259,6 +265,14 @@ func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		return r
 	}
 	r.Request = &schema.Request{Method: req.Method, URL: h.red.String(req.URL), Headers: h.red.Headers(req.Header), Body: h.red.String(string(req.Body))}
+	var key string
+	if h.cache != nil {
+		key = h.cache.key(h.fingerprint, req)
+		if h.cache.get(key, r) {
+			return r
+		}
+		defer h.cache.put(key, r)
+	}
 	resp := h.client.Do(ctx, req)
 	r.Status = resp.Status
 	r.Headers = h.red.Headers(resp.Header)

@@ -256,6 +256,8 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 			r.LatencyMS, err = strconv.ParseFloat(string(val), 64)
 		case "attempts":
 			r.Attempts, err = strconv.Atoi(string(val))
+		case "cached":
+			r.Cached = string(val) == "true"
 		case "started":
 			err = r.Started.UnmarshalJSON(val)
 		case "error":

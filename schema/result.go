@@ -74,8 +74,11 @@ type Result struct {
 	Body string `json:"body,omitempty"`
 	// LatencyMS is the duration of the last attempt in milliseconds.
 	LatencyMS float64 `json:"latency_ms"`
-	// Attempts counts calls made, retries included.
+	// Attempts counts calls made, retries included (0 when the response
+	// came from the --cache).
 	Attempts int `json:"attempts"`
+	// Cached is true when the response came from the response cache.
+	Cached bool `json:"cached,omitempty"`
 	// Started is when the first attempt began.
 	Started time.Time `json:"started"`
 	// Error is set when the call produced no usable response.

@@ -40,6 +40,7 @@ type runFlags struct {
 	shard       string
 	baseline    string
 	unreviewed  bool
+	cache       bool
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -60,6 +61,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.shard, "shard", "", "run only the K-th of N stable partitions of the cases: K/N, e.g. 2/4")
 	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json): Δ columns in console and Markdown")
 	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates (reviewed = false) in metrics and thresholds")
+	fs.BoolVar(&rf.cache, "cache", false, "answer repeated requests from the response cache in .nlutest/cache (keyed by target and exact request)")
 }
 
 // shardSpec is a parsed --shard K/N.
@@ -189,7 +191,13 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.fail(usagef("%s already holds a run; choose another --out directory, or continue it with --resume %s", runDir, runDir))
 	}
 
-	caller, err := runner.NewCaller(ctx, s, target, runner.CallerOptions{Concurrency: rf.concurrency, Rate: rf.rate})
+	copts := runner.CallerOptions{Concurrency: rf.concurrency, Rate: rf.rate}
+	if rf.cache {
+		if copts.Cache, err = runner.NewCache(filepath.Join(a.Getwd, ".nlutest", "cache")); err != nil {
+			return a.fail(fmt.Errorf("cannot open the response cache: %w", err))
+		}
+	}
+	caller, err := runner.NewCaller(ctx, s, target, copts)
 	if err != nil {
 		var ce *runner.ConfigError
 		if errors.As(err, &ce) {

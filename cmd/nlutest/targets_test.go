@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +88,32 @@ target "回放" {
 	for id, r := range a {
 		if b[id] != r {
 			t.Errorf("replayed case %s: %+v, recorded %+v", id, b[id], r)
+		}
+	}
+}
+
+func TestResponseCache(t *testing.T) {
+	srv := fakeNLU(t)
+	calls := 0
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(counting.Close)
+	dir := writeSuite(t, suiteHeader)
+	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
+	runCLI(t, dir, nil, "run", dir, "--var", "url="+counting.URL, "--out", first, "--cache", "--concurrency", "1")
+	if calls != 8 {
+		t.Fatalf("first run made %d calls, want 8", calls)
+	}
+	runCLI(t, dir, nil, "run", dir, "--var", "url="+counting.URL, "--out", second, "--cache", "--concurrency", "1")
+	if calls != 8 {
+		t.Errorf("second run with --cache made %d more calls, want none", calls-8)
+	}
+	a, b := readRecorded(t, filepath.Join(first, runner.ResultsFile)), readRecorded(t, filepath.Join(second, runner.ResultsFile))
+	for id, r := range a {
+		if b[id] != r {
+			t.Errorf("cached case %s: %+v, first run %+v", id, b[id], r)
 		}
 	}
 }
