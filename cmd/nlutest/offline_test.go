@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
@@ -18,7 +20,7 @@ threshold "冒烟" { condition = metrics.split.smoke.accuracy >= 0.7 }
 threshold "意图" { condition = metrics.label.intent.accuracy >= 0.6 }
 `
 
-func copyDir(t *testing.T, src, dst string) {
+func copyRunDir(t *testing.T, src, dst string) {
 	t.Helper()
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
@@ -67,7 +69,7 @@ func TestEvalReproducesRunAndFollowsEdits(t *testing.T) {
 
 	// eval on a copy reproduces the report.
 	cp := filepath.Join(t.TempDir(), "copy")
-	copyDir(t, run, cp)
+	copyRunDir(t, run, cp)
 	code, evalOut, errs := runCLI(t, dir, nil, "eval", cp, "--var", "url=http://127.0.0.1:1")
 	if code != ExitPass {
 		t.Fatalf("eval exit %d\n%s", code, errs)
@@ -194,5 +196,68 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, dir, nil, "run", dir, "--shard", "4/3", "--var", "url="+srv.URL); code != ExitInvalid {
 		t.Errorf("--shard 4/3 should be a usage error")
+	}
+}
+
+func TestMinConfidenceCountsAsFallback(t *testing.T) {
+	srv := fakeNLU(t) // answers every intent with confidence 0.9
+	strict := strings.Replace(offlineSuite, `schema = "rasa"`, `schema = "rasa-strict"`, 1) + `
+schema "rasa-strict" {
+  extends = "rasa"
+  dimension "intent" {
+    kind           = "label"
+    path           = "$.intent.name"
+    confidence     = "$.intent.confidence"
+    min_confidence = 0.95
+  }
+}
+`
+	dir := writeSuite(t, strict)
+	run := filepath.Join(dir, "run")
+	code, _, errs := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", run)
+	if code != ExitFail {
+		t.Fatalf("every prediction is below min_confidence, so the intent threshold fails; exit %d\n%s", code, errs)
+	}
+	l := loadReport(t, run).Metrics.Label["intent"]
+	if l == nil || l.Accuracy != schema.R(0, 8) || l.Confusion == nil || l.Confusion.Labels[len(l.Confusion.Labels)-1] != "(none)" {
+		t.Fatalf("predictions under min_confidence must count as no prediction: %+v", l)
+	}
+	if l.Labels["订机票"].Recall != schema.R(0, 4) {
+		t.Errorf("recall of 订机票 = %+v, want 0/4", l.Labels["订机票"].Recall)
+	}
+	// extends keeps the preset's response type: a typo is still caught.
+	bad := writeSuite(t, strings.Replace(strict, "response.intent.confidence > 0.5", "response.intnet.confidence > 0.5", 1))
+	if code, _, errs := runCLI(t, bad, nil, "validate", bad, "--var", "url=x"); code != ExitInvalid || !strings.Contains(errs, `Did you mean "intent"?`) {
+		t.Errorf("a schema extending rasa should check response.intnet: exit %d\n%s", code, errs)
+	}
+}
+
+func TestInterruptWritesReportsAndExits130(t *testing.T) {
+	srv := slowNLU(t)
+	dir := writeSuite(t, resumeSuite(500))
+	run := filepath.Join(dir, "run")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Millisecond)
+	defer cancel()
+	var out, errb strings.Builder
+	app := &App{Stdout: &out, Stderr: &errb, Getwd: dir, Env: func(string) (string, bool) { return "", false }}
+	code := app.Run(ctx, []string{"run", dir, "--var", "url=" + srv.URL, "--out", run, "--report-junit", filepath.Join(dir, "junit.xml")})
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want 130\n%s", code, errb.String())
+	}
+	got := readRecorded(t, filepath.Join(run, runner.ResultsFile))
+	rep := loadReport(t, run)
+	if len(got) == 0 || len(got) >= 500 || rep.Metrics.Total != len(got) || !rep.Run.Interrupted {
+		t.Errorf("interrupted run: %d results recorded, report total %d, interrupted %v", len(got), rep.Metrics.Total, rep.Run.Interrupted)
+	}
+	if !fileExists(filepath.Join(dir, "junit.xml")) {
+		t.Errorf("the JUnit report was not written after the interrupt")
+	}
+	// And the rest can be resumed.
+	code, _, errs := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--resume", run)
+	if code != ExitFail && code != ExitPass {
+		t.Fatalf("resume exit %d\n%s", code, errs)
+	}
+	if n := len(readRecorded(t, filepath.Join(run, runner.ResultsFile))); n != 500 {
+		t.Errorf("after resuming, %d of 500 results", n)
 	}
 }
