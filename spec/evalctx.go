@@ -11,12 +11,12 @@ import (
 // BaseContext returns the evaluation context every expression of the suite
 // shares: var and the function table. Per-case contexts are its children.
 func (s *Suite) BaseContext() *hcl.EvalContext {
-	if s.base == nil {
+	s.baseOnce.Do(func() {
 		s.base = &hcl.EvalContext{
 			Variables: map[string]cty.Value{"var": cty.ObjectVal(s.Vars)},
 			Functions: Functions(s.Dir),
 		}
-	}
+	})
 	return s.base
 }
 

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -42,9 +43,12 @@ type Suite struct {
 
 	DeclRange hcl.Range
 
-	base *hcl.EvalContext
-	// expect holds each template's expectations in generic form.
-	gen map[*Template]*genTemplate
+	base     *hcl.EvalContext
+	baseOnce sync.Once
+	// gen caches each template prepared for generation; genMu guards it, so
+	// several goroutines may generate from one suite.
+	gen   map[*Template]*genTemplate
+	genMu sync.Mutex
 }
 
 // Defaults are the suite's defaults for templates.
@@ -112,12 +116,19 @@ type HTTPTarget struct {
 
 // Materials is a `materials` block: the values one slot name draws from.
 type Materials struct {
-	Name      string
-	Tag       string
-	Level     string
-	Values    []MaterialValue
-	Source    string
-	DeclRange hcl.Range
+	Name   string
+	Tag    string
+	Level  string
+	Values []MaterialValue
+	Source string
+	// Compose lists the block's compose patterns ("{姓}{名}"); their values
+	// follow the block's own values in Values. ComposeRange is the compose
+	// attribute's range.
+	Compose      []string
+	ComposeRange hcl.Range
+	DeclRange    hcl.Range
+
+	compose *composeSpec
 }
 
 // MaterialValue is one value of a materials block.

@@ -63,6 +63,9 @@ Usage:
   nlutest run PATH        generate cases, call the target, assert, measure, report
   nlutest validate PATH   parse and check suites; diagnostics with file:line:col
   nlutest generate PATH   write the generated cases (JSONL or CSV) without calling anything
+  nlutest stats PATH      distributions of materials, cases, scenes, splits and dimension coverage
+  nlutest annotate PATH   draft expectations from live responses (SUITE.annotations.hcl, or --write)
+  nlutest fmt PATH        rewrite suite files in the canonical layout (--check: list, exit 1)
   nlutest eval RUN        recompute assertions, metrics, thresholds and reports of a saved run, offline
   nlutest diff RUN RUN    metric deltas and cases that flipped between two runs
   nlutest merge RUN...    join shard runs into one run (--out DIR)
@@ -100,8 +103,14 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		return a.cmdValidate(rest)
 	case "generate":
 		return a.cmdGenerate(rest)
+	case "stats":
+		return a.cmdStats(rest)
 	case "serve":
 		return a.cmdServe(ctx, rest)
+	case "annotate":
+		return a.cmdAnnotate(ctx, rest)
+	case "fmt":
+		return a.cmdFmt(rest)
 	case "eval":
 		return a.cmdEval(ctx, rest)
 	case "merge":

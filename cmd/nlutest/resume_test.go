@@ -123,7 +123,14 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(5+rng.IntN(40)) * time.Millisecond)
+		// Wait until the run is under way (slow under -race), then kill it
+		// at a random moment.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if fileExists(filepath.Join(run, runner.ResultsFile)) {
+				break
+			}
+		}
+		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		if err := cmd.Wait(); err != nil && strings.Contains(err.Error(), "killed") {
 			kills++
@@ -133,6 +140,9 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Fatalf("only %d of 20 runs were killed mid-way; the test does not exercise resume", kills)
 	}
 	out, err := child("run", dir, "--var", "url="+srv.URL, "--resume", run, "--quiet").CombinedOutput()
+	if !fileExists(filepath.Join(run, RunMetaFile)) {
+		t.Fatalf("no run was under way when killed:\n%s", out)
+	}
 	if err != nil && !strings.Contains(err.Error(), "exit status 1") {
 		t.Fatalf("final resume: %v\n%s", err, out)
 	}

@@ -89,17 +89,17 @@ template "hotel-roommates" {
   scene = ["关系分析", "伴随分析", "酒店同宿"]
 
   expect = {
-    "code"                                                        = 200
-    "$.data.[0].content_op"                                       = "查询"
-    "$.data.[0].content.ont"                                      = "SIM_Card"
-    "$.data.[0].content.des.phone_number"                         = "{手机号11位}"
-    "$.data.[0].content.rel.[0].ont"                              = ["SIM_Card", "Person"]
-    "$.data.[0].content.rel.[0].relName"                          = "使用人"
-    "$.data.[0].content.rel.[0].rel.[0].intentPro"                = ["entity"]
-    "$.data.[0].content.rel.[0].rel.[0].ont"                      = ["Person", "Person"]
-    "$.data.[0].content.rel.[0].rel.[0].relName"                  = "{伴随关系}"
-    "$.data.[0].content.rel.[0].rel.[0].behavior.[0].category"    = "伴随分析"
-    "$.data.[0].content.rel.[0].rel.[0].des.intent"               = ["full"]
+    "code"                                                     = 200
+    "$.data.[0].content_op"                                    = "查询"
+    "$.data.[0].content.ont"                                   = "SIM_Card"
+    "$.data.[0].content.des.phone_number"                      = "{手机号11位}"
+    "$.data.[0].content.rel.[0].ont"                           = ["SIM_Card", "Person"]
+    "$.data.[0].content.rel.[0].relName"                       = "使用人"
+    "$.data.[0].content.rel.[0].rel.[0].intentPro"             = ["entity"]
+    "$.data.[0].content.rel.[0].rel.[0].ont"                   = ["Person", "Person"]
+    "$.data.[0].content.rel.[0].rel.[0].relName"               = "{伴随关系}"
+    "$.data.[0].content.rel.[0].rel.[0].behavior.[0].category" = "伴随分析"
+    "$.data.[0].content.rel.[0].rel.[0].des.intent"            = ["full"]
   }
 
   assert {
@@ -116,8 +116,8 @@ template "prefixed-phone" {
   scene = ["关系分析", "伴随分析", "酒店同宿"]
 
   expect = {
-    "$.data[0].content.des.phone_number"         = "{带区号手机号}"
-    "$.data[0].content.rel[0].rel[0].relName"    = "酒店同房间同宿"
+    "$.data[0].content.des.phone_number"      = "{带区号手机号}"
+    "$.data[0].content.rel[0].rel[0].relName" = "酒店同房间同宿"
   }
 }
 

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/reporters"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// cmdFmt rewrites suite files in the canonical layout (docs/annotate.md#fmt).
+func (a *App) cmdFmt(args []string) int {
+	fs := newFlagSet(a, "fmt", "fmt [--check] PATH...")
+	check := fs.Bool("check", false, "write nothing; list the files that are not formatted and exit 1 when there are any")
+	color := fs.String("color", "auto", "colour of diagnostics: auto, always or never")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return a.flagErr(err)
+	}
+	if len(pos) == 0 {
+		return a.fail(usagef("fmt takes one or more paths: a suite directory, a suite file or a directory of suites"))
+	}
+	if *color != "auto" && *color != "always" && *color != "never" {
+		return a.fail(usagef("--color takes auto, always or never, not %q", *color))
+	}
+	var files []string
+	for _, p := range pos {
+		fs, err := fmtFiles(p)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)
+			return ExitInvalid
+		}
+		files = append(files, fs...)
+	}
+	var diags hcl.Diagnostics
+	sources := map[string][]byte{}
+	changed, broken, failed := 0, 0, 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)
+			failed++
+			continue
+		}
+		out, d := spec.FormatSource(src, f)
+		if d.HasErrors() {
+			sources[f] = src
+			diags = append(diags, d...)
+			broken++
+			continue
+		}
+		if bytes.Equal(out, src) {
+			continue
+		}
+		changed++
+		if !*check {
+			if err := reporters.WriteFile(f, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
+				fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)
+				failed++
+				continue
+			}
+		}
+		fmt.Fprintln(a.Stdout, f)
+	}
+	if len(diags) > 0 {
+		spec.WriteDiagnostics(a.Stderr, diags, sources, a.useColor(*color, a.StderrTTY))
+		fmt.Fprintf(a.Stderr, "nlutest: %d file%s could not be parsed and were left untouched.\n", broken, plural(broken))
+	}
+	switch {
+	case failed > 0:
+		return ExitCannotRun
+	case broken > 0:
+		return ExitInvalid
+	case *check && changed > 0:
+		fmt.Fprintf(a.Stderr, "nlutest: %d of %d suite file%s not formatted; run nlutest fmt %s\n", changed, len(files), plural(len(files)), strings.Join(pos, " "))
+		return ExitFail
+	}
+	return ExitPass
+}
+
+// fmtFiles lists the suite files under path: path itself when it is a
+// file, else every *.nlutest.hcl below it, skipping hidden directories and
+// testdata, vendor and node_modules below the starting point.
+func fmtFiles(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if p != path {
+				n := e.Name()
+				if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" || n == "vendor" || n == "node_modules" {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), spec.FileSuffix) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no %s files in %s", spec.FileSuffix, path)
+	}
+	sort.Strings(files)
+	return files, nil
+}

@@ -1,0 +1,575 @@
+package spec
+
+// HCL output: the canonical layout of suite files (`nlutest fmt`), the
+// rendering of drafted expectations, and the in-place edit of a template's
+// expect attribute (`nlutest annotate --write`) through hclwrite.
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// FormatSource returns src in the canonical layout of suite files:
+// hclwrite's format (indentation by nesting, one space around operators,
+// aligned `=` in runs of attributes and map items), no trailing blank
+// lines, one final newline. Block and attribute order and every comment are
+// kept; a UTF-8 BOM and CRLF line ends are kept as they were. A file that
+// does not parse is returned unchanged with its diagnostics.
+func FormatSource(src []byte, filename string) ([]byte, hcl.Diagnostics) {
+	body, bom, crlf := splitSource(src)
+	if _, diags := hclsyntax.ParseConfig(body, filename, hcl.InitialPos); diags.HasErrors() {
+		return src, improveSyntaxDiags(diags, body)
+	}
+	out := hclwrite.Format(body)
+	out = append(bytes.TrimRight(out, " \t\n"), '\n')
+	if len(bytes.TrimSpace(out)) == 0 {
+		out = nil
+	}
+	return joinSource(out, bom, crlf), nil
+}
+
+// splitSource strips a BOM and turns CRLF line ends into LF, reporting
+// both so joinSource can restore them.
+func splitSource(src []byte) (body []byte, bom, crlf bool) {
+	if bytes.HasPrefix(src, utf8BOM) {
+		src, bom = src[len(utf8BOM):], true
+	}
+	lf := bytes.Count(src, []byte("\n"))
+	if lf > 0 && bytes.Count(src, []byte("\r\n")) == lf {
+		return bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")), bom, true
+	}
+	return src, bom, false
+}
+
+func joinSource(body []byte, bom, crlf bool) []byte {
+	if crlf {
+		body = bytes.ReplaceAll(body, []byte("\n"), []byte("\r\n"))
+	}
+	if bom {
+		body = append(append([]byte{}, utf8BOM...), body...)
+	}
+	return body
+}
+
+// hclQuote writes s as an HCL quoted string: backslash escapes for quotes,
+// backslashes and control characters, `$${` and `%%{` for literal template
+// openers.
+func hclQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			b.WriteString(`\"`)
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		case (c == '$' || c == '%') && i+1 < len(s) && s[i+1] == '{':
+			b.WriteByte(c)
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// renderValue writes a generic JSON value as an HCL expression.
+func renderValue(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return hclQuote(t)
+	case bool:
+		return strconv.FormatBool(t)
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case int:
+		return strconv.Itoa(t)
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			return hclQuote(strconv.FormatFloat(t, 'g', -1, 64))
+		}
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = renderValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := annotSortedKeys(t)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = hclQuote(k) + " = " + renderValue(t[k])
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return hclQuote(fmt.Sprint(v))
+}
+
+// renderNote writes a value for a comment: HCL syntax, on one line.
+func renderNote(v any) string { return renderValue(v) }
+
+// Comment prefixes of the lines annotate writes; a later annotate --write
+// drops them instead of carrying them over as the user's comments.
+const (
+	draftedPrefix      = "drafted by nlutest annotate"
+	notePrefix         = "note: "
+	disagreementPrefix = "disagreement: "
+	partialPrefix      = "only in some samples: "
+	orphanHeading      = "comments of the replaced expect on paths no longer proposed:"
+	samplePrefix       = "sample "
+)
+
+func generatedComment(text string) bool {
+	for _, p := range []string{draftedPrefix, notePrefix, disagreementPrefix, partialPrefix, orphanHeading, samplePrefix} {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func commentLine(text string) string {
+	text = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(text)
+	return "# " + text
+}
+
+// keptComments are the user's comments of a replaced expect map.
+type keptComments struct {
+	lead     map[string][]string // canonical path → comment lines before it
+	trailing map[string]string   // canonical path → comment at its line end
+	orphans  []string            // comments of no key, or of keys no longer proposed
+	dropped  bool                // the orphans were under the heading already
+}
+
+// renderExpect writes the draft's expect map (unformatted) with header
+// comment lines at its top.
+func (d *Draft) renderExpect(header []string, kept *keptComments) string {
+	var b strings.Builder
+	b.WriteString("{\n")
+	line := func(s string) { b.WriteString(s); b.WriteByte('\n') }
+	for _, h := range header {
+		line(commentLine(h))
+	}
+	for _, n := range d.Notes {
+		if strings.HasPrefix(n, disagreementPrefix) || strings.HasPrefix(n, partialPrefix) {
+			line(commentLine(n))
+		} else {
+			line(commentLine(notePrefix + n))
+		}
+	}
+	if kept != nil {
+		proposed := map[string]bool{}
+		for _, e := range d.Entries {
+			proposed[e.Path] = true
+		}
+		var orphans []string
+		orphans = append(orphans, kept.orphans...)
+		for _, p := range annotSortedKeys(kept.lead) {
+			if !proposed[p] {
+				orphans = append(orphans, kept.lead[p]...)
+			}
+		}
+		for _, p := range annotSortedKeys(kept.trailing) {
+			if !proposed[p] {
+				orphans = append(orphans, kept.trailing[p])
+			}
+		}
+		if len(orphans) > 0 {
+			if len(orphans) > len(kept.orphans) || kept.dropped {
+				line(commentLine(orphanHeading))
+			}
+			for _, o := range orphans {
+				line(o)
+			}
+		}
+	}
+	for _, e := range d.Entries {
+		if kept != nil {
+			for _, c := range kept.lead[e.Path] {
+				line(c)
+			}
+		}
+		for _, n := range e.Notes {
+			line(commentLine(notePrefix + n))
+		}
+		s := hclQuote(e.Path) + " = " + renderValue(e.Value)
+		if kept != nil && kept.trailing[e.Path] != "" {
+			s += " " + kept.trailing[e.Path]
+		}
+		line(s)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// TemplateBlock renders the draft as a formatted `template "NAME" { expect
+// = {…} reviewed = false }` block, ready to paste into a suite, with header
+// comment lines at the top of the expect map.
+func (d *Draft) TemplateBlock(header []string) []byte {
+	return d.templateBlock(header, nil)
+}
+
+func (d *Draft) templateBlock(header []string, kept *keptComments) []byte {
+	src := "template " + hclQuote(d.Template.Name) + " {\n  expect = " + d.renderExpect(header, kept) + "\n  reviewed = false\n}\n"
+	return hclwrite.Format([]byte(src))
+}
+
+// SetTemplateExpect edits a suite file's source in place: the expect
+// attribute of template name becomes the draft's map (replaced where it
+// is, or added at the end of the block) and reviewed becomes false. The
+// user's comments inside a replaced expect map are carried over to the
+// paths they annotate; every other byte of the file is kept. A BOM and
+// CRLF line ends are kept.
+func SetTemplateExpect(src []byte, filename, name string, d *Draft, header []string) ([]byte, error) {
+	body, bom, crlf := splitSource(src)
+	f, diags := hclwrite.ParseConfig(body, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("%s does not parse: %s", filename, diags.Error())
+	}
+	var blk *hclwrite.Block
+	for _, b := range f.Body().Blocks() {
+		if b.Type() == "template" && len(b.Labels()) == 1 && b.Labels()[0] == name {
+			blk = b
+			break
+		}
+	}
+	if blk == nil {
+		return nil, fmt.Errorf("%s has no template %q", filename, name)
+	}
+	tb := blk.Body()
+	indent := bodyIndent(tb)
+	if expandSingleLine(blk) {
+		indent = 2
+	}
+	var kept *keptComments
+	if old := tb.GetAttribute("expect"); old != nil {
+		kept = collectComments(old.Expr().BuildTokens(nil))
+	}
+	snippet, sd := hclwrite.ParseConfig(d.templateBlock(header, kept), "annotate", hcl.InitialPos)
+	if sd.HasErrors() {
+		return nil, fmt.Errorf("internal error: the drafted expect does not parse: %s", sd.Error())
+	}
+	sb := snippet.Body().Blocks()[0].Body()
+	expTokens := sb.GetAttribute("expect").Expr().BuildTokens(nil)
+	reindent(expTokens, indent)
+	falseTokens := sb.GetAttribute("reviewed").Expr().BuildTokens(nil)
+
+	lastIsBlock := endsWithBlock(tb)
+	if tb.GetAttribute("expect") == nil {
+		if lastIsBlock {
+			tb.AppendNewline()
+			lastIsBlock = false
+		}
+		fixNewAttribute(tb.SetAttributeRaw("expect", expTokens), indent)
+	} else {
+		tb.SetAttributeRaw("expect", expTokens)
+	}
+	if tb.GetAttribute("reviewed") == nil {
+		if lastIsBlock {
+			tb.AppendNewline()
+		}
+		fixNewAttribute(tb.SetAttributeRaw("reviewed", falseTokens), indent)
+	} else {
+		tb.SetAttributeRaw("reviewed", falseTokens)
+	}
+	var out bytes.Buffer
+	if _, err := f.BuildTokens(nil).WriteTo(&out); err != nil {
+		return nil, err
+	}
+	return joinSource(out.Bytes(), bom, crlf), nil
+}
+
+// reindent scales the indentation of every line after the first of toks
+// from a body indented by two (the snippet's) to one indented by indent.
+func reindent(toks hclwrite.Tokens, indent int) {
+	if indent == 2 {
+		return
+	}
+	for i := 1; i < len(toks); i++ {
+		prev := toks[i-1]
+		if prev.Type == hclsyntax.TokenNewline || prev.Type == hclsyntax.TokenComment && bytes.HasSuffix(prev.Bytes, []byte("\n")) {
+			toks[i].SpacesBefore = toks[i].SpacesBefore * indent / 2
+		}
+	}
+}
+
+// expandSingleLine turns a one-line block (`template "x" { text = "…" }`,
+// which may hold at most one attribute) into the multi-line form, so
+// attributes can be added to it. It reports whether it did.
+func expandSingleLine(blk *hclwrite.Block) bool {
+	b := blk.Body()
+	for _, t := range b.BuildTokens(nil) {
+		if t.Type == hclsyntax.TokenNewline || t.Type == hclsyntax.TokenComment && bytes.HasSuffix(t.Bytes, []byte("\n")) {
+			return false
+		}
+	}
+	attrs := b.Attributes()
+	names := annotSortedKeys(attrs)
+	exprs := make([]hclwrite.Tokens, len(names))
+	for i, n := range names {
+		exprs[i] = attrs[n].Expr().BuildTokens(nil)
+	}
+	// Body.Clear leaves the attributes findable, so remove them one by one.
+	for _, n := range names {
+		b.RemoveAttribute(n)
+	}
+	b.Clear()
+	b.AppendNewline()
+	for i, n := range names {
+		fixNewAttribute(b.SetAttributeRaw(n, exprs[i]), 2)
+	}
+	toks := blk.BuildTokens(nil)
+	for i := len(toks) - 1; i >= 0; i-- {
+		if toks[i].Type == hclsyntax.TokenCBrace {
+			toks[i].SpacesBefore = 0
+			break
+		}
+	}
+	return true
+}
+
+// bodyIndent is the indentation of a block body's attributes (the
+// smallest), or 2 when it has none.
+func bodyIndent(b *hclwrite.Body) int {
+	ind := -1
+	for _, name := range annotSortedKeys(b.Attributes()) {
+		for _, t := range b.GetAttribute(name).BuildTokens(nil) {
+			if t.Type == hclsyntax.TokenIdent {
+				if ind < 0 || t.SpacesBefore < ind {
+					ind = t.SpacesBefore
+				}
+				break
+			}
+		}
+	}
+	if ind <= 0 {
+		return 2
+	}
+	return ind
+}
+
+// endsWithBlock reports whether the body's last item is a nested block
+// (then an appended attribute gets a blank line before it).
+func endsWithBlock(b *hclwrite.Body) bool {
+	blocks := b.Blocks()
+	if len(blocks) == 0 {
+		return false
+	}
+	all := b.BuildTokens(nil)
+	last := blocks[len(blocks)-1].BuildTokens(nil)
+	if len(last) == 0 {
+		return false
+	}
+	// The block's tokens are the same pointers as the body's.
+	end := last[len(last)-1]
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i] == end {
+			for _, t := range all[i+1:] {
+				if t.Type != hclsyntax.TokenNewline {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// fixNewAttribute gives an attribute hclwrite appended the body's
+// indentation and one space around `=`.
+func fixNewAttribute(a *hclwrite.Attribute, indent int) {
+	toks := a.BuildTokens(nil)
+	for i, t := range toks {
+		if t.Type == hclsyntax.TokenIdent {
+			t.SpacesBefore = indent
+			if i+1 < len(toks) && toks[i+1].Type == hclsyntax.TokenEqual {
+				toks[i+1].SpacesBefore = 1
+				if i+2 < len(toks) {
+					toks[i+2].SpacesBefore = 1
+				}
+			}
+			return
+		}
+	}
+}
+
+// collectComments reads the comments of an expect map's tokens and ties
+// each to the path on its line (trailing) or on the next key line (lead).
+// annotate's own comments are left out.
+func collectComments(toks hclwrite.Tokens) *keptComments {
+	k := &keptComments{lead: map[string][]string{}, trailing: map[string]string{}}
+	depth := 0
+	lineStart := true
+	keyPos := false
+	var pending []string
+	cur := ""
+	var keyToks hclwrite.Tokens
+	collecting := false
+	inOrphans := false
+	finishKey := func() {
+		collecting = false
+		var src bytes.Buffer
+		for _, t := range keyToks {
+			src.Write(t.Bytes)
+		}
+		keyToks = nil
+		cur = ""
+		expr, diags := hclsyntax.ParseExpression(src.Bytes(), "key", hcl.InitialPos)
+		if diags.HasErrors() {
+			return
+		}
+		v, diags := expr.Value(nil)
+		if diags.HasErrors() || v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+			return
+		}
+		x, _, err := CompilePath(v.AsString())
+		if err != nil {
+			return
+		}
+		cur = x.String()
+		if p, ok := canonicalPath(x); ok {
+			cur = p
+		}
+		if len(pending) > 0 {
+			k.lead[cur] = append(k.lead[cur], pending...)
+			pending = nil
+		}
+	}
+	for _, t := range toks {
+		switch t.Type {
+		case hclsyntax.TokenComment:
+			text := strings.TrimRight(string(t.Bytes), "\r\n")
+			body := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(text, "#"), "//"), " "))
+			if strings.TrimSpace(body) == orphanHeading {
+				// What follows, up to the first key, was kept from an
+				// earlier expect: it stays under the heading.
+				inOrphans, k.dropped = true, true
+			} else if !generatedComment(strings.TrimSpace(body)) {
+				switch {
+				case inOrphans && cur == "":
+					k.orphans = append(k.orphans, text)
+				case depth > 1 && cur != "":
+					k.lead[cur] = append(k.lead[cur], text)
+				case lineStart || cur == "":
+					pending = append(pending, text)
+				case k.trailing[cur] == "":
+					k.trailing[cur] = text
+				default:
+					k.lead[cur] = append(k.lead[cur], text)
+				}
+			}
+			if strings.HasSuffix(string(t.Bytes), "\n") {
+				lineStart = true
+			}
+			continue
+		case hclsyntax.TokenNewline:
+			lineStart = true
+			if collecting {
+				finishKey()
+			}
+			continue
+		}
+		if collecting {
+			if depth == 1 && (t.Type == hclsyntax.TokenEqual || t.Type == hclsyntax.TokenColon) {
+				finishKey()
+			} else {
+				keyToks = append(keyToks, t)
+			}
+			lineStart = false
+			continue
+		}
+		if depth == 1 && (lineStart || keyPos) && t.Type != hclsyntax.TokenCBrace {
+			collecting = true
+			keyToks = append(keyToks[:0], t)
+			lineStart, keyPos = false, false
+			continue
+		}
+		keyPos = false
+		switch t.Type {
+		case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen, hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl:
+			depth++
+			if depth == 1 {
+				keyPos = true
+			}
+		case hclsyntax.TokenCBrace, hclsyntax.TokenCBrack, hclsyntax.TokenCParen, hclsyntax.TokenTemplateSeqEnd:
+			depth--
+		case hclsyntax.TokenComma:
+			if depth == 1 {
+				keyPos = true
+			}
+		}
+		lineStart = false
+	}
+	k.orphans = append(k.orphans, pending...)
+	return k
+}
+
+// UpdateAnnotations returns the annotations file src (empty for a new file)
+// with the draft's template block replaced or appended. The file's header
+// comment is written when the file is new.
+func UpdateAnnotations(src []byte, filename string, header []string, drafts []*Draft, draftHeader func(*Draft) []string) ([]byte, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		var b strings.Builder
+		for _, h := range header {
+			b.WriteString(commentLine(h))
+			b.WriteByte('\n')
+		}
+		src = []byte(b.String())
+	}
+	for _, d := range drafts {
+		body, _, _ := splitSource(src)
+		f, diags := hclwrite.ParseConfig(body, filename, hcl.InitialPos)
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("%s does not parse, so it cannot be updated (%s); move it away and annotate again", filename, diags.Error())
+		}
+		found := false
+		for _, b := range f.Body().Blocks() {
+			if b.Type() == "template" && len(b.Labels()) == 1 && b.Labels()[0] == d.Template.Name {
+				found = true
+			}
+		}
+		if found {
+			out, err := SetTemplateExpect(src, filename, d.Template.Name, d, draftHeader(d))
+			if err != nil {
+				return nil, err
+			}
+			src = out
+			continue
+		}
+		out := append(bytes.TrimRight(src, "\n"), '\n')
+		if len(bytes.TrimSpace(out)) > 0 {
+			out = append(out, '\n')
+		} else {
+			out = out[:0]
+		}
+		src = append(out, d.TemplateBlock(draftHeader(d))...)
+	}
+	out, diags := FormatSource(src, filename)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("internal error: the annotations file does not parse: %s", diags.Error())
+	}
+	return out, nil
+}
