@@ -174,17 +174,17 @@ func (e *Evaluator) conditionContext(r *schema.Result) *hcl.EvalContext {
 	ctx.Variables["response"] = resp
 	ctx.Variables["http"] = cty.ObjectVal(map[string]cty.Value{
 		"status":  cty.NumberIntVal(int64(r.Status)),
-		"headers": cty.MapVal(withEmpty(hdrs)),
+		"headers": headerMap(hdrs),
 	})
 	ctx.Variables["latency_ms"] = cty.NumberFloatVal(r.LatencyMS)
 	return ctx
 }
 
-func withEmpty(m map[string]cty.Value) map[string]cty.Value {
+func headerMap(m map[string]cty.Value) cty.Value {
 	if len(m) == 0 {
-		return map[string]cty.Value{"": cty.StringVal("")}
+		return cty.MapValEmpty(cty.String)
 	}
-	return m
+	return cty.MapVal(m)
 }
 
 // condition evaluates one assert block. A condition that cannot be

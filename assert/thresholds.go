@@ -170,7 +170,7 @@ func canonicalAddress(tr hcl.Traversal) string {
 	out := hcl.Traversal{}
 	for i, s := range tr {
 		if a, ok := s.(hcl.TraverseAttr); ok && i >= 2 {
-			if prev, ok := tr[i-1].(hcl.TraverseAttr); ok && isKeyed(prev.Name, tr, i-1) {
+			if prev, ok := tr[i-1].(hcl.TraverseAttr); ok && isKeyed(prev.Name, i-1) {
 				out = append(out, hcl.TraverseIndex{Key: cty.StringVal(a.Name)})
 				continue
 			}
@@ -182,7 +182,7 @@ func canonicalAddress(tr hcl.Traversal) string {
 
 // isKeyed reports whether the step at i names a map of nodes (split, level,
 // scene, template, values, labels) whose next step is a key.
-func isKeyed(name string, tr hcl.Traversal, i int) bool {
+func isKeyed(name string, i int) bool {
 	switch name {
 	case "split", "level", "scene", "template":
 		return i == 1

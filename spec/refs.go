@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -429,29 +430,22 @@ func (l *loader) envCallDiags() {
 
 // suggest returns the option closest to name, or "" when none is close.
 func suggest(name string, options []string) string {
+	n := utf8.RuneCountInString(name)
 	best, bestD := "", 1<<30
 	for _, o := range options {
 		d := levenshtein(strings.ToLower(name), strings.ToLower(o))
+		// A name cut short or run on ({手机号} for 手机号11位) is a common slip.
+		if n >= 2 && (strings.HasPrefix(o, name) || strings.HasPrefix(name, o) && utf8.RuneCountInString(o) >= 2) {
+			d = min(d, 1)
+		}
 		if d < bestD {
 			best, bestD = o, d
 		}
 	}
-	n := len([]rune(name))
-	if n >= 2 {
-		// A name cut short ({手机号} for 手机号11位) is the commonest slip.
-		for _, o := range options {
-			if strings.HasPrefix(o, name) || strings.HasPrefix(name, o) && len([]rune(o)) >= 2 {
-				if levenshtein(name, o) <= bestD {
-					return o
-				}
-			}
-		}
-	}
+	// About one edit per three characters, and always one for names of two
+	// or more characters (Chinese names are short).
 	if best == "" || bestD > max(1, n/3) || bestD >= n {
-		// Chinese names are short; allow one edit for names of 2+ runes.
-		if !(best != "" && bestD == 1 && n >= 2) {
-			return ""
-		}
+		return ""
 	}
 	return best
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -288,5 +287,3 @@ func writeAligned(w io.Writer, rows [][]string) {
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }
-
-var _ = flag.ErrHelp

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -106,5 +105,4 @@ func BenchmarkEvalResults(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "results/s")
 	b.ReportMetric(0, "ns/op")
-	_ = fmt.Sprint()
 }

@@ -140,7 +140,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	}
 
 	var warnings []string
-	gopts := spec.GenOptions{Split: rf.split, Warn: func(_ hclRange, msg string) { warnings = append(warnings, msg) }}
+	gopts := spec.GenOptions{Split: rf.split, Warn: func(_ spec.Range, msg string) { warnings = append(warnings, msg) }}
 	keep := func(c *schema.Case) bool {
 		if !shard.has(c.ID) {
 			return false
@@ -291,8 +291,6 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	}
 	return code
 }
-
-type hclRange = spec.Range
 
 func selectionNote(rf runFlags) string {
 	var parts []string
