@@ -49,7 +49,13 @@ func Equal(expected, actual any) bool {
 	}
 	ef, eok := number(expected)
 	af, aok := number(actual)
-	return eok && aok && ef.Cmp(af) == 0
+	if eok && aok {
+		return ef.Cmp(af) == 0
+	}
+	// A number beyond big.Float's exponent range still equals itself.
+	en, e1 := expected.(json.Number)
+	an, a1 := actual.(json.Number)
+	return e1 && a1 && en == an
 }
 
 func number(v any) (*big.Float, bool) {
@@ -84,7 +90,7 @@ func multiNode(x jp.Expr) bool {
 // objects have no order of their own), so results never depend on map order.
 func matches(x jp.Expr, data any, multi bool) ([]any, bool) {
 	if !multi {
-		v, ok := x.FirstFound(data)
+		v, ok := firstFound(x, data)
 		if !ok {
 			return nil, false
 		}
@@ -97,7 +103,7 @@ func matches(x jp.Expr, data any, multi bool) ([]any, bool) {
 	sort.SliceStable(locs, func(i, j int) bool { return locLess(locs[i], locs[j]) })
 	out := make([]any, 0, len(locs))
 	for _, l := range locs {
-		v, _ := l.FirstFound(data)
+		v, _ := firstFound(l, data)
 		out = append(out, v)
 	}
 	return out, true
@@ -135,4 +141,43 @@ func fragKey(f jp.Frag) fkey {
 		return fkey{s: ""}
 	}
 	return fkey{s: strconv.Quote(jp.Expr{f}.String())}
+}
+
+// firstFound is x.FirstFound(data) without allocating for the common
+// simple paths ($ followed by .name and [n] steps).
+func firstFound(x jp.Expr, data any) (any, bool) {
+	v := data
+	for i, f := range x {
+		switch t := f.(type) {
+		case jp.Root:
+			if i > 0 {
+				return x.FirstFound(data)
+			}
+		case jp.Bracket: // marks bracket notation; not a step
+		case jp.Child:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = m[string(t)]; !ok {
+				return nil, false
+			}
+		case jp.Nth:
+			a, ok := v.([]any)
+			if !ok {
+				return nil, false
+			}
+			n := int(t)
+			if n < 0 {
+				n += len(a)
+			}
+			if n < 0 || n >= len(a) {
+				return nil, false
+			}
+			v = a[n]
+		default:
+			return x.FirstFound(data)
+		}
+	}
+	return v, true
 }

@@ -246,13 +246,13 @@ func itemValue(obj map[string]any, keys []string) string {
 // ranking when the schema gives one (with the label first), else the label
 // alone; nothing when the confidence is below min_confidence.
 func predicted(dim *spec.Dimension, data any) []string {
-	label, ok := dim.Label.Expr.FirstFound(data)
+	label, ok := firstFound(dim.Label.Expr, data)
 	ls, isStr := label.(string)
 	if !ok || !isStr || ls == "" {
 		return nil
 	}
 	if dim.Confidence != nil && dim.MinConfidence > 0 {
-		if c, ok := dim.Confidence.Expr.FirstFound(data); ok {
+		if c, ok := firstFound(dim.Confidence.Expr, data); ok {
 			if f, ok := number(c); ok {
 				if v, _ := f.Float64(); v < dim.MinConfidence {
 					return nil

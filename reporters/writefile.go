@@ -37,6 +37,11 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
+	// A report asked for in a directory that does not exist yet (out/junit.xml
+	// in a fresh CI workspace) is written there rather than failing the run.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

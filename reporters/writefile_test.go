@@ -108,8 +108,15 @@ func TestWriteFileAtomic(t *testing.T) {
 func TestWriteFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	ok := func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }
-	if err := WriteFile(filepath.Join(dir, "missing", "r.json"), ok); err == nil {
-		t.Error("missing directory: want an error")
+	// A missing directory is created: `--report-junit out/junit.xml` in a
+	// fresh CI workspace must not fail the run.
+	if err := WriteFile(filepath.Join(dir, "missing", "r.json"), ok); err != nil {
+		t.Errorf("missing directory: %v", err)
+	} else if b, _ := os.ReadFile(filepath.Join(dir, "missing", "r.json")); string(b) != "x" {
+		t.Errorf("missing directory: wrote %q", b)
+	}
+	if err := WriteFile(filepath.Join(dir, "missing", "r.json", "under-a-file"), ok); err == nil {
+		t.Error("a path under a regular file: want an error")
 	}
 	if err := WriteFile(dir, ok); err == nil {
 		t.Error("a directory as the path: want an error")

@@ -280,10 +280,16 @@ func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	r.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
 	r.Error = resp.Err
 	if r.Error != nil {
-		r.Error.Message = h.red.String(r.Error.Message)
 		if len(resp.Body) > 0 {
-			r.Body = h.red.String(truncateUTF8(resp.Body, maxRecordedBody))
+			// Redact the whole body before cutting it, so a secret across
+			// the cut is not left in part.
+			body := []byte(h.red.String(string(resp.Body)))
+			r.Body = truncateUTF8(body, maxRecordedBody)
+			if r.Error.Type == schema.ErrInvalidJSON {
+				r.Error = transport.InvalidJSON(body) // its preview quotes the body
+			}
 		}
+		r.Error.Message = h.red.String(r.Error.Message)
 		r.Outcome = schema.Error
 		return r
 	}
@@ -294,7 +300,7 @@ func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		r.Outcome = schema.Error
 		return r
 	}
-	r.Response = json.RawMessage(h.red.String(buf.String()))
+	r.Response = json.RawMessage(h.red.JSON(buf.Bytes()))
 	return r
 }
 

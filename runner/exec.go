@@ -128,7 +128,7 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		r.Body = truncateUTF8(stdout.buf.Bytes(), maxRecordedBody)
 		return fail(schema.ErrInvalidJSON, fmt.Sprintf("output is not JSON: %v", err))
 	}
-	r.Response = json.RawMessage(e.red.String(buf.String()))
+	r.Response = json.RawMessage(e.red.JSON(buf.Bytes()))
 	return r
 }
 

@@ -177,6 +177,11 @@ func decodeGeneric(val []byte) (any, error) {
 			return f, nil
 		}
 	}
+	// ojg's parser accepts some invalid JSON ({"a":}); a corrupt record
+	// must be an error, not a silently different value.
+	if !json.Valid(val) {
+		return nil, errSyntax
+	}
 	return oj.Parse(val)
 }
 

@@ -11,15 +11,15 @@ import (
 // quotes (`..[` descent is kept), and adds a leading `$` when missing.
 func NormalizePath(p string) string {
 	p = strings.TrimSpace(p)
-	var b strings.Builder
-	b.Grow(len(p) + 1)
 	if !strings.HasPrefix(p, "$") && !strings.HasPrefix(p, "@") {
-		if strings.HasPrefix(p, "[") {
-			b.WriteByte('$')
+		if strings.HasPrefix(p, "[") || strings.HasPrefix(p, ".") {
+			p = "$" + p
 		} else {
-			b.WriteString("$.")
+			p = "$." + p
 		}
 	}
+	var b strings.Builder
+	b.Grow(len(p))
 	var q byte
 	for i := 0; i < len(p); i++ {
 		c := p[i]

@@ -482,3 +482,23 @@ func sortedStrings(s []string) []string {
 	sort.Strings(s)
 	return s
 }
+
+// noSensitive reports every var.NAME of a sensitive variable in an
+// expression whose value becomes part of the cases or the reports (a
+// material value, a text, an expectation): there it would be written to
+// case files, results and reports. It returns false when it found one.
+func (l *loader) noSensitive(expr hcl.Expression, what string) bool {
+	ok := true
+	for _, tr := range expr.Variables() {
+		if tr.RootName() != "var" || len(tr) < 2 {
+			continue
+		}
+		name, _ := stepName(tr[1])
+		if v := l.varDecl[name]; v != nil && v.Sensitive {
+			rng := tr.SourceRange()
+			l.errorf(&rng, "Sensitive variable outside a target", "var.%s is sensitive, so it can be used only in a target's url, headers and body and in conditions: in a %s its value would be written to case files, results and reports.", name, what)
+			ok = false
+		}
+	}
+	return ok
+}

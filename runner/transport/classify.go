@@ -105,6 +105,10 @@ func formatBytes(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
+// InvalidJSON is the InvalidJSON error of body b, with its preview; a
+// caller that redacts secrets rebuilds the error from the redacted body.
+func InvalidJSON(b []byte) *schema.CallError { return invalidJSON(b) }
+
 // invalidJSON describes a body that is not JSON: the parser's complaint and
 // the first 80 bytes (cut at a character boundary), quoted and escaped.
 func invalidJSON(b []byte) *schema.CallError {

@@ -1,0 +1,324 @@
+package spec
+
+// Fuzz tests for the suite loader, the placeholder and JSONPath parsers and
+// the material file readers (SPEC §11: "fuzz tests for the HCL loader, the
+// JSONPath/placeholder parsing and the material and dataset readers").
+//
+// Every FuzzXxx also runs as a normal test over its seeds (f.Add and
+// testdata/fuzz/FuzzXxx). To fuzz one for a minute:
+//
+//	go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 60s ./spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+)
+
+// errFuzzEnough stops generation in FuzzLoad.
+var errFuzzEnough = errors.New("enough cases")
+
+// maxFuzzCases bounds the cases FuzzLoad generates per input.
+const maxFuzzCases = 500
+
+// fuzzLoadSeeds are suites from the repository: the example suites and the
+// validate fixtures (each a typical mistake).
+func fuzzLoadSeeds(f *testing.F) {
+	for _, pattern := range []string{
+		filepath.Join("..", "suites", "*", "*.nlutest.hcl"),
+		filepath.Join("..", "cmd", "nlutest", "testdata", "validate", "*.nlutest.hcl"),
+	} {
+		files, _ := filepath.Glob(pattern)
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`suite "出行" { schema = "rasa" }
+materials "城市" { values = ["北京", "上海"] }
+template "订机票" {
+  text   = "从{城市}到{城市#2}的机票"
+  expect = { "$.entities[?(@.entity == '城市')].value" = ["{城市}", "{城市#2}"] }
+}
+`))
+	f.Add([]byte("template \"坏\" {\n  text = \"{城市\"\n}\n"))
+	f.Add([]byte("\xef\xbb\xbfsuite \"带BOM\" {}\nmaterials \"手机号\" { source = \"materials/phones.txt\" }\ntemplate \"查\" { text = \"查{手机号}\" }\n"))
+}
+
+// FuzzLoad loads arbitrary bytes as a suite file. Load and WriteDiagnostics
+// must not panic; every diagnostic about the file must point inside it, at
+// a line that matches its byte offset; a suite without errors must
+// generate (its first cases) without panicking.
+func FuzzLoad(f *testing.F) {
+	fuzzLoadSeeds(f)
+	dir, err := os.MkdirTemp("", "nlutest-fuzzload-")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.MkdirAll(filepath.Join(dir, "materials"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "materials", "phones.txt"), []byte("# 手机号\n13301791708\n13612349005\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	path := filepath.Join(dir, "suite"+FileSuffix)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, diags := Load(path, Options{Env: func(string) (string, bool) { return "", false }})
+		var sources map[string][]byte
+		if s != nil {
+			sources = s.Sources
+		}
+		var out bytes.Buffer
+		WriteDiagnostics(&out, diags, sources, false)
+		WriteDiagnostics(io.Discard, diags, sources, true)
+		if len(diags) > 0 && out.Len() == 0 {
+			t.Errorf("%d diagnostics printed nothing", len(diags))
+		}
+		text := sources[path]
+		if text == nil {
+			text = src
+		}
+		for _, d := range diags {
+			for _, r := range []*hcl.Range{d.Subject, d.Context} {
+				if r != nil && r.Filename == path {
+					if msg := fuzzRangeProblem(text, *r); msg != "" {
+						t.Errorf("diagnostic %q (%s): %s", d.Summary, d.Detail, msg)
+					}
+				}
+			}
+		}
+		if s == nil || diags.HasErrors() {
+			return
+		}
+		n := 0
+		err := s.Generate(GenOptions{}, func(c *schema.Case) error {
+			if !utf8.ValidString(c.Text) && utf8.Valid(src) {
+				t.Errorf("case %s: text %q is not valid UTF-8", c.ID, c.Text)
+			}
+			n++
+			if n >= maxFuzzCases {
+				return errFuzzEnough
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errFuzzEnough) {
+			// Generation may refuse a suite (a limit, say); it must say why.
+			if err.Error() == "" {
+				t.Errorf("generation failed with an empty error")
+			}
+		}
+	})
+}
+
+// fuzzRangeProblem describes what is wrong with r as a range of src, or "".
+func fuzzRangeProblem(src []byte, r hcl.Range) string {
+	s, e := r.Start, r.End
+	switch {
+	case s.Line < 1 || s.Column < 1:
+		return fmt.Sprintf("start %d:%d is before the file", s.Line, s.Column)
+	case s.Byte < 0 || s.Byte > len(src):
+		return fmt.Sprintf("start byte %d outside the file (%d bytes)", s.Byte, len(src))
+	case e.Byte < s.Byte || e.Byte > len(src):
+		return fmt.Sprintf("end byte %d outside [%d, %d]", e.Byte, s.Byte, len(src))
+	case e.Line < s.Line || (e.Line == s.Line && e.Column < s.Column):
+		return fmt.Sprintf("end %d:%d before start %d:%d", e.Line, e.Column, s.Line, s.Column)
+	}
+	if want := bytes.Count(src[:s.Byte], []byte("\n")) + 1; want != s.Line {
+		return fmt.Sprintf("start byte %d is on line %d, the range says line %d", s.Byte, want, s.Line)
+	}
+	if want := bytes.Count(src[:e.Byte], []byte("\n")) + 1; want != e.Line {
+		return fmt.Sprintf("end byte %d is on line %d, the range says line %d", e.Byte, want, e.Line)
+	}
+	return ""
+}
+
+// FuzzParsePlaceholders parses arbitrary texts. It must not panic; a text
+// it accepts must split into literals and placeholders that cover the text
+// exactly and survive a round trip (escape the literals, rejoin, reparse).
+func FuzzParsePlaceholders(f *testing.F) {
+	for _, s := range []string{
+		"{查询操作}{手机号11位}的{伴随关系}人员",
+		"从{城市}到{城市#2}",
+		"{{不是占位符}} 订{ 城市 }的票",
+		"open {城市", "empty {} here", "stray } brace", "{城市#x}", "{城市#0}", "{#2}", "{城市#9223372036854775808}",
+		"}}{{{城市}}}", "{a{b}", "\xff{城市}\xfe",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		lits, phs, err := ParsePlaceholders(text)
+		if err != nil {
+			if lits != nil || phs != nil {
+				t.Errorf("%q: error %v with results", text, err)
+			}
+			return
+		}
+		if len(lits) != len(phs)+1 {
+			t.Fatalf("%q: %d literals for %d placeholders", text, len(lits), len(phs))
+		}
+		prev := 0
+		var rebuilt strings.Builder
+		for i, p := range phs {
+			if p.Start < prev || p.End <= p.Start || p.End > len(text) {
+				t.Fatalf("%q: placeholder %d at [%d,%d) after %d", text, i, p.Start, p.End, prev)
+			}
+			if text[p.Start:p.End] != "{"+p.Key+"}" {
+				t.Errorf("%q: placeholder %+v does not span {%s}", text, p, p.Key)
+			}
+			if p.Material == "" || p.Draw < 1 || p.Material != strings.TrimSpace(p.Material) {
+				t.Errorf("%q: placeholder %+v has a bad material or draw", text, p)
+			}
+			if p.Draw == 1 && p.Material != strings.TrimSpace(p.Key) && !strings.Contains(p.Key, "#") {
+				t.Errorf("%q: material %q of key %q", text, p.Material, p.Key)
+			}
+			// The literal before it is the text between, braces unescaped.
+			between := text[prev:p.Start]
+			if got := fuzzUnescapeBraces(between); got != lits[i] {
+				t.Errorf("%q: literal %d is %q, the text between is %q", text, i, lits[i], between)
+			}
+			rebuilt.WriteString(fuzzEscapeBraces(lits[i]) + "{" + p.Key + "}")
+			prev = p.End
+		}
+		if got := fuzzUnescapeBraces(text[prev:]); got != lits[len(phs)] {
+			t.Errorf("%q: last literal is %q, the tail is %q", text, lits[len(phs)], text[prev:])
+		}
+		rebuilt.WriteString(fuzzEscapeBraces(lits[len(phs)]))
+		lits2, phs2, err := ParsePlaceholders(rebuilt.String())
+		if err != nil {
+			t.Fatalf("%q: rebuilt %q does not parse: %v", text, rebuilt.String(), err)
+		}
+		if strings.Join(lits2, "\x00") != strings.Join(lits, "\x00") || len(phs2) != len(phs) {
+			t.Fatalf("%q: round trip through %q changed the literals or count", text, rebuilt.String())
+		}
+		for i := range phs {
+			if phs[i].Key != phs2[i].Key || phs[i].Material != phs2[i].Material || phs[i].Draw != phs2[i].Draw {
+				t.Errorf("%q: round trip changed placeholder %d: %+v → %+v", text, i, phs[i], phs2[i])
+			}
+		}
+		if HasPlaceholder(text) != (len(phs) > 0) {
+			t.Errorf("%q: HasPlaceholder disagrees with ParsePlaceholders", text)
+		}
+	})
+}
+
+func fuzzEscapeBraces(s string) string {
+	return strings.NewReplacer("{", "{{", "}", "}}").Replace(s)
+}
+
+func fuzzUnescapeBraces(s string) string {
+	return strings.NewReplacer("{{", "{", "}}", "}").Replace(s)
+}
+
+// FuzzNormalizePath normalises and compiles arbitrary paths. Neither may
+// panic, and normalising is idempotent: a normalised path normalises to
+// itself.
+func FuzzNormalizePath(f *testing.F) {
+	for _, s := range []string{
+		"$.data.[0].content.des.phone_number",
+		"$.data.[0].content.rel.[0].rel.[0].relName",
+		"data.[0].content",
+		"$..ont", "$..[0]", "$.data[*].intent", "$.entities[?(@.entity == '城市')].value",
+		"$.槽位.城市", "$['a.b']", "$['a.[b']", `$["键.[0]"]`, "$.data[-1]", "code", "[0].x", "@.a",
+		"  $.意图.名称  ", "$.a\\.[0]", "'.[", "$.", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		n := NormalizePath(p)
+		if nn := NormalizePath(n); nn != n {
+			t.Errorf("NormalizePath is not idempotent: %q → %q → %q", p, n, nn)
+		}
+		x, n2, err := CompilePath(p)
+		if n2 != n {
+			t.Errorf("CompilePath normalised %q to %q, NormalizePath to %q", p, n2, n)
+		}
+		if err == nil && x == nil {
+			t.Errorf("CompilePath(%q) returned neither a path nor an error", p)
+		}
+	})
+}
+
+// FuzzReadMaterials reads arbitrary bytes as a .txt, .csv or .jsonl
+// material file. It must not panic; every value is non-empty, trimmed,
+// unique and carries its file and line; every diagnostic points at a line
+// of the file.
+func FuzzReadMaterials(f *testing.F) {
+	const txt, csv, jsonl = 0, 1, 2
+	f.Add(uint8(txt), []byte("# 城市\n北京\n上海\n\n北京\n  广州  \r\n"))
+	f.Add(uint8(txt), []byte("\xef\xbb\xbf酒店同房间\n\xff\xfe\n"))
+	f.Add(uint8(csv), []byte("value,level,tags,normalize.iao\n酒店同房间,M1,住宿|同住,酒店同房间同宿\n\"带,逗号\",M2,,\n,M3,,\n北京,M1\n"))
+	f.Add(uint8(csv), []byte("level,tags\nM1,a\n"))
+	f.Add(uint8(csv), []byte("value\n\"未闭合\n北京\n"))
+	f.Add(uint8(csv), []byte("a,value\n1\n"))
+	f.Add(uint8(jsonl), []byte("{\"value\": \"北京\", \"level\": \"M1\", \"normalize\": {\"IAO\": \"北京市\"}}\n{\"value\": \"\"}\n{\"值\": 1}\nnot json\n{\"value\": \"北京\"}\n"))
+	f.Add(uint8(jsonl), []byte("{\"value\": \"上海\", \"tags\": [\"直辖市\"]} {\"value\": \"广州\"}\n"))
+	dir, err := os.MkdirTemp("", "nlutest-fuzzmat-")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { os.RemoveAll(dir) })
+	exts := []string{".txt", ".csv", ".jsonl"}
+	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
+		path := filepath.Join(dir, "材料"+exts[int(kind)%len(exts)])
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		vals, diags := ReadMaterials(path, "M2")
+		lines := bytes.Count(data, []byte("\n")) + 1
+		for _, d := range diags {
+			if d.Subject == nil {
+				continue
+			}
+			r := d.Subject
+			if r.Filename != path {
+				t.Errorf("diagnostic %q names %q, not the file", d.Summary, r.Filename)
+			}
+			if r.Start.Line < 1 || r.Start.Line > lines+1 || r.Start.Column < 1 {
+				t.Errorf("diagnostic %q at %d:%d, the file has %d lines", d.Summary, r.Start.Line, r.Start.Column, lines)
+			}
+		}
+		if len(diags) > maxDiagsPerFile+1 {
+			t.Errorf("%d diagnostics, want at most %d", len(diags), maxDiagsPerFile+1)
+		}
+		seen := map[string]bool{}
+		base := filepath.Base(path) + ":"
+		for _, v := range vals {
+			if v.Value == "" || v.Value != strings.TrimSpace(v.Value) {
+				t.Errorf("value %q is empty or not trimmed", v.Value)
+			}
+			if seen[v.Value] {
+				t.Errorf("value %q appears twice", v.Value)
+			}
+			seen[v.Value] = true
+			if v.Level == "" {
+				t.Errorf("value %q has no level", v.Value)
+			}
+			if !strings.HasPrefix(v.Origin, base) {
+				t.Errorf("value %q has origin %q, want %s<line>", v.Value, v.Origin, base)
+			}
+			var line int
+			if _, err := fmt.Sscanf(strings.TrimPrefix(v.Origin, base), "%d", &line); err != nil || line < 1 || line > lines {
+				t.Errorf("value %q has origin %q outside the file's %d lines", v.Value, v.Origin, lines)
+			}
+			if exts[int(kind)%len(exts)] != ".csv" && !utf8.ValidString(v.Value) {
+				t.Errorf("value %q is not valid UTF-8", v.Value)
+			}
+		}
+	})
+}
