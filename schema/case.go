@@ -151,7 +151,7 @@ type Case struct {
 // text and `<`, `>` stay readable in JSONL files.
 func EncodeLine(v any) ([]byte, error) {
 	if c, ok := v.(*Case); ok && c != nil {
-		return AppendCaseLine(make([]byte, 0, lineSize(c)), c)
+		return encodeCaseLine(c)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
