@@ -13,7 +13,7 @@ import (
 )
 
 var materialsSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "tag"}, {Name: "level"}, {Name: "values"}, {Name: "source"}},
+	Attributes: []hcl.AttributeSchema{{Name: "tag"}, {Name: "level"}, {Name: "values"}, {Name: "source"}, {Name: "compose"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "value", LabelNames: []string{"value"}}},
 }
 
@@ -74,7 +74,9 @@ func (l *loader) decodeMaterials(b *hcl.Block) {
 			m.Values = append(m.Values, vals...)
 		}
 	}
-	if len(m.Values) == 0 && !l.diags.HasErrors() {
+	if a, ok := c.Attributes["compose"]; ok {
+		l.decodeCompose(m, a) // values added by resolveCompose, once every block is known
+	} else if len(m.Values) == 0 && !l.diags.HasErrors() {
 		l.errorf(b.DefRange.Ptr(), "Materials without values", "The materials %q has no values. Give it values = [...], value \"…\" { } blocks or a source file.", m.Name)
 	}
 	l.suite.Materials[m.Name] = m
@@ -191,7 +193,7 @@ func (l *loader) decodeExpect(a *hcl.Attribute, t *Template) []*ExpectSpec {
 			continue
 		}
 		seen[norm] = p.Key.Range()
-		if !l.onlyRoots(p.Value, "expected value", "var") {
+		if !l.onlyRoots(p.Value, "expected value", "var") || !l.noSensitive(p.Value, "expected value") {
 			continue
 		}
 		v, diags := p.Value.Value(l.staticCtx())

@@ -2,10 +2,9 @@ package spec
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 	"sort"
@@ -27,7 +26,10 @@ type GenOptions struct {
 	Warn func(hcl.Range, string)
 }
 
-// genTemplate is a template prepared for generation.
+// genTemplate is a template prepared for generation: everything that does
+// not change from case to case is computed once, so building a case costs
+// a handful of allocations (the case, its slots map, text, id, source
+// strings and expectations list).
 type genTemplate struct {
 	values [][]MaterialValue // candidate values per slot
 	mats   []*Materials
@@ -35,38 +37,239 @@ type genTemplate struct {
 	// draws groups slot indexes drawing from the same materials, when any
 	// placeholder asks for a second distinct value.
 	draws [][]int
+	// idOrder lists slot indexes sorted by placeholder key: the order
+	// CaseID hashes the slots in.
+	idOrder []int
+	// textLen is the byte length of the text's literal parts.
+	textLen int
 }
 
+// genExpect is one expectation ready to be filled per case.
 type genExpect struct {
-	path  string
-	value any // generic JSON value; strings may hold placeholders
-	tmpl  bool
+	path string
+	fill filler
+}
+
+// filler builds an expected value from the slots' expected values. A
+// static filler holds the value itself (shared by every case: callers never
+// modify expectation values); a dynamic one rebuilds the parts that hold
+// placeholders.
+type filler struct {
+	static  any
+	dynamic bool
+	// A string with placeholders: lits[0] exp[slots[0]] lits[1] … lits[n].
+	lits  []string
+	slots []int
+	// A list (list != nil) or an object (keys != nil) holding placeholders.
+	list []filler
+	keys []string
+	vals []filler
+}
+
+// compileFiller prepares v (an expected value in generic form) for filling.
+// index maps placeholder keys to slot indexes. `{{` and `}}` become literal
+// braces in every string, with or without placeholders.
+func compileFiller(v any, index map[string]int) filler {
+	switch t := v.(type) {
+	case string:
+		lits, phs, err := ParsePlaceholders(t)
+		if err != nil {
+			return filler{static: t}
+		}
+		if len(phs) == 0 {
+			return filler{static: lits[0]}
+		}
+		f := filler{dynamic: true, lits: lits, slots: make([]int, len(phs))}
+		for i, ph := range phs {
+			k, ok := index[ph.Key]
+			if !ok { // checked at load time; keep the placeholder text
+				return filler{static: t}
+			}
+			f.slots[i] = k
+		}
+		return f
+	case []any:
+		elems := make([]filler, len(t))
+		dyn := false
+		for i, e := range t {
+			elems[i] = compileFiller(e, index)
+			dyn = dyn || elems[i].dynamic
+		}
+		if !dyn {
+			out := make([]any, len(t))
+			for i := range elems {
+				out[i] = elems[i].static
+			}
+			return filler{static: out}
+		}
+		return filler{dynamic: true, list: elems}
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		vals := make([]filler, len(keys))
+		dyn := false
+		for i, k := range keys {
+			vals[i] = compileFiller(t[k], index)
+			dyn = dyn || vals[i].dynamic
+		}
+		if !dyn {
+			out := make(map[string]any, len(keys))
+			for i, k := range keys {
+				out[k] = vals[i].static
+			}
+			return filler{static: out}
+		}
+		return filler{dynamic: true, keys: keys, vals: vals}
+	}
+	return filler{static: v}
+}
+
+// fill returns the filler's value for a case whose slots expect exp.
+func (f *filler) fill(exp []string) any {
+	switch {
+	case !f.dynamic:
+		return f.static
+	case f.list != nil:
+		out := make([]any, len(f.list))
+		for i := range f.list {
+			out[i] = f.list[i].fill(exp)
+		}
+		return out
+	case f.keys != nil:
+		out := make(map[string]any, len(f.keys))
+		for i, k := range f.keys {
+			out[k] = f.vals[i].fill(exp)
+		}
+		return out
+	}
+	if len(f.slots) == 1 && f.lits[0] == "" && f.lits[1] == "" {
+		return exp[f.slots[0]]
+	}
+	n := 0
+	for _, l := range f.lits {
+		n += len(l)
+	}
+	for _, k := range f.slots {
+		n += len(exp[k])
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, k := range f.slots {
+		b.WriteString(f.lits[i])
+		b.WriteString(exp[k])
+	}
+	b.WriteString(f.lits[len(f.lits)-1])
+	return b.String()
 }
 
 // Generate streams the suite's cases, template by template in source order,
 // to yield; it stops at the first error yield returns. The same suite always
 // yields the same cases in the same order with the same ids.
+//
+// Cases are built on a second goroutine while yield consumes them (in
+// batches, at most a few thousand cases ahead), so a consumer that encodes
+// or sends each case runs in parallel with generation. yield and opts.Warn
+// are called on the caller's goroutine, in order; opts.Templates is called
+// on the generating goroutine.
 func (s *Suite) Generate(opts GenOptions, yield func(*schema.Case) error) error {
 	if opts.Split != "" && !slices.ContainsFunc(s.Splits, func(sp *Split) bool { return sp.Name == opts.Split }) {
 		return fmt.Errorf("the suite has no split %q", opts.Split)
 	}
-	for _, t := range s.Templates {
-		if opts.Templates != nil && !opts.Templates(t.Name) {
-			continue
+	s.BaseContext() // built once here, before the generating goroutine reads it
+	const batchSize = 256
+	batches := make(chan []genItem, 4)
+	done := make(chan struct{})
+	var genErr error
+	go func() {
+		defer close(batches)
+		defer func() {
+			if r := recover(); r != nil {
+				genErr = fmt.Errorf("internal error while generating cases: %v", r)
+			}
+		}()
+		batch := make([]genItem, 0, batchSize)
+		push := func(it genItem) error {
+			batch = append(batch, it)
+			if len(batch) < batchSize {
+				return nil
+			}
+			select {
+			case batches <- batch:
+				batch = make([]genItem, 0, batchSize)
+				return nil
+			case <-done:
+				return errStopped
+			}
 		}
-		if err := s.generateTemplate(t, opts, yield); err != nil {
-			return err
+		inner := opts
+		inner.Warn = func(r hcl.Range, msg string) { _ = push(genItem{warnAt: r, warn: msg}) }
+		emit := func(c *schema.Case) error { return push(genItem{c: c}) }
+		for _, t := range s.Templates {
+			if opts.Templates != nil && !opts.Templates(t.Name) {
+				continue
+			}
+			if err := s.generateTemplate(t, inner, emit); err != nil {
+				if err != errStopped {
+					genErr = err
+				}
+				break
+			}
+		}
+		if len(batch) > 0 {
+			select {
+			case batches <- batch:
+			case <-done:
+			}
+		}
+	}()
+	var yerr error
+	for batch := range batches {
+		if yerr != nil {
+			continue // drain, so the generating goroutine ends
+		}
+		for _, it := range batch {
+			if it.c == nil {
+				if opts.Warn != nil {
+					opts.Warn(it.warnAt, it.warn)
+				}
+				continue
+			}
+			if err := yield(it.c); err != nil {
+				yerr = err
+				close(done)
+				break
+			}
 		}
 	}
-	return nil
+	if yerr != nil {
+		return yerr
+	}
+	return genErr
 }
 
+// genItem is a case, or a warning, on its way from the generating goroutine
+// to the caller.
+type genItem struct {
+	c      *schema.Case
+	warnAt hcl.Range
+	warn   string
+}
+
+// errStopped tells the generating goroutine that the caller stopped.
+var errStopped = errors.New("generation stopped")
+
 func (s *Suite) prepare(t *Template) *genTemplate {
+	s.genMu.Lock()
+	defer s.genMu.Unlock()
 	if g, ok := s.gen[t]; ok {
 		return g
 	}
 	g := &genTemplate{}
 	byMat := map[string][]int{}
+	index := map[string]int{}
 	for i, sr := range t.Slots {
 		m := s.Materials[sr.Material]
 		vals := m.Values
@@ -81,21 +284,41 @@ func (s *Suite) prepare(t *Template) *genTemplate {
 		g.values = append(g.values, vals)
 		g.mats = append(g.mats, m)
 		byMat[sr.Material] = append(byMat[sr.Material], i)
+		index[sr.Key] = i
+		g.idOrder = append(g.idOrder, i)
 	}
+	sort.Slice(g.idOrder, func(a, b int) bool { return t.Slots[g.idOrder[a]].Key < t.Slots[g.idOrder[b]].Key })
 	for _, sr := range t.Slots {
 		if idx := byMat[sr.Material]; len(idx) > 1 {
 			g.draws = append(g.draws, idx)
 			delete(byMat, sr.Material)
 		}
 	}
+	for _, p := range t.Parts {
+		g.textLen += len(p.Literal)
+	}
 	for _, e := range t.Expect {
-		g.expect = append(g.expect, genExpect{path: e.Path, value: ctyToGeneric(e.Value), tmpl: e.HasPlaceholders})
+		g.expect = append(g.expect, genExpect{path: e.Path, fill: compileFiller(ctyToGeneric(e.Value), index)})
 	}
 	if s.gen == nil {
 		s.gen = map[*Template]*genTemplate{}
 	}
 	s.gen[t] = g
 	return g
+}
+
+// caseBuilder holds the buffers one template's generation reuses.
+type caseBuilder struct {
+	s         *Suite
+	t         *Template
+	g         *genTemplate
+	schemaKey string
+	exp       []string // each slot's expected value in the current case
+	idBuf     []byte
+	srcBuf    []byte
+	// splitSets interns the split lists: cases in the same splits share one
+	// (full, so appending copies) slice.
+	splitSets map[uint64][]string
 }
 
 func (s *Suite) generateTemplate(t *Template, opts GenOptions, yield func(*schema.Case) error) error {
@@ -110,16 +333,33 @@ func (s *Suite) generateTemplate(t *Template, opts GenOptions, yield func(*schem
 		}
 		sizes[i] = len(v)
 	}
+	for _, grp := range g.draws {
+		if n := sizes[grp[0]]; n < len(grp) {
+			if opts.Warn != nil {
+				opts.Warn(t.DeclRange, fmt.Sprintf("template %q generates no cases: it draws %d distinct values of materials %q, which has %d%s", t.Name, len(grp), t.Slots[grp[0]].Material, n, levelsNote(t.MaterialLevels)))
+			}
+			return nil
+		}
+	}
 	limit := t.Limit
 	if ll, ok := s.Defaults.LevelLimit[t.Level]; ok && (limit == 0 || ll < limit) {
 		limit = ll
 	}
-	schemaKey := strings.ToLower(s.SchemaName)
+	cb := &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), splitSets: map[uint64][]string{}}
 	var yerr error
 	emitted := 0
-	var seen map[string]struct{}
-	if len(g.draws) > 0 {
-		seen = map[string]struct{}{}
+	// Distinct draws shift values, so two tuples can become one case; the
+	// seen-set (of mixed-radix tuple numbers when they fit in 64 bits, else
+	// of ids) drops the repeats.
+	var seenNum map[uint64]struct{}
+	var seenID map[string]struct{}
+	radix := len(g.draws) > 0
+	if radix {
+		if _, ok := productSize(sizes); ok {
+			seenNum = map[uint64]struct{}{}
+		} else {
+			seenID = map[string]struct{}{}
+		}
 	}
 	idx := make([]int, len(sizes))
 	emit := func(tuple []int) bool {
@@ -130,19 +370,28 @@ func (s *Suite) generateTemplate(t *Template, opts GenOptions, yield func(*schem
 		for _, grp := range g.draws {
 			distinctDraws(idx, grp, sizes)
 		}
-		c := s.buildCase(t, g, idx, schemaKey)
-		if seen != nil {
-			if _, dup := seen[c.ID]; dup {
+		if seenNum != nil {
+			var k uint64
+			for i, v := range idx {
+				k = k*uint64(sizes[i]) + uint64(v)
+			}
+			if _, dup := seenNum[k]; dup {
 				return true
 			}
-			seen[c.ID] = struct{}{}
+			seenNum[k] = struct{}{}
 		}
-		in, err := s.assignSplits(c)
-		if err != nil {
+		c := cb.build(idx)
+		if seenID != nil {
+			if _, dup := seenID[c.ID]; dup {
+				return true
+			}
+			seenID[c.ID] = struct{}{}
+		}
+		if err := cb.assignSplits(c); err != nil {
 			yerr = err
 			return false
 		}
-		if opts.Split != "" && !in {
+		if opts.Split != "" && !InSplit(c, opts.Split) {
 			return true
 		}
 		emitted++
@@ -173,6 +422,25 @@ func (s *Suite) generateTemplate(t *Template, opts GenOptions, yield func(*schem
 	return err
 }
 
+func levelsNote(levels []string) string {
+	if len(levels) == 0 {
+		return ""
+	}
+	return " of levels " + strings.Join(levels, ", ")
+}
+
+// productSize is the product of sizes, and whether it fits in a uint64.
+func productSize(sizes []int) (uint64, bool) {
+	p := uint64(1)
+	for _, n := range sizes {
+		if n > 0 && p > math.MaxUint64/uint64(n) {
+			return 0, false
+		}
+		p *= uint64(n)
+	}
+	return p, true
+}
+
 // distinctDraws makes the slots of one draw group (e.g. {城市} and {城市#2})
 // take distinct values, shifting later draws to the next unused value.
 func distinctDraws(idx []int, grp []int, sizes []int) {
@@ -194,44 +462,67 @@ func distinctDraws(idx []int, grp []int, sizes []int) {
 	}
 }
 
-func (s *Suite) buildCase(t *Template, g *genTemplate, idx []int, schemaKey string) *schema.Case {
+// build makes the case of one slot assignment.
+func (cb *caseBuilder) build(idx []int) *schema.Case {
+	s, t, g := cb.s, cb.t, cb.g
 	c := &schema.Case{
 		Suite: s.Name, Template: t.Name, Level: t.Level, Core: t.Core, Scene: t.Scene, Tags: t.Tags,
 		Schema: s.SchemaName, Unreviewed: !t.Reviewed,
 	}
+	textLen := g.textLen
 	if len(t.Slots) > 0 {
 		c.Slots = make(map[string]schema.Slot, len(t.Slots))
 	}
 	for i, sr := range t.Slots {
-		mv := g.values[i][idx[i]]
+		mv := &g.values[i][idx[i]]
 		src := sr.Material
 		if mv.Origin != "" {
-			src += " (" + mv.Origin + ")"
+			cb.srcBuf = append(append(append(append(cb.srcBuf[:0], sr.Material...), " ("...), mv.Origin...), ')')
+			src = string(cb.srcBuf)
 		}
-		tag := g.mats[i].Tag
-		c.Slots[sr.Key] = schema.Slot{Value: mv.Value, Normalized: mv.Normalize[schemaKey], Tag: tag, Level: mv.Level, Source: src}
+		sl := schema.Slot{Value: mv.Value, Tag: g.mats[i].Tag, Level: mv.Level, Source: src}
+		if mv.Normalize != nil {
+			sl.Normalized = mv.Normalize[cb.schemaKey]
+		}
+		c.Slots[sr.Key] = sl
+		cb.exp[i] = sl.Expected()
+		textLen += len(mv.Value)
 	}
 	var b strings.Builder
+	b.Grow(textLen)
 	for _, p := range t.Parts {
 		if p.Slot < 0 {
 			b.WriteString(p.Literal)
 		} else {
-			b.WriteString(c.Slots[t.Slots[p.Slot].Key].Value)
+			b.WriteString(g.values[p.Slot][idx[p.Slot]].Value)
 		}
 	}
 	c.Text = b.String()
-	c.ID = CaseID(t.Name, c.Slots)
+	c.ID = cb.id(idx)
 	if len(g.expect) > 0 {
 		c.Expect = make(schema.Expectations, len(g.expect))
-		for i, e := range g.expect {
-			v := e.value
-			if e.tmpl {
-				v = fillGeneric(v, c.Slots)
-			}
-			c.Expect[i] = schema.Expectation{Path: e.path, Value: v}
+		for i := range g.expect {
+			e := &g.expect[i]
+			c.Expect[i] = schema.Expectation{Path: e.path, Value: e.fill.fill(cb.exp)}
 		}
 	}
 	return c
+}
+
+// id is CaseID without the per-call sorting and hashing allocations.
+func (cb *caseBuilder) id(idx []int) string {
+	b := append(cb.idBuf[:0], cb.t.Name...)
+	for _, i := range cb.g.idOrder {
+		b = append(b, 0)
+		b = append(b, cb.t.Slots[i].Key...)
+		b = append(b, 1)
+		b = append(b, cb.g.values[i][idx[i]].Value...)
+	}
+	cb.idBuf = b
+	sum := sha256.Sum256(b)
+	var h [16]byte
+	hex.Encode(h[:], sum[:8])
+	return string(h[:])
 }
 
 // CaseID is the stable id of a case: the first 16 hex digits of SHA-256
@@ -254,28 +545,6 @@ func CaseID(template string, slots map[string]schema.Slot) string {
 	return hex.EncodeToString(h.Sum(sum[:0])[:8])
 }
 
-// fillGeneric replaces placeholders in every string of v by the slot's
-// expected value (normalised when the material value has one).
-func fillGeneric(v any, slots map[string]schema.Slot) any {
-	switch t := v.(type) {
-	case string:
-		return FillExpected(t, slots)
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = fillGeneric(e, slots)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = fillGeneric(e, slots)
-		}
-		return out
-	}
-	return v
-}
-
 // FillExpected replaces each {slot} in s by the slot's expected value.
 func FillExpected(s string, slots map[string]schema.Slot) string {
 	lits, phs, err := ParsePlaceholders(s)
@@ -294,14 +563,16 @@ func FillExpected(s string, slots map[string]schema.Slot) string {
 	return b.String()
 }
 
-// assignSplits sets c.Split and reports whether… the case is kept at all
-// (always true; the bool is whether any split holds it).
-func (s *Suite) assignSplits(c *schema.Case) (bool, error) {
+// assignSplits sets c.Split: the splits whose where condition holds or
+// whose share of the unit interval holds the hash of the case id.
+func (cb *caseBuilder) assignSplits(c *schema.Case) error {
+	s := cb.s
 	if len(s.Splits) == 0 {
-		return false, nil
+		return nil
 	}
 	var ctx *hcl.EvalContext
-	for _, sp := range s.Splits {
+	var mask uint64
+	for i, sp := range s.Splits {
 		in := false
 		if sp.Where != nil {
 			if ctx == nil {
@@ -309,10 +580,10 @@ func (s *Suite) assignSplits(c *schema.Case) (bool, error) {
 			}
 			v, diags := sp.Where.Value(ctx)
 			if diags.HasErrors() {
-				return false, fmt.Errorf("split %q: %s", sp.Name, diags.Error())
+				return fmt.Errorf("split %q: %s", sp.Name, diags.Error())
 			}
 			if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
-				return false, fmt.Errorf("split %q: where must be true or false, got %s", sp.Name, typeName(v.Type()))
+				return fmt.Errorf("split %q: where must be true or false, got %s", sp.Name, typeName(v.Type()))
 			}
 			in = v.True()
 		} else if sp.hi > sp.lo {
@@ -320,24 +591,44 @@ func (s *Suite) assignSplits(c *schema.Case) (bool, error) {
 			in = u >= sp.lo && u < sp.hi
 		}
 		if in {
+			if i < 64 {
+				mask |= 1 << i
+			}
 			c.Split = append(c.Split, sp.Name)
 		}
 	}
-	return true, nil
+	if len(s.Splits) <= 64 && len(c.Split) > 0 {
+		if shared, ok := cb.splitSets[mask]; ok {
+			c.Split = shared
+		} else {
+			c.Split = c.Split[:len(c.Split):len(c.Split)]
+			cb.splitSets[mask] = c.Split
+		}
+	}
+	return nil
 }
 
 // InSplit reports whether a generated case belongs to split name.
 func InSplit(c *schema.Case, name string) bool { return slices.Contains(c.Split, name) }
 
-// UnitHash maps (seed, id) to [0, 1) stably: FNV-1a 64 of seed, NUL, id.
+// UnitHash maps (seed, id) to [0, 1) stably: the top 53 bits of FNV-1a 64
+// over seed, NUL, id.
 func UnitHash(seed, id string) float64 {
-	h := fnv.New64a()
-	h.Write([]byte(seed))
-	h.Write([]byte{0})
-	h.Write([]byte(id))
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], h.Sum64())
-	return float64(binary.BigEndian.Uint64(b[:])>>11) / float64(1<<53)
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	for i := 0; i < len(seed); i++ {
+		h ^= uint64(seed[i])
+		h *= prime
+	}
+	h *= prime // the NUL separator: h ^= 0 leaves h as is
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= prime
+	}
+	return float64(h>>11) / float64(1<<53)
 }
 
 // ctyToGeneric converts a cty value to the generic JSON form used by

@@ -186,6 +186,7 @@ func (l *loader) decode() {
 	for _, b := range byType["materials"] {
 		l.decodeMaterials(b)
 	}
+	l.resolveCompose()
 	for _, b := range byType["target"] {
 		l.decodeTarget(b)
 	}
@@ -220,7 +221,7 @@ func (l *loader) staticCtx() *hcl.EvalContext {
 
 // static evaluates an attribute that may only use var and functions.
 func (l *loader) static(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, bool) {
-	if !l.onlyRoots(attr.Expr, what, "var") {
+	if !l.onlyRoots(attr.Expr, what, "var") || !l.noSensitive(attr.Expr, what) {
 		return cty.NilVal, false
 	}
 	v, diags := attr.Expr.Value(l.staticCtx())

@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -10,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -22,25 +22,64 @@ import (
 // `normalize.SCHEMA` columns) or .jsonl (one object a line with `value` and
 // optional `level`, `tags`, `normalize`). Every bad row is a diagnostic with
 // the file and line; the rest of the file is still read.
+//
+// Material files can hold hundreds of thousands of values (seed 000's
+// corpus factory had 287k), so the readers keep the garbage collector's
+// work small: the file is read once into one string and values are
+// substrings of it, the "file:line" origins share one backing string, and
+// per-row maps exist only for rows that normalise.
 func ReadMaterials(path, defLevel string) ([]MaterialValue, hcl.Diagnostics) {
-	f, err := os.Open(path)
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".txt", ".csv", ".jsonl", ".ndjson":
+	default:
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown materials file type", Detail: fmt.Sprintf("%s: a materials source is a .txt, .csv or .jsonl file.", path)}}
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read materials file", Detail: fmt.Sprintf("%s. The path is resolved from the directory of the suite file that names it.", err)}}
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	if b, _ := r.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
-		_, _ = r.Discard(3)
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	r := &matReader{path: path, base: filepath.Base(path), lvl: defLevel}
+	// One string for the whole file: values are substrings of it.
+	text := string(data)
+	r.rows = strings.Count(text, "\n") + 1
+	r.seen = make(map[string]int32, r.rows)
+	r.out = make([]MaterialValue, 0, r.rows)
+	r.lines = make([]int32, 0, r.rows)
+	switch ext {
 	case ".txt":
-		return readTxt(path, r, defLevel)
+		r.readTxt(text)
 	case ".csv":
-		return readCSV(path, r, defLevel)
-	case ".jsonl", ".ndjson":
-		return readJSONL(path, r, defLevel)
+		r.readCSV(text)
+	default:
+		r.readJSONL(text)
 	}
-	return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown materials file type", Detail: fmt.Sprintf("%s: a materials source is a .txt, .csv or .jsonl file.", path)}}
+	r.setOrigins()
+	if r.more > 0 {
+		sev := hcl.DiagWarning
+		if r.moreErrors {
+			sev = hcl.DiagError
+		}
+		r.diags = append(r.diags, &hcl.Diagnostic{Severity: sev, Summary: "More problems in this file",
+			Detail: fmt.Sprintf("%d more rows have problems; fix the ones above and run validate again.", r.more)})
+	}
+	return r.out, r.diags
+}
+
+// matReader is the state of reading one material file.
+type matReader struct {
+	path, base, lvl string
+	rows            int // the file's line count, to size the slices once
+	out             []MaterialValue
+	lines           []int32 // the line of each value in out
+	seen            map[string]int32
+	// diags holds the first maxDiagsPerFile problems; more counts the
+	// rest, so a broken 300k-line file does not flood the terminal.
+	diags      hcl.Diagnostics
+	more       int
+	moreErrors bool
+	lower      map[string]string // normalize keys, lower-cased once
 }
 
 func rowDiag(path string, line int, summary, detail string) *hcl.Diagnostic {
@@ -51,55 +90,147 @@ func rowDiag(path string, line int, summary, detail string) *hcl.Diagnostic {
 
 const maxDiagsPerFile = 20
 
-func readTxt(path string, r io.Reader, lvl string) ([]MaterialValue, hcl.Diagnostics) {
-	var out []MaterialValue
-	var diags hcl.Diagnostics
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	seen := map[string]int{}
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(strings.TrimSuffix(sc.Text(), "\r"))
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if !utf8.ValidString(line) {
-			diags = append(diags, rowDiag(path, n, "Invalid UTF-8", "This line is not valid UTF-8 text; save the file as UTF-8."))
-			continue
-		}
-		if prev, ok := seen[line]; ok {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Duplicate material value", Detail: fmt.Sprintf("%q already appears on line %d; the repeat is ignored.", line, prev),
-				Subject: rowDiag(path, n, "", "").Subject})
-			continue
-		}
-		seen[line] = n
-		out = append(out, MaterialValue{Value: line, Level: lvl, Origin: fmt.Sprintf("%s:%d", filepath.Base(path), n)})
+func (r *matReader) diag(d *hcl.Diagnostic) {
+	if len(r.diags) < maxDiagsPerFile {
+		r.diags = append(r.diags, d)
+		return
 	}
-	if err := sc.Err(); err != nil {
-		diags = append(diags, rowDiag(path, n+1, "Cannot read materials file", err.Error()))
-	}
-	return out, capDiags(diags)
+	r.more++
+	r.moreErrors = r.moreErrors || d.Severity == hcl.DiagError
 }
 
-func readCSV(path string, r io.Reader, lvl string) ([]MaterialValue, hcl.Diagnostics) {
-	cr := csv.NewReader(r)
+func (r *matReader) errorf(line int, summary, format string, args ...any) {
+	r.diag(rowDiag(r.path, line, summary, fmt.Sprintf(format, args...)))
+}
+
+// add keeps a value unless it repeats an earlier one (a warning).
+func (r *matReader) add(line int, mv MaterialValue) {
+	if prev, ok := r.seen[mv.Value]; ok {
+		r.diag(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Duplicate material value",
+			Detail:  fmt.Sprintf("%q already appears on line %d; the repeat is ignored.", mv.Value, prev),
+			Subject: rowDiag(r.path, line, "", "").Subject})
+		return
+	}
+	r.seen[mv.Value] = int32(line)
+	r.out = append(r.out, mv)
+	r.lines = append(r.lines, int32(line))
+}
+
+// setOrigins gives every value its "file:line" origin. The origins are
+// substrings of one string, so 300,000 values make one allocation, not
+// 300,000.
+func (r *matReader) setOrigins() {
+	if len(r.out) == 0 {
+		return
+	}
+	buf := make([]byte, 0, len(r.out)*(len(r.base)+8))
+	ends := make([]int, len(r.out))
+	for i, ln := range r.lines {
+		buf = append(buf, r.base...)
+		buf = append(buf, ':')
+		buf = strconv.AppendInt(buf, int64(ln), 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	start := 0
+	for i := range r.out {
+		r.out[i].Origin = all[start:ends[i]]
+		start = ends[i]
+	}
+	r.lines = nil
+}
+
+// lowerKey lower-cases a normalize key (schema names match without regard
+// to case), once per distinct key.
+func (r *matReader) lowerKey(k string) string {
+	if l, ok := r.lower[k]; ok {
+		return l
+	}
+	if r.lower == nil {
+		r.lower = map[string]string{}
+	}
+	l := strings.ToLower(k)
+	r.lower[k] = l
+	return l
+}
+
+// eachLine calls fn with every line of text (without its line end) and its
+// number, from 1.
+func eachLine(text string, fn func(line string, n int) bool) {
+	n := 0
+	for len(text) > 0 {
+		n++
+		i := strings.IndexByte(text, '\n')
+		line := text
+		if i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if !fn(strings.TrimSuffix(line, "\r"), n) {
+			return
+		}
+	}
+}
+
+func (r *matReader) readTxt(text string) {
+	eachLine(text, func(line string, n int) bool {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			return true
+		}
+		if !utf8.ValidString(line) {
+			r.errorf(n, "Invalid UTF-8", "This line is not valid UTF-8 text; save the file as UTF-8.")
+			return true
+		}
+		r.add(n, MaterialValue{Value: line, Level: r.lvl})
+		return true
+	})
+}
+
+// csvColumns are the roles of a CSV file's columns, read from its header.
+type csvColumns struct {
+	value, level, tags int
+	normalize          []csvNormalize
+}
+
+type csvNormalize struct {
+	col    int
+	schema string
+}
+
+func (r *matReader) readCSV(text string) {
+	cr := csv.NewReader(strings.NewReader(text))
 	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
-		return nil, hcl.Diagnostics{rowDiag(path, 1, "Invalid CSV header", fmt.Sprintf("The first row must name the columns (at least `value`): %v.", err))}
+		r.errorf(1, "Invalid CSV header", "The first row must name the columns (at least `value`): %v.", err)
+		return
 	}
-	col := map[string]int{}
+	cols := csvColumns{value: -1, level: -1, tags: -1}
 	for i, h := range header {
-		col[strings.TrimSpace(h)] = i
+		switch h = strings.TrimSpace(h); {
+		case h == "value":
+			cols.value = i
+		case h == "level":
+			cols.level = i
+		case h == "tags":
+			cols.tags = i
+		case strings.HasPrefix(h, "normalize."):
+			cols.normalize = append(cols.normalize, csvNormalize{col: i, schema: strings.ToLower(strings.TrimPrefix(h, "normalize."))})
+		}
 	}
-	vi, ok := col["value"]
-	if !ok {
-		return nil, hcl.Diagnostics{rowDiag(path, 1, "Missing value column", fmt.Sprintf("The header row %q has no `value` column; name the column holding the material values `value`.", strings.Join(header, ",")))}
+	if cols.value < 0 {
+		r.errorf(1, "Missing value column", "The header row %q has no `value` column; name the column holding the material values `value`.", strings.Join(header, ","))
+		return
 	}
-	var out []MaterialValue
-	var diags hcl.Diagnostics
-	seen := map[string]int{}
+	cell := func(rec []string, i int) string {
+		if i < 0 || i >= len(rec) {
+			return ""
+		}
+		return strings.TrimSpace(rec[i])
+	}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -111,129 +242,283 @@ func readCSV(path string, r io.Reader, lvl string) ([]MaterialValue, hcl.Diagnos
 		}
 		if err != nil {
 			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.Line
-				if !errors.Is(pe.Err, csv.ErrFieldCount) {
-					diags = append(diags, rowDiag(path, line, "Invalid CSV row", pe.Err.Error()+"."))
-					if len(diags) > maxDiagsPerFile {
-						break
-					}
-					continue
-				}
-			} else {
-				diags = append(diags, rowDiag(path, line, "Invalid CSV row", err.Error()))
+			if !errors.As(err, &pe) {
+				r.errorf(line, "Invalid CSV row", "%s", err)
 				break
+			}
+			line = pe.StartLine
+			if !errors.Is(pe.Err, csv.ErrFieldCount) {
+				if errors.Is(pe.Err, csv.ErrQuote) && pe.Line > pe.StartLine {
+					r.errorf(line, "Invalid CSV row", "A quoted field starts in this row and is not closed before line %d, so the rest of the file is one field. Close the quote, or double it (\"\") inside a quoted field.", pe.Line)
+				} else {
+					r.errorf(line, "Invalid CSV row", "%s.", pe.Err)
+				}
+				continue
 			}
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
-		if vi >= len(rec) {
-			diags = append(diags, rowDiag(path, line, "Missing value", fmt.Sprintf("This row has %d fields; the value column is field %d.", len(rec), vi+1)))
+		if cols.value >= len(rec) {
+			r.errorf(line, "Missing value", "This row has %d fields; the value column is field %d.", len(rec), cols.value+1)
 			continue
 		}
-		v := strings.TrimSpace(rec[vi])
+		v := cell(rec, cols.value)
 		if v == "" {
-			diags = append(diags, rowDiag(path, line, "Empty value", "This row's value column is empty; remove the row or fill it."))
+			r.errorf(line, "Empty value", "This row's value column is empty; remove the row or fill it.")
 			continue
 		}
-		if prev, ok := seen[v]; ok {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Duplicate material value", Detail: fmt.Sprintf("%q already appears on line %d; the repeat is ignored.", v, prev), Subject: rowDiag(path, line, "", "").Subject})
+		if !utf8.ValidString(v) {
+			r.errorf(line, "Invalid UTF-8", "This row's value is not valid UTF-8 text; save the file as UTF-8.")
 			continue
 		}
-		seen[v] = line
-		mv := MaterialValue{Value: v, Level: lvl, Origin: fmt.Sprintf("%s:%d", filepath.Base(path), line)}
-		for name, i := range col {
-			if i >= len(rec) || strings.TrimSpace(rec[i]) == "" {
+		mv := MaterialValue{Value: v, Level: r.lvl}
+		if l := cell(rec, cols.level); l != "" {
+			mv.Level = l
+		}
+		if t := cell(rec, cols.tags); t != "" {
+			mv.Tags = strings.Split(t, "|")
+		}
+		for _, nc := range cols.normalize {
+			if n := cell(rec, nc.col); n != "" {
+				if mv.Normalize == nil {
+					mv.Normalize = make(map[string]string, len(cols.normalize))
+				}
+				mv.Normalize[nc.schema] = n
+			}
+		}
+		r.add(line, mv)
+	}
+}
+
+func (r *matReader) readJSONL(text string) {
+	eachLine(text, func(line string, n int) bool {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			return true
+		}
+		row, err := r.parseRow(line)
+		if err != nil {
+			r.errorf(n, "Invalid JSONL row", "%s. Each line is one object such as {\"value\": \"北京\", \"level\": \"M1\", \"normalize\": {\"iao\": \"北京市\"}}.", err)
+			return true
+		}
+		v := strings.TrimSpace(row.value)
+		if !row.hasValue || v == "" {
+			r.errorf(n, "Missing value", "This row has no non-empty \"value\".")
+			return true
+		}
+		mv := MaterialValue{Value: v, Level: r.lvl, Tags: row.tags, Normalize: row.normalize}
+		if row.level != "" {
+			mv.Level = row.level
+		}
+		r.add(n, mv)
+		return true
+	})
+}
+
+// jsonlRow is one decoded row of a .jsonl material file.
+type jsonlRow struct {
+	value     string
+	hasValue  bool
+	level     string
+	tags      []string
+	normalize map[string]string
+}
+
+// parseRow decodes one JSONL row: an object with the keys value, level
+// (strings), tags (list of strings) and normalize (object of strings);
+// null stands for absent, any other key is an error. Strings without
+// escapes are substrings of line, so a row allocates only its tags and
+// normalize map.
+func (r *matReader) parseRow(line string) (jsonlRow, error) {
+	var row jsonlRow
+	p := jsonScan{s: line}
+	if !p.byte('{') {
+		return row, p.fail("a row is a JSON object and starts with {")
+	}
+	first := true
+	for {
+		if p.byte('}') {
+			break
+		}
+		if !first && !p.byte(',') {
+			return row, p.fail("expected , or } after an object member")
+		}
+		first = false
+		key, err := p.str()
+		if err != nil {
+			return row, err
+		}
+		if !p.byte(':') {
+			return row, p.fail("expected : after an object key")
+		}
+		switch key {
+		case "value", "level":
+			s, null, err := p.strOrNull(`"` + key + `"`)
+			if err != nil {
+				return row, err
+			}
+			if key == "value" {
+				row.value, row.hasValue = s, !null
+			} else {
+				row.level = s
+			}
+		case "tags":
+			if p.null() {
+				row.tags = nil
 				continue
 			}
-			cell := strings.TrimSpace(rec[i])
-			switch {
-			case name == "level":
-				mv.Level = cell
-			case name == "tags":
-				mv.Tags = strings.Split(cell, "|")
-			case strings.HasPrefix(name, "normalize."):
-				if mv.Normalize == nil {
-					mv.Normalize = map[string]string{}
+			if !p.byte('[') {
+				return row, p.fail(`"tags" must be a list of strings`)
+			}
+			row.tags = nil
+			for i := 0; !p.byte(']'); i++ {
+				if i > 0 && !p.byte(',') {
+					return row, p.fail(`expected , or ] in "tags"`)
 				}
-				mv.Normalize[strings.ToLower(strings.TrimPrefix(name, "normalize."))] = cell
+				t, err := p.strField(`every tag`)
+				if err != nil {
+					return row, err
+				}
+				row.tags = append(row.tags, t)
 			}
+		case "normalize":
+			if p.null() {
+				row.normalize = nil
+				continue
+			}
+			if !p.byte('{') {
+				return row, p.fail(`"normalize" must be an object from schema name to value, e.g. {"iao": "北京市"}`)
+			}
+			row.normalize = nil
+			for i := 0; !p.byte('}'); i++ {
+				if i > 0 && !p.byte(',') {
+					return row, p.fail(`expected , or } in "normalize"`)
+				}
+				k, err := p.str()
+				if err != nil {
+					return row, err
+				}
+				if !p.byte(':') {
+					return row, p.fail("expected : after an object key")
+				}
+				v, null, err := p.strOrNull(`a normalize value`)
+				if err != nil {
+					return row, err
+				}
+				if null {
+					continue
+				}
+				if row.normalize == nil {
+					row.normalize = map[string]string{}
+				}
+				row.normalize[r.lowerKey(k)] = v
+			}
+		default:
+			return row, fmt.Errorf("unknown field %q (a row has value, level, tags and normalize)", key)
 		}
-		out = append(out, mv)
 	}
-	return out, capDiags(diags)
+	if p.skip(); p.i < len(p.s) {
+		return row, p.fail("one object per line; more text follows the object")
+	}
+	return row, nil
 }
 
-type jsonlRow struct {
-	Value     *string           `json:"value"`
-	Level     string            `json:"level"`
-	Tags      []string          `json:"tags"`
-	Normalize map[string]string `json:"normalize"`
+// jsonScan reads JSON tokens from a string.
+type jsonScan struct {
+	s string
+	i int
 }
 
-func readJSONL(path string, r io.Reader, lvl string) ([]MaterialValue, hcl.Diagnostics) {
-	var out []MaterialValue
-	var diags hcl.Diagnostics
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	seen := map[string]int{}
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var row jsonlRow
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&row); err != nil {
-			diags = append(diags, rowDiag(path, n, "Invalid JSONL row", fmt.Sprintf("%s. Each line is one object such as {\"value\": \"北京\", \"level\": \"M1\", \"normalize\": {\"iao\": \"北京市\"}}.", err)))
-			if len(diags) > maxDiagsPerFile {
-				break
-			}
-			continue
-		}
-		if row.Value == nil || strings.TrimSpace(*row.Value) == "" {
-			diags = append(diags, rowDiag(path, n, "Missing value", "This row has no non-empty \"value\"."))
-			continue
-		}
-		v := strings.TrimSpace(*row.Value)
-		if prev, ok := seen[v]; ok {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Duplicate material value", Detail: fmt.Sprintf("%q already appears on line %d; the repeat is ignored.", v, prev), Subject: rowDiag(path, n, "", "").Subject})
-			continue
-		}
-		seen[v] = n
-		mv := MaterialValue{Value: v, Level: lvl, Tags: row.Tags, Origin: fmt.Sprintf("%s:%d", filepath.Base(path), n)}
-		if row.Level != "" {
-			mv.Level = row.Level
-		}
-		if len(row.Normalize) > 0 {
-			mv.Normalize = map[string]string{}
-			for k, x := range row.Normalize {
-				mv.Normalize[strings.ToLower(k)] = x
-			}
-		}
-		out = append(out, mv)
+func (p *jsonScan) skip() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\r' || p.s[p.i] == '\n') {
+		p.i++
 	}
-	if err := sc.Err(); err != nil {
-		diags = append(diags, rowDiag(path, n+1, "Cannot read materials file", err.Error()))
-	}
-	return out, capDiags(diags)
 }
 
-// capDiags keeps the first maxDiagsPerFile diagnostics and says how many
-// more there were, so a broken 300k-line file does not flood the terminal.
-func capDiags(d hcl.Diagnostics) hcl.Diagnostics {
-	if len(d) <= maxDiagsPerFile {
-		return d
+// byte consumes c (after spaces) when it comes next.
+func (p *jsonScan) byte(c byte) bool {
+	p.skip()
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
 	}
-	rest := d[maxDiagsPerFile:]
-	sev := hcl.DiagWarning
-	if rest.HasErrors() {
-		sev = hcl.DiagError
+	return false
+}
+
+func (p *jsonScan) null() bool {
+	p.skip()
+	if strings.HasPrefix(p.s[p.i:], "null") {
+		p.i += 4
+		return true
 	}
-	d = d[:maxDiagsPerFile:maxDiagsPerFile]
-	return append(d, &hcl.Diagnostic{Severity: sev, Summary: "More problems in this file", Detail: fmt.Sprintf("%d more rows have problems; fix the ones above and run validate again.", len(rest))})
+	return false
+}
+
+func (p *jsonScan) fail(msg string) error {
+	if p.i >= len(p.s) {
+		return fmt.Errorf("%s (the line ends early)", msg)
+	}
+	return fmt.Errorf("%s (at column %d)", msg, utf8.RuneCountInString(p.s[:p.i])+1)
+}
+
+// strOrNull reads a string or null; what names the field in errors.
+func (p *jsonScan) strOrNull(what string) (string, bool, error) {
+	if p.null() {
+		return "", true, nil
+	}
+	s, err := p.strField(what)
+	return s, false, err
+}
+
+func (p *jsonScan) strField(what string) (string, error) {
+	p.skip()
+	if p.i >= len(p.s) || p.s[p.i] != '"' {
+		return "", p.fail(what + " must be a string")
+	}
+	return p.str()
+}
+
+// str reads a JSON string. One without escapes is a substring of the
+// line; one with escapes is decoded by encoding/json.
+func (p *jsonScan) str() (string, error) {
+	p.skip()
+	if p.i >= len(p.s) || p.s[p.i] != '"' {
+		return "", p.fail("expected a string in double quotes")
+	}
+	start := p.i
+	escaped := false
+	for j := start + 1; j < len(p.s); j++ {
+		switch c := p.s[j]; {
+		case c == '\\':
+			escaped = true
+			j++
+		case c < 0x20:
+			p.i = j
+			return "", p.fail("a control character inside a string must be escaped")
+		case c == '"':
+			p.i = j + 1
+			tok := p.s[start:p.i]
+			if !escaped {
+				s := tok[1 : len(tok)-1]
+				if !utf8.ValidString(s) {
+					p.i = start
+					return "", p.fail("a string is not valid UTF-8")
+				}
+				return s, nil
+			}
+			if !utf8.ValidString(tok) {
+				p.i = start
+				return "", p.fail("a string is not valid UTF-8")
+			}
+			var s string
+			if err := json.Unmarshal([]byte(tok), &s); err != nil {
+				p.i = start
+				return "", p.fail("a string has an invalid escape")
+			}
+			return s, nil
+		}
+	}
+	p.i = len(p.s)
+	return "", p.fail("a string is not closed")
 }
