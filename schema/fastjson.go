@@ -233,8 +233,40 @@ func (c *Case) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON reads a result record (a case record plus the call).
 func (r *Result) UnmarshalJSON(b []byte) error {
+	return r.decode(b, nil)
+}
+
+// DecodeForEval reads a result record for re-evaluation: the recorded
+// expectations and failures, which evaluation recomputes, are not decoded;
+// the raw expectations are returned for the caller to decode with
+// DecodeExpectations when it cannot rebuild the case from the suite.
+func (r *Result) DecodeForEval(b []byte) (rawExpect []byte, err error) {
+	err = r.decode(b, &rawExpect)
+	return rawExpect, err
+}
+
+// DecodeExpectations decodes an `expect` object.
+func DecodeExpectations(raw []byte) (Expectations, error) {
+	var e Expectations
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	err := e.UnmarshalJSON(raw)
+	return e, err
+}
+
+func (r *Result) decode(b []byte, lazyExpect *[]byte) error {
 	*r = Result{}
 	return eachMember(b, func(key string, val []byte) error {
+		if lazyExpect != nil {
+			switch key {
+			case "expect":
+				*lazyExpect = val
+				return nil
+			case "failures":
+				return nil
+			}
+		}
 		if ok, err := r.Case.decodeField(key, val); ok {
 			return err
 		}

@@ -11,16 +11,16 @@ import (
 // eval` checks recorded responses against today's expectations, splits and
 // levels (seed 000's per-case lifecycle: edit an expectation, re-evaluate).
 type Rebuilder struct {
-	s        *Suite
-	mu       sync.Mutex
-	index    map[*Template][]map[string]int // per slot: value → index into the slot's candidates
-	builders map[*Template]*caseBuilder
-	byName   map[string]*Template
+	s      *Suite
+	mu     sync.Mutex
+	index  map[*Template][]map[string]int // per slot: value → index into the slot's candidates
+	pools  map[*Template]*sync.Pool
+	byName map[string]*Template
 }
 
 // NewRebuilder prepares a rebuilder for s.
 func (s *Suite) NewRebuilder() *Rebuilder {
-	rb := &Rebuilder{s: s, index: map[*Template][]map[string]int{}, builders: map[*Template]*caseBuilder{}, byName: map[string]*Template{}}
+	rb := &Rebuilder{s: s, index: map[*Template][]map[string]int{}, pools: map[*Template]*sync.Pool{}, byName: map[string]*Template{}}
 	for _, t := range s.Templates {
 		rb.byName[t.Name] = t
 	}
@@ -36,29 +36,7 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 	if t == nil || len(t.Slots) != len(saved.Slots) {
 		return nil, false
 	}
-	rb.mu.Lock()
-	g := rb.s.prepare(t)
-	// The builder's buffers are reused, so rebuilding holds the lock.
-	idx := rb.index[t]
-	if idx == nil {
-		idx = make([]map[string]int, len(t.Slots))
-		for i := range t.Slots {
-			m := make(map[string]int, len(g.values[i]))
-			for j, v := range g.values[i] {
-				if _, dup := m[v.Value]; !dup {
-					m[v.Value] = j
-				}
-			}
-			idx[i] = m
-		}
-		rb.index[t] = idx
-	}
-	cb := rb.builders[t]
-	if cb == nil {
-		cb = &caseBuilder{s: rb.s, t: t, g: g, schemaKey: strings.ToLower(rb.s.SchemaName), exp: make([]string, len(t.Slots)), splitSets: map[uint64][]string{}}
-		rb.builders[t] = cb
-	}
-	defer rb.mu.Unlock()
+	idx, pool := rb.prepared(t)
 	tuple := make([]int, len(t.Slots))
 	for i, sr := range t.Slots {
 		sl, ok := saved.Slots[sr.Key]
@@ -71,6 +49,9 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 		}
 		tuple[i] = j
 	}
+	// A builder reuses buffers, so each goroutine takes its own from the pool.
+	cb := pool.Get().(*caseBuilder)
+	defer pool.Put(cb)
 	c = cb.build(tuple)
 	if c.ID != saved.ID || c.Text != saved.Text {
 		return nil, false
@@ -79,4 +60,31 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 		return nil, false
 	}
 	return c, true
+}
+
+// prepared returns the value index and builder pool of a template,
+// making them on first use.
+func (rb *Rebuilder) prepared(t *Template) ([]map[string]int, *sync.Pool) {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	if idx, ok := rb.index[t]; ok {
+		return idx, rb.pools[t]
+	}
+	g := rb.s.prepare(t)
+	idx := make([]map[string]int, len(t.Slots))
+	for i := range t.Slots {
+		m := make(map[string]int, len(g.values[i]))
+		for j, v := range g.values[i] {
+			if _, dup := m[v.Value]; !dup {
+				m[v.Value] = j
+			}
+		}
+		idx[i] = m
+	}
+	schemaKey := strings.ToLower(rb.s.SchemaName)
+	pool := &sync.Pool{New: func() any {
+		return &caseBuilder{s: rb.s, t: t, g: g, schemaKey: schemaKey, exp: make([]string, len(t.Slots)), splitSets: map[uint64][]string{}}
+	}}
+	rb.index[t], rb.pools[t] = idx, pool
+	return idx, pool
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,16 +16,15 @@ import (
 // seed000Response is seed 000's IAO answer for 查询13301791708的酒店同房间人员.
 const seed000Response = `{"code":200,"data":[{"apps":{"app_op_seq":[]},"content":{"des":{"phone_number":"13301791708"},"ont":"SIM_Card","rel":[{"des":{},"ont":["SIM_Card","Person"],"rel":[{"behavior":[{"category":"伴随分析","location":[],"modifiers":[],"number":[],"target":null,"time":[],"traffic":[]}],"des":{"intent":["full"]},"intentPro":["entity"],"ont":["Person","Person"],"relIdx":[0,"14-19"],"relName":"酒店同房间同宿","segs":["查询13301791708的酒店同房间人员"]}],"relIdx":[0,"13-19"],"relName":"使用人","segs":["查询13301791708的酒店同房间人员"]}],"segs":["查询13301791708的酒店同房间人员"]},"content_op":"查询"}],"data_op":{"data_rel":[""],"data_rel_property":[]},"msg":"","unknown":[{"keyword":"酒店","ont":"unknown"}]}`
 
+// benchSuite generates up to 1,000,000 distinct cases (100 × 100 × 100),
+// so every saved result is rebuilt from the suite as in a real eval.
 const benchSuite = `
 suite "iao-bench" { schema = "IAO" }
-materials "查询操作" { values = ["查询"] }
-materials "手机号11位" { values = ["13301791708"] }
-materials "伴随关系" {
-  value "酒店同房间" {
-    normalize = { IAO = "酒店同房间同宿" }
-  }
-}
+materials "查询操作" { values = [for i in range(100) : "查询${i}"] }
+materials "手机号11位" { values = [for i in range(100) : format("133017917%02d", i)] }
+materials "伴随关系" { values = [for i in range(100) : "酒店同房间${i}"] }
 template "hotel" {
+  strategy = "product"
   text  = "{查询操作}{手机号11位}的{伴随关系}人员"
   level = "S1"
   core  = true
@@ -33,17 +33,19 @@ template "hotel" {
     "$.code"                                              = 200
     "$.data[0].content_op"                                = "查询"
     "$.data[0].content.ont"                               = "SIM_Card"
-    "$.data[0].content.des.phone_number"                  = "{手机号11位}"
+    "$.data[0].content.des.phone_number"                  = "13301791708"
     "$.data[0].content.rel[0].ont"                        = ["SIM_Card", "Person"]
     "$.data[0].content.rel[0].relName"                    = "使用人"
     "$.data[0].content.rel[0].rel[0].intentPro"           = ["entity"]
     "$.data[0].content.rel[0].rel[0].ont"                 = ["Person", "Person"]
-    "$.data[0].content.rel[0].rel[0].relName"             = "{伴随关系}"
+    "$.data[0].content.rel[0].rel[0].relName"             = "酒店同房间同宿"
     "$.data[0].content.rel[0].rel[0].behavior[0].category" = "伴随分析"
   }
 }
 split "smoke" { where = case.level == "S1" }
 `
+
+var errEnough = errors.New("enough cases")
 
 // writeBenchRun writes a suite and a results file of n results (10
 // expectations each, seed 000's response) and returns their paths.
@@ -56,22 +58,28 @@ func writeBenchRun(tb testing.TB, n int) (*spec.Suite, string) {
 	if diags.HasErrors() {
 		tb.Fatal(diags)
 	}
-	var proto *schema.Case
-	_ = s.Generate(spec.GenOptions{}, func(c *schema.Case) error { proto = c; return nil })
 	path := filepath.Join(dir, "results.jsonl")
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	for i := range n {
-		r := schema.Result{Case: *proto, Target: "iao", Response: []byte(seed000Response), Status: 200, LatencyMS: float64(i%500) / 10, Attempts: 1}
-		r.ID = proto.ID
-		if i > 0 { // distinct ids; only the first rebuilds exactly, the rest keep their recorded case
-			r.ID = strconv.FormatInt(int64(i), 16)
+	i := 0
+	err = s.Generate(spec.GenOptions{}, func(c *schema.Case) error {
+		if i == n {
+			return errEnough
 		}
-		b, _ := schema.EncodeLine(&r)
-		w.Write(b)
+		r := schema.Result{Case: *c, Target: "iao", Response: []byte(seed000Response), Status: 200, LatencyMS: float64(i%500) / 10, Attempts: 1}
+		b, err := schema.EncodeLine(&r)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		i++
+		return err
+	})
+	if err != nil && err != errEnough {
+		tb.Fatal(err)
 	}
 	w.Flush()
 	f.Close()

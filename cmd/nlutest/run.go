@@ -404,15 +404,23 @@ func (a *App) replayResults(path string, ev *assert.Evaluator, rb *spec.Rebuilde
 				defer wg.Done()
 				for i := range next {
 					it := &batch[i]
-					if err := it.r.UnmarshalJSON(it.line); err != nil {
+					raw, err := it.r.DecodeForEval(it.line)
+					if err != nil {
 						it.err = fmt.Errorf("%s:%d: not a result record: %v", path, it.n, err)
 						continue
 					}
+					rebuilt := false
 					if rb != nil {
 						if c, ok := rb.Rebuild(&it.r.Case); ok {
-							it.r.Case = *c
+							it.r.Case, rebuilt = *c, true
 						} else {
 							it.stale = true
+						}
+					}
+					if !rebuilt {
+						if it.r.Expect, err = schema.DecodeExpectations(raw); err != nil {
+							it.err = fmt.Errorf("%s:%d: expect: %v", path, it.n, err)
+							continue
 						}
 					}
 					ev.Evaluate(&it.r)
