@@ -153,6 +153,9 @@ func EncodeLine(v any) ([]byte, error) {
 	if c, ok := v.(*Case); ok && c != nil {
 		return encodeCaseLine(c)
 	}
+	if r, ok := v.(*Result); ok && r != nil {
+		return encodeResultLine(r)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

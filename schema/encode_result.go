@@ -1,0 +1,169 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// appendResult writes a result record — the case fields, then the call's —
+// as encoding/json would (field order, omitempty, sorted map keys, no HTML
+// escaping), without reflection: a run writes one per call.
+func appendResult(b []byte, r *Result) ([]byte, error) {
+	b, err := appendCase(b, &r.Case)
+	if err != nil {
+		return b, err
+	}
+	b = b[:len(b)-1] // reopen the case object
+	b = append(b, `,"target":`...)
+	b = appendJSONString(b, r.Target)
+	if q := r.Request; q != nil {
+		b = append(b, `,"request":{`...)
+		first := true
+		field := func(name string) {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, '"')
+			b = append(b, name...)
+			b = append(b, `":`...)
+		}
+		if q.Method != "" {
+			field("method")
+			b = appendJSONString(b, q.Method)
+		}
+		if q.URL != "" {
+			field("url")
+			b = appendJSONString(b, q.URL)
+		}
+		if len(q.Headers) > 0 {
+			field("headers")
+			b = appendStringMap(b, q.Headers)
+		}
+		if q.Body != "" {
+			field("body")
+			b = appendJSONString(b, q.Body)
+		}
+		b = append(b, '}')
+	}
+	if r.Status != 0 {
+		b = append(b, `,"status":`...)
+		b = strconv.AppendInt(b, int64(r.Status), 10)
+	}
+	if len(r.Headers) > 0 {
+		b = append(b, `,"headers":`...)
+		b = appendStringMap(b, r.Headers)
+	}
+	if len(r.Response) > 0 {
+		if !json.Valid(r.Response) {
+			return b, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: invalid response JSON")
+		}
+		b = append(b, `,"response":`...)
+		b = appendCompactJSON(b, r.Response)
+	}
+	if r.Body != "" {
+		b = append(b, `,"body":`...)
+		b = appendJSONString(b, r.Body)
+	}
+	b = append(b, `,"latency_ms":`...)
+	if b, err = appendJSONFloat(b, r.LatencyMS); err != nil {
+		return b, err
+	}
+	b = append(b, `,"attempts":`...)
+	b = strconv.AppendInt(b, int64(r.Attempts), 10)
+	if r.Cached {
+		b = append(b, `,"cached":true`...)
+	}
+	b = append(b, `,"started":`...)
+	tb, err := r.Started.MarshalJSON()
+	if err != nil {
+		return b, err
+	}
+	b = append(b, tb...)
+	if e := r.Error; e != nil {
+		b = append(b, `,"error":{"type":`...)
+		b = appendJSONString(b, e.Type)
+		b = append(b, `,"message":`...)
+		b = appendJSONString(b, e.Message)
+		b = append(b, '}')
+	}
+	b = append(b, `,"outcome":`...)
+	b = appendJSONString(b, r.Outcome.String())
+	if len(r.Failures) > 0 {
+		fb, err := marshalNoEscape(r.Failures)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"failures":`...)
+		b = append(b, fb...)
+	}
+	return append(b, '}'), nil
+}
+
+func appendStringMap(b []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, m[k])
+	}
+	return append(b, '}')
+}
+
+// appendCompactJSON appends valid JSON with insignificant spaces removed,
+// as encoding/json does for a RawMessage.
+func appendCompactJSON(b []byte, raw []byte) []byte {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			b = append(b, c)
+			switch c {
+			case '\\':
+				i++
+				if i < len(raw) {
+					b = append(b, raw[i])
+				}
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			inString = true
+			b = append(b, c)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// encodeResultLine is EncodeLine for a result.
+func encodeResultLine(r *Result) ([]byte, error) {
+	bp := scratch.Get().(*[]byte)
+	b, err := appendResult((*bp)[:0], r)
+	var line []byte
+	if err == nil {
+		line = make([]byte, len(b)+1)
+		copy(line, b)
+		line[len(b)] = '\n'
+	}
+	if cap(b) <= 1<<20 {
+		*bp = b
+		scratch.Put(bp)
+	}
+	return line, err
+}

@@ -1,0 +1,55 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// reflectLine is what encoding/json writes for v with HTML escaping off —
+// the reference the hand-written encoder must match byte for byte.
+func reflectLine(t *testing.T, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestResultLineMatchesEncodingJSON(t *testing.T) {
+	started := time.Date(2026, 11, 29, 10, 0, 0, 123456789, time.UTC)
+	base := Case{ID: "6d47b2342ceb4c34", Suite: "iao-hotel", Template: "hotel-roommates", Text: "查询13301791708的酒店同房间人员",
+		Level: "S1", Core: true, Scene: []string{"关系分析", "伴随分析"}, Split: []string{"smoke"}, Schema: "IAO",
+		Slots:  map[string]Slot{"伴随关系": {Value: "酒店同房间", Normalized: "酒店同房间同宿", Tag: "伴随关系"}, "手机号11位": {Value: "13301791708"}},
+		Expect: Expectations{{Path: "$.code", Value: int64(200)}, {Path: "$.data[0].content.ont", Value: "SIM_Card"}}}
+	cases := map[string]Result{
+		"pass": {Case: base, Target: "demo", Request: &Request{Method: "POST", URL: "http://127.0.0.1:9/iao", Headers: map[string]string{"Content-Type": "application/json", "Authorization": "[redacted]"}, Body: `{"query":"<查询>&"}`},
+			Status: 200, Headers: map[string]string{"Content-Type": "application/json"}, Response: json.RawMessage(`{"code": 200, "msg": "a \"q\" \\ b",` + "\n" + ` "data": [ ]}`),
+			LatencyMS: 12.345, Attempts: 1, Started: started, Outcome: Pass},
+		"error": {Case: Case{ID: "x", Suite: "s", Template: "t", Text: "\u0001控制"}, Target: "nlu", Body: "not json\x00", LatencyMS: 1e-7, Attempts: 3, Cached: true,
+			Error: &CallError{Type: ErrInvalidJSON, Message: "bad <json>"}, Outcome: Error},
+		"fail": {Case: base, Target: "demo", LatencyMS: 0, Outcome: Fail,
+			Failures: []Failure{{Kind: "expect", Path: "$.x", Expected: "a", Actual: []any{"b", 1.5}, Dimension: "relation", File: "s.nlutest.hcl", Line: 3}, {Kind: "assert", Message: "x < y", Missing: true}}},
+	}
+	for name, r := range cases {
+		got, err := EncodeLine(&r)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := reflectLine(t, &r); !bytes.Equal(got, want) {
+			t.Errorf("%s:\ngot  %s\nwant %s", name, got, want)
+		}
+		var back Result
+		if err := back.UnmarshalJSON(bytes.TrimSpace(got)); err != nil {
+			t.Fatalf("%s: reading back: %v", name, err)
+		}
+		again, _ := EncodeLine(&back)
+		if !bytes.Equal(again, got) {
+			t.Errorf("%s: does not survive a round trip:\n%s\n%s", name, got, again)
+		}
+	}
+}
