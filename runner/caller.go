@@ -71,6 +71,8 @@ type httpCaller struct {
 	fixedHealth bool
 	cache       *Cache
 	fingerprint string
+	// needs are the per-case names the request expressions use.
+	needs spec.Needs
 }
 
 // Concurrency returns the effective concurrency of t under o.
@@ -139,6 +141,7 @@ func NewCaller(ctx context.Context, s *spec.Suite, t *spec.Target, o CallerOptio
 		hc.Close()
 		return newExecCaller(s, t, transport.NewLimiter(rate, clk)), nil
 	case spec.TargetHTTP:
+		hc.needs = spec.NeedsOf(t.HTTP.URL, t.HTTP.Method, t.HTTP.Headers, t.HTTP.Body)
 		if t.HTTP.Static {
 			var diags hcl.Diagnostics
 			hc.url, hc.method, hc.headers, diags = hc.evalStatic(s.BaseContext())
@@ -213,7 +216,7 @@ func (h *httpCaller) request(c *schema.Case) (transport.Request, hcl.Diagnostics
 		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: h.fixedBody(c)}, nil
 	}
 	ht := h.target.HTTP
-	ctx := h.suite.CaseContext(c)
+	ctx := h.suite.ContextFor(c, h.needs)
 	u, method, hdr := h.url, h.method, h.headers
 	if !ht.Static {
 		var diags hcl.Diagnostics

@@ -77,3 +77,75 @@ func SlotValue(c *schema.Case) cty.Value {
 	}
 	return cty.ObjectVal(m)
 }
+
+// Needs records which per-case names a set of expressions uses, so a
+// context can be built with only those (the runner builds one per call).
+type Needs struct {
+	caseAll   bool
+	caseAttrs map[string]bool
+	slot      bool
+}
+
+// NeedsOf collects the per-case names the expressions use.
+func NeedsOf(exprs ...hcl.Expression) Needs {
+	var n Needs
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		for _, tr := range e.Variables() {
+			switch tr.RootName() {
+			case "slot":
+				n.slot = true
+			case "case":
+				if len(tr) < 2 {
+					n.caseAll = true
+					continue
+				}
+				name, ok := stepName(tr[1])
+				if !ok {
+					n.caseAll = true
+					continue
+				}
+				if n.caseAttrs == nil {
+					n.caseAttrs = map[string]bool{}
+				}
+				n.caseAttrs[name] = true
+			}
+		}
+	}
+	return n
+}
+
+// ContextFor returns a child of the base context with only the per-case
+// names n says are used; the expressions behave exactly as with
+// CaseContext.
+func (s *Suite) ContextFor(c *schema.Case, n Needs) *hcl.EvalContext {
+	if n.caseAll {
+		return s.CaseContext(c)
+	}
+	ctx := s.BaseContext().NewChild()
+	ctx.Variables = map[string]cty.Value{}
+	if n.slot {
+		ctx.Variables["slot"] = SlotValue(c)
+	}
+	if len(n.caseAttrs) > 0 {
+		full := map[string]func() cty.Value{
+			"id": func() cty.Value { return cty.StringVal(c.ID) }, "text": func() cty.Value { return cty.StringVal(c.Text) },
+			"template": func() cty.Value { return cty.StringVal(c.Template) }, "level": func() cty.Value { return cty.StringVal(c.Level) },
+			"core": func() cty.Value { return cty.BoolVal(c.Core) }, "scene": func() cty.Value { return strList(c.Scene) },
+			"tags": func() cty.Value { return strList(c.Tags) }, "split": func() cty.Value { return strList(c.Split) },
+			"schema": func() cty.Value { return cty.StringVal(c.Schema) },
+		}
+		attrs := make(map[string]cty.Value, len(n.caseAttrs))
+		for a := range n.caseAttrs {
+			if f, ok := full[a]; ok {
+				attrs[a] = f()
+			} else {
+				return s.CaseContext(c) // slots, or a name validate rejected: build it all
+			}
+		}
+		ctx.Variables["case"] = cty.ObjectVal(attrs)
+	}
+	return ctx
+}
