@@ -204,6 +204,12 @@ func (e *Evaluator) analyse(r *schema.Result, data any, met []bool) *caseDims {
 			if _, wanted := cd.units[dim.Name]; dim.Items == nil || !wanted {
 				continue
 			}
+			if name, ok := descentItems(dim.Items.Expr); ok && len(idx.ignoreSlow) == 0 {
+				idx.findItems(data, name, true, func(obj map[string]any) {
+					addUnit(dim.Name, 1, metrics.Unit{Key: "", Value: itemValue(obj, dim.Keys)})
+				})
+				continue
+			}
 			for _, loc := range dim.Items.Expr.Locate(data, 0) {
 				if idx.ignored(loc) {
 					continue
@@ -269,4 +275,51 @@ func predicted(dim *spec.Dimension, data any) []string {
 		}
 	}
 	return out
+}
+
+// descentItems recognises the common items pattern $..NAME[*] and returns
+// NAME.
+func descentItems(x jp.Expr) (string, bool) {
+	var steps jp.Expr
+	for _, f := range x {
+		if _, ok := f.(jp.Bracket); !ok {
+			steps = append(steps, f)
+		}
+	}
+	if len(steps) != 4 {
+		return "", false
+	}
+	_, r := steps[0].(jp.Root)
+	_, d := steps[1].(jp.Descent)
+	c, n := steps[2].(jp.Child)
+	_, w := steps[3].(jp.Wildcard)
+	return string(c), r && d && n && w
+}
+
+// findItems calls fn for every object in an array held under key name
+// anywhere in data, skipping ignored keys: the $..NAME[*] pattern without
+// building a path per node.
+func (d *dimIndex) findItems(v any, name string, root bool, fn func(map[string]any)) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if d.ignoreDescent[k] || root && d.ignoreRoot[k] {
+				continue
+			}
+			if k == name {
+				if arr, ok := e.([]any); ok {
+					for _, it := range arr {
+						if obj, ok := it.(map[string]any); ok {
+							fn(obj)
+						}
+					}
+				}
+			}
+			d.findItems(e, name, false, fn)
+		}
+	case []any:
+		for _, e := range t {
+			d.findItems(e, name, false, fn)
+		}
+	}
 }

@@ -149,3 +149,18 @@ func (s *Suite) ContextFor(c *schema.Case, n Needs) *hcl.EvalContext {
 	}
 	return ctx
 }
+
+// SplitContext is the context of split `where` conditions for case c,
+// holding only the per-case names those conditions use.
+func (s *Suite) SplitContext(c *schema.Case) *hcl.EvalContext {
+	s.splitNeedsOnce.Do(func() {
+		var exprs []hcl.Expression
+		for _, sp := range s.Splits {
+			if sp.Where != nil {
+				exprs = append(exprs, sp.Where)
+			}
+		}
+		s.splitNeeds = NeedsOf(exprs...)
+	})
+	return s.ContextFor(c, s.splitNeeds)
+}

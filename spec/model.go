@@ -43,8 +43,10 @@ type Suite struct {
 
 	DeclRange hcl.Range
 
-	base     *hcl.EvalContext
-	baseOnce sync.Once
+	base           *hcl.EvalContext
+	baseOnce       sync.Once
+	splitNeeds     Needs
+	splitNeedsOnce sync.Once
 	// gen caches each template prepared for generation; genMu guards it, so
 	// several goroutines may generate from one suite.
 	gen   map[*Template]*genTemplate
