@@ -32,8 +32,9 @@ type composePattern struct {
 
 // decodeCompose parses a materials block's compose patterns; their
 // placeholders are resolved once every materials block is known.
-func (l *loader) decodeCompose(m *Materials, a *hcl.Attribute) {
-	m.Compose = l.strList(hcl.Attributes{"compose": a}, "compose")
+func (l *loader) decodeCompose(m *Materials, attrs hcl.Attributes) {
+	a := attrs["compose"]
+	m.Compose = l.strList(attrs, "compose")
 	m.ComposeRange = a.Expr.Range()
 	cs := &composeSpec{attr: a}
 	for _, p := range m.Compose {

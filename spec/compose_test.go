@@ -17,6 +17,9 @@ func values(m *Materials) []string {
 func TestComposeValues(t *testing.T) {
 	s := genSuite(t, `
 suite "组合" { schema = "IAO" }
+materials "前置" {
+  compose = ["老{姓}"]
+}
 materials "姓" {
   tag = "姓氏"
   value "张" { level = "M1" }
@@ -93,6 +96,10 @@ template "找人" {
 	}
 	if v := s.Materials["称呼"].Values[5]; v.Normalize["iao"] != "欧阳晓明同志" || v.Level != "M3" {
 		t.Errorf("nested compose keeps normalisation and level: %+v", v)
+	}
+	// Declared before the block it composes from.
+	if got := values(s.Materials["前置"]); !slices.Equal(got, []string{"老张", "老欧阳"}) || s.Materials["前置"].Values[1].Level != "M3" {
+		t.Errorf("前置: %q", got)
 	}
 	// {名}{名#2}: distinct values, 3 × 2 ordered pairs.
 	if got := values(s.Materials["两字"]); !slices.Equal(got, []string{"三伟", "三小明", "伟三", "伟小明", "小明三", "小明伟"}) {
@@ -234,5 +241,47 @@ func TestLevelLess(t *testing.T) {
 				t.Errorf("LevelLess(%s, %s) = %v", ordered[i], ordered[j], got)
 			}
 		}
+	}
+}
+
+func TestDuplicateValuesAcrossPlaces(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"s.nlutest.hcl": `
+suite "重复值" {}
+materials "城市" {
+  values = ["北京", "上海", "北京"]
+  value "上海" { level = "M2" }
+  value "广州" {}
+  source = "more.txt"
+}
+materials "只有块" {
+  value "甲" {}
+  source = "more.txt"
+}
+template "t" { text = "{城市}{只有块}" }
+`,
+		"more.txt": "广州\n深圳\n",
+	})
+	s, diags := Load(dir, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if got := values(s.Materials["城市"]); !slices.Equal(got, []string{"北京", "上海", "广州", "深圳"}) {
+		t.Errorf("城市: %q", got)
+	}
+	if got := values(s.Materials["只有块"]); !slices.Equal(got, []string{"甲", "广州", "深圳"}) {
+		t.Errorf("只有块: %q", got)
+	}
+	n := 0
+	for _, d := range diags {
+		if d.Summary == "Duplicate material value" {
+			n++
+			if d.Subject == nil || d.Subject.Start.Line != 4 {
+				t.Errorf("the repeat should point at the values list (line 4): %v", d.Subject)
+			}
+		}
+	}
+	if n != 3 { // 北京 in the list, 上海 as a block, 广州 in the file
+		t.Errorf("%d duplicate warnings, want 3: %v", n, diags)
 	}
 }

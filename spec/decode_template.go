@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -70,17 +71,56 @@ func (l *loader) decodeMaterials(b *hcl.Block) {
 			if len(diags) > 0 && diags[0].Subject == nil {
 				diags[0].Subject = a.Expr.Range().Ptr()
 			}
+			if slices.ContainsFunc(diags, func(d *hcl.Diagnostic) bool { return d.Subject != nil && d.Subject.Filename == path }) {
+				// Keep the file's text for the diagnostics' source lines.
+				if src, err := os.ReadFile(path); err == nil {
+					l.suite.Sources[path] = src
+				}
+			}
 			l.diags = append(l.diags, diags...)
 			m.Values = append(m.Values, vals...)
 		}
 	}
-	if a, ok := c.Attributes["compose"]; ok {
-		l.decodeCompose(m, a) // values added by resolveCompose, once every block is known
+	l.dedupeValues(m, c.Attributes, len(c.Blocks))
+	if _, ok := c.Attributes["compose"]; ok {
+		l.decodeCompose(m, c.Attributes) // values added by resolveCompose, once every block is known
 	} else if len(m.Values) == 0 && !l.diags.HasErrors() {
 		l.errorf(b.DefRange.Ptr(), "Materials without values", "The materials %q has no values. Give it values = [...], value \"…\" { } blocks or a source file.", m.Name)
 	}
 	l.suite.Materials[m.Name] = m
 	l.suite.MatOrder = append(l.suite.MatOrder, m.Name)
+}
+
+// dedupeValues keeps the first of equal values when a block's values come
+// from more than one place (the values list, value blocks, the source
+// file), or the list repeats one: two cases with the same slot values would
+// share one case id. Each repeat is a warning.
+func (l *loader) dedupeValues(m *Materials, attrs hcl.Attributes, blocks int) {
+	list, hasList := attrs["values"]
+	places := 0
+	for _, n := range []bool{hasList, blocks > 0, m.Source != ""} {
+		if n {
+			places++
+		}
+	}
+	if places == 0 || (places == 1 && !hasList) {
+		return // a source file and value blocks each report their own repeats
+	}
+	seen := make(map[string]struct{}, len(m.Values))
+	out := m.Values[:0]
+	for _, v := range m.Values {
+		if _, dup := seen[v.Value]; dup {
+			rng := m.DeclRange
+			if hasList {
+				rng = list.Expr.Range()
+			}
+			l.warnf(&rng, "Duplicate material value", "The materials %q has the value %q more than once (its values list, value blocks and source file add up); it is used once.", m.Name, v.Value)
+			continue
+		}
+		seen[v.Value] = struct{}{}
+		out = append(out, v)
+	}
+	m.Values = out
 }
 
 var templateSchema = &hcl.BodySchema{

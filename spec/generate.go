@@ -171,12 +171,18 @@ func (f *filler) fill(exp []string) any {
 //
 // Cases are built on a second goroutine while yield consumes them (in
 // batches, at most a few thousand cases ahead), so a consumer that encodes
-// or sends each case runs in parallel with generation. yield and opts.Warn
-// are called on the caller's goroutine, in order; opts.Templates is called
-// on the generating goroutine.
+// or sends each case runs in parallel with generation. Every callback
+// (yield, opts.Warn, opts.Templates) is called on the caller's goroutine,
+// yield and opts.Warn in generation order.
 func (s *Suite) Generate(opts GenOptions, yield func(*schema.Case) error) error {
 	if opts.Split != "" && !slices.ContainsFunc(s.Splits, func(sp *Split) bool { return sp.Name == opts.Split }) {
 		return fmt.Errorf("the suite has no split %q", opts.Split)
+	}
+	var templates []*Template
+	for _, t := range s.Templates {
+		if opts.Templates == nil || opts.Templates(t.Name) {
+			templates = append(templates, t)
+		}
 	}
 	s.BaseContext() // built once here, before the generating goroutine reads it
 	const batchSize = 256
@@ -207,10 +213,7 @@ func (s *Suite) Generate(opts GenOptions, yield func(*schema.Case) error) error 
 		inner := opts
 		inner.Warn = func(r hcl.Range, msg string) { _ = push(genItem{warnAt: r, warn: msg}) }
 		emit := func(c *schema.Case) error { return push(genItem{c: c}) }
-		for _, t := range s.Templates {
-			if opts.Templates != nil && !opts.Templates(t.Name) {
-				continue
-			}
+		for _, t := range templates {
 			if err := s.generateTemplate(t, inner, emit); err != nil {
 				if err != errStopped {
 					genErr = err
@@ -576,7 +579,7 @@ func (cb *caseBuilder) assignSplits(c *schema.Case) error {
 		in := false
 		if sp.Where != nil {
 			if ctx == nil {
-				ctx = s.CaseContext(c)
+				ctx = s.SplitContext(c)
 			}
 			v, diags := sp.Where.Value(ctx)
 			if diags.HasErrors() {

@@ -1,12 +1,15 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
@@ -394,5 +397,68 @@ split "冒烟" { where = case.level == "S1" }
 	}
 	if parts["train"] < nNow*7/10 || parts["dev"] == 0 || parts["test"] == 0 {
 		t.Errorf("train/dev/test of %d cases: %v", nNow, parts)
+	}
+}
+
+// TestGenerateStopsAndOrders: a yield error stops generation and comes back
+// as is, with the generating goroutine gone; warnings arrive on the
+// caller's goroutine between the cases, in generation order.
+func TestGenerateStopsAndOrders(t *testing.T) {
+	var vals []string
+	for i := range 2000 {
+		vals = append(vals, fmt.Sprintf("%q", fmt.Sprintf("值%d", i)))
+	}
+	s := genSuite(t, fmt.Sprintf(`
+suite "停止" {}
+materials "n" { values = [%s] }
+materials "少" {
+  value "甲" { level = "M1" }
+}
+template "大" {
+  text     = "{n}和{n#2}"
+  strategy = "product"
+  limit    = 5000
+}
+template "空" {
+  text            = "{少}"
+  material_levels = ["M4"]
+}
+template "小" { text = "只有{少}" }
+`, strings.Join(vals, ", ")))
+	before := runtime.NumGoroutine()
+	stop := errors.New("够了")
+	n := 0
+	err := s.Generate(GenOptions{}, func(*schema.Case) error {
+		if n++; n == 700 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 700 {
+		t.Fatalf("Generate returned %v after %d cases, want the yield's error after 700", err, n)
+	}
+	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > before {
+		t.Errorf("%d goroutines after a stopped Generate, %d before", g, before)
+	}
+	// The order of cases and warnings: 大's 5000 cases (its product warning
+	// after them), 空's warning, 小's case.
+	var events []string
+	err = s.Generate(GenOptions{Warn: func(_ hcl.Range, msg string) {
+		events = append(events, "warn:"+strings.SplitN(msg, ":", 2)[0])
+	}}, func(c *schema.Case) error {
+		if len(events) == 0 || events[len(events)-1] != "case:"+c.Template {
+			events = append(events, "case:"+c.Template)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"case:大", `warn:template "大"`, `warn:template "空" generates no cases`, "case:小"}
+	if !slices.Equal(events, want) {
+		t.Errorf("events %q, want %q", events, want)
 	}
 }

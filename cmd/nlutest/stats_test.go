@@ -73,10 +73,10 @@ func TestStatsIAOHotel(t *testing.T) {
 			"prefixed-phone S2 no 关系分析/伴随分析/酒店同宿 uniq 3 33.3% " + filepath.Join(iaoHotel, "iao-hotel.nlutest.hcl") + ":111",
 			"total 9 100.0%",
 		},
-		"Cases by template level":            {"S1 1 6 66.7%", "S2 1 3 33.3%"},
+		"Cases by template level":     {"S1 1 6 66.7%", "S2 1 3 33.3%"},
 		"Cases by scene (业务场景维度句子统计)": {"关系分析 9 100.0%", "关系分析/伴随分析 9 100.0%", "关系分析/伴随分析/酒店同宿 9 100.0%"},
-		"Cases by split":                     {"smoke 6 66.7%", "(no split) 3 33.3%"},
-		"Core and non-core scenes":           {"core 6 66.7%", "non-core 3 33.3%"},
+		"Cases by split":              {"smoke 6 66.7%", "(no split) 3 33.3%"},
+		"Core and non-core scenes":    {"core 6 66.7%", "non-core 3 33.3%"},
 		"Dimension coverage": {
 			"intent case 6 18 3",
 			"ontology leaf 6 18 3",
