@@ -151,6 +151,9 @@ type Collector struct {
 	// (and so in thresholds); by default they are reported apart only.
 	IncludeUnreviewed bool
 	unreviewed        int
+	// kept counts the passing and the non-passing cases listed; omitted
+	// the ones beyond schema.MaxReportCases.
+	keptPass, keptBad, omitted int
 }
 
 // NewCollector prepares a collector for suite s.
@@ -209,9 +212,23 @@ func (c *Collector) Add(r *schema.Result) {
 // their template's expectations are unreviewed drafts.
 func (c *Collector) Unreviewed() int { return c.unreviewed }
 
-// addCase keeps the per-case outcome for the report.
+// addCase keeps the per-case outcome for the report, up to
+// schema.MaxReportCases passing and as many non-passing cases.
 func (c *Collector) addCase(r *schema.Result) {
 	c.seconds[r.Template] += r.LatencyMS / 1000
+	if r.Outcome == schema.Pass {
+		if c.keptPass >= schema.MaxReportCases {
+			c.omitted++
+			return
+		}
+		c.keptPass++
+	} else {
+		if c.keptBad >= schema.MaxReportCases {
+			c.omitted++
+			return
+		}
+		c.keptBad++
+	}
 	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS}
 	if r.Outcome == schema.Fail || r.Outcome == schema.Error {
 		cr.Error = r.Error
@@ -246,6 +263,9 @@ func (c *Collector) templateOf(name string) *spec.Template {
 	}
 	return nil
 }
+
+// Omitted is the number of cases left out of Cases by the cap.
+func (c *Collector) Omitted() int { return c.omitted }
 
 // Total is the number of results added.
 func (c *Collector) Total() int { return c.root.total }

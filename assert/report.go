@@ -1,6 +1,8 @@
 package assert
 
 import (
+	"fmt"
+
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -20,6 +22,10 @@ func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version stri
 		Tool: "nlutest", Version: version,
 		Suite: schema.SuiteInfo{Name: s.Name, Description: s.Description, Schema: s.SchemaName, Dir: s.Dir, Files: files},
 		Run:   run, Thresholds: ths, Metrics: m, Groups: col.Groups(), Cases: col.Cases(), Warnings: warnings,
+		CasesOmitted: col.Omitted(),
+	}
+	if rep.CasesOmitted > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d cases are not listed one by one in this report (it keeps %d passing and %d failing or erroring cases); every outcome is in results.jsonl", rep.CasesOmitted, schema.MaxReportCases, schema.MaxReportCases))
 	}
 	rep.Verdict = Decide(m, ths, run.ErrorBudget)
 	if run.Interrupted {

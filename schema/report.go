@@ -265,6 +265,10 @@ type Verdict struct {
 	Reasons []string `json:"reasons,omitempty"`
 }
 
+// MaxReportCases caps the passing cases, and separately the failing and
+// erroring ones, that a report lists one by one.
+const MaxReportCases = 100_000
+
 // Report is a finished run: everything the reporters render.
 type Report struct {
 	Tool       string            `json:"tool"`
@@ -275,8 +279,12 @@ type Report struct {
 	Thresholds []ThresholdResult `json:"thresholds"`
 	Metrics    *Metrics          `json:"metrics"`
 	Groups     []Group           `json:"groups"`
-	// Cases holds every case, failing and erroring ones first (worst
-	// first), then passing ones in run order. Renderers cap what they show.
-	Cases    []CaseReport `json:"cases"`
-	Warnings []string     `json:"warnings,omitempty"`
+	// Cases holds the cases, failing and erroring ones first (worst
+	// first), then passing ones. A run keeps at most MaxReportCases of each
+	// (so memory stays flat); CasesOmitted counts the rest, whose outcomes
+	// are in the run's results.jsonl. Renderers cap what they show.
+	Cases []CaseReport `json:"cases"`
+	// CasesOmitted counts cases left out of Cases by the cap.
+	CasesOmitted int      `json:"cases_omitted,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
 }

@@ -220,3 +220,40 @@ func TestLatencyMerge(t *testing.T) {
 		t.Errorf("self-merge count = %d, want %d", whole.Count(), 2*n)
 	}
 }
+
+// TestLatencyBeyondExactSamples checks the bounded mode: past
+// ExactLatencySamples, count, mean and max stay exact and percentiles stay
+// within 0.5% of numpy's exact values (computed here on the full sample).
+func TestLatencyBeyondExactSamples(t *testing.T) {
+	const n = ExactLatencySamples*3 + 17
+	acc := NewLatencyAcc()
+	var all []float64
+	sum := 0.0
+	for i := range n {
+		// a long-tailed spread from 0.2 ms to about 3 s
+		ms := 0.2 + float64((i*7919)%n)*float64((i*104729)%97+1)/float64(n)*30
+		acc.Add("查询13301791708的酒店同房间人员", ms)
+		all = append(all, ms)
+		sum += ms
+	}
+	r := acc.Result()
+	sort.Float64s(all)
+	if r.Count != n || math.Abs(r.MeanMS-sum/n) > 1e-9*r.MeanMS || r.MaxMS != all[n-1] {
+		t.Errorf("count/mean/max not exact: %d %v %v", r.Count, r.MeanMS, r.MaxMS)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"p50", r.P50MS, Percentile(all, 50)}, {"p90", r.P90MS, Percentile(all, 90)}, {"p95", r.P95MS, Percentile(all, 95)}, {"p99", r.P99MS, Percentile(all, 99)}} {
+		if math.Abs(c.got-c.want) > 0.005*c.want {
+			t.Errorf("%s = %v, exact %v: more than 0.5%% off", c.name, c.got, c.want)
+		}
+	}
+	// Merging a histogram-mode accumulator with an exact one keeps the sums.
+	small := NewLatencyAcc()
+	small.Add("hi", 1)
+	small.Merge(acc)
+	if got := small.Result(); got.Count != n+1 || got.MaxMS != all[n-1] {
+		t.Errorf("merge: %+v", got.LatencyStats)
+	}
+}

@@ -62,6 +62,8 @@ type reportDiff struct {
 	changed    []flip      // fail ↔ error
 	onlyA      int
 	onlyB      int
+	omittedA   int
+	omittedB   int
 }
 
 func metricValues(m *schema.Metrics) map[string]metricDelta {
@@ -99,7 +101,7 @@ func metricValues(m *schema.Metrics) map[string]metricDelta {
 }
 
 func diffReports(a, b *schema.Report, all bool) *reportDiff {
-	d := &reportDiff{}
+	d := &reportDiff{omittedA: a.CasesOmitted, omittedB: b.CasesOmitted}
 	ma, mb := metricValues(a.Metrics), metricValues(b.Metrics)
 	names := map[string]bool{}
 	for k := range ma {
@@ -263,6 +265,9 @@ func (d *reportDiff) render(w io.Writer, nameA, nameB string, md bool, maxCases 
 	flips("Changed between fail and error", d.changed)
 	if d.onlyA+d.onlyB > 0 {
 		fmt.Fprintf(w, "\n%d cases only in A, %d only in B\n", d.onlyA, d.onlyB)
+	}
+	if d.omittedA+d.omittedB > 0 {
+		fmt.Fprintf(w, "\n%d cases of A and %d of B are not listed in their reports (over %d), so they were not compared\n", d.omittedA, d.omittedB, schema.MaxReportCases)
 	}
 }
 
