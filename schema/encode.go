@@ -163,6 +163,18 @@ func (e Expectations) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// CanonicalJSON is the JSON text of a generic value exactly as
+// encoding/json writes it (object keys sorted, no HTML escaping, numbers in
+// their shortest form, so 200 and 200.0 are both "200"). Dimension metrics
+// and statistics compare and count values by this text.
+func CanonicalJSON(v any) string {
+	b, err := appendJSONValue(nil, v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
 // appendJSONValue writes a generic JSON value (nil, bool, int64, float64,
 // string, []any, map[string]any); any other type goes through
 // encoding/json, so the output never differs from it.

@@ -1,13 +1,8 @@
 package stats
 
 import (
-	"fmt"
-	"math"
-	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -422,90 +417,7 @@ func text(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	return string(appendJSON(nil, v))
-}
-
-func appendJSON(b []byte, v any) []byte {
-	switch t := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case bool:
-		return strconv.AppendBool(b, t)
-	case int64:
-		return strconv.AppendInt(b, t, 10)
-	case int:
-		return strconv.AppendInt(b, int64(t), 10)
-	case float64:
-		if math.IsInf(t, 0) || math.IsNaN(t) {
-			return strconv.AppendQuote(b, strconv.FormatFloat(t, 'g', -1, 64))
-		}
-		return strconv.AppendFloat(b, t, 'g', -1, 64)
-	case string:
-		return appendString(b, t)
-	case []any:
-		b = append(b, '[')
-		for i, e := range t {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, e)
-		}
-		return append(b, ']')
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = appendJSON(b, t[k])
-		}
-		return append(b, '}')
-	}
-	return appendString(b, fmt.Sprint(v))
-}
-
-// appendString quotes s as JSON, leaving non-ASCII text (Chinese) as is.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\r':
-				b = append(b, '\\', 'r')
-			default:
-				b = append(b, fmt.Sprintf(`\u%04x`, c)...)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
+	return schema.CanonicalJSON(v)
 }
 
 func (c *counter) finish() {
