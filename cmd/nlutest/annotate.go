@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/reporters"
@@ -122,23 +121,11 @@ func (a *App) cmdAnnotate(ctx context.Context, args []string) int {
 		return a.fail(usagef("no template to annotate generates a case"))
 	}
 
-	caller, err := runner.NewCaller(ctx, s, target, runner.CallerOptions{Concurrency: 1})
-	if err != nil {
-		var ce *runner.ConfigError
-		if errors.As(err, &ce) {
-			spec.WriteDiagnostics(a.Stderr, ce.Diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
-			return ExitInvalid
-		}
-		return a.fail(err)
+	caller, code := a.openTarget(ctx, s, target, runner.CallerOptions{Concurrency: 1}, lf.color, "Nothing was annotated")
+	if caller == nil {
+		return code
 	}
 	defer caller.Close()
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err = caller.Preflight(pctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "nlutest: %s\nNothing was annotated. Check that the service is up and the target's url is right (nlutest serve demo starts the demo service).\n", err)
-		return ExitCannotRun
-	}
 	call := func(c *schema.Case) spec.Observation {
 		return observe(caller.Call(ctx, c), s.Schema)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/reporters"
@@ -197,23 +195,11 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 			return a.fail(fmt.Errorf("cannot open the response cache: %w", err))
 		}
 	}
-	caller, err := runner.NewCaller(ctx, s, target, copts)
-	if err != nil {
-		var ce *runner.ConfigError
-		if errors.As(err, &ce) {
-			spec.WriteDiagnostics(a.Stderr, ce.Diags, s.Sources, a.useColor(rf.color, a.StderrTTY))
-			return ExitInvalid
-		}
-		return a.fail(err)
+	caller, code := a.openTarget(ctx, s, target, copts, rf.color, "Nothing ran")
+	if caller == nil {
+		return code
 	}
 	defer caller.Close()
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err = caller.Preflight(pctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(a.Stderr, "nlutest: %s\nNothing ran. Check that the service is up and the target's url is right (nlutest serve demo starts the demo service).\n", err)
-		return ExitCannotRun
-	}
 
 	ev := assert.NewEvaluator(s)
 	col := assert.NewCollector(s)
