@@ -239,7 +239,7 @@ func usedValues(e hcl.Expression, ctx *hcl.EvalContext) string {
 	seen := map[string]bool{}
 	var parts []string
 	for _, tr := range e.Variables() {
-		name := traversalString(tr)
+		name := address(tr)
 		if seen[name] || tr.RootName() == "var" {
 			continue
 		}
@@ -258,24 +258,6 @@ func usedValues(e hcl.Expression, ctx *hcl.EvalContext) string {
 	return " (with " + strings.Join(parts, ", ") + ")"
 }
 
-func traversalString(tr hcl.Traversal) string {
-	var b strings.Builder
-	for _, s := range tr {
-		switch t := s.(type) {
-		case hcl.TraverseRoot:
-			b.WriteString(t.Name)
-		case hcl.TraverseAttr:
-			b.WriteString("." + t.Name)
-		case hcl.TraverseIndex:
-			if t.Key.Type() == cty.String {
-				fmt.Fprintf(&b, "[%q]", t.Key.AsString())
-			} else if t.Key.Type() == cty.Number {
-				fmt.Fprintf(&b, "[%s]", t.Key.AsBigFloat().Text('f', -1))
-			}
-		}
-	}
-	return b.String()
-}
 
 // ShowValue renders a cty value briefly for messages.
 func ShowValue(v cty.Value) string {

@@ -143,8 +143,9 @@ func MetricsValue(m *schema.Metrics) (cty.Value, map[string]schema.Ratio) {
 	return cty.ObjectVal(attrs), idx
 }
 
-// address renders a traversal the way MetricsValue indexes ratios:
-// metrics.split["smoke"].accuracy.
+// address renders a traversal as people write it, with string keys in
+// brackets (metrics.split["smoke"].accuracy, response.slots["城市"]) — the
+// form MetricsValue indexes ratios by.
 func address(tr hcl.Traversal) string {
 	var b strings.Builder
 	for _, s := range tr {

@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	"github.com/mattn/go-runewidth"
-	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // cmdDiff compares two runs: metric deltas, thresholds that changed, and
@@ -68,35 +66,9 @@ type reportDiff struct {
 
 func metricValues(m *schema.Metrics) map[string]metricDelta {
 	out := map[string]metricDelta{}
-	if m == nil {
-		return out
-	}
-	v, idx := assert.MetricsValue(m)
-	var walk func(path string, v cty.Value)
-	walk = func(path string, v cty.Value) {
-		ty := v.Type()
-		switch {
-		case ty.IsObjectType():
-			for k := range ty.AttributeTypes() {
-				p := path + "." + k
-				if !isIdent(k) {
-					p = fmt.Sprintf("%s[%q]", path, k)
-				}
-				walk(p, v.GetAttr(k))
-			}
-		case ty == cty.Number:
-			md := metricDelta{name: path}
-			if !v.IsNull() {
-				f, _ := v.AsBigFloat().Float64()
-				md.a = &f
-			}
-			if r, ok := idx[canonicalMetricAddr(path)]; ok {
-				md.na = fmt.Sprintf("%g/%g", r.Num, r.Den)
-			}
-			out[path] = md
-		}
-	}
-	walk("metrics", v)
+	eachMetric(m, func(addr string, v *float64, ratio string) {
+		out[addr] = metricDelta{name: addr, a: v, na: ratio}
+	})
 	return out
 }
 

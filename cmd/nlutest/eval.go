@@ -198,10 +198,14 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	return a.finishOffline(rep, &rf, *out)
 }
 
-// listMetrics prints every metric of the tree as `address = value (num/den)`.
-func listMetrics(w io.Writer, m *schema.Metrics) {
-	v, idx := assert.MetricsValue(m)
-	var lines []string
+// eachMetric calls fn for every number of the metrics tree, with its
+// address (metrics.split.smoke.accuracy, metrics.scene["出行/天气"].accuracy),
+// its value (nil without data) and, for ratios, "num/den".
+func eachMetric(m *schema.Metrics, fn func(addr string, v *float64, ratio string)) {
+	if m == nil {
+		return
+	}
+	val, idx := assert.MetricsValue(m)
 	var walk func(path string, v cty.Value)
 	walk = func(path string, v cty.Value) {
 		ty := v.Type()
@@ -214,18 +218,35 @@ func listMetrics(w io.Writer, m *schema.Metrics) {
 				}
 				walk(p, v.GetAttr(k))
 			}
-		case v.IsNull():
-			lines = append(lines, path+" = null (no data)")
 		case ty == cty.Number:
-			f, _ := v.AsBigFloat().Float64()
-			line := fmt.Sprintf("%s = %.6g", path, f)
-			if r, ok := idx[canonicalMetricAddr(path)]; ok {
-				line += fmt.Sprintf(" (%g/%g)", r.Num, r.Den)
+			var f *float64
+			if !v.IsNull() {
+				x, _ := v.AsBigFloat().Float64()
+				f = &x
 			}
-			lines = append(lines, line)
+			ratio := ""
+			if r, ok := idx[canonicalMetricAddr(path)]; ok {
+				ratio = fmt.Sprintf("%g/%g", r.Num, r.Den)
+			}
+			fn(path, f, ratio)
 		}
 	}
-	walk("metrics", v)
+	walk("metrics", val)
+}
+
+// listMetrics prints every metric of the tree as `address = value (num/den)`.
+func listMetrics(w io.Writer, m *schema.Metrics) {
+	var lines []string
+	eachMetric(m, func(addr string, v *float64, ratio string) {
+		line := addr + " = null (no data)"
+		if v != nil {
+			line = fmt.Sprintf("%s = %.6g", addr, *v)
+		}
+		if ratio != "" {
+			line += " (" + ratio + ")"
+		}
+		lines = append(lines, line)
+	})
 	sort.Strings(lines)
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
