@@ -261,3 +261,38 @@ func TestInterruptWritesReportsAndExits130(t *testing.T) {
 		t.Errorf("after resuming, %d of 500 results", n)
 	}
 }
+
+func TestUnreviewedTemplatesAreReportedApart(t *testing.T) {
+	srv := fakeNLU(t)
+	// 查天气's expectation is a wrong draft: every one of its 4 cases fails.
+	draft := strings.Replace(offlineSuite, `"$.intent.name" = "查天气"`, `"$.intent.name" = "天气"`, 1)
+	draft = strings.Replace(draft, `  level = "S2"`, "  level    = \"S2\"\n  reviewed = false", 1)
+	draft = strings.Replace(draft, `threshold "意图" { condition = metrics.label.intent.accuracy >= 0.6 }`, `threshold "总体" { condition = metrics.accuracy >= 0.7 }`, 1)
+	dir := writeSuite(t, draft)
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", run)
+	if code != ExitPass {
+		t.Fatalf("the unreviewed template's failures must not reach the thresholds; exit %d\n%s\n%s", code, out, errs)
+	}
+	rep := loadReport(t, run)
+	if rep.Metrics.Total != 4 || rep.Metrics.Accuracy != schema.R(3, 4) {
+		t.Errorf("metrics should count only the 4 reviewed cases: total %d accuracy %+v", rep.Metrics.Total, rep.Metrics.Accuracy)
+	}
+	var draftGroup *schema.Group
+	for i := range rep.Groups {
+		if rep.Groups[i].Name == "查天气" {
+			draftGroup = &rep.Groups[i]
+		}
+	}
+	if draftGroup == nil || !draftGroup.Unreviewed || draftGroup.Failed != 4 {
+		t.Errorf("the draft template is reported apart with its 4 failures: %+v", draftGroup)
+	}
+	if !strings.Contains(out, "(draft)") || !strings.Contains(strings.Join(rep.Warnings, " "), "--include-unreviewed") {
+		t.Errorf("console marks the draft and the report warns:\n%s\n%v", out, rep.Warnings)
+	}
+	// With --include-unreviewed they count: 3 of 8 pass, the threshold fails.
+	code, _, _ = runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", filepath.Join(dir, "run2"), "--include-unreviewed")
+	if code != ExitFail {
+		t.Errorf("--include-unreviewed: exit %d, want 1", code)
+	}
+}
