@@ -206,9 +206,6 @@ func (l *loader) decode() {
 		l.decodeThreshold(b)
 	}
 	l.checkReferences()
-	if len(s.Targets) == 0 && len(s.Templates) > 0 && !l.diags.HasErrors() {
-		l.warnf(nil, "No target", "The suite declares no target block, so `nlutest run` has nothing to call. Add `target \"demo\" { demo {} }` or an http target.")
-	}
 }
 
 // staticCtx is the evaluation context of attributes evaluated at load time.
