@@ -258,7 +258,6 @@ func usedValues(e hcl.Expression, ctx *hcl.EvalContext) string {
 	return " (with " + strings.Join(parts, ", ") + ")"
 }
 
-
 // ShowValue renders a cty value briefly for messages.
 func ShowValue(v cty.Value) string {
 	if !v.IsKnown() {
