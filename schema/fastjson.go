@@ -213,7 +213,7 @@ func (c *Case) decodeField(key string, val []byte) (bool, error) {
 	case "split":
 		c.Split, err = stringList(val)
 	case "slots":
-		err = json.Unmarshal(val, &c.Slots)
+		c.Slots, err = decodeSlots(val)
 	case "expect":
 		err = c.Expect.UnmarshalJSON(val)
 	default:
@@ -276,13 +276,12 @@ func (r *Result) decode(b []byte, lazyExpect *[]byte) error {
 			r.Target, err = unquote(val)
 		case "request":
 			if string(val) != "null" {
-				r.Request = &Request{}
-				err = json.Unmarshal(val, r.Request)
+				r.Request, err = decodeRequest(val)
 			}
 		case "status":
 			r.Status, err = strconv.Atoi(string(val))
 		case "headers":
-			err = json.Unmarshal(val, &r.Headers)
+			r.Headers, err = decodeStringMap(val)
 		case "response":
 			if string(val) != "null" {
 				r.Response = append(json.RawMessage(nil), val...)
@@ -312,4 +311,66 @@ func (r *Result) decode(b []byte, lazyExpect *[]byte) error {
 		}
 		return err
 	})
+}
+
+// decodeSlots reads the slots object without reflection.
+func decodeSlots(val []byte) (map[string]Slot, error) {
+	if string(val) == "null" {
+		return nil, nil
+	}
+	out := map[string]Slot{}
+	err := eachMember(val, func(key string, sv []byte) error {
+		var sl Slot
+		err := eachMember(sv, func(k string, v []byte) error {
+			var err error
+			switch k {
+			case "value":
+				sl.Value, err = unquote(v)
+			case "normalized":
+				sl.Normalized, err = unquote(v)
+			case "tag":
+				sl.Tag, err = unquote(v)
+			case "level":
+				sl.Level, err = unquote(v)
+			case "source":
+				sl.Source, err = unquote(v)
+			}
+			return err
+		})
+		out[key] = sl
+		return err
+	})
+	return out, err
+}
+
+func decodeStringMap(val []byte) (map[string]string, error) {
+	if string(val) == "null" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	err := eachMember(val, func(k string, v []byte) error {
+		s, err := unquote(v)
+		out[k] = s
+		return err
+	})
+	return out, err
+}
+
+func decodeRequest(val []byte) (*Request, error) {
+	q := &Request{}
+	err := eachMember(val, func(k string, v []byte) error {
+		var err error
+		switch k {
+		case "method":
+			q.Method, err = unquote(v)
+		case "url":
+			q.URL, err = unquote(v)
+		case "body":
+			q.Body, err = unquote(v)
+		case "headers":
+			q.Headers, err = decodeStringMap(v)
+		}
+		return err
+	})
+	return q, err
 }

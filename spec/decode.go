@@ -285,6 +285,7 @@ func (l *loader) decodeSplit(b *hcl.Block) {
 		l.errorf(b.DefRange.Ptr(), "Conflicting split", "A split is chosen either by a where condition or by a fraction, not both.")
 	case hasWhere:
 		sp.Where = w.Expr
+		sp.templateOnly = NeedsOf(w.Expr).TemplateOnly()
 	case hasFrac:
 		sp.Fraction = l.number(c.Attributes, "fraction", 0, 0, 1)
 		sp.Seed = l.str(c.Attributes, "seed", sp.Seed)

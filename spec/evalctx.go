@@ -164,3 +164,20 @@ func (s *Suite) SplitContext(c *schema.Case) *hcl.EvalContext {
 	})
 	return s.ContextFor(c, s.splitNeeds)
 }
+
+// TemplateOnly reports whether the expressions read nothing that differs
+// between the cases of one template (only case.template, level, core,
+// scene, tags and schema), so their value can be computed once per template.
+func (n Needs) TemplateOnly() bool {
+	if n.caseAll || n.slot {
+		return false
+	}
+	for a := range n.caseAttrs {
+		switch a {
+		case "template", "level", "core", "scene", "tags", "schema":
+		default:
+			return false
+		}
+	}
+	return true
+}

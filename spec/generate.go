@@ -322,6 +322,9 @@ type caseBuilder struct {
 	// splitSets interns the split lists: cases in the same splits share one
 	// (full, so appending copies) slice.
 	splitSets map[uint64][]string
+	// whereMemo holds the value of split conditions that depend on the
+	// template only (see Split.templateOnly), by split index.
+	whereMemo map[int]bool
 }
 
 func (s *Suite) generateTemplate(t *Template, opts GenOptions, yield func(*schema.Case) error) error {
@@ -578,17 +581,29 @@ func (cb *caseBuilder) assignSplits(c *schema.Case) error {
 	for i, sp := range s.Splits {
 		in := false
 		if sp.Where != nil {
-			if ctx == nil {
-				ctx = s.SplitContext(c)
+			// A condition on template attributes only has one value for
+			// all the template's cases: evaluate it once.
+			if v, ok := cb.whereMemo[i]; ok {
+				in = v
+			} else {
+				if ctx == nil {
+					ctx = s.SplitContext(c)
+				}
+				v, diags := sp.Where.Value(ctx)
+				if diags.HasErrors() {
+					return fmt.Errorf("split %q: %s", sp.Name, diags.Error())
+				}
+				if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
+					return fmt.Errorf("split %q: where must be true or false, got %s", sp.Name, typeName(v.Type()))
+				}
+				in = v.True()
+				if sp.templateOnly {
+					if cb.whereMemo == nil {
+						cb.whereMemo = map[int]bool{}
+					}
+					cb.whereMemo[i] = in
+				}
 			}
-			v, diags := sp.Where.Value(ctx)
-			if diags.HasErrors() {
-				return fmt.Errorf("split %q: %s", sp.Name, diags.Error())
-			}
-			if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
-				return fmt.Errorf("split %q: where must be true or false, got %s", sp.Name, typeName(v.Type()))
-			}
-			in = v.True()
 		} else if sp.hi > sp.lo {
 			u := UnitHash(sp.Seed, c.ID)
 			in = u >= sp.lo && u < sp.hi

@@ -212,8 +212,10 @@ type Split struct {
 	Seed     string
 	// lo and hi bound the split's share of the unit interval: splits with
 	// the same seed partition it in declaration order.
-	lo, hi    float64
-	DeclRange hcl.Range
+	lo, hi float64
+	// templateOnly: Where reads only template attributes of the case.
+	templateOnly bool
+	DeclRange    hcl.Range
 }
 
 // Threshold is a `threshold` block: a gate over the metrics tree.
