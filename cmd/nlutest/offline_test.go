@@ -236,8 +236,19 @@ func TestInterruptWritesReportsAndExits130(t *testing.T) {
 	srv := slowNLU(t)
 	dir := writeSuite(t, resumeSuite(500))
 	run := filepath.Join(dir, "run")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Millisecond)
+	// Interrupt once the run has recorded its first results (however slow
+	// the machine), as a Ctrl-C in the middle of a run would.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if st, err := os.Stat(filepath.Join(run, runner.ResultsFile)); err == nil && st.Size() > 0 {
+				time.Sleep(10 * time.Millisecond)
+				break
+			}
+		}
+		cancel()
+	}()
 	var out, errb strings.Builder
 	app := &App{Stdout: &out, Stderr: &errb, Getwd: dir, Env: func(string) (string, bool) { return "", false }}
 	code := app.Run(ctx, []string{"run", dir, "--var", "url=" + srv.URL, "--out", run, "--report-junit", filepath.Join(dir, "junit.xml")})
