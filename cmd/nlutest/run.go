@@ -227,7 +227,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(fmt.Errorf("cannot write results: %w", err))
 	}
-	prog := newProgress(a, total-len(done), perTemplateLeft(perTemplate, done))
+	prog := newProgress(a, total-len(done), perTemplateLeft(perTemplate, col))
 	runErr := runner.Run(ctx, caller, func(yield func(*schema.Case) error) error {
 		return s.Generate(gopts, func(c *schema.Case) error {
 			if !keep(c) || done[c.ID] {
@@ -351,11 +351,17 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, base
 	return ExitFail
 }
 
-func perTemplateLeft(per map[string]int, done map[string]bool) map[string]int {
-	if len(done) == 0 {
-		return per
+// perTemplateLeft is how many cases of each template a resumed run still
+// has to call: the selection's count less what the collector already holds.
+func perTemplateLeft(per map[string]int, col *assert.Collector) map[string]int {
+	left := make(map[string]int, len(per))
+	for k, v := range per {
+		left[k] = v
 	}
-	return nil // per-template lines would be wrong after a resume; the live line still works
+	for _, g := range col.Groups() {
+		left[g.Name] -= g.Total
+	}
+	return left
 }
 
 // replayResults feeds a results file into the collector: each result is
