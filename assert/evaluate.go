@@ -66,6 +66,28 @@ func (e *Evaluator) path(p string) (compiled, error) {
 	return c, nil
 }
 
+var parsers = sync.Pool{New: func() any { return &oj.Parser{Reuse: true} }}
+
+// deepCopy copies a parsed JSON value, so it stays valid after the parser
+// that produced it is reused.
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = deepCopy(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
 // Evaluate sets r.Outcome and r.Failures. A result whose call failed stays
 // an error; a response that is not JSON becomes one.
 func (e *Evaluator) Evaluate(r *schema.Result) {
@@ -76,7 +98,11 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 	}
 	var data any
 	if len(r.Response) > 0 {
-		d, err := oj.Parse(r.Response)
+		// A parser per call reuses its maps: nothing of the parsed response
+		// outlives this call except failure values, which are copied.
+		p := parsers.Get().(*oj.Parser)
+		defer parsers.Put(p)
+		d, err := p.Parse(r.Response)
 		if err != nil {
 			r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: fmt.Sprintf("response is not JSON: %v", err)}
 			r.Outcome = schema.Error
@@ -117,7 +143,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 			actual = got
 		}
 		if !Equal(x.Value, actual) {
-			f.Actual = actual
+			f.Actual = deepCopy(actual)
 			r.Failures = append(r.Failures, f)
 		}
 		if met != nil {
