@@ -161,7 +161,7 @@ func (c *console) long(s string, n int) string {
 // spaces, followed by a blank line. align gives each column's alignment.
 func (c *console) table(header []string, align []tw.Align, rows [][]string) error {
 	var buf bytes.Buffer
-	t := newConsoleTable(&buf, align)
+	t := ConsoleTable(&buf, align)
 	t.Header(header)
 	for _, row := range rows {
 		if err := t.Append(row); err != nil {
@@ -181,11 +181,12 @@ func (c *console) table(header []string, align []tw.Align, rows [][]string) erro
 	return nil
 }
 
-// newConsoleTable is the one table style of the console report: no
-// borders, a rule under the header, no wrapping (cells are capped by the
-// caller), East Asian ambiguous width off (gotcha #17) and header text as
-// written (gotcha #18).
-func newConsoleTable(w io.Writer, align []tw.Align) *tablewriter.Table {
+// ConsoleTable is the one table style of nlutest's console output (the
+// report, `nlutest stats`): no borders, a rule under the header, no
+// wrapping (cells are capped by the caller), East Asian ambiguous width off
+// (gotcha #17, so Chinese text lines up) and header text as written
+// (gotcha #18).
+func ConsoleTable(w io.Writer, align []tw.Align) *tablewriter.Table {
 	return tablewriter.NewTable(w,
 		tablewriter.WithEastAsian(tw.Off),
 		tablewriter.WithHeaderAutoFormat(tw.Off),

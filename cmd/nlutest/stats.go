@@ -9,9 +9,8 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-runewidth"
+	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/spec/stats"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -281,22 +280,7 @@ func writeStatsTables(w io.Writer, st *stats.Stats, top int, useColor bool) erro
 	for _, t := range statsTables(st, top) {
 		fmt.Fprintf(&b, "%s\n", bold.Sprint(t.title))
 		var buf bytes.Buffer
-		tbl := tablewriter.NewTable(&buf,
-			tablewriter.WithEastAsian(tw.Off),
-			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithTrimSpace(tw.Off),
-			tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-			tablewriter.WithRowAutoWrap(tw.WrapNone),
-			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-				Borders: tw.BorderNone,
-				Settings: tw.Settings{
-					Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
-					Lines:      tw.Lines{ShowHeaderLine: tw.On},
-				},
-			})),
-			tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: statAligns(t.align)}),
-			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: statAligns(t.align)}),
-		)
+		tbl := reporters.ConsoleTable(&buf, statAligns(t.align))
 		tbl.Header(t.header)
 		for _, row := range t.rows {
 			cells := make([]string, len(row))
