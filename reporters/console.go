@@ -442,19 +442,7 @@ func (c *console) labels() error {
 			continue
 		}
 		c.title("Label " + oneLine(name))
-		rows := [][]string{
-			{"accuracy", fmtRatio(l.Accuracy)},
-			{"macro precision", fmtRatio(l.MacroPrecision)},
-			{"macro recall", fmtRatio(l.MacroRecall)},
-			{"macro F1", fmtRatio(l.MacroF1)},
-			{"micro F1", fmtRatio(l.MicroF1)},
-			{"weighted F1", fmtRatio(l.WeightedF1)},
-		}
-		if l.K > 0 {
-			rows = append(rows,
-				[]string{fmt.Sprintf("top-%d accuracy", l.K), fmtRatio(l.TopKAccuracy)},
-				[]string{"recognition rate", fmtRatio(l.RecognitionRate)})
-		}
+		rows := labelSummaryRows(l, false)
 		if err := c.table([]string{"metric", "value"}, aligns("lr"), rows); err != nil {
 			return err
 		}
@@ -521,15 +509,7 @@ func (c *console) latency() error {
 	if c.r.Metrics == nil || c.r.Metrics.Latency == nil {
 		return nil
 	}
-	l := c.r.Metrics.Latency
-	row := func(name string, s schema.LatencyStats) []string {
-		return []string{name, strconv.Itoa(s.Count), fmtMS(s.MeanMS), fmtMS(s.P50MS), fmtMS(s.P90MS),
-			fmtMS(s.P95MS), fmtMS(s.P99MS), fmtMS(s.MaxMS)}
-	}
-	rows := [][]string{row("all", l.LatencyStats)}
-	for _, b := range latencyBuckets(l) {
-		rows = append(rows, row(oneLine(b), *l.Bucket[b]))
-	}
+	rows := latencyRows(c.r.Metrics.Latency, oneLine)
 	c.title("Latency (ms; buckets by input length)")
 	return c.table([]string{"bucket", "count", "mean", "p50", "p90", "p95", "p99", "max"}, aligns("lrrrrrrr"), rows)
 }

@@ -420,19 +420,7 @@ func (m *md) labels() string {
 			continue
 		}
 		fmt.Fprintf(&b, "### Label %s\n\n", mdCode(name))
-		rows := [][]string{
-			{"Accuracy", fmtRatio(l.Accuracy)},
-			{"Macro precision", fmtRatio(l.MacroPrecision)},
-			{"Macro recall", fmtRatio(l.MacroRecall)},
-			{"Macro F1", fmtRatio(l.MacroF1)},
-			{"Micro F1", fmtRatio(l.MicroF1)},
-			{"Weighted F1", fmtRatio(l.WeightedF1)},
-		}
-		if l.K > 0 {
-			rows = append(rows,
-				[]string{fmt.Sprintf("Top-%d accuracy", l.K), fmtRatio(l.TopKAccuracy)},
-				[]string{"Recognition rate (exact + fuzzy)", fmtRatio(l.RecognitionRate)})
-		}
+		rows := labelSummaryRows(l, true)
 		mdTable(&b, []string{"Metric", "Value"}, "lr", rows)
 		if len(l.Labels) > 0 {
 			var lrows [][]string
@@ -484,15 +472,7 @@ func (m *md) latency() string {
 	if m.r.Metrics == nil || m.r.Metrics.Latency == nil {
 		return ""
 	}
-	l := m.r.Metrics.Latency
-	row := func(name string, s schema.LatencyStats) []string {
-		return []string{name, strconv.Itoa(s.Count), fmtMS(s.MeanMS), fmtMS(s.P50MS), fmtMS(s.P90MS),
-			fmtMS(s.P95MS), fmtMS(s.P99MS), fmtMS(s.MaxMS)}
-	}
-	rows := [][]string{row("all", l.LatencyStats)}
-	for _, bk := range latencyBuckets(l) {
-		rows = append(rows, row(mdText(bk), *l.Bucket[bk]))
-	}
+	rows := latencyRows(m.r.Metrics.Latency, mdText)
 	var b strings.Builder
 	b.WriteString("### Latency (ms)\n\nBuckets by input length (characters for CJK text, words otherwise).\n\n")
 	mdTable(&b, []string{"Bucket", "Count", "Mean", "p50", "p90", "p95", "p99", "Max"}, "lrrrrrrr", rows)

@@ -566,3 +566,41 @@ func dimensionValues(d *schema.Dimension) []string {
 	sort.SliceStable(keys, func(i, j int) bool { return score(keys[i]) < score(keys[j]) })
 	return keys
 }
+
+// latencyRows are the rows of the latency table, overall then by input
+// length bucket; esc makes a bucket name safe for the format.
+func latencyRows(l *schema.Latency, esc func(string) string) [][]string {
+	row := func(name string, s schema.LatencyStats) []string {
+		return []string{name, strconv.Itoa(s.Count), fmtMS(s.MeanMS), fmtMS(s.P50MS), fmtMS(s.P90MS),
+			fmtMS(s.P95MS), fmtMS(s.P99MS), fmtMS(s.MaxMS)}
+	}
+	rows := [][]string{row("all", l.LatencyStats)}
+	for _, b := range latencyBuckets(l) {
+		rows = append(rows, row(esc(b), *l.Bucket[b]))
+	}
+	return rows
+}
+
+// labelSummaryRows are the summary rows of a label dimension; capital
+// starts each name with a capital letter, as Markdown tables read.
+func labelSummaryRows(l *schema.Label, capital bool) [][]string {
+	rows := [][]string{
+		{"accuracy", fmtRatio(l.Accuracy)},
+		{"macro precision", fmtRatio(l.MacroPrecision)},
+		{"macro recall", fmtRatio(l.MacroRecall)},
+		{"macro F1", fmtRatio(l.MacroF1)},
+		{"micro F1", fmtRatio(l.MicroF1)},
+		{"weighted F1", fmtRatio(l.WeightedF1)},
+	}
+	if l.K > 0 {
+		rows = append(rows,
+			[]string{fmt.Sprintf("top-%d accuracy", l.K), fmtRatio(l.TopKAccuracy)},
+			[]string{"recognition rate (exact + fuzzy)", fmtRatio(l.RecognitionRate)})
+	}
+	if capital {
+		for _, r := range rows {
+			r[0] = strings.ToUpper(r[0][:1]) + r[0][1:]
+		}
+	}
+	return rows
+}
