@@ -168,11 +168,22 @@ func (e Expectations) appendJSON(b []byte) ([]byte, error) {
 // their shortest form, so 200 and 200.0 are both "200"). Dimension metrics
 // and statistics compare and count values by this text.
 func CanonicalJSON(v any) string {
-	b, err := appendJSONValue(nil, v)
+	return string(AppendCanonicalJSON(nil, v))
+}
+
+// AppendCanonicalJSON appends CanonicalJSON(v) to b.
+func AppendCanonicalJSON(b []byte, v any) []byte {
+	out, err := appendJSONValue(b, v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return append(b, fmt.Sprint(v)...)
 	}
-	return string(b)
+	return out
+}
+
+// AppendCanonicalString appends the canonical JSON text of a string given
+// as text or as bytes: the same as AppendCanonicalJSON of the string.
+func AppendCanonicalString[T ~string | ~[]byte](b []byte, s T) []byte {
+	return appendJSONString(b, s)
 }
 
 // appendJSONValue writes a generic JSON value (nil, bool, int64, float64,
@@ -288,7 +299,7 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 // \n \r \t or \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped,
 // everything else (Chinese included) as is. Strings that need no escape —
 // nearly all — are checked by plainJSON and copied whole.
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString[T ~string | ~[]byte](b []byte, s T) []byte {
 	if plainJSON(s) {
 		b = append(b, '"')
 		b = append(b, s...)
@@ -301,7 +312,7 @@ func appendJSONString(b []byte, s string) []byte {
 // is. It reads eight ASCII bytes at a time and three-byte sequences (all of
 // CJK) inline; anything unusual goes through utf8, and anything doubtful
 // answers false, leaving it to appendEscaped.
-func plainJSON(s string) bool {
+func plainJSON[T ~string | ~[]byte](s T) bool {
 	n := len(s)
 	for i := 0; i < n; {
 		for i+8 <= n {
@@ -339,7 +350,7 @@ func plainJSON(s string) bool {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decodeRune(s, i)
 		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
 			return false
 		}
@@ -348,8 +359,19 @@ func plainJSON(s string) bool {
 	return true
 }
 
+// decodeRune is utf8.DecodeRune of s[i:] for either form of text.
+func decodeRune[T ~string | ~[]byte](s T, i int) (rune, int) {
+	switch t := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(t[i:])
+	case []byte:
+		return utf8.DecodeRune(t[i:])
+	}
+	return utf8.DecodeRuneInString(string(s[i:]))
+}
+
 // appendEscaped is appendJSONString's general case, byte by byte.
-func appendEscaped(b []byte, s string) []byte {
+func appendEscaped[T ~string | ~[]byte](b []byte, s T) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -397,7 +419,7 @@ func appendEscaped(b []byte, s string) []byte {
 				continue
 			}
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decodeRune(s, i)
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
