@@ -24,13 +24,14 @@ func (c *counts) add(o schema.Outcome) {
 	}
 }
 
-// nodeAcc accumulates one node of the metrics tree.
+// nodeAcc accumulates one node of the metrics tree. Dimension
+// accumulators are indexed as the schema's dimensions.
 type nodeAcc struct {
 	total, passed, failed, errored int
 	latency                        *metrics.LatencyAcc
-	dims                           map[string]*metrics.DimAcc
-	caseDims                       map[string]*metrics.CaseDimAcc
-	labels                         map[string]*metrics.LabelAcc
+	dims                           []*metrics.DimAcc
+	caseDims                       []*metrics.CaseDimAcc
+	labels                         []*metrics.LabelAcc
 	sc                             *spec.Schema
 }
 
@@ -54,51 +55,105 @@ func (n *nodeAcc) add(r *schema.Result, length int) {
 	if cd == nil || n.sc == nil || r.Outcome == schema.Error {
 		return
 	}
-	for _, d := range n.sc.Dimensions {
-		switch d.Kind {
-		case schema.KindLeaf, schema.KindItems:
-			u := cd.units[d.Name]
-			if u == nil {
-				continue
-			}
-			if n.dims == nil {
-				n.dims = map[string]*metrics.DimAcc{}
-			}
-			acc := n.dims[d.Name]
-			if acc == nil {
-				acc = metrics.NewDimAcc(d.Kind)
-				n.dims[d.Name] = acc
-			}
-			acc.AddCase(u[0], u[1])
-		case schema.KindCase:
-			ok, has := cd.cases[d.Name]
-			if !has {
-				continue
-			}
-			if n.caseDims == nil {
-				n.caseDims = map[string]*metrics.CaseDimAcc{}
-			}
-			acc := n.caseDims[d.Name]
-			if acc == nil {
-				acc = &metrics.CaseDimAcc{}
-				n.caseDims[d.Name] = acc
-			}
-			acc.Add(ok)
-		case schema.KindLabel:
-			obs, has := cd.labels[d.Name]
-			if !has {
-				continue
-			}
-			if n.labels == nil {
-				n.labels = map[string]*metrics.LabelAcc{}
-			}
-			acc := n.labels[d.Name]
-			if acc == nil {
-				acc = metrics.NewLabelAcc(d.TopK)
-				n.labels[d.Name] = acc
-			}
-			acc.Add(obs.expected, obs.ranked)
+	dims := n.sc.Dimensions
+	if cd.units != nil {
+		if n.dims == nil {
+			n.dims = make([]*metrics.DimAcc, len(dims))
 		}
+		for i, u := range cd.units {
+			if len(u[0])+len(u[1]) == 0 {
+				continue
+			}
+			if n.dims[i] == nil {
+				n.dims[i] = metrics.NewDimAcc(dims[i].Kind)
+			}
+			n.dims[i].AddCase(u[0], u[1])
+		}
+	}
+	if cd.cases != nil {
+		if n.caseDims == nil {
+			n.caseDims = make([]*metrics.CaseDimAcc, len(dims))
+		}
+		for i, c := range cd.cases {
+			if c == 0 {
+				continue
+			}
+			if n.caseDims[i] == nil {
+				n.caseDims[i] = &metrics.CaseDimAcc{}
+			}
+			n.caseDims[i].Add(c > 0)
+		}
+	}
+	if cd.labels != nil {
+		if n.labels == nil {
+			n.labels = make([]*metrics.LabelAcc, len(dims))
+		}
+		for i, obs := range cd.labels {
+			if !obs.has {
+				continue
+			}
+			if n.labels[i] == nil {
+				n.labels[i] = metrics.NewLabelAcc(dims[i].TopK)
+			}
+			n.labels[i].Add(obs.expected, obs.ranked)
+		}
+	}
+}
+
+// merge adds o's results to n.
+func (n *nodeAcc) merge(o *nodeAcc) {
+	n.total += o.total
+	n.passed += o.passed
+	n.failed += o.failed
+	n.errored += o.errored
+	if o.latency != nil {
+		if n.latency == nil {
+			n.latency = metrics.NewLatencyAcc()
+		}
+		n.latency.Merge(o.latency)
+	}
+	if n.sc == nil {
+		n.sc = o.sc
+	}
+	k := 0
+	if n.sc != nil {
+		k = len(n.sc.Dimensions)
+	}
+	for i, d := range o.dims {
+		if d == nil {
+			continue
+		}
+		if n.dims == nil {
+			n.dims = make([]*metrics.DimAcc, k)
+		}
+		if n.dims[i] == nil {
+			n.dims[i] = metrics.NewDimAcc(n.sc.Dimensions[i].Kind)
+		}
+		n.dims[i].Merge(d)
+	}
+	for i, d := range o.caseDims {
+		if d == nil {
+			continue
+		}
+		if n.caseDims == nil {
+			n.caseDims = make([]*metrics.CaseDimAcc, k)
+		}
+		if n.caseDims[i] == nil {
+			n.caseDims[i] = &metrics.CaseDimAcc{}
+		}
+		n.caseDims[i].Merge(d)
+	}
+	for i, d := range o.labels {
+		if d == nil {
+			continue
+		}
+		if n.labels == nil {
+			n.labels = make([]*metrics.LabelAcc, k)
+		}
+		if n.labels[i] == nil {
+			n.labels[i] = metrics.NewLabelAcc(n.sc.Dimensions[i].TopK)
+		}
+		n.labels[i].Merge(d)
 	}
 }
 
@@ -111,19 +166,28 @@ func (n *nodeAcc) node() *schema.Node {
 	if n.latency != nil {
 		out.Latency = n.latency.Result()
 	}
-	if len(n.dims)+len(n.caseDims) > 0 {
-		out.Dimension = map[string]*schema.Dimension{}
-		for k, d := range n.dims {
-			out.Dimension[k] = d.Result()
-		}
-		for k, d := range n.caseDims {
-			out.Dimension[k] = d.Result()
+	for i, d := range n.dims {
+		if d != nil {
+			if out.Dimension == nil {
+				out.Dimension = map[string]*schema.Dimension{}
+			}
+			out.Dimension[n.sc.Dimensions[i].Name] = d.Result()
 		}
 	}
-	if len(n.labels) > 0 {
-		out.Label = map[string]*schema.Label{}
-		for k, l := range n.labels {
-			out.Label[k] = l.Result()
+	for i, d := range n.caseDims {
+		if d != nil {
+			if out.Dimension == nil {
+				out.Dimension = map[string]*schema.Dimension{}
+			}
+			out.Dimension[n.sc.Dimensions[i].Name] = d.Result()
+		}
+	}
+	for i, l := range n.labels {
+		if l != nil {
+			if out.Label == nil {
+				out.Label = map[string]*schema.Label{}
+			}
+			out.Label[n.sc.Dimensions[i].Name] = l.Result()
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/nlutest/nlutest/assert/jsondoc"
 	"github.com/ohler55/ojg/jp"
 	"golang.org/x/text/unicode/norm"
 )
@@ -180,4 +181,117 @@ func firstFound(x jp.Expr, data any) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// lookup is firstFound on a parsed tape, for simple paths ($ followed by
+// .name and [n] steps; see modeOf).
+func lookup(d *jsondoc.Doc, x jp.Expr) (jsondoc.Ref, bool) {
+	r := d.Root()
+	for _, f := range x {
+		var ok bool
+		switch t := f.(type) {
+		case jp.Child:
+			if r, ok = d.Get(r, string(t)); !ok {
+				return 0, false
+			}
+		case jp.Nth:
+			if r, ok = d.Index(r, int(t)); !ok {
+				return 0, false
+			}
+		}
+	}
+	return r, true
+}
+
+// locate returns the values a path of names, indices and wildcards selects
+// on a parsed tape, in the order matches gives: arrays by index, objects by
+// key.
+func locate(d *jsondoc.Doc, x jp.Expr, out []jsondoc.Ref) []jsondoc.Ref {
+	var walk func(r jsondoc.Ref, rest jp.Expr)
+	walk = func(r jsondoc.Ref, rest jp.Expr) {
+		for len(rest) > 0 {
+			var ok bool
+			switch t := rest[0].(type) {
+			case jp.Child:
+				if r, ok = d.Get(r, string(t)); !ok {
+					return
+				}
+			case jp.Nth:
+				if r, ok = d.Index(r, int(t)); !ok {
+					return
+				}
+			case jp.Wildcard:
+				switch d.Kind(r) {
+				case jsondoc.Array:
+					d.Elems(r, func(_ int, v jsondoc.Ref) bool {
+						walk(v, rest[1:])
+						return true
+					})
+				case jsondoc.Object:
+					type member struct {
+						key string
+						val jsondoc.Ref
+					}
+					var ms []member
+					d.Each(r, func(k, v jsondoc.Ref) bool {
+						ms = append(ms, member{d.Str(k), v})
+						return true
+					})
+					sort.Slice(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
+					for _, m := range ms {
+						walk(m.val, rest[1:])
+					}
+				}
+				return
+			}
+			rest = rest[1:]
+		}
+		out = append(out, r)
+	}
+	walk(d.Root(), x)
+	return out
+}
+
+// equalDoc is Equal(expected, d.Value(r)) without building the value for
+// strings, literals and containers of them.
+func equalDoc(expected any, d *jsondoc.Doc, r jsondoc.Ref) bool {
+	switch e := expected.(type) {
+	case nil:
+		return d.Kind(r) == jsondoc.Null
+	case bool:
+		k := d.Kind(r)
+		return e && k == jsondoc.True || !e && k == jsondoc.False
+	case string:
+		if d.Kind(r) != jsondoc.String {
+			return false
+		}
+		if d.EqualString(r, e) {
+			return true
+		}
+		a := d.Str(r)
+		return norm.NFC.String(a) == norm.NFC.String(e)
+	case []any:
+		if d.Kind(r) != jsondoc.Array || d.Len(r) != len(e) {
+			return false
+		}
+		ok := true
+		d.Elems(r, func(i int, v jsondoc.Ref) bool {
+			ok = equalDoc(e[i], d, v)
+			return ok
+		})
+		return ok
+	case map[string]any:
+		if d.Kind(r) != jsondoc.Object {
+			return false
+		}
+		ok, n := true, 0
+		d.Each(r, func(k, v jsondoc.Ref) bool {
+			n++
+			ev, has := e[d.Str(k)]
+			ok = has && equalDoc(ev, d, v)
+			return ok
+		})
+		return ok && n == len(e)
+	}
+	return Equal(expected, d.Value(r))
 }

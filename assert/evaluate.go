@@ -9,8 +9,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/assert/jsondoc"
 	"github.com/ohler55/ojg/jp"
-	"github.com/ohler55/ojg/oj"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -26,31 +26,106 @@ type Evaluator struct {
 	where map[string]map[string]hcl.Range
 	// dims is set when the suite's schema declares dimensions.
 	dims *dimIndex
+	// docs pools parsed responses; walkers the path tries of dimension
+	// analysis.
+	docs, walkers sync.Pool
 }
 
 // NewEvaluator prepares an evaluator for s.
 func NewEvaluator(s *spec.Suite) *Evaluator {
 	e := &Evaluator{suite: s, templates: map[string]*spec.Template{}, where: map[string]map[string]hcl.Range{}}
+	e.docs.New = func() any { return &jsondoc.Doc{} }
+	if s.Schema != nil && len(s.Schema.Dimensions) > 0 {
+		e.dims = newDimIndex(s.Schema)
+		e.walkers.New = func() any { return newWalker(e.dims) }
+	}
 	for _, t := range s.Templates {
 		e.templates[t.Name] = t
 		m := map[string]hcl.Range{}
 		for _, x := range t.Expect {
 			m[x.Path] = x.Range
-			e.paths.Store(x.Path, compiled{x.Expr, multiNode(x.Expr), x.Expr.String()})
+			e.paths.Store(x.Path, e.compile(x.Expr))
 		}
 		e.where[t.Name] = m
 	}
-	if s.Schema != nil && len(s.Schema.Dimensions) > 0 {
-		e.dims = newDimIndex(s.Schema)
-	}
 	return e
+}
+
+// pathMode says how a path is evaluated: on the parsed tape directly
+// (simple paths of names and indices, and those with wildcards too) or on
+// the response built as Go values (filters, descent, unions, slices).
+type pathMode uint8
+
+const (
+	modeSimple pathMode = iota // $ then .name and [n] steps
+	modeTape                   // simple steps and wildcards
+	modeTree                   // anything else
+)
+
+func modeOf(x jp.Expr) pathMode {
+	m := modeSimple
+	for i, f := range x {
+		switch f.(type) {
+		case jp.Root:
+			if i > 0 {
+				return modeTree
+			}
+		case jp.Bracket, jp.Child, jp.Nth:
+		case jp.Wildcard:
+			m = modeTape
+		default:
+			return modeTree
+		}
+	}
+	if len(x) == 0 {
+		return modeTree
+	}
+	if _, ok := x[0].(jp.Root); !ok {
+		return modeTree
+	}
+	return m
 }
 
 type compiled struct {
 	x     jp.Expr
 	multi bool
+	mode  pathMode
 	// canon is the path's canonical text, as response leaves print.
 	canon string
+	// dim is the index of the schema dimension the path belongs to, or -1.
+	dim int
+	// item locates an items dimension's expectation: the item's path and
+	// the key under it (set only when the path is the item's direct key).
+	item     bool
+	itemPath string
+	itemKey  string
+}
+
+func (e *Evaluator) compile(x jp.Expr) compiled {
+	c := compiled{x: x, multi: multiNode(x), mode: modeOf(x), canon: x.String(), dim: -1}
+	if e.dims == nil {
+		return c
+	}
+	dim := e.dims.of(c.canon, x)
+	if dim == nil {
+		return c
+	}
+	c.dim = e.dims.index[dim]
+	if dim.Kind == schema.KindItems && dim.Items != nil && !c.multi {
+		n, ok := spec.MatchPrefix(dim.Items.Expr, x)
+		if !ok || n >= len(x) {
+			return c
+		}
+		key, ok := x[n].(jp.Child)
+		if !ok {
+			return c
+		}
+		c.item, c.itemPath = true, x[:n].String()
+		if n == len(x)-1 {
+			c.itemKey = string(key)
+		}
+	}
+	return c
 }
 
 func (e *Evaluator) path(p string) (compiled, error) {
@@ -61,31 +136,51 @@ func (e *Evaluator) path(p string) (compiled, error) {
 	if err != nil {
 		return compiled{}, err
 	}
-	c := compiled{x, multiNode(x), x.String()}
+	c := e.compile(x)
 	e.paths.Store(p, c)
 	return c, nil
 }
 
-var parsers = sync.Pool{New: func() any { return &oj.Parser{Reuse: true} }}
+var nullJSON = []byte("null")
 
-// deepCopy copies a parsed JSON value, so it stays valid after the parser
-// that produced it is reused.
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = deepCopy(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = deepCopy(e)
-		}
-		return out
+// response is one parsed response: the tape, and the Go values built from
+// it on first need (paths the tape does not evaluate).
+type response struct {
+	doc   *jsondoc.Doc
+	tree  any
+	built bool
+}
+
+func (rs *response) value() any {
+	if !rs.built {
+		rs.tree, rs.built = rs.doc.Value(rs.doc.Root()), true
 	}
-	return v
+	return rs.tree
+}
+
+// find returns the values x selects, as matches does: one value for a
+// single-node path, the list of matches in document and key order for the
+// others.
+func (rs *response) find(c compiled) ([]any, bool) {
+	switch c.mode {
+	case modeSimple:
+		ref, ok := lookup(rs.doc, c.x)
+		if !ok {
+			return nil, false
+		}
+		return []any{rs.doc.Value(ref)}, true
+	case modeTape:
+		refs := locate(rs.doc, c.x, nil)
+		if len(refs) == 0 {
+			return nil, false
+		}
+		out := make([]any, len(refs))
+		for i, r := range refs {
+			out[i] = rs.doc.Value(r)
+		}
+		return out, true
+	}
+	return matches(c.x, rs.value(), c.multi)
 }
 
 // Evaluate sets r.Outcome and r.Failures. A result whose call failed stays
@@ -96,20 +191,18 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 		r.Outcome = schema.Error
 		return
 	}
-	var data any
-	if len(r.Response) > 0 {
-		// A parser per call reuses its maps: nothing of the parsed response
-		// outlives this call except failure values, which are copied.
-		p := parsers.Get().(*oj.Parser)
-		defer parsers.Put(p)
-		d, err := p.Parse(r.Response)
-		if err != nil {
-			r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: fmt.Sprintf("response is not JSON: %v", err)}
-			r.Outcome = schema.Error
-			return
-		}
-		data = d
+	doc := e.docs.Get().(*jsondoc.Doc)
+	defer e.docs.Put(doc)
+	src := []byte(r.Response)
+	if len(src) == 0 {
+		src = nullJSON
 	}
+	if err := doc.Parse(src); err != nil {
+		r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: fmt.Sprintf("response is not JSON: %v", err)}
+		r.Outcome = schema.Error
+		return
+	}
+	rs := &response{doc: doc}
 	t := e.templates[r.Template]
 	file := ""
 	if t != nil {
@@ -131,27 +224,42 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 			r.Failures = append(r.Failures, f)
 			continue
 		}
-		f.Dimension = e.dimName(x.Path, c.x)
-		got, found := matches(c.x, data, c.multi)
-		if !found {
-			f.Missing = true
-			r.Failures = append(r.Failures, f)
-			continue
+		if c.dim >= 0 {
+			f.Dimension = e.suite.Schema.Dimensions[c.dim].Name
 		}
-		var actual any = got[0]
-		if c.multi {
-			actual = got
-		}
-		if !Equal(x.Value, actual) {
-			f.Actual = deepCopy(actual)
-			r.Failures = append(r.Failures, f)
+		if c.mode == modeSimple {
+			// The common case compares in place, building nothing.
+			ref, found := lookup(doc, c.x)
+			switch {
+			case !found:
+				f.Missing = true
+				r.Failures = append(r.Failures, f)
+			case !equalDoc(x.Value, doc, ref):
+				f.Actual = doc.Value(ref)
+				r.Failures = append(r.Failures, f)
+			}
+		} else {
+			got, found := rs.find(c)
+			if !found {
+				f.Missing = true
+				r.Failures = append(r.Failures, f)
+				continue
+			}
+			var actual any = got[0]
+			if c.multi {
+				actual = got
+			}
+			if !Equal(x.Value, actual) {
+				f.Actual = actual
+				r.Failures = append(r.Failures, f)
+			}
 		}
 		if met != nil {
 			met[i] = len(r.Failures) == nfail
 		}
 	}
 	if e.dims != nil {
-		r.Scratch = e.analyse(r, data, met)
+		r.Scratch = e.analyse(r, rs, met)
 	}
 	var asserts []*spec.Assert
 	if t != nil {
@@ -171,16 +279,6 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 	} else {
 		r.Outcome = schema.Pass
 	}
-}
-
-func (e *Evaluator) dimName(key string, x jp.Expr) string {
-	if e.dims == nil {
-		return ""
-	}
-	if d := e.dims.of(key, x); d != nil {
-		return d.Name
-	}
-	return ""
 }
 
 // conditionContext is the context of assert conditions: var, case, slot,
