@@ -7,9 +7,9 @@ import (
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/assert/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
-	"github.com/nlutest/nlutest/assert/jsondoc"
 	"github.com/ohler55/ojg/jp"
 	"github.com/zclconf/go-cty/cty"
 )

@@ -181,6 +181,12 @@ func (d *Doc) Parse(src []byte) error {
 		case c == 'n' && hasWord(src, i, "null"):
 			d.nodes = append(d.nodes, node{kind: Null, start: uint32(i), next: uint32(len(d.nodes) + 1)})
 			i += 4
+		case c == 't':
+			return badLiteral(src, i, "true")
+		case c == 'f':
+			return badLiteral(src, i, "false")
+		case c == 'n':
+			return badLiteral(src, i, "null")
 		default:
 			return badChar(src, i, "looking for beginning of value")
 		}
@@ -250,6 +256,16 @@ func (d *Doc) key(src []byte, i int) (int, error) {
 
 func hasWord(src []byte, i int, w string) bool {
 	return len(src)-i >= len(w) && string(src[i:i+len(w)]) == w
+}
+
+// badLiteral reports the first byte of the literal w at i that is not w's
+// (w is not all there).
+func badLiteral(src []byte, i int, w string) error {
+	k := 1
+	for k < len(w) && i+k < len(src) && src[i+k] == w[k] {
+		k++
+	}
+	return badChar(src, i+k, "in literal "+w+" (expecting "+strconv.QuoteRune(rune(w[k]))+")")
 }
 
 // scanString returns the end (after the closing quote) of the string at i
@@ -658,8 +674,10 @@ func (d *Doc) Value(r Ref) any {
 // number converts a number token the way ojg's parser types it: int64
 // when it is an integer that fits, float64 when a fraction or exponent of
 // ordinary size is present, and json.Number (the token's text) for what
-// neither holds exactly — integers beyond int64, 18 or more fraction
-// digits, exponents beyond 1022.
+// neither holds exactly — integers beyond int64, an integer part beyond
+// what ojg reads as one (19 digits from 9223372036854775800, or beyond
+// int64 when negative), 18 or more fraction digits, exponents beyond 1022,
+// values beyond float64's range (where ojg gives ±Inf).
 func (d *Doc) number(n *node) any {
 	tok := d.src[n.start:n.end]
 	if n.flags&flagInt != 0 {
@@ -668,14 +686,15 @@ func (d *Doc) number(n *node) any {
 		}
 		return json.Number(tok)
 	}
-	intDigits, fracDigits, exp := 0, 0, 0
-	i := 0
-	if tok[0] == '-' {
-		i++
-	}
-	for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
-		intDigits++
-	}
+	neg := tok[0] == '-'
+	i := digits(tok, btoi(neg))
+	ip := tok[btoi(neg):i]
+	// ojg's parser keeps the integer part in a uint64 — a positive one
+	// while it is below 922337203685477580 before its last digit, a
+	// negative one up to math.MaxInt64 — and beyond that keeps the text.
+	intFits := len(ip) < 19 || len(ip) == 19 &&
+		(neg && string(ip) <= "9223372036854775807" || !neg && string(ip) < "9223372036854775800")
+	fracDigits, exp := 0, 0
 	if i < len(tok) && tok[i] == '.' {
 		for i++; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
 			fracDigits++
@@ -692,7 +711,7 @@ func (d *Doc) number(n *node) any {
 			}
 		}
 	}
-	if intDigits <= 18 && fracDigits < 18 && exp <= 1022 {
+	if intFits && fracDigits < 18 && exp <= 1022 {
 		if f, err := strconv.ParseFloat(string(tok), 64); err == nil {
 			return f
 		}
