@@ -1,6 +1,9 @@
 package assert
 
 import (
+	"cmp"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -206,8 +209,11 @@ type Collector struct {
 	noncore   nodeAcc
 	template  map[string]*nodeAcc
 	groups    map[string]*counts // per template, unreviewed cases included
-	seconds   map[string]float64
-	cases     []schema.CaseReport
+	// nanos sums each template's call time in whole nanoseconds, so the
+	// sum does not depend on the order results arrive in.
+	nanos     map[string]int64
+	cases     []caseEntry
+	next      int64 // sequence number of the next result Add is given
 	tmplOrder map[string]int
 	// MaxBody caps the response text kept for a failing case.
 	MaxBody int
@@ -223,7 +229,7 @@ type Collector struct {
 // NewCollector prepares a collector for suite s.
 func NewCollector(s *spec.Suite) *Collector {
 	c := &Collector{suite: s, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
-		template: map[string]*nodeAcc{}, groups: map[string]*counts{}, seconds: map[string]float64{}, tmplOrder: map[string]int{}, MaxBody: 4 << 10}
+		template: map[string]*nodeAcc{}, groups: map[string]*counts{}, nanos: map[string]int64{}, tmplOrder: map[string]int{}, MaxBody: 4 << 10}
 	for i, t := range s.Templates {
 		c.tmplOrder[t.Name] = i
 	}
@@ -240,9 +246,24 @@ func (c *Collector) get(m map[string]*nodeAcc, k string) *nodeAcc {
 	return n
 }
 
-// Add records one evaluated result.
+// caseEntry is a kept case with its position among the results.
+type caseEntry struct {
+	seq int64
+	schema.CaseReport
+}
+
+// Add records one evaluated result, the next in order after those added.
 func (c *Collector) Add(r *schema.Result) {
-	c.addCase(r)
+	c.AddAt(r, c.next)
+}
+
+// AddAt records one evaluated result that is number seq in the run's order.
+// Collectors forked from one collector and fed disjoint results with their
+// sequence numbers merge into the same figures as one collector fed them
+// all; the cap on listed cases keeps the lowest numbers.
+func (c *Collector) AddAt(r *schema.Result, seq int64) {
+	c.next = seq + 1
+	c.addCase(r, seq)
 	length := metrics.InputLength(r.Text)
 	g := c.groups[r.Template]
 	if g == nil {
@@ -278,8 +299,10 @@ func (c *Collector) Unreviewed() int { return c.unreviewed }
 
 // addCase keeps the per-case outcome for the report, up to
 // schema.MaxReportCases passing and as many non-passing cases.
-func (c *Collector) addCase(r *schema.Result) {
-	c.seconds[r.Template] += r.LatencyMS / 1000
+func (c *Collector) addCase(r *schema.Result, seq int64) {
+	if ms := r.LatencyMS; !math.IsNaN(ms) && !math.IsInf(ms, 0) {
+		c.nanos[r.Template] += int64(math.Round(ms * 1e6))
+	}
 	if r.Outcome == schema.Pass {
 		if c.keptPass >= schema.MaxReportCases {
 			c.omitted++
@@ -311,7 +334,69 @@ func (c *Collector) addCase(r *schema.Result) {
 	if t := c.templateOf(r.Template); t != nil {
 		cr.File, cr.Line = t.DeclRange.Filename, t.DeclRange.Start.Line
 	}
-	c.cases = append(c.cases, cr)
+	c.cases = append(c.cases, caseEntry{seq, cr})
+}
+
+// Fork returns an empty collector with c's settings, to be fed part of
+// the results and merged back with Merge.
+func (c *Collector) Fork() *Collector {
+	f := NewCollector(c.suite)
+	f.MaxBody, f.IncludeUnreviewed = c.MaxBody, c.IncludeUnreviewed
+	return f
+}
+
+// Merge adds the results o collected to c.
+func (c *Collector) Merge(o *Collector) {
+	c.root.merge(&o.root)
+	c.core.merge(&o.core)
+	c.noncore.merge(&o.noncore)
+	for _, m := range []struct{ dst, src map[string]*nodeAcc }{{c.split, o.split}, {c.level, o.level}, {c.scene, o.scene}, {c.template, o.template}} {
+		for k, n := range m.src {
+			c.get(m.dst, k).merge(n)
+		}
+	}
+	for k, g := range o.groups {
+		cg := c.groups[k]
+		if cg == nil {
+			cg = &counts{}
+			c.groups[k] = cg
+		}
+		cg.total += g.total
+		cg.passed += g.passed
+		cg.failed += g.failed
+		cg.errored += g.errored
+	}
+	for k, v := range o.nanos {
+		c.nanos[k] += v
+	}
+	c.unreviewed += o.unreviewed
+	c.next = max(c.next, o.next)
+	c.omitted += o.omitted
+	c.cases = append(c.cases, o.cases...)
+	c.keptPass += o.keptPass
+	c.keptBad += o.keptBad
+	if c.keptPass <= schema.MaxReportCases && c.keptBad <= schema.MaxReportCases {
+		return
+	}
+	// Keep the first cases of each kind in the run's order, as one
+	// collector would have.
+	slices.SortFunc(c.cases, func(a, b caseEntry) int { return cmp.Compare(a.seq, b.seq) })
+	kept := c.cases[:0]
+	c.keptPass, c.keptBad = 0, 0
+	for _, e := range c.cases {
+		n := &c.keptBad
+		if e.Outcome == schema.Pass {
+			n = &c.keptPass
+		}
+		if *n >= schema.MaxReportCases {
+			c.omitted++
+			continue
+		}
+		*n++
+		kept = append(kept, e)
+	}
+	clear(c.cases[len(kept):])
+	c.cases = kept
 }
 
 func truncate(s string, n int) string {
@@ -376,7 +461,7 @@ func (c *Collector) Groups() []schema.Group {
 			continue
 		}
 		g := schema.Group{Kind: "template", Name: t.Name, File: t.DeclRange.Filename, Line: t.DeclRange.Start.Line,
-			Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored, Seconds: c.seconds[t.Name], Unreviewed: !t.Reviewed}
+			Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored, Seconds: float64(c.nanos[t.Name]) / 1e9, Unreviewed: !t.Reviewed}
 		g.Outcome = schema.Pass
 		if n.failed > 0 {
 			g.Outcome = schema.Fail
@@ -393,7 +478,10 @@ func (c *Collector) Groups() []schema.Group {
 // checks first), then passes; ties in template order, then by id, so reports
 // never depend on completion order.
 func (c *Collector) Cases() []schema.CaseReport {
-	out := append([]schema.CaseReport(nil), c.cases...)
+	out := make([]schema.CaseReport, len(c.cases))
+	for i, e := range c.cases {
+		out[i] = e.CaseReport
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Outcome != b.Outcome {

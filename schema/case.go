@@ -57,12 +57,12 @@ func (e *Expectations) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	out := Expectations{}
-	err := eachMember(data, func(key string, val []byte) error {
+	err := eachMember(data, func(key []byte, val []byte) error {
 		v, err := decodeGeneric(val)
 		if err != nil {
 			return err
 		}
-		out = append(out, Expectation{Path: key, Value: v})
+		out = append(out, Expectation{Path: string(key), Value: v})
 		return nil
 	})
 	if err != nil {

@@ -87,15 +87,7 @@ func unquote(tok []byte) (string, error) {
 	if len(tok) < 2 || tok[0] != '"' {
 		return "", errSyntax
 	}
-	inner := tok[1 : len(tok)-1]
-	plain := true
-	for _, c := range inner {
-		if c == '\\' || c < 0x20 {
-			plain = false
-			break
-		}
-	}
-	if plain && utf8.Valid(inner) {
+	if inner := tok[1 : len(tok)-1]; plainBytes(inner) {
 		return string(inner), nil
 	}
 	var s string
@@ -104,8 +96,9 @@ func unquote(tok []byte) (string, error) {
 }
 
 // eachMember calls fn for every member of the JSON object in b, with the
-// raw bytes of its value.
-func eachMember(b []byte, fn func(key string, val []byte) error) error {
+// member's key (its text: the raw bytes when the key has no escapes, so
+// reading a record allocates no keys) and the raw bytes of its value.
+func eachMember(b []byte, fn func(key []byte, val []byte) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return fmt.Errorf("want a JSON object")
@@ -119,9 +112,13 @@ func eachMember(b []byte, fn func(key string, val []byte) error) error {
 		if err != nil || b[ks] != '"' {
 			return errSyntax
 		}
-		key, err := unquote(b[ks:ke])
-		if err != nil {
-			return err
+		key := b[ks+1 : ke-1]
+		if !plainBytes(key) {
+			k, err := unquote(b[ks:ke])
+			if err != nil {
+				return err
+			}
+			key = []byte(k)
 		}
 		i = skipSpace(b, ke)
 		if i >= len(b) || b[i] != ':' {
@@ -147,12 +144,58 @@ func eachMember(b []byte, fn func(key string, val []byte) error) error {
 	return errSyntax
 }
 
+// plainBytes reports whether a string body is its own text: no escapes, no
+// control characters, valid UTF-8.
+func plainBytes(inner []byte) bool {
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(inner)
+}
+
+// eachElement calls fn for every element of the JSON array in b.
+func eachElement(b []byte, fn func(val []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return fmt.Errorf("want a JSON array")
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return nil
+	}
+	for i < len(b) {
+		vs, ve, err := scanValue(b, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(b[vs:ve]); err != nil {
+			return err
+		}
+		i = skipSpace(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(b) && b[i] == ']' {
+			return nil
+		}
+		return errSyntax
+	}
+	return errSyntax
+}
+
 func stringList(val []byte) ([]string, error) {
 	if string(val) == "null" {
 		return nil, nil
 	}
-	var out []string
-	err := json.Unmarshal(val, &out)
+	out := []string{}
+	err := eachElement(val, func(v []byte) error {
+		s, err := unquote(v)
+		out = append(out, s)
+		return err
+	})
 	return out, err
 }
 
@@ -187,9 +230,9 @@ func decodeGeneric(val []byte) (any, error) {
 
 // decodeCaseField decodes one member of a case record; it reports false
 // for keys that are not case fields.
-func (c *Case) decodeField(key string, val []byte) (bool, error) {
+func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 	var err error
-	switch key {
+	switch string(key) {
 	case "id":
 		c.ID, err = unquote(val)
 	case "suite":
@@ -225,7 +268,7 @@ func (c *Case) decodeField(key string, val []byte) (bool, error) {
 // UnmarshalJSON reads a case record.
 func (c *Case) UnmarshalJSON(b []byte) error {
 	*c = Case{}
-	return eachMember(b, func(key string, val []byte) error {
+	return eachMember(b, func(key []byte, val []byte) error {
 		_, err := c.decodeField(key, val)
 		return err
 	})
@@ -236,13 +279,36 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	return r.decode(b, nil)
 }
 
-// DecodeForEval reads a result record for re-evaluation: the recorded
-// expectations and failures, which evaluation recomputes, are not decoded;
-// the raw expectations are returned for the caller to decode with
-// DecodeExpectations when it cannot rebuild the case from the suite.
-func (r *Result) DecodeForEval(b []byte) (rawExpect []byte, err error) {
-	err = r.decode(b, &rawExpect)
-	return rawExpect, err
+// Deferred holds the case fields of a result record that re-evaluation
+// reads only when the suite cannot rebuild the case: DecodeCase fills them
+// in. The bytes alias the record.
+type Deferred struct {
+	// Slots is the raw slots object (see EachSlotValue).
+	Slots  []byte
+	fields [][2][]byte // key, raw value
+}
+
+// DecodeForEval reads a result record for re-evaluation: the call and the
+// case's id, template and text; the other case fields wait in the returned
+// Deferred, and the recorded outcome and failures, which evaluation
+// recomputes, are not read. r.Response aliases b.
+func (r *Result) DecodeForEval(b []byte, d *Deferred) error {
+	d.Slots, d.fields = nil, d.fields[:0]
+	return r.decode(b, d)
+}
+
+// DecodeCase decodes the deferred case fields into c, expectations included.
+func (d *Deferred) DecodeCase(c *Case) error {
+	var err error
+	if c.Slots, err = decodeSlots(d.Slots); err != nil {
+		return fmt.Errorf("slots: %w", err)
+	}
+	for _, f := range d.fields {
+		if _, err := c.decodeField(f[0], f[1]); err != nil {
+			return fmt.Errorf("%s: %w", f[0], err)
+		}
+	}
+	return nil
 }
 
 // DecodeExpectations decodes an `expect` object.
@@ -255,23 +321,70 @@ func DecodeExpectations(raw []byte) (Expectations, error) {
 	return e, err
 }
 
-func (r *Result) decode(b []byte, lazyExpect *[]byte) error {
+// EachSlotValue calls fn with the name and the raw value text of every slot
+// of a slots object (the bytes of the JSON string without its quotes when it
+// has no escapes, else its decoded text).
+func EachSlotValue(slots []byte, fn func(name, value []byte) error) error {
+	if len(slots) == 0 || string(slots) == "null" {
+		return nil
+	}
+	return eachMember(slots, func(name []byte, sv []byte) error {
+		return eachMember(sv, func(k []byte, v []byte) error {
+			if string(k) != "value" {
+				return nil
+			}
+			if len(v) < 2 || v[0] != '"' {
+				return errSyntax
+			}
+			if inner := v[1 : len(v)-1]; plainBytes(inner) {
+				return fn(name, inner)
+			}
+			s, err := unquote(v)
+			if err != nil {
+				return err
+			}
+			return fn(name, []byte(s))
+		})
+	})
+}
+
+// isCaseField reports whether key is a case field DecodeForEval defers.
+func isCaseField(key []byte) bool {
+	switch string(key) {
+	case "suite", "level", "schema", "core", "unreviewed", "scene", "tags", "split", "expect":
+		return true
+	}
+	return false
+}
+
+func (r *Result) decode(b []byte, lazy *Deferred) error {
 	*r = Result{}
-	return eachMember(b, func(key string, val []byte) error {
-		if lazyExpect != nil {
-			switch key {
-			case "expect":
-				*lazyExpect = val
+	return eachMember(b, func(key []byte, val []byte) error {
+		if lazy != nil {
+			switch string(key) {
+			case "id", "template", "text":
+			case "slots":
+				lazy.Slots = val
 				return nil
-			case "failures":
+			case "failures", "outcome":
 				return nil
+			case "response":
+				if string(val) != "null" {
+					r.Response = json.RawMessage(val)
+				}
+				return nil
+			default:
+				if isCaseField(key) {
+					lazy.fields = append(lazy.fields, [2][]byte{key, val})
+					return nil
+				}
 			}
 		}
 		if ok, err := r.Case.decodeField(key, val); ok {
 			return err
 		}
 		var err error
-		switch key {
+		switch string(key) {
 		case "target":
 			r.Target, err = unquote(val)
 		case "request":
@@ -315,15 +428,15 @@ func (r *Result) decode(b []byte, lazyExpect *[]byte) error {
 
 // decodeSlots reads the slots object without reflection.
 func decodeSlots(val []byte) (map[string]Slot, error) {
-	if string(val) == "null" {
+	if len(val) == 0 || string(val) == "null" {
 		return nil, nil
 	}
 	out := map[string]Slot{}
-	err := eachMember(val, func(key string, sv []byte) error {
+	err := eachMember(val, func(key []byte, sv []byte) error {
 		var sl Slot
-		err := eachMember(sv, func(k string, v []byte) error {
+		err := eachMember(sv, func(k []byte, v []byte) error {
 			var err error
-			switch k {
+			switch string(k) {
 			case "value":
 				sl.Value, err = unquote(v)
 			case "normalized":
@@ -337,7 +450,7 @@ func decodeSlots(val []byte) (map[string]Slot, error) {
 			}
 			return err
 		})
-		out[key] = sl
+		out[string(key)] = sl
 		return err
 	})
 	return out, err
@@ -348,9 +461,9 @@ func decodeStringMap(val []byte) (map[string]string, error) {
 		return nil, nil
 	}
 	out := map[string]string{}
-	err := eachMember(val, func(k string, v []byte) error {
+	err := eachMember(val, func(k []byte, v []byte) error {
 		s, err := unquote(v)
-		out[k] = s
+		out[string(k)] = s
 		return err
 	})
 	return out, err
@@ -358,9 +471,9 @@ func decodeStringMap(val []byte) (map[string]string, error) {
 
 func decodeRequest(val []byte) (*Request, error) {
 	q := &Request{}
-	err := eachMember(val, func(k string, v []byte) error {
+	err := eachMember(val, func(k []byte, v []byte) error {
 		var err error
-		switch k {
+		switch string(k) {
 		case "method":
 			q.Method, err = unquote(v)
 		case "url":
@@ -373,4 +486,29 @@ func decodeRequest(val []byte) (*Request, error) {
 		return err
 	})
 	return q, err
+}
+
+var errFound = errors.New("found")
+
+// RecordID returns the id of a case or result record, reading no further
+// than its "id" member (the first, as nlutest writes records).
+func RecordID(b []byte) (string, error) {
+	var id string
+	err := eachMember(b, func(key []byte, val []byte) error {
+		if string(key) != "id" {
+			return nil
+		}
+		var err error
+		if id, err = unquote(val); err != nil {
+			return err
+		}
+		return errFound
+	})
+	if err == nil {
+		return "", errors.New("record has no id")
+	}
+	if !errors.Is(err, errFound) {
+		return "", err
+	}
+	return id, nil
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"strings"
 	"sync"
 
@@ -49,11 +50,56 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 		}
 		tuple[i] = j
 	}
+	return rb.build(pool, tuple, saved.ID, saved.Text)
+}
+
+// RebuildRecord is Rebuild for a result record read by
+// schema.Result.DecodeForEval: the saved case is given by its template, id,
+// text and raw slots object, which is read without building a map.
+func (rb *Rebuilder) RebuildRecord(template, id, text string, slots []byte) (c *schema.Case, ok bool) {
+	t := rb.byName[template]
+	if t == nil {
+		return nil, false
+	}
+	idx, pool := rb.prepared(t)
+	var buf [8]int
+	tuple := buf[:0]
+	if len(t.Slots) > len(buf) {
+		tuple = make([]int, 0, len(t.Slots))
+	}
+	for range t.Slots {
+		tuple = append(tuple, -1)
+	}
+	n := 0
+	err := schema.EachSlotValue(slots, func(name, value []byte) error {
+		n++
+		for i, sr := range t.Slots {
+			if sr.Key == string(name) {
+				j, ok := idx[i][string(value)]
+				if !ok || tuple[i] >= 0 {
+					return errNoRebuild
+				}
+				tuple[i] = j
+				return nil
+			}
+		}
+		return errNoRebuild
+	})
+	if err != nil || n != len(t.Slots) {
+		return nil, false
+	}
+	return rb.build(pool, tuple, id, text)
+}
+
+var errNoRebuild = errors.New("case cannot be rebuilt")
+
+// build makes the case of tuple and checks it is the saved one.
+func (rb *Rebuilder) build(pool *sync.Pool, tuple []int, id, text string) (*schema.Case, bool) {
 	// A builder reuses buffers, so each goroutine takes its own from the pool.
 	cb := pool.Get().(*caseBuilder)
 	defer pool.Put(cb)
-	c = cb.build(tuple)
-	if c.ID != saved.ID || c.Text != saved.Text {
+	c := cb.build(tuple)
+	if c.ID != id || c.Text != text {
 		return nil, false
 	}
 	if err := cb.assignSplits(c); err != nil {

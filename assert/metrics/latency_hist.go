@@ -10,11 +10,12 @@ import (
 // latencyHist is a log-linear histogram of latencies per input-length
 // bucket: each power of two (from 1 µs) is split into histSub equal
 // sub-buckets, so a value is known to within 1/(2·histSub) of itself.
-// Count, sum and max are kept exactly.
+// Count and max are kept exactly, and the sum in whole nanoseconds, so the
+// mean does not depend on the order samples arrive or histograms merge in.
 type latencyHist struct {
 	counts [len(bucketLimits) + 1]map[int32]int64
 	n      [len(bucketLimits) + 1]int
-	sum    [len(bucketLimits) + 1]float64
+	nanos  [len(bucketLimits) + 1]int64
 	max    [len(bucketLimits) + 1]float64
 }
 
@@ -50,7 +51,7 @@ func (h *latencyHist) add(bucket int, ms float64) {
 	}
 	h.counts[bucket][histIndex(ms)]++
 	h.n[bucket]++
-	h.sum[bucket] += ms
+	h.nanos[bucket] += int64(math.Round(ms * 1e6))
 	h.max[bucket] = max(h.max[bucket], ms)
 }
 
@@ -66,7 +67,7 @@ func (h *latencyHist) merge(o *latencyHist) {
 			h.counts[b][k] += c
 		}
 		h.n[b] += o.n[b]
-		h.sum[b] += o.sum[b]
+		h.nanos[b] += o.nanos[b]
 		h.max[b] = max(h.max[b], o.max[b])
 	}
 }
@@ -77,7 +78,7 @@ func (h *latencyHist) double() {
 			h.counts[b][k] *= 2
 		}
 		h.n[b] *= 2
-		h.sum[b] *= 2
+		h.nanos[b] *= 2
 	}
 }
 
@@ -85,20 +86,21 @@ func (h *latencyHist) result() *schema.Latency {
 	out := &schema.Latency{Bucket: map[string]*schema.LatencyStats{}}
 	all := map[int32]int64{}
 	var n int
-	var sum, mx float64
+	var nanos int64
+	var mx float64
 	for b := range h.counts {
 		if h.n[b] == 0 {
 			continue
 		}
-		out.Bucket[schema.LatencyBuckets[b]] = histStats(h.counts[b], h.n[b], h.sum[b], h.max[b])
+		out.Bucket[schema.LatencyBuckets[b]] = histStats(h.counts[b], h.n[b], float64(h.nanos[b])/1e6, h.max[b])
 		for k, c := range h.counts[b] {
 			all[k] += c
 		}
 		n += h.n[b]
-		sum += h.sum[b]
+		nanos += h.nanos[b]
 		mx = max(mx, h.max[b])
 	}
-	out.LatencyStats = *histStats(all, n, sum, mx)
+	out.LatencyStats = *histStats(all, n, float64(nanos)/1e6, mx)
 	return out
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/reporters"
@@ -366,86 +368,132 @@ func perTemplateLeft(per map[string]int, col *assert.Collector) map[string]int {
 
 // replayResults feeds a results file into the collector: each result is
 // re-evaluated against the suite (rebuilt from the suite as it is now when
-// rb is set). Decoding and evaluation run on every core in batches, and
-// results reach the collector in file order, so reports never depend on
-// scheduling. seen collects the ids; a repeated id is skipped. It returns
-// the number of results whose case could not be rebuilt and kept their
-// recorded expectations.
+// rb is set). One goroutine reads lines in batches and drops repeated ids
+// (the first record of an id wins; seen collects the ids); every core
+// decodes, evaluates and collects batches into a collector of its own, and
+// the collectors merge at the end by sequence number, so reports never
+// depend on scheduling. It returns the number of results whose case could
+// not be rebuilt and kept their recorded expectations. A record that does
+// not decode is an error naming its line (the first such line).
 func (a *App) replayResults(path string, ev *assert.Evaluator, rb *spec.Rebuilder, col *assert.Collector, seen map[string]bool) (int, error) {
-	const batchSize = 1024
-	type item struct {
-		line  []byte
-		n     int
-		r     schema.Result
-		stale bool
-		err   error
+	const batchSize = 512
+	type batch struct {
+		buf   []byte  // the batch's lines, back to back
+		ends  []int   // end of each line in buf
+		lines []int   // line number of each
+		seqs  []int64 // sequence number of each
 	}
 	workers := runtime.GOMAXPROCS(0)
-	batch := make([]item, 0, batchSize)
-	stale := 0
-	flush := func() error {
-		var wg sync.WaitGroup
-		next := make(chan int, len(batch))
-		for i := range batch {
-			next <- i
+	work := make(chan *batch, 2*workers)
+	free := make(chan *batch, 3*workers)
+	var (
+		failed   atomic.Bool
+		mu       sync.Mutex
+		firstErr error
+		errLine  int
+		stale    atomic.Int64
+		wg       sync.WaitGroup
+	)
+	fail := func(line int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr == nil || line < errLine {
+			firstErr, errLine = err, line
 		}
-		close(next)
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					it := &batch[i]
-					raw, err := it.r.DecodeForEval(it.line)
-					if err != nil {
-						it.err = fmt.Errorf("%s:%d: not a result record: %v", path, it.n, err)
-						continue
+		failed.Store(true)
+	}
+	cols := make([]*assert.Collector, workers)
+	for w := range workers {
+		cols[w] = col.Fork()
+		wg.Add(1)
+		go func(c *assert.Collector) {
+			defer wg.Done()
+			var r schema.Result
+			var rest schema.Deferred
+			for b := range work {
+				start := 0
+				for i, end := range b.ends {
+					line := b.buf[start:end]
+					start = end
+					if failed.Load() {
+						break
+					}
+					if err := r.DecodeForEval(line, &rest); err != nil {
+						fail(b.lines[i], fmt.Errorf("%s:%d: not a result record: %v", path, b.lines[i], err))
+						break
 					}
 					rebuilt := false
 					if rb != nil {
-						if c, ok := rb.Rebuild(&it.r.Case); ok {
-							it.r.Case, rebuilt = *c, true
+						if c, ok := rb.RebuildRecord(r.Template, r.ID, r.Text, rest.Slots); ok {
+							r.Case, rebuilt = *c, true
 						} else {
-							it.stale = true
+							stale.Add(1)
 						}
 					}
 					if !rebuilt {
-						if it.r.Expect, err = schema.DecodeExpectations(raw); err != nil {
-							it.err = fmt.Errorf("%s:%d: expect: %v", path, it.n, err)
-							continue
+						if err := rest.DecodeCase(&r.Case); err != nil {
+							fail(b.lines[i], fmt.Errorf("%s:%d: not a result record: %v", path, b.lines[i], err))
+							break
 						}
 					}
-					ev.Evaluate(&it.r)
+					ev.Evaluate(&r)
+					c.AddAt(&r, b.seqs[i])
 				}
-			}()
-		}
-		wg.Wait()
-		for i := range batch {
-			it := &batch[i]
-			if it.err != nil {
-				return it.err
+				select {
+				case free <- b:
+				default:
+				}
 			}
-			if seen[it.r.ID] {
-				continue
-			}
-			seen[it.r.ID] = true
-			if it.stale {
-				stale++
-			}
-			col.Add(&it.r)
-		}
-		batch = batch[:0]
-		return nil
+		}(cols[w])
 	}
+	var seq int64
+	cur := &batch{}
+	send := func() {
+		work <- cur
+		select {
+		case cur = <-free:
+			cur.buf, cur.ends, cur.lines, cur.seqs = cur.buf[:0], cur.ends[:0], cur.lines[:0], cur.seqs[:0]
+		default:
+			cur = &batch{}
+		}
+	}
+	errStop := errors.New("stop")
 	err := runner.ReadLines(path, func(line []byte, n int) error {
-		batch = append(batch, item{line: append([]byte(nil), line...), n: n})
-		if len(batch) == batchSize {
-			return flush()
+		if failed.Load() {
+			return errStop
+		}
+		id, err := schema.RecordID(line)
+		if err != nil {
+			fail(n, fmt.Errorf("%s:%d: not a result record: %v", path, n, err))
+			return errStop
+		}
+		if seen[id] {
+			return nil
+		}
+		seen[id] = true
+		cur.buf = append(cur.buf, line...)
+		cur.ends = append(cur.ends, len(cur.buf))
+		cur.lines = append(cur.lines, n)
+		cur.seqs = append(cur.seqs, seq)
+		seq++
+		if len(cur.ends) == batchSize {
+			send()
 		}
 		return nil
 	})
-	if err == nil && len(batch) > 0 {
-		err = flush()
+	if len(cur.ends) > 0 {
+		work <- cur
 	}
-	return stale, err
+	close(work)
+	wg.Wait()
+	if err != nil && err != errStop {
+		return 0, err
+	}
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	for _, c := range cols {
+		col.Merge(c)
+	}
+	return int(stale.Load()), nil
 }
