@@ -200,15 +200,15 @@ func (n *nodeAcc) node() *schema.Node {
 // outcomes over a run's results. It is fed one result at a time from a
 // single goroutine.
 type Collector struct {
-	suite     *spec.Suite
-	root      nodeAcc
-	split     map[string]*nodeAcc
-	level     map[string]*nodeAcc
-	scene     map[string]*nodeAcc
-	core      nodeAcc
-	noncore   nodeAcc
-	template  map[string]*nodeAcc
-	groups    map[string]*counts // per template, unreviewed cases included
+	suite    *spec.Suite
+	root     nodeAcc
+	split    map[string]*nodeAcc
+	level    map[string]*nodeAcc
+	scene    map[string]*nodeAcc
+	core     nodeAcc
+	noncore  nodeAcc
+	template map[string]*nodeAcc
+	groups   map[string]*counts // per template, unreviewed cases included
 	// nanos sums each template's call time in whole nanoseconds, so the
 	// sum does not depend on the order results arrive in.
 	nanos     map[string]int64
