@@ -136,7 +136,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 	}
 	var items []item
 	for i, x := range r.Expect {
-		c, err := e.path(x.Path)
+		c, err := e.path(r.Template, i, x.Path)
 		if err != nil || c.multi || c.dim < 0 {
 			continue // dimension metrics count concrete paths only
 		}

@@ -24,6 +24,10 @@ type Evaluator struct {
 	paths sync.Map
 	// where locates expectations for failure reports: template → path → range.
 	where map[string]map[string]hcl.Range
+	// byTemplate holds each template's compiled expectations in order: a
+	// case built from the template has the same paths, found without a
+	// lookup by text.
+	byTemplate map[string][]*compiled
 	// dims is set when the suite's schema declares dimensions.
 	dims *dimIndex
 	// docs pools parsed responses; walkers the path tries of dimension
@@ -33,7 +37,7 @@ type Evaluator struct {
 
 // NewEvaluator prepares an evaluator for s.
 func NewEvaluator(s *spec.Suite) *Evaluator {
-	e := &Evaluator{suite: s, templates: map[string]*spec.Template{}, where: map[string]map[string]hcl.Range{}}
+	e := &Evaluator{suite: s, templates: map[string]*spec.Template{}, where: map[string]map[string]hcl.Range{}, byTemplate: map[string][]*compiled{}}
 	e.docs.New = func() any { return &jsondoc.Doc{} }
 	if s.Schema != nil && len(s.Schema.Dimensions) > 0 {
 		e.dims = newDimIndex(s.Schema)
@@ -42,10 +46,15 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 	for _, t := range s.Templates {
 		e.templates[t.Name] = t
 		m := map[string]hcl.Range{}
-		for _, x := range t.Expect {
+		cs := make([]*compiled, len(t.Expect))
+		for i, x := range t.Expect {
 			m[x.Path] = x.Range
-			e.paths.Store(x.Path, e.compile(x.Expr))
+			c := e.compile(x.Expr)
+			c.text = x.Path
+			cs[i] = &c
+			e.paths.Store(x.Path, cs[i])
 		}
+		e.byTemplate[t.Name] = cs
 		e.where[t.Name] = m
 	}
 	return e
@@ -87,6 +96,7 @@ func modeOf(x jp.Expr) pathMode {
 }
 
 type compiled struct {
+	text  string // the path as the expectation spells it
 	x     jp.Expr
 	multi bool
 	mode  pathMode
@@ -128,17 +138,23 @@ func (e *Evaluator) compile(x jp.Expr) compiled {
 	return c
 }
 
-func (e *Evaluator) path(p string) (compiled, error) {
+// path returns the compiled form of expectation i of a case of template
+// tmpl, whose path is p.
+func (e *Evaluator) path(tmpl string, i int, p string) (*compiled, error) {
+	if cs := e.byTemplate[tmpl]; i < len(cs) && cs[i].text == p {
+		return cs[i], nil
+	}
 	if c, ok := e.paths.Load(p); ok {
-		return c.(compiled), nil
+		return c.(*compiled), nil
 	}
 	x, _, err := spec.CompilePath(p)
 	if err != nil {
-		return compiled{}, err
+		return nil, err
 	}
 	c := e.compile(x)
-	e.paths.Store(p, c)
-	return c, nil
+	c.text = p
+	e.paths.Store(p, &c)
+	return &c, nil
 }
 
 var nullJSON = []byte("null")
@@ -161,7 +177,7 @@ func (rs *response) value() any {
 // find returns the values x selects, as matches does: one value for a
 // single-node path, the list of matches in document and key order for the
 // others.
-func (rs *response) find(c compiled) ([]any, bool) {
+func (rs *response) find(c *compiled) ([]any, bool) {
 	switch c.mode {
 	case modeSimple:
 		ref, ok := lookup(rs.doc, c.x)
@@ -214,7 +230,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 	}
 	for i, x := range r.Expect {
 		nfail := len(r.Failures)
-		c, err := e.path(x.Path)
+		c, err := e.path(r.Template, i, x.Path)
 		f := schema.Failure{Kind: "expect", Path: x.Path, Expected: x.Value, File: file}
 		if rng, ok := e.where[r.Template][x.Path]; ok {
 			f.Line = rng.Start.Line

@@ -33,7 +33,32 @@ func InputLength(text string) int {
 	inWord := false
 	var prev rune // last word rune of the current word
 	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
+		r, size := rune(text[i]), 1
+		switch {
+		case r < utf8.RuneSelf:
+			// ASCII, by table: no ASCII rune is ignorable or CJK.
+			if asciiWord[r] {
+				if !inWord {
+					n++
+					inWord = true
+				}
+				prev = r
+				i++
+				continue
+			}
+		case r >= 0xE4 && r <= 0xE9:
+			// U+4000–U+9FFF: the CJK Unified Ideographs block (Han) from
+			// U+4E00, the common case, is counted without a table lookup.
+			r, size = utf8.DecodeRuneInString(text[i:])
+			if r >= 0x4E00 && r <= 0x9FFF {
+				n++
+				inWord = false
+				i += size
+				continue
+			}
+		default:
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
 		i += size
 		switch {
 		case ignorable(r):
@@ -56,6 +81,14 @@ func InputLength(text string) int {
 	}
 	return n
 }
+
+// asciiWord marks the ASCII word runes.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for r := range rune(utf8.RuneSelf) {
+		t[r] = wordRune(r)
+	}
+	return t
+}()
 
 // cjk reports whether r is counted as one character.
 func cjk(r rune) bool {

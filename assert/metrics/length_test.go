@@ -71,3 +71,28 @@ func TestBucket(t *testing.T) {
 		}
 	}
 }
+
+// The fast path of InputLength counts U+4E00–U+9FFF as Han without a table
+// lookup; it must agree with the Unicode tables for every rune there, and
+// the ASCII table with wordRune.
+func TestInputLengthFastPaths(t *testing.T) {
+	for r := rune(0x4E00); r <= 0x9FFF; r++ {
+		if !cjk(r) || ignorable(r) {
+			t.Fatalf("U+%04X: cjk %v, ignorable %v", r, cjk(r), ignorable(r))
+		}
+	}
+	for r := range rune(0x80) {
+		if asciiWord[r] != wordRune(r) || ignorable(r) || cjk(r) {
+			t.Fatalf("%q: table %v, wordRune %v", r, asciiWord[r], wordRune(r))
+		}
+	}
+	// Runes just outside the fast range still go through the tables.
+	for _, c := range []struct {
+		text string
+		want int
+	}{{"\u4dff\u4e00", 2}, {"㐀中", 2}, {"\ua000", 1}, {"ꀀ北京", 3}} {
+		if got := InputLength(c.text); got != c.want {
+			t.Errorf("InputLength(%q) = %d, want %d", c.text, got, c.want)
+		}
+	}
+}
