@@ -59,18 +59,18 @@ func (n *nodeAcc) add(r *schema.Result, length int) {
 		return
 	}
 	dims := n.sc.Dimensions
-	if cd.units != nil {
+	if cd.tallies != nil {
 		if n.dims == nil {
 			n.dims = make([]*metrics.DimAcc, len(dims))
 		}
-		for i, u := range cd.units {
-			if len(u[0])+len(u[1]) == 0 {
+		for i := range cd.tallies {
+			if !cd.counted[i] {
 				continue
 			}
 			if n.dims[i] == nil {
 				n.dims[i] = metrics.NewDimAcc(dims[i].Kind)
 			}
-			n.dims[i].AddCase(u[0], u[1])
+			n.dims[i].Add(&cd.tallies[i])
 		}
 	}
 	if cd.cases != nil {

@@ -14,9 +14,10 @@ import (
 // caseDims is the dimension analysis of one result: what each dimension
 // expected and recognised in it, indexed as the schema's dimensions.
 type caseDims struct {
-	units  [][2][]metrics.Unit // leaf and items: expected, recognised
-	cases  []int8              // case dimensions: 0 not annotated, 1 all met, -1 not
-	labels []labelObs          // label dimensions
+	tallies []metrics.Tally // leaf and items dimensions the case annotates
+	counted []bool          // which tallies are set
+	cases   []int8          // case dimensions: 0 not annotated, 1 all met, -1 not
+	labels  []labelObs      // label dimensions
 }
 
 type labelObs struct {
@@ -35,6 +36,11 @@ type dimIndex struct {
 	itemKeys [][]string
 	// hasLeaf is set when some dimension is of kind leaf.
 	hasLeaf bool
+	// itemsName holds, per items dimension of the form $..NAME[*], NAME:
+	// such items are found during the walk for leaves. slowItems is set
+	// when another items dimension needs its pattern evaluated.
+	itemsName []string
+	slowItems bool
 	cache   sync.Map // string → *spec.Dimension (nil stored as noDim)
 	// ignoreFast holds ignore patterns of the forms $..name and $.name,
 	// checked on the last step only; ignoreSlow the others.
@@ -46,6 +52,7 @@ type dimIndex struct {
 func newDimIndex(sc *spec.Schema) *dimIndex {
 	d := &dimIndex{sc: sc, index: map[*spec.Dimension]int{}, ignoreDescent: map[string]bool{}, ignoreRoot: map[string]bool{}}
 	d.itemKeys = make([][]string, len(sc.Dimensions))
+	d.itemsName = make([]string, len(sc.Dimensions))
 	for i, dim := range sc.Dimensions {
 		d.index[dim] = i
 		d.hasLeaf = d.hasLeaf || dim.Kind == schema.KindLeaf
@@ -74,6 +81,16 @@ func newDimIndex(sc *spec.Schema) *dimIndex {
 			}
 		}
 		d.ignoreSlow = append(d.ignoreSlow, p)
+	}
+	for i, dim := range sc.Dimensions {
+		if dim.Kind != schema.KindItems || dim.Items == nil {
+			continue
+		}
+		if name, ok := descentItems(dim.Items.Expr); ok && len(d.ignoreSlow) == 0 {
+			d.itemsName[i] = name
+		} else {
+			d.slowItems = true
+		}
 	}
 	return d
 }
@@ -113,6 +130,36 @@ func (d *dimIndex) ignored(path jp.Expr) bool {
 	return false
 }
 
+// analysis is the scratch memory of one dimension analysis, pooled with
+// the walker that does its walk.
+type analysis struct {
+	cd      *caseDims
+	doc     *jsondoc.Doc
+	arena   []byte  // canonical texts of unit values, back to back
+	units   []unit  // every unit found, in arena order
+	wanted  []bool  // dimensions the expectations annotate
+	scratch [2][]metrics.Unit
+	items   []expectedItem
+}
+
+// unit is a metrics.Unit whose value text is arena[start:end].
+type unit struct {
+	dim        int32
+	recognised bool
+	start, end int32
+	key        string
+}
+
+type expectedItem struct {
+	dim  int
+	path string
+	vals []keyValue
+}
+
+func (a *analysis) add(dim int, recognised bool, key string, start int) {
+	a.units = append(a.units, unit{dim: int32(dim), recognised: recognised, start: int32(start), end: int32(len(a.arena)), key: key})
+}
+
 // analyse computes the dimension units of one evaluated result. met[i]
 // tells whether r.Expect[i] was met.
 func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDims {
@@ -120,21 +167,17 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 	idx := e.dims
 	n := len(sc.Dimensions)
 	cd := &caseDims{}
-	var buf []byte
-	addUnit := func(dim, which int, u metrics.Unit) {
-		if cd.units == nil {
-			cd.units = make([][2][]metrics.Unit, n)
-		}
-		cd.units[dim][which] = append(cd.units[dim][which], u)
+	w := e.walkers.Get().(*walker)
+	defer e.walkers.Put(w)
+	a := &w.a
+	a.cd, a.doc = cd, rs.doc
+	a.arena, a.units, a.items = a.arena[:0], a.units[:0], a.items[:0]
+	if cap(a.wanted) < n {
+		a.wanted = make([]bool, n)
 	}
-	wanted := func(dim int) bool { return cd.units != nil && len(cd.units[dim][0]) > 0 }
+	a.wanted = a.wanted[:n]
+	clear(a.wanted)
 	// Expected side, from the case's expectations.
-	type item struct {
-		dim  int
-		path string
-		vals []keyValue
-	}
-	var items []item
 	for i, x := range r.Expect {
 		c, err := e.path(r.Template, i, x.Path)
 		if err != nil || c.multi || c.dim < 0 {
@@ -142,8 +185,10 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 		}
 		switch sc.Dimensions[c.dim].Kind {
 		case schema.KindLeaf:
-			buf = schema.AppendCanonicalJSON(buf[:0], x.Value)
-			addUnit(c.dim, 0, metrics.Unit{Key: c.canon, Value: string(buf)})
+			start := len(a.arena)
+			a.arena = schema.AppendCanonicalJSON(a.arena, x.Value)
+			a.add(c.dim, false, c.canon, start)
+			a.wanted[c.dim] = true
 		case schema.KindCase:
 			if cd.cases == nil {
 				cd.cases = make([]int8, n)
@@ -164,18 +209,26 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 			if !c.item {
 				continue
 			}
-			j := slices.IndexFunc(items, func(it item) bool { return it.dim == c.dim && it.path == c.itemPath })
+			j := slices.IndexFunc(a.items, func(it expectedItem) bool { return it.dim == c.dim && it.path == c.itemPath })
 			if j < 0 {
-				items = append(items, item{dim: c.dim, path: c.itemPath})
-				j = len(items) - 1
+				j = len(a.items)
+				if j < cap(a.items) {
+					// reuse the pooled entry's value list
+					a.items = a.items[:j+1]
+					a.items[j].dim, a.items[j].path, a.items[j].vals = c.dim, c.itemPath, a.items[j].vals[:0]
+				} else {
+					a.items = append(a.items, expectedItem{dim: c.dim, path: c.itemPath})
+				}
 			}
 			if c.itemKey != "" {
-				items[j].vals = append(items[j].vals, keyValue{c.itemKey, x.Value})
+				a.items[j].vals = append(a.items[j].vals, keyValue{c.itemKey, x.Value})
 			}
+			a.wanted[c.dim] = true
 		}
 	}
-	for _, it := range items {
-		buf = appendItem(buf[:0], idx.itemKeys[it.dim], func(k string) any {
+	for _, it := range a.items {
+		start := len(a.arena)
+		a.arena = appendItem(a.arena, idx.itemKeys[it.dim], func(k string) any {
 			// The last expectation of a key wins, as in a map.
 			for i := len(it.vals) - 1; i >= 0; i-- {
 				if it.vals[i].key == k {
@@ -184,56 +237,34 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 			}
 			return nil
 		})
-		addUnit(it.dim, 0, metrics.Unit{Value: string(buf)})
+		a.add(it.dim, false, "", start)
 	}
-	if cd.units == nil && cd.labels == nil {
-		return cd
-	}
-	// Recognised side, from the response.
-	doc := rs.doc
-	if idx.hasLeaf && cd.units != nil {
-		w := e.walkers.Get().(*walker)
-		w.walk(doc, func(p *pathNode, v jsondoc.Ref) {
-			if p.dim >= 0 && wanted(p.dim) {
-				buf = doc.AppendCanonical(buf[:0], v)
-				addUnit(p.dim, 1, metrics.Unit{Key: p.key, Value: string(buf)})
-			}
-		})
-		e.walkers.Put(w)
-	}
-	for di, dim := range sc.Dimensions {
-		switch dim.Kind {
-		case schema.KindItems:
-			if dim.Items == nil || !wanted(di) {
-				continue
-			}
-			keys := idx.itemKeys[di]
-			addItem := func(obj jsondoc.Ref) {
-				buf = appendItem(buf[:0], keys, func(k string) any {
-					if v, ok := doc.Get(obj, k); ok && !doc.Empty(v) {
-						return docValue{doc, v}
-					}
-					return nil
-				})
-				addUnit(di, 1, metrics.Unit{Value: string(buf)})
-			}
-			if name, ok := descentItems(dim.Items.Expr); ok && len(idx.ignoreSlow) == 0 {
-				idx.findItems(doc, doc.Root(), name, true, addItem)
-				continue
-			}
-			data := rs.value()
-			for _, loc := range dim.Items.Expr.Locate(data, 0) {
-				if idx.ignored(loc) {
+	if len(a.units) > 0 {
+		// Recognised side, from the response: leaves and $..NAME[*] items
+		// in one walk, other items patterns on the built response.
+		w.walk(rs.doc)
+		if idx.slowItems {
+			for di, dim := range sc.Dimensions {
+				if dim.Kind != schema.KindItems || dim.Items == nil || idx.itemsName[di] != "" || !a.wanted[di] {
 					continue
 				}
-				if obj, ok := loc.First(data).(map[string]any); ok {
-					addUnit(di, 1, metrics.Unit{Value: itemValue(obj, keys)})
+				data := rs.value()
+				for _, loc := range dim.Items.Expr.Locate(data, 0) {
+					if idx.ignored(loc) {
+						continue
+					}
+					if obj, ok := loc.First(data).(map[string]any); ok {
+						start := len(a.arena)
+						a.arena = appendItem(a.arena, idx.itemKeys[di], func(k string) any { return obj[k] })
+						a.add(di, true, "", start)
+					}
 				}
 			}
-		case schema.KindLabel:
-			if cd.labels == nil || !cd.labels[di].has {
-				continue
-			}
+		}
+		a.tally(n)
+	}
+	for di, dim := range sc.Dimensions {
+		if dim.Kind == schema.KindLabel && cd.labels != nil && cd.labels[di].has {
 			cd.labels[di].ranked = predicted(dim, rs)
 		}
 	}
@@ -242,6 +273,34 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 	// of are not evidence of error): units are only gathered for dimensions
 	// the expectations opened above.
 	return cd
+}
+
+// tally turns the units found into one tally per dimension.
+func (a *analysis) tally(n int) {
+	text := string(a.arena) // one copy for every unit's text
+	cd := a.cd
+	cd.tallies = make([]metrics.Tally, n)
+	cd.counted = make([]bool, n)
+	for di := range n {
+		if !a.wanted[di] {
+			continue
+		}
+		exp, rec := a.scratch[0][:0], a.scratch[1][:0]
+		for _, u := range a.units {
+			if int(u.dim) != di {
+				continue
+			}
+			mu := metrics.Unit{Key: u.key, Value: text[u.start:u.end]}
+			if u.recognised {
+				rec = append(rec, mu)
+			} else {
+				exp = append(exp, mu)
+			}
+		}
+		cd.tallies[di].Case(exp, rec)
+		cd.counted[di] = true
+		a.scratch[0], a.scratch[1] = exp, rec
+	}
 }
 
 type keyValue struct {
@@ -276,12 +335,6 @@ func appendItem(b []byte, keys []string, get func(string) any) []byte {
 		}
 	}
 	return append(b, '}')
-}
-
-// itemValue is the canonical text of an item on its compared keys; an
-// absent key and an empty value are the same.
-func itemValue(obj map[string]any, keys []string) string {
-	return string(appendItem(nil, keys, func(k string) any { return obj[k] }))
 }
 
 // first returns the value a dimension's pattern selects first.
@@ -354,66 +407,34 @@ func descentItems(x jp.Expr) (string, bool) {
 	return string(c), r && d && n && w
 }
 
-// findItems calls fn for every object in an array held under key name
-// anywhere in the response, skipping ignored keys: the $..NAME[*] pattern
-// without building a path per node.
-func (d *dimIndex) findItems(doc *jsondoc.Doc, v jsondoc.Ref, name string, root bool, fn func(jsondoc.Ref)) {
-	switch doc.Kind(v) {
-	case jsondoc.Object:
-		doc.Each(v, func(k, e jsondoc.Ref) bool {
-			var key string
-			if doc.Plain(k) {
-				b := doc.StrBytes(k)
-				if d.ignoreDescent[string(b)] || root && d.ignoreRoot[string(b)] {
-					return true
-				}
-				if string(b) == name {
-					key = name
-				}
-			} else {
-				key = doc.Str(k)
-				if d.ignoreDescent[key] || root && d.ignoreRoot[key] {
-					return true
-				}
-			}
-			if key == name && doc.Kind(e) == jsondoc.Array {
-				doc.Elems(e, func(_ int, it jsondoc.Ref) bool {
-					if doc.Kind(it) == jsondoc.Object {
-						fn(it)
-					}
-					return true
-				})
-			}
-			d.findItems(doc, e, name, false, fn)
-			return true
-		})
-	case jsondoc.Array:
-		doc.Elems(v, func(_ int, e jsondoc.Ref) bool {
-			d.findItems(doc, e, name, false, fn)
-			return true
-		})
-	}
-}
-
 // pathNode is one concrete response path in a walker's trie, with what
 // dimension analysis needs to know of it, worked out once.
 type pathNode struct {
 	path    jp.Expr
 	key     string // canonical text of path
 	dim     int    // index of its leaf dimension, or -1
+	items   []int  // items dimensions whose $..NAME[*] names this key
 	ignored bool
-	kids    map[string]*pathNode
+	kids    []kid // few: searched in order
+	kidMap  map[string]*pathNode
 	elems   []*pathNode
+}
+
+type kid struct {
+	name string
+	node *pathNode
 }
 
 // walker flattens parsed responses (as Flatten does) along a trie of the
 // paths seen so far, so the leaves of a million similar responses cost a
-// map lookup per step, not a path built and matched per leaf. Each walker
-// serves one goroutine at a time (they are pooled).
+// few comparisons per step, not a path built and matched per leaf. Each
+// walker serves one goroutine at a time (they are pooled), with the
+// scratch memory of the analysis it walks for.
 type walker struct {
 	idx   *dimIndex
 	root  *pathNode
 	nodes int
+	a     analysis
 }
 
 // maxTrie bounds a walker's trie; responses with ever new paths (huge
@@ -439,71 +460,125 @@ func (w *walker) node(parent *pathNode, f jp.Frag) *pathNode {
 	if dim := w.idx.of(n.key, p); dim != nil && dim.Kind == schema.KindLeaf {
 		n.dim = w.idx.index[dim]
 	}
+	if c, ok := f.(jp.Child); ok {
+		for i, name := range w.idx.itemsName {
+			if name != "" && name == string(c) {
+				n.items = append(n.items, i)
+			}
+		}
+	}
 	w.nodes++
 	return n
 }
 
+const maxKids = 16
+
 func (w *walker) child(parent *pathNode, doc *jsondoc.Doc, k jsondoc.Ref) *pathNode {
+	var key string
 	if doc.Plain(k) {
-		if n := parent.kids[string(doc.StrBytes(k))]; n != nil {
+		b := doc.StrBytes(k)
+		for _, c := range parent.kids {
+			if c.name == string(b) {
+				return c.node
+			}
+		}
+		if n := parent.kidMap[string(b)]; n != nil {
 			return n
 		}
-	} else if n := parent.kids[doc.Str(k)]; n != nil {
-		return n
+		key = string(b)
+	} else {
+		key = doc.Str(k)
+		for _, c := range parent.kids {
+			if c.name == key {
+				return c.node
+			}
+		}
+		if n := parent.kidMap[key]; n != nil {
+			return n
+		}
 	}
-	key := doc.Str(k)
 	n := w.node(parent, jp.Child(key))
-	if parent.kids == nil {
-		parent.kids = map[string]*pathNode{}
+	if len(parent.kids) < maxKids {
+		parent.kids = append(parent.kids, kid{key, n})
+	} else {
+		if parent.kidMap == nil {
+			parent.kidMap = map[string]*pathNode{}
+		}
+		parent.kidMap[key] = n
 	}
-	parent.kids[key] = n
 	return n
 }
 
 func (w *walker) elem(parent *pathNode, i int) *pathNode {
-	if i < len(parent.elems) {
-		return parent.elems[i]
-	}
 	for len(parent.elems) <= i {
 		parent.elems = append(parent.elems, w.node(parent, jp.Nth(len(parent.elems))))
 	}
 	return parent.elems[i]
 }
 
-// walk calls fn for every leaf of the response: scalars and arrays of
-// scalars that are not empty, outside ignored paths.
-func (w *walker) walk(doc *jsondoc.Doc, fn func(*pathNode, jsondoc.Ref)) {
+// walk visits the response for the analysis: every leaf (scalars and
+// arrays of scalars that are not empty, outside ignored paths) of a wanted
+// leaf dimension becomes a recognised unit, and so does every object of an
+// array held under the key of a wanted $..NAME[*] items dimension.
+func (w *walker) walk(doc *jsondoc.Doc) {
 	if w.nodes > maxTrie {
 		w.reset()
 	}
-	var visit func(p *pathNode, v jsondoc.Ref)
-	visit = func(p *pathNode, v jsondoc.Ref) {
-		if p.ignored {
+	w.visit(doc, w.root, doc.Root())
+}
+
+func (w *walker) visit(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
+	if p.ignored {
+		return
+	}
+	a := &w.a
+	switch doc.Kind(v) {
+	case jsondoc.Object:
+		doc.Each(v, func(k, e jsondoc.Ref) bool {
+			w.visit(doc, w.child(p, doc, k), e)
+			return true
+		})
+		return
+	case jsondoc.Array:
+		for _, di := range p.items {
+			if !a.wanted[di] {
+				continue
+			}
+			keys := w.idx.itemKeys[di]
+			doc.Elems(v, func(_ int, it jsondoc.Ref) bool {
+				if doc.Kind(it) == jsondoc.Object {
+					start := len(a.arena)
+					a.arena = appendItem(a.arena, keys, func(k string) any {
+						if f, ok := doc.Get(it, k); ok && !doc.Empty(f) {
+							return docValue{doc, f}
+						}
+						return nil
+					})
+					a.add(di, true, "", start)
+				}
+				return true
+			})
+		}
+		if doc.HasContainer(v) {
+			// An empty array of containers holds no leaves, but may hold
+			// items (an object whose keys are all empty is still one).
+			doc.Elems(v, func(i int, e jsondoc.Ref) bool {
+				w.visit(doc, w.elem(p, i), e)
+				return true
+			})
 			return
 		}
-		switch doc.Kind(v) {
-		case jsondoc.Object:
-			doc.Each(v, func(k, e jsondoc.Ref) bool {
-				visit(w.child(p, doc, k), e)
-				return true
-			})
-		case jsondoc.Array:
-			if doc.Empty(v) {
-				return
-			}
-			if !doc.HasContainer(v) {
-				fn(p, v)
-				return
-			}
-			doc.Elems(v, func(i int, e jsondoc.Ref) bool {
-				visit(w.elem(p, i), e)
-				return true
-			})
-		default:
-			if !doc.Empty(v) {
-				fn(p, v)
-			}
+		if doc.Empty(v) {
+			return
+		}
+	default:
+		if doc.Empty(v) {
+			return
 		}
 	}
-	visit(w.root, doc.Root())
+	if p.dim >= 0 && a.wanted[p.dim] {
+		start := len(a.arena)
+		a.arena = doc.AppendCanonical(a.arena, v)
+		a.add(p.dim, true, p.key, start)
+	}
 }

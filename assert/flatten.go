@@ -19,20 +19,13 @@ type Leaf struct {
 // skip, when set, drops a path and everything below it.
 func Flatten(data any, skip func(jp.Expr) bool) []Leaf {
 	var out []Leaf
-	walkLeaves(data, skip, true, func(p jp.Expr, v any) {
+	walkLeaves(data, skip, func(p jp.Expr, v any) {
 		out = append(out, Leaf{Path: append(jp.Expr(nil), p...), Value: v})
 	})
 	return out
 }
 
-// FlattenFunc is Flatten without building the list and in no particular
-// order of object keys: fn sees each leaf's path only during the call (the
-// slice is reused). Dimension counting, which is order-free, uses it.
-func FlattenFunc(data any, skip func(jp.Expr) bool, fn func(path jp.Expr, v any)) {
-	walkLeaves(data, skip, false, fn)
-}
-
-func walkLeaves(data any, skip func(jp.Expr) bool, sorted bool, fn func(path jp.Expr, v any)) {
+func walkLeaves(data any, skip func(jp.Expr) bool, fn func(path jp.Expr, v any)) {
 	stack := make(jp.Expr, 1, 16)
 	stack[0] = jp.Root('$')
 	var walk func(v any)
@@ -42,14 +35,6 @@ func walkLeaves(data any, skip func(jp.Expr) bool, sorted bool, fn func(path jp.
 		}
 		switch t := v.(type) {
 		case map[string]any:
-			if !sorted {
-				for k, e := range t {
-					stack = append(stack, jp.Child(k))
-					walk(e)
-					stack = stack[:len(stack)-1]
-				}
-				return
-			}
 			keys := make([]string, 0, len(t))
 			for k := range t {
 				keys = append(keys, k)

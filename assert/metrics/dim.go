@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -62,7 +63,9 @@ func (d *DimAcc) val(v string) *dimCount {
 	c := d.byVal[v]
 	if c == nil {
 		c = &dimCount{}
-		d.byVal[v] = c
+		// A unit's text may be a slice of a larger buffer; the map keeps
+		// a copy of its own.
+		d.byVal[strings.Clone(v)] = c
 	}
 	return c
 }
@@ -75,22 +78,54 @@ func (d *DimAcc) val(v string) *dimCount {
 // recognised units under theirs, so a Person recognised where Place was
 // expected is a wrong Person and a missed Place.
 func (d *DimAcc) AddCase(expected, recognized []Unit) {
-	for _, u := range expected {
-		d.val(u.Value).expected++
+	var t Tally
+	t.Case(expected, recognized)
+	d.Add(&t)
+}
+
+// Tally is one case's counts in a dimension, overall and per value: what
+// AddCase adds, worked out once so that it can be added to several
+// accumulators (a case counts in every node of the metrics tree it belongs
+// to) at the cost of one lookup per distinct value.
+type Tally struct {
+	all    dimCount
+	values []valueCount
+}
+
+type valueCount struct {
+	value string
+	dimCount
+}
+
+func (t *Tally) value(v string) *dimCount {
+	for i := range t.values {
+		if t.values[i].value == v {
+			return &t.values[i].dimCount
+		}
 	}
-	d.all.expected += len(expected)
-	d.all.recognized += len(recognized)
+	t.values = append(t.values, valueCount{value: v})
+	return &t.values[len(t.values)-1].dimCount
+}
+
+// Case sets t to the counts of one case (see AddCase), reusing its memory.
+func (t *Tally) Case(expected, recognized []Unit) {
+	t.all, t.values = dimCount{}, t.values[:0]
+	for _, u := range expected {
+		t.value(u.Value).expected++
+	}
+	t.all.expected = len(expected)
+	t.all.recognized = len(recognized)
 	if len(expected) <= smallCase {
 		var usedBuf [smallCase]bool
 		used := usedBuf[:len(expected)]
 		for _, u := range recognized {
-			c := d.val(u.Value)
+			c := t.value(u.Value)
 			c.recognized++
 			for i, e := range expected {
 				if !used[i] && e == u {
 					used[i] = true
 					c.correct++
-					d.all.correct++
+					t.all.correct++
 					break
 				}
 			}
@@ -102,13 +137,21 @@ func (d *DimAcc) AddCase(expected, recognized []Unit) {
 		need[u]++
 	}
 	for _, u := range recognized {
-		c := d.val(u.Value)
+		c := t.value(u.Value)
 		c.recognized++
 		if need[u] > 0 {
 			need[u]--
 			c.correct++
-			d.all.correct++
+			t.all.correct++
 		}
+	}
+}
+
+// Add adds a case's tally to d.
+func (d *DimAcc) Add(t *Tally) {
+	d.all.add(t.all)
+	for i := range t.values {
+		d.val(t.values[i].value).add(t.values[i].dimCount)
 	}
 }
 
