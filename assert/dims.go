@@ -41,7 +41,7 @@ type dimIndex struct {
 	// when another items dimension needs its pattern evaluated.
 	itemsName []string
 	slowItems bool
-	cache   sync.Map // string → *spec.Dimension (nil stored as noDim)
+	cache     sync.Map // string → *spec.Dimension (nil stored as noDim)
 	// ignoreFast holds ignore patterns of the forms $..name and $.name,
 	// checked on the last step only; ignoreSlow the others.
 	ignoreDescent map[string]bool
@@ -135,9 +135,9 @@ func (d *dimIndex) ignored(path jp.Expr) bool {
 type analysis struct {
 	cd      *caseDims
 	doc     *jsondoc.Doc
-	arena   []byte  // canonical texts of unit values, back to back
-	units   []unit  // every unit found, in arena order
-	wanted  []bool  // dimensions the expectations annotate
+	arena   []byte // canonical texts of unit values, back to back
+	units   []unit // every unit found, in arena order
+	wanted  []bool // dimensions the expectations annotate
 	scratch [2][]metrics.Unit
 	items   []expectedItem
 }
