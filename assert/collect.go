@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
@@ -38,7 +37,7 @@ type nodeAcc struct {
 	sc                             *spec.Schema
 }
 
-func (n *nodeAcc) add(r *schema.Result, length int) {
+func (n *nodeAcc) add(r *schema.Result, lat metrics.Sample) {
 	n.total++
 	switch r.Outcome {
 	case schema.Pass:
@@ -52,7 +51,7 @@ func (n *nodeAcc) add(r *schema.Result, length int) {
 		if n.latency == nil {
 			n.latency = metrics.NewLatencyAcc()
 		}
-		n.latency.AddLength(length, r.LatencyMS)
+		n.latency.AddSample(lat)
 	}
 	cd, _ := r.Scratch.(*caseDims)
 	if cd == nil || n.sc == nil || r.Outcome == schema.Error {
@@ -214,6 +213,7 @@ type Collector struct {
 	nanos     map[string]int64
 	cases     []caseEntry
 	next      int64 // sequence number of the next result Add is given
+	sceneKey  []byte
 	tmplOrder map[string]int
 	// MaxBody caps the response text kept for a failing case.
 	MaxBody int
@@ -264,7 +264,7 @@ func (c *Collector) Add(r *schema.Result) {
 func (c *Collector) AddAt(r *schema.Result, seq int64) {
 	c.next = seq + 1
 	c.addCase(r, seq)
-	length := metrics.InputLength(r.Text)
+	lat := metrics.NewSample(metrics.InputLength(r.Text), r.LatencyMS)
 	g := c.groups[r.Template]
 	if g == nil {
 		g = &counts{}
@@ -275,22 +275,31 @@ func (c *Collector) AddAt(r *schema.Result, seq int64) {
 		c.unreviewed++
 		return
 	}
-	c.root.add(r, length)
+	c.root.add(r, lat)
 	for _, sp := range r.Split {
-		c.get(c.split, sp).add(r, length)
+		c.get(c.split, sp).add(r, lat)
 	}
 	if r.Level != "" {
-		c.get(c.level, r.Level).add(r, length)
+		c.get(c.level, r.Level).add(r, lat)
 	}
-	for i := range r.Scene {
-		c.get(c.scene, strings.Join(r.Scene[:i+1], "/")).add(r, length)
+	c.sceneKey = c.sceneKey[:0]
+	for i, part := range r.Scene {
+		if i > 0 {
+			c.sceneKey = append(c.sceneKey, '/')
+		}
+		c.sceneKey = append(c.sceneKey, part...)
+		n := c.scene[string(c.sceneKey)] // looked up without a copy
+		if n == nil {
+			n = c.get(c.scene, string(c.sceneKey))
+		}
+		n.add(r, lat)
 	}
 	if r.Core {
-		c.core.add(r, length)
+		c.core.add(r, lat)
 	} else {
-		c.noncore.add(r, length)
+		c.noncore.add(r, lat)
 	}
-	c.get(c.template, r.Template).add(r, length)
+	c.get(c.template, r.Template).add(r, lat)
 }
 
 // Unreviewed is the number of results kept out of the metrics because

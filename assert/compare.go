@@ -48,6 +48,18 @@ func Equal(expected, actual any) bool {
 		}
 		return true
 	}
+	// Numbers of the same type compare directly; mixed types exactly, as
+	// big.Float.
+	switch e := expected.(type) {
+	case int64:
+		if a, ok := actual.(int64); ok {
+			return a == e
+		}
+	case float64:
+		if a, ok := actual.(float64); ok {
+			return a == e
+		}
+	}
 	ef, eok := number(expected)
 	af, aok := number(actual)
 	if eok && aok {

@@ -281,6 +281,13 @@ func (a *analysis) tally(n int) {
 	cd := a.cd
 	cd.tallies = make([]metrics.Tally, n)
 	cd.counted = make([]bool, n)
+	// One buffer holds every tally's values: a dimension has no more
+	// distinct values than units.
+	counts := make([]int, n)
+	for _, u := range a.units {
+		counts[u.dim]++
+	}
+	buf := metrics.NewTallyBuffer(len(a.units))
 	for di := range n {
 		if !a.wanted[di] {
 			continue
@@ -297,6 +304,7 @@ func (a *analysis) tally(n int) {
 				exp = append(exp, mu)
 			}
 		}
+		cd.tallies[di] = buf.Tally(counts[di])
 		cd.tallies[di].Case(exp, rec)
 		cd.counted[di] = true
 		a.scratch[0], a.scratch[1] = exp, rec

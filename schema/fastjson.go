@@ -129,6 +129,9 @@ func eachMember(b []byte, fn func(key []byte, val []byte) error) error {
 			return err
 		}
 		if err := fn(key, b[vs:ve]); err != nil {
+			if err == errFound {
+				return err // a search that ended, not a failure
+			}
 			return fmt.Errorf("%s: %w", key, err)
 		}
 		i = skipSpace(b, ve)

@@ -97,6 +97,22 @@ type valueCount struct {
 	dimCount
 }
 
+// TallyBuffer lends tallies their value lists from one allocation.
+type TallyBuffer []valueCount
+
+// NewTallyBuffer returns a buffer for tallies of n units in all.
+func NewTallyBuffer(n int) TallyBuffer { return make(TallyBuffer, 0, n) }
+
+// Tally returns an empty tally with room for the values of n units.
+func (b *TallyBuffer) Tally(n int) Tally {
+	l := len(*b)
+	if l+n > cap(*b) {
+		return Tally{}
+	}
+	*b = (*b)[:l+n]
+	return Tally{values: (*b)[l : l : l+n]}
+}
+
 func (t *Tally) value(v string) *dimCount {
 	for i := range t.values {
 		if t.values[i].value == v {

@@ -56,13 +56,37 @@ func (l *LatencyAcc) Add(text string, ms float64) {
 
 // AddLength is Add for a caller that already knows the input length.
 func (l *LatencyAcc) AddLength(n int, ms float64) {
+	l.AddSample(NewSample(n, ms))
+}
+
+// Sample is one latency measurement prepared for adding to several
+// accumulators (a case counts in every node of the metrics tree it belongs
+// to): its length bucket and histogram cell are worked out once.
+type Sample struct {
+	ms     float64
+	bucket int
+	cell   int32
+	ok     bool
+}
+
+// NewSample prepares the latency ms of a call whose input length is n. A
+// NaN or infinite latency is not a measurement; adding it does nothing.
+func NewSample(n int, ms float64) Sample {
 	if math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return Sample{}
+	}
+	return Sample{ms: ms, bucket: BucketIndex(n), cell: histIndex(ms), ok: true}
+}
+
+// AddSample records a prepared sample.
+func (l *LatencyAcc) AddSample(s Sample) {
+	if !s.ok {
 		return
 	}
-	i := BucketIndex(n)
+	i, ms := s.bucket, s.ms
 	l.n++
 	if l.hist != nil {
-		l.hist.add(i, ms)
+		l.hist.addCell(i, s.cell, ms)
 		return
 	}
 	l.buckets[i] = append(l.buckets[i], ms)

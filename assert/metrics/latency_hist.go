@@ -46,10 +46,15 @@ func histValue(i int32) float64 {
 }
 
 func (h *latencyHist) add(bucket int, ms float64) {
+	h.addCell(bucket, histIndex(ms), ms)
+}
+
+// addCell is add for a caller that knows the value's cell, histIndex(ms).
+func (h *latencyHist) addCell(bucket int, cell int32, ms float64) {
 	if h.counts[bucket] == nil {
 		h.counts[bucket] = map[int32]int64{}
 	}
-	h.counts[bucket][histIndex(ms)]++
+	h.counts[bucket][cell]++
 	h.n[bucket]++
 	h.nanos[bucket] += int64(math.Round(ms * 1e6))
 	h.max[bucket] = max(h.max[bucket], ms)
