@@ -24,6 +24,17 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// structural marks the bytes a container scan stops at: quotes and
+// brackets. stringStop marks the bytes a string scan stops at.
+var structural, stringStop [256]bool
+
+func init() {
+	for _, c := range []byte(`"{}[]`) {
+		structural[c] = true
+	}
+	stringStop['"'], stringStop['\\'] = true, true
+}
+
 // scanValue returns the end of the JSON value starting at b[i] (after
 // spaces). It checks structure only as far as finding the end needs.
 func scanValue(b []byte, i int) (start, end int, err error) {
@@ -39,6 +50,12 @@ func scanValue(b []byte, i int) (start, end int, err error) {
 	case '{', '[':
 		depth := 0
 		for i < len(b) {
+			for i < len(b) && !structural[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				break
+			}
 			switch b[i] {
 			case '"':
 				e, err := scanString(b, i)
@@ -72,12 +89,16 @@ func scanValue(b []byte, i int) (start, end int, err error) {
 
 func scanString(b []byte, i int) (int, error) {
 	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
+		for j < len(b) && !stringStop[b[j]] {
 			j++
-		case '"':
+		}
+		if j >= len(b) {
+			break
+		}
+		if b[j] == '"' {
 			return j + 1, nil
 		}
+		j++ // the byte after a backslash
 	}
 	return 0, errSyntax
 }

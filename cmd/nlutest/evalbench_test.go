@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -52,23 +54,41 @@ var errEnough = errors.New("enough cases")
 // expectations each, seed 000's response) and returns their paths.
 func writeBenchRun(tb testing.TB, n int) (*spec.Suite, string) {
 	dir := tb.TempDir()
-	src := benchSuite
-	if os.Getenv("NLUTEST_BENCH_NODIMS") != "" {
-		// expectations only: no schema, so no dimension metrics
-		src = strings.Replace(src, `schema = "IAO"`, "", 1)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	s, diags := spec.Load(dir, spec.Options{})
-	if diags.HasErrors() {
-		tb.Fatal(diags)
-	}
-	path := filepath.Join(dir, "results.jsonl")
-	f, err := os.Create(path)
+	s, path, err := writeEvalBench(dir, n, os.Getenv("NLUTEST_BENCH_NODIMS") != "")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return s, path
+}
+
+// writeEvalBench writes dir/suite (the bench suite) and dir/run, a run
+// directory of n results of it (run.json and results.jsonl), and returns
+// the loaded suite and the results file.
+func writeEvalBench(dir string, n int, noDims bool) (*spec.Suite, string, error) {
+	src := benchSuite
+	if noDims {
+		// expectations only: no schema, so no dimension metrics
+		src = strings.Replace(src, `schema = "IAO"`, "", 1)
+	}
+	suiteDir, runDir := filepath.Join(dir, "suite"), filepath.Join(dir, "run")
+	for _, d := range []string{suiteDir, runDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(suiteDir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
+		return nil, "", err
+	}
+	s, diags := spec.Load(suiteDir, spec.Options{})
+	if diags.HasErrors() {
+		return nil, "", diags
+	}
+	path := filepath.Join(runDir, runner.ResultsFile)
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
 	i := 0
 	err = s.Generate(spec.GenOptions{}, func(c *schema.Case) error {
@@ -85,11 +105,39 @@ func writeBenchRun(tb testing.TB, n int) (*spec.Suite, string) {
 		return err
 	})
 	if err != nil && err != errEnough {
-		tb.Fatal(err)
+		return nil, "", err
 	}
-	w.Flush()
-	f.Close()
-	return s, path
+	if err := w.Flush(); err != nil {
+		return nil, "", err
+	}
+	abs, err := filepath.Abs(suiteDir)
+	if err != nil {
+		return nil, "", err
+	}
+	now := time.Now()
+	err = writeRunMeta(runDir, runMeta{Tool: "nlutest", Version: "bench", Suite: abs, Target: "iao", Total: n, Started: now, Finished: now})
+	return s, path, err
+}
+
+// TestWriteEvalBench writes the eval bench's suite and run directory to
+// $NLUTEST_BENCH_RUN (NLUTEST_BENCH_N results, default 1,000,000), for
+// timing the command itself (docs/performance.md):
+//
+//	NLUTEST_BENCH_RUN=/tmp/eval-1m go test ./cmd/nlutest -run TestWriteEvalBench
+//	go build -o /tmp/nlutest ./cmd/nlutest && /usr/bin/time -v /tmp/nlutest eval /tmp/eval-1m/run
+func TestWriteEvalBench(t *testing.T) {
+	dir := os.Getenv("NLUTEST_BENCH_RUN")
+	if dir == "" {
+		t.Skip("set NLUTEST_BENCH_RUN=DIR to write the eval bench there")
+	}
+	n := 1_000_000
+	if v, err := strconv.Atoi(os.Getenv("NLUTEST_BENCH_N")); err == nil && v > 0 {
+		n = v
+	}
+	if _, _, err := writeEvalBench(dir, n, os.Getenv("NLUTEST_BENCH_NODIMS") != ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %d results to %s/run", n, dir)
 }
 
 // BenchmarkEvalResults measures `nlutest eval`'s work per saved result:
