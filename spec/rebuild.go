@@ -17,6 +17,8 @@ type Rebuilder struct {
 	index  map[*Template][]map[string]int // per slot: value → index into the slot's candidates
 	pools  map[*Template]*sync.Pool
 	byName map[string]*Template
+	// ready holds what prepared made, read without the lock.
+	ready sync.Map // *Template → *preparedTemplate
 }
 
 // NewRebuilder prepares a rebuilder for s.
@@ -111,6 +113,10 @@ func (rb *Rebuilder) build(pool *sync.Pool, tuple []int, id, text string) (*sche
 // prepared returns the value index and builder pool of a template,
 // making them on first use.
 func (rb *Rebuilder) prepared(t *Template) ([]map[string]int, *sync.Pool) {
+	if p, ok := rb.ready.Load(t); ok { // every call after the first
+		p := p.(*preparedTemplate)
+		return p.index, p.pool
+	}
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
 	if idx, ok := rb.index[t]; ok {
@@ -132,5 +138,11 @@ func (rb *Rebuilder) prepared(t *Template) ([]map[string]int, *sync.Pool) {
 		return &caseBuilder{s: rb.s, t: t, g: g, schemaKey: schemaKey, exp: make([]string, len(t.Slots)), splitSets: map[uint64][]string{}}
 	}}
 	rb.index[t], rb.pools[t] = idx, pool
+	rb.ready.Store(t, &preparedTemplate{idx, pool})
 	return idx, pool
+}
+
+type preparedTemplate struct {
+	index []map[string]int
+	pool  *sync.Pool
 }
