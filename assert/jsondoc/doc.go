@@ -57,8 +57,10 @@ type node struct {
 }
 
 // Doc is a parsed JSON text. The zero value is empty; Parse fills it,
-// reusing its memory, so a pooled Doc parses without allocating. A Doc
-// refers to the text it parsed, which must not change while it is used.
+// reusing its memory, so a pooled Doc parses without allocating (but for
+// one string per key of an object of more than 16 members, which the
+// duplicate-key check puts in a map). A Doc refers to the text it parsed,
+// which must not change while it is used.
 type Doc struct {
 	src   []byte
 	nodes []node
@@ -517,9 +519,13 @@ func hex4(b []byte) rune {
 
 // Each calls fn for every member of the object r in document order, with
 // the member's key node and value; a key the object repeats is given only
-// at its last occurrence. fn returns false to stop.
+// at its last occurrence. fn returns false to stop. Each does nothing
+// when r is not an object.
 func (d *Doc) Each(r Ref, fn func(key, val Ref) bool) {
 	n := &d.nodes[r]
+	if n.kind != Object {
+		return
+	}
 	dup := n.flags&flagDupKeys != 0
 	j := uint32(r) + 1
 	for range n.count {
@@ -547,9 +553,12 @@ func (d *Doc) repeatedLater(k, from, obj uint32) bool {
 }
 
 // Elems calls fn for every element of the array r in order; fn returns
-// false to stop.
+// false to stop. Elems does nothing when r is not an array.
 func (d *Doc) Elems(r Ref, fn func(i int, v Ref) bool) {
 	n := &d.nodes[r]
+	if n.kind != Array {
+		return
+	}
 	j := uint32(r) + 1
 	for i := range int(n.count) {
 		if !fn(i, Ref(j)) {
@@ -672,12 +681,13 @@ func (d *Doc) Value(r Ref) any {
 }
 
 // number converts a number token the way ojg's parser types it: int64
-// when it is an integer that fits, float64 when a fraction or exponent of
-// ordinary size is present, and json.Number (the token's text) for what
-// neither holds exactly — integers beyond int64, an integer part beyond
-// what ojg reads as one (19 digits from 9223372036854775800, or beyond
-// int64 when negative), 18 or more fraction digits, exponents beyond 1022,
-// values beyond float64's range (where ojg gives ±Inf).
+// when it is an integer that fits (a zero exponent without a fraction, as
+// in 5e0, too), float64 when a fraction or exponent of ordinary size is
+// present, and json.Number (the token's text) for what neither holds
+// exactly — integers beyond int64, an integer part beyond what ojg reads
+// as one (19 digits from 9223372036854775800, or beyond int64 when
+// negative), 18 or more fraction digits, exponents beyond 1022, values
+// beyond float64's range (where ojg gives ±Inf).
 func (d *Doc) number(n *node) any {
 	tok := d.src[n.start:n.end]
 	if n.flags&flagInt != 0 {
@@ -710,6 +720,14 @@ func (d *Doc) number(n *node) any {
 				break
 			}
 		}
+	}
+	if fracDigits == 0 && exp == 0 {
+		// No fraction and a zero exponent (5e0, 5E-00): ojg reads an
+		// integer.
+		if v, err := strconv.ParseInt(string(tok[:len(ip)+btoi(neg)]), 10, 64); err == nil {
+			return v
+		}
+		return json.Number(tok)
 	}
 	if intFits && fracDigits < 18 && exp <= 1022 {
 		if f, err := strconv.ParseFloat(string(tok), 64); err == nil {
