@@ -250,7 +250,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 				}
 				data := rs.value()
 				for _, loc := range dim.Items.Expr.Locate(data, 0) {
-					if idx.ignored(loc) {
+					if sc.Ignored(loc) { // the item or an ancestor
 						continue
 					}
 					if obj, ok := loc.First(data).(map[string]any); ok {
@@ -385,7 +385,9 @@ func predicted(dim *spec.Dimension, rs *response) []string {
 				}
 			}
 		} else {
-			ranked = dim.Ranking.Expr.Get(rs.value())
+			// in document and key order, as matches gives (ojg's Get
+			// walks objects in map order)
+			ranked, _ = matches(dim.Ranking.Expr, rs.value(), true)
 		}
 		for _, v := range ranked {
 			if s, ok := v.(string); ok && s != ls {
@@ -535,6 +537,39 @@ func (w *walker) walk(doc *jsondoc.Doc) {
 	w.visit(doc, w.root, doc.Root())
 }
 
+// items adds the objects in v, held under the key of a wanted $..NAME[*]
+// items dimension, as recognised items: the elements of an array, the
+// member values of an object ([*] selects both).
+func (w *walker) items(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
+	a := &w.a
+	for _, di := range p.items {
+		if !a.wanted[di] {
+			continue
+		}
+		keys := w.idx.itemKeys[di]
+		add := func(it jsondoc.Ref) {
+			if doc.Kind(it) != jsondoc.Object {
+				return
+			}
+			start := len(a.arena)
+			a.arena = appendItem(a.arena, keys, func(k string) any {
+				if f, ok := doc.Get(it, k); ok && !doc.Empty(f) {
+					return docValue{doc, f}
+				}
+				return nil
+			})
+			a.add(di, true, "", start)
+		}
+		doc.Elems(v, func(_ int, it jsondoc.Ref) bool { add(it); return true })
+		doc.Each(v, func(k, it jsondoc.Ref) bool {
+			if !w.child(p, doc, k).ignored { // a member may be ignored by name
+				add(it)
+			}
+			return true
+		})
+	}
+}
+
 func (w *walker) visit(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 	if p.ignored {
 		return
@@ -542,31 +577,14 @@ func (w *walker) visit(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 	a := &w.a
 	switch doc.Kind(v) {
 	case jsondoc.Object:
+		w.items(doc, p, v)
 		doc.Each(v, func(k, e jsondoc.Ref) bool {
 			w.visit(doc, w.child(p, doc, k), e)
 			return true
 		})
 		return
 	case jsondoc.Array:
-		for _, di := range p.items {
-			if !a.wanted[di] {
-				continue
-			}
-			keys := w.idx.itemKeys[di]
-			doc.Elems(v, func(_ int, it jsondoc.Ref) bool {
-				if doc.Kind(it) == jsondoc.Object {
-					start := len(a.arena)
-					a.arena = appendItem(a.arena, keys, func(k string) any {
-						if f, ok := doc.Get(it, k); ok && !doc.Empty(f) {
-							return docValue{doc, f}
-						}
-						return nil
-					})
-					a.add(di, true, "", start)
-				}
-				return true
-			})
-		}
+		w.items(doc, p, v)
 		if doc.HasContainer(v) {
 			// An empty array of containers holds no leaves, but may hold
 			// items (an object whose keys are all empty is still one).
