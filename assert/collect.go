@@ -58,7 +58,7 @@ func (n *nodeAcc) add(r *schema.Result, lat metrics.Sample) {
 		return
 	}
 	dims := n.sc.Dimensions
-	if cd.tallies != nil {
+	if len(cd.tallies) > 0 {
 		if n.dims == nil {
 			n.dims = make([]*metrics.DimAcc, len(dims))
 		}
@@ -72,7 +72,7 @@ func (n *nodeAcc) add(r *schema.Result, lat metrics.Sample) {
 			n.dims[i].Add(&cd.tallies[i])
 		}
 	}
-	if cd.cases != nil {
+	if len(cd.cases) > 0 {
 		if n.caseDims == nil {
 			n.caseDims = make([]*metrics.CaseDimAcc, len(dims))
 		}
@@ -86,7 +86,7 @@ func (n *nodeAcc) add(r *schema.Result, lat metrics.Sample) {
 			n.caseDims[i].Add(c > 0)
 		}
 	}
-	if cd.labels != nil {
+	if len(cd.labels) > 0 {
 		if n.labels == nil {
 			n.labels = make([]*metrics.LabelAcc, len(dims))
 		}
@@ -262,6 +262,14 @@ func (c *Collector) Add(r *schema.Result) {
 // sequence numbers merge into the same figures as one collector fed them
 // all; the cap on listed cases keeps the lowest numbers.
 func (c *Collector) AddAt(r *schema.Result, seq int64) {
+	if cd, ok := r.Scratch.(*caseDims); ok {
+		// The dimension analysis is used up here; its memory serves the
+		// next result.
+		defer func() {
+			r.Scratch = nil
+			caseDimsPool.Put(cd)
+		}()
+	}
 	c.next = seq + 1
 	c.addCase(r, seq)
 	lat := metrics.NewSample(metrics.InputLength(r.Text), r.LatencyMS)

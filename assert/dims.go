@@ -13,11 +13,33 @@ import (
 
 // caseDims is the dimension analysis of one result: what each dimension
 // expected and recognised in it, indexed as the schema's dimensions.
+// Each slice is empty or has one entry per dimension. The collector hands
+// it back to caseDimsPool once counted.
 type caseDims struct {
 	tallies []metrics.Tally // leaf and items dimensions the case annotates
 	counted []bool          // which tallies are set
 	cases   []int8          // case dimensions: 0 not annotated, 1 all met, -1 not
 	labels  []labelObs      // label dimensions
+	values  metrics.TallyBuffer
+}
+
+var caseDimsPool = sync.Pool{New: func() any { return &caseDims{} }}
+
+// newCaseDims returns an empty analysis from the pool.
+func newCaseDims() *caseDims {
+	cd := caseDimsPool.Get().(*caseDims)
+	cd.tallies, cd.counted, cd.cases, cd.labels = cd.tallies[:0], cd.counted[:0], cd.cases[:0], cd.labels[:0]
+	return cd
+}
+
+// grow returns s with n zero entries, reusing its memory.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 type labelObs struct {
@@ -139,6 +161,7 @@ type analysis struct {
 	units   []unit // every unit found, in arena order
 	wanted  []bool // dimensions the expectations annotate
 	scratch [2][]metrics.Unit
+	counts  []int
 	items   []expectedItem
 }
 
@@ -166,7 +189,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 	sc := e.suite.Schema
 	idx := e.dims
 	n := len(sc.Dimensions)
-	cd := &caseDims{}
+	cd := newCaseDims()
 	w := e.walkers.Get().(*walker)
 	defer e.walkers.Put(w)
 	a := &w.a
@@ -190,8 +213,8 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 			a.add(c.dim, false, c.canon, start)
 			a.wanted[c.dim] = true
 		case schema.KindCase:
-			if cd.cases == nil {
-				cd.cases = make([]int8, n)
+			if len(cd.cases) == 0 {
+				cd.cases = grow(cd.cases, n)
 			}
 			if met[i] && cd.cases[c.dim] != -1 {
 				cd.cases[c.dim] = 1
@@ -200,8 +223,8 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 			}
 		case schema.KindLabel:
 			if s, ok := x.Value.(string); ok {
-				if cd.labels == nil {
-					cd.labels = make([]labelObs, n)
+				if len(cd.labels) == 0 {
+					cd.labels = grow(cd.labels, n)
 				}
 				cd.labels[c.dim] = labelObs{has: true, expected: s}
 			}
@@ -264,7 +287,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 		a.tally(n)
 	}
 	for di, dim := range sc.Dimensions {
-		if dim.Kind == schema.KindLabel && cd.labels != nil && cd.labels[di].has {
+		if dim.Kind == schema.KindLabel && len(cd.labels) > 0 && cd.labels[di].has {
 			cd.labels[di].ranked = predicted(dim, rs)
 		}
 	}
@@ -279,15 +302,19 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 func (a *analysis) tally(n int) {
 	text := string(a.arena) // one copy for every unit's text
 	cd := a.cd
-	cd.tallies = make([]metrics.Tally, n)
-	cd.counted = make([]bool, n)
+	cd.tallies = grow(cd.tallies, n)
+	cd.counted = grow(cd.counted, n)
 	// One buffer holds every tally's values: a dimension has no more
 	// distinct values than units.
-	counts := make([]int, n)
+	a.counts = grow(a.counts, n)
+	counts := a.counts
 	for _, u := range a.units {
 		counts[u.dim]++
 	}
-	buf := metrics.NewTallyBuffer(len(a.units))
+	if cap(cd.values) < len(a.units) {
+		cd.values = metrics.NewTallyBuffer(len(a.units))
+	}
+	buf := cd.values[:0]
 	for di := range n {
 		if !a.wanted[di] {
 			continue
