@@ -176,15 +176,9 @@ func (rs *response) value() any {
 
 // find returns the values x selects, as matches does: one value for a
 // single-node path, the list of matches in document and key order for the
-// others.
+// others. (Evaluate compares simple paths in place instead.)
 func (rs *response) find(c *compiled) ([]any, bool) {
 	switch c.mode {
-	case modeSimple:
-		ref, ok := lookup(rs.doc, c.x)
-		if !ok {
-			return nil, false
-		}
-		return []any{rs.doc.Value(ref)}, true
 	case modeTape:
 		refs := locate(rs.doc, c.x, nil)
 		if len(refs) == 0 {
