@@ -410,11 +410,23 @@ func (a *App) replayResults(path string, ev *assert.Evaluator, rb *spec.Rebuilde
 			defer wg.Done()
 			var r schema.Result
 			var rest schema.Deferred
+			lineNo := 0
+			defer func() {
+				// A bug must not take the process down without a word: it
+				// becomes this record's error, and the channel is drained so
+				// the reader finishes.
+				if p := recover(); p != nil {
+					fail(lineNo, fmt.Errorf("%s:%d: internal error evaluating this record: %v (please report it)", path, lineNo, p))
+					for range work {
+					}
+				}
+			}()
 			for b := range work {
 				start := 0
 				for i, end := range b.ends {
 					line := b.buf[start:end]
 					start = end
+					lineNo = b.lines[i]
 					if failed.Load() {
 						break
 					}
