@@ -156,7 +156,6 @@ func (d *dimIndex) ignored(path jp.Expr) bool {
 // the walker that does its walk.
 type analysis struct {
 	cd      *caseDims
-	doc     *jsondoc.Doc
 	arena   []byte // canonical texts of unit values, back to back
 	units   []unit // every unit found, in arena order
 	wanted  []bool // dimensions the expectations annotate
@@ -193,7 +192,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 	w := e.walkers.Get().(*walker)
 	defer e.walkers.Put(w)
 	a := &w.a
-	a.cd, a.doc = cd, rs.doc
+	a.cd = cd
 	a.arena, a.units, a.items = a.arena[:0], a.units[:0], a.items[:0]
 	if cap(a.wanted) < n {
 		a.wanted = make([]bool, n)
@@ -265,7 +264,13 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 	if len(a.units) > 0 {
 		// Recognised side, from the response: leaves and $..NAME[*] items
 		// in one walk, other items patterns on the built response.
-		w.walk(rs.doc)
+		walk := false
+		for di, dim := range sc.Dimensions {
+			walk = walk || a.wanted[di] && (dim.Kind == schema.KindLeaf || idx.itemsName[di] != "")
+		}
+		if walk {
+			w.walk(rs.doc)
+		}
 		if idx.slowItems {
 			for di, dim := range sc.Dimensions {
 				if dim.Kind != schema.KindItems || dim.Items == nil || idx.itemsName[di] != "" || !a.wanted[di] {
