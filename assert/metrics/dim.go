@@ -90,7 +90,12 @@ func (d *DimAcc) AddCase(expected, recognized []Unit) {
 type Tally struct {
 	all    dimCount
 	values []valueCount
+	index  map[string]int // position in values, once there are many
 }
+
+// tallyScan is the number of distinct values a tally finds by scanning;
+// past it, a map.
+const tallyScan = 32
 
 type valueCount struct {
 	value string
@@ -114,18 +119,33 @@ func (b *TallyBuffer) Tally(n int) Tally {
 }
 
 func (t *Tally) value(v string) *dimCount {
-	for i := range t.values {
-		if t.values[i].value == v {
+	if t.index != nil {
+		if i, ok := t.index[v]; ok {
 			return &t.values[i].dimCount
+		}
+	} else {
+		for i := range t.values {
+			if t.values[i].value == v {
+				return &t.values[i].dimCount
+			}
 		}
 	}
 	t.values = append(t.values, valueCount{value: v})
+	if len(t.values) > tallyScan {
+		if t.index == nil {
+			t.index = make(map[string]int, 2*tallyScan)
+			for i := range t.values {
+				t.index[t.values[i].value] = i
+			}
+		}
+		t.index[v] = len(t.values) - 1
+	}
 	return &t.values[len(t.values)-1].dimCount
 }
 
 // Case sets t to the counts of one case (see AddCase), reusing its memory.
 func (t *Tally) Case(expected, recognized []Unit) {
-	t.all, t.values = dimCount{}, t.values[:0]
+	t.all, t.values, t.index = dimCount{}, t.values[:0], nil
 	for _, u := range expected {
 		t.value(u.Value).expected++
 	}

@@ -324,3 +324,34 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// A case with more distinct values than a tally scans (attribute values
+// such as phone numbers are often all different) counts each value once,
+// and one tally added to two accumulators counts as AddCase on each.
+func TestTallyManyValues(t *testing.T) {
+	var exp, rec []Unit
+	for i := range 50 {
+		v := strconv.Quote("1330179" + strconv.Itoa(1000+i))
+		exp = append(exp, Unit{Key: "$.des.phone_number", Value: v})
+		if i%2 == 0 {
+			rec = append(rec, Unit{Key: "$.des.phone_number", Value: v})
+		}
+	}
+	rec = append(rec, Unit{Key: "$.des.phone_number", Value: `"13301791000"`}) // a repeat: wrong
+	var tally Tally
+	tally.Case(exp, rec)
+	a, b, c := NewDimAcc(schema.KindLeaf), NewDimAcc(schema.KindLeaf), NewDimAcc(schema.KindLeaf)
+	a.Add(&tally)
+	b.Add(&tally)
+	c.AddCase(exp, rec)
+	for _, d := range []*DimAcc{a, b, c} {
+		r := d.Result()
+		checkDim(t, "phone", r, dimWant{expected: 50, recognized: 26, correct: 25, wrong: 1})
+		if len(r.Values) != 50 {
+			t.Fatalf("%d values, want 50", len(r.Values))
+		}
+		checkDim(t, "13301791000", r.Values["13301791000"], dimWant{1, 2, 1, 1})
+		checkDim(t, "13301791001", r.Values["13301791001"], dimWant{1, 0, 0, 0})
+		checkDim(t, "13301791048", r.Values["13301791048"], dimWant{1, 1, 1, 0})
+	}
+}
