@@ -354,6 +354,10 @@ func (c *Collector) addCase(r *schema.Result, seq int64) {
 	c.cases = append(c.cases, caseEntry{seq, cr})
 }
 
+// Next is the sequence number after the last result added: where results
+// added with AddAt continue the order.
+func (c *Collector) Next() int64 { return c.next }
+
 // Fork returns an empty collector with c's settings, to be fed part of
 // the results and merged back with Merge.
 func (c *Collector) Fork() *Collector {

@@ -458,7 +458,7 @@ func (a *App) replayResults(path string, ev *assert.Evaluator, rb *spec.Rebuilde
 			}
 		}(cols[w])
 	}
-	var seq int64
+	seq := col.Next() // after what the collector holds (an earlier run directory)
 	cur := &batch{}
 	send := func() {
 		work <- cur
