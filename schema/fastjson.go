@@ -335,16 +335,6 @@ func (d *Deferred) DecodeCase(c *Case) error {
 	return nil
 }
 
-// DecodeExpectations decodes an `expect` object.
-func DecodeExpectations(raw []byte) (Expectations, error) {
-	var e Expectations
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	err := e.UnmarshalJSON(raw)
-	return e, err
-}
-
 // EachSlotValue calls fn with the name and the raw value text of every slot
 // of a slots object (the bytes of the JSON string without its quotes when it
 // has no escapes, else its decoded text).
