@@ -56,16 +56,15 @@ type dimIndex struct {
 	// itemKeys holds each items dimension's compared keys, sorted and
 	// unique, as its canonical text lists them.
 	itemKeys [][]string
-	// hasLeaf is set when some dimension is of kind leaf.
-	hasLeaf bool
 	// itemsName holds, per items dimension of the form $..NAME[*], NAME:
 	// such items are found during the walk for leaves. slowItems is set
 	// when another items dimension needs its pattern evaluated.
 	itemsName []string
 	slowItems bool
 	cache     sync.Map // string → *spec.Dimension (nil stored as noDim)
-	// ignoreFast holds ignore patterns of the forms $..name and $.name,
-	// checked on the last step only; ignoreSlow the others.
+	// ignoreDescent and ignoreRoot hold the names of ignore patterns of the
+	// forms $..name and $.name, checked on the last step only; ignoreSlow
+	// the others.
 	ignoreDescent map[string]bool
 	ignoreRoot    map[string]bool
 	ignoreSlow    []spec.Pattern
@@ -77,7 +76,6 @@ func newDimIndex(sc *spec.Schema) *dimIndex {
 	d.itemsName = make([]string, len(sc.Dimensions))
 	for i, dim := range sc.Dimensions {
 		d.index[dim] = i
-		d.hasLeaf = d.hasLeaf || dim.Kind == schema.KindLeaf
 		if dim.Kind == schema.KindItems {
 			d.itemKeys[i] = slices.Compact(slices.Sorted(slices.Values(dim.Keys)))
 		}
