@@ -37,7 +37,7 @@ type nodeAcc struct {
 	sc                             *spec.Schema
 }
 
-func (n *nodeAcc) add(r *schema.Result, lat metrics.Sample) {
+func (n *nodeAcc) add(r *schema.Result, ev *Evaluation, lat metrics.Sample) {
 	n.total++
 	switch r.Outcome {
 	case schema.Pass:
@@ -53,10 +53,10 @@ func (n *nodeAcc) add(r *schema.Result, lat metrics.Sample) {
 		}
 		n.latency.AddSample(lat)
 	}
-	cd, _ := r.Scratch.(*caseDims)
-	if cd == nil || n.sc == nil || r.Outcome == schema.Error {
+	if ev == nil || n.sc == nil || r.Outcome == schema.Error {
 		return
 	}
+	cd := &ev.dims
 	dims := n.sc.Dimensions
 	if len(cd.tallies) > 0 {
 		if n.dims == nil {
@@ -215,6 +215,7 @@ type Collector struct {
 	next      int64 // sequence number of the next result Add is given
 	sceneKey  []byte
 	tmplOrder map[string]int
+	eval      *Evaluator // made on first need (see Add)
 	// MaxBody caps the response text kept for a failing case.
 	MaxBody int
 	// IncludeUnreviewed counts cases of unreviewed templates in the metrics
@@ -252,23 +253,24 @@ type caseEntry struct {
 	schema.CaseReport
 }
 
-// Add records one evaluated result, the next in order after those added.
-func (c *Collector) Add(r *schema.Result) {
-	c.AddAt(r, c.next)
+// Add records one evaluated result, the next in order after those added,
+// with its evaluation (what Evaluator.Evaluate returned for it). The
+// collector only reads ev: the caller releases it once every collector
+// has it. A nil ev for a result that needs one (the suite's schema
+// declares dimensions) is re-derived, so no metric is lost; passing the
+// evaluation saves that work.
+func (c *Collector) Add(r *schema.Result, ev *Evaluation) {
+	c.AddAt(r, ev, c.next)
 }
 
 // AddAt records one evaluated result that is number seq in the run's order.
 // Collectors forked from one collector and fed disjoint results with their
 // sequence numbers merge into the same figures as one collector fed them
 // all; the cap on listed cases keeps the lowest numbers.
-func (c *Collector) AddAt(r *schema.Result, seq int64) {
-	if cd, ok := r.Scratch.(*caseDims); ok {
-		// The dimension analysis is used up here; its memory serves the
-		// next result.
-		defer func() {
-			r.Scratch = nil
-			caseDimsPool.Put(cd)
-		}()
+func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
+	if ev == nil && c.needsEvaluation(r) {
+		ev = c.evaluator().Analyse(r)
+		defer ev.Release()
 	}
 	c.next = seq + 1
 	c.addCase(r, seq)
@@ -283,12 +285,12 @@ func (c *Collector) AddAt(r *schema.Result, seq int64) {
 		c.unreviewed++
 		return
 	}
-	c.root.add(r, lat)
+	c.root.add(r, ev, lat)
 	for _, sp := range r.Split {
-		c.get(c.split, sp).add(r, lat)
+		c.get(c.split, sp).add(r, ev, lat)
 	}
 	if r.Level != "" {
-		c.get(c.level, r.Level).add(r, lat)
+		c.get(c.level, r.Level).add(r, ev, lat)
 	}
 	c.sceneKey = c.sceneKey[:0]
 	for i, part := range r.Scene {
@@ -300,14 +302,29 @@ func (c *Collector) AddAt(r *schema.Result, seq int64) {
 		if n == nil {
 			n = c.get(c.scene, string(c.sceneKey))
 		}
-		n.add(r, lat)
+		n.add(r, ev, lat)
 	}
 	if r.Core {
-		c.core.add(r, lat)
+		c.core.add(r, ev, lat)
 	} else {
-		c.noncore.add(r, lat)
+		c.noncore.add(r, ev, lat)
 	}
-	c.get(c.template, r.Template).add(r, lat)
+	c.get(c.template, r.Template).add(r, ev, lat)
+}
+
+// needsEvaluation reports whether r counts towards metrics that need its
+// evaluation: the dimension metrics of a result that is not an error.
+func (c *Collector) needsEvaluation(r *schema.Result) bool {
+	sc := c.suite.Schema
+	return sc != nil && len(sc.Dimensions) > 0 && r.Outcome != schema.Error
+}
+
+// evaluator is the evaluator that re-derives evaluations not given to Add.
+func (c *Collector) evaluator() *Evaluator {
+	if c.eval == nil {
+		c.eval = NewEvaluator(c.suite)
+	}
+	return c.eval
 }
 
 // Unreviewed is the number of results kept out of the metrics because

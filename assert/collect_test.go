@@ -57,7 +57,7 @@ split "冒烟" { where = case.level == "S1" }
 	}
 	one := NewCollector(s)
 	for i := range n {
-		one.Add(result(i))
+		one.Add(result(i), nil)
 	}
 	// Three forks take batches of 512 in turn, out of order between them.
 	base := NewCollector(s)
@@ -65,7 +65,7 @@ split "冒烟" { where = case.level == "S1" }
 	for b := 0; b*512 < n; b++ {
 		f := forks[(b*7)%3]
 		for i := b * 512; i < min(n, (b+1)*512); i++ {
-			f.AddAt(result(i), int64(i))
+			f.AddAt(result(i), nil, int64(i))
 		}
 	}
 	for i := len(forks) - 1; i >= 0; i-- {

@@ -13,8 +13,7 @@ import (
 
 // caseDims is the dimension analysis of one result: what each dimension
 // expected and recognised in it, indexed as the schema's dimensions.
-// Each slice is empty or has one entry per dimension. The collector hands
-// it back to caseDimsPool once counted.
+// Each slice is empty or has one entry per dimension.
 type caseDims struct {
 	tallies []metrics.Tally // leaf and items dimensions the case annotates
 	counted []bool          // which tallies are set
@@ -23,13 +22,8 @@ type caseDims struct {
 	values  metrics.TallyBuffer
 }
 
-var caseDimsPool = sync.Pool{New: func() any { return &caseDims{} }}
-
-// newCaseDims returns an empty analysis from the pool.
-func newCaseDims() *caseDims {
-	cd := caseDimsPool.Get().(*caseDims)
+func (cd *caseDims) reset() {
 	cd.tallies, cd.counted, cd.cases, cd.labels = cd.tallies[:0], cd.counted[:0], cd.cases[:0], cd.labels[:0]
-	return cd
 }
 
 // grow returns s with n zero entries, reusing its memory.
@@ -182,11 +176,12 @@ func (a *analysis) add(dim int, recognised bool, key string, start int) {
 
 // analyse computes the dimension units of one evaluated result. met[i]
 // tells whether r.Expect[i] was met.
-func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDims {
+func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluation {
 	sc := e.suite.Schema
 	idx := e.dims
 	n := len(sc.Dimensions)
-	cd := newCaseDims()
+	ev := newEvaluation()
+	cd := &ev.dims
 	w := e.walkers.Get().(*walker)
 	defer e.walkers.Put(w)
 	a := &w.a
@@ -298,7 +293,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *caseDim
 	// that dimension (recognitions in a dimension nobody expected anything
 	// of are not evidence of error): units are only gathered for dimensions
 	// the expectations opened above.
-	return cd
+	return ev
 }
 
 // tally turns the units found into one tally per dimension.

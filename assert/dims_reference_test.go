@@ -575,8 +575,8 @@ func refPredicted(d *spec.Dimension, data any) []string {
 // from the reference.
 func refDiff(rs *refSuite, ev *Evaluator, r0 *schema.Result) []string {
 	r := *r0
-	r.Failures, r.Scratch = nil, nil
-	ev.Evaluate(&r)
+	r.Failures = nil
+	evaluation := ev.Evaluate(&r)
 	if r.Error != nil {
 		return []string{fmt.Sprintf("evaluate error: %s", r.Error.Message)}
 	}
@@ -609,10 +609,10 @@ func refDiff(rs *refSuite, ev *Evaluator, r0 *schema.Result) []string {
 			}
 		}
 	}
-	cd, ok := r.Scratch.(*caseDims)
-	if !ok {
-		return append(diffs, fmt.Sprintf("scratch is %T", r.Scratch))
+	if evaluation == nil {
+		return append(diffs, "no evaluation")
 	}
+	cd := &evaluation.dims
 	for di, d := range sc.Dimensions {
 		switch d.Kind {
 		case schema.KindLeaf, schema.KindItems:

@@ -194,12 +194,14 @@ func (rs *response) find(c *compiled) ([]any, bool) {
 }
 
 // Evaluate sets r.Outcome and r.Failures. A result whose call failed stays
-// an error; a response that is not JSON becomes one.
-func (e *Evaluator) Evaluate(r *schema.Result) {
+// an error; a response that is not JSON becomes one. It returns what the
+// collector needs of the case beyond its outcome (nil when the suite's
+// schema declares no dimensions, or the result is an error).
+func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 	r.Failures = nil
 	if r.Error != nil {
 		r.Outcome = schema.Error
-		return
+		return nil
 	}
 	doc := e.docs.Get().(*jsondoc.Doc)
 	defer e.docs.Put(doc)
@@ -210,7 +212,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 	if err := doc.Parse(src); err != nil {
 		r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: fmt.Sprintf("response is not JSON: %v", err)}
 		r.Outcome = schema.Error
-		return
+		return nil
 	}
 	rs := &response{doc: doc}
 	t := e.templates[r.Template]
@@ -268,8 +270,9 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 			met[i] = len(r.Failures) == nfail
 		}
 	}
+	var ev *Evaluation
 	if e.dims != nil {
-		r.Scratch = e.analyse(r, rs, met)
+		ev = e.analyse(r, rs, met)
 	}
 	var asserts []*spec.Assert
 	if t != nil {
@@ -289,6 +292,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) {
 	} else {
 		r.Outcome = schema.Pass
 	}
+	return ev
 }
 
 // conditionContext is the context of assert conditions: var, case, slot,

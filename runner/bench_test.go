@@ -162,12 +162,12 @@ func benchRun(b *testing.B, s *spec.Suite, resultsPath string, o CallerOptions) 
 		return s.Generate(spec.GenOptions{}, yield)
 	}, Config{
 		Concurrency: Concurrency(t, o),
-		Evaluate:    ev.Evaluate,
+		Evaluate:    func(r *schema.Result) { ev.Evaluate(r).Release() },
 		OnResult: func(r *schema.Result) error {
 			if err := rw.Write(r); err != nil {
 				return err
 			}
-			col.Add(r)
+			col.Add(r, nil) // re-derives the evaluation when it needs one
 			return nil
 		},
 	})

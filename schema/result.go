@@ -88,8 +88,4 @@ type Result struct {
 	Outcome Outcome `json:"outcome"`
 	// Failures lists every failed expectation and condition.
 	Failures []Failure `json:"failures,omitempty"`
-
-	// Scratch carries per-result analysis between stages inside one
-	// process (the assert stage's dimension units); it is never written.
-	Scratch any `json:"-"`
 }

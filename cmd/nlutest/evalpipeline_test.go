@@ -98,8 +98,7 @@ func TestEvalReplayMatchesSerialEvaluation(t *testing.T) {
 			return fmt.Errorf("case %s does not rebuild", r.ID)
 		}
 		r.Case = *c
-		ev.Evaluate(&r)
-		ser.Add(&r)
+		ser.Add(&r, ev.Evaluate(&r))
 		return nil
 	})
 	if err != nil {

@@ -230,6 +230,8 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.fail(fmt.Errorf("cannot write results: %w", err))
 	}
 	prog := newProgress(a, total-len(done), perTemplateLeft(perTemplate, col))
+	// Each result's evaluation, made in the worker, waits here for OnResult.
+	var evs sync.Map // *schema.Result → *assert.Evaluation
 	runErr := runner.Run(ctx, caller, func(yield func(*schema.Case) error) error {
 		return s.Generate(gopts, func(c *schema.Case) error {
 			if !keep(c) || done[c.ID] {
@@ -239,12 +241,19 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		})
 	}, runner.Config{
 		Concurrency: runner.Concurrency(target, runner.CallerOptions{Concurrency: rf.concurrency}),
-		Evaluate:    ev.Evaluate,
+		Evaluate: func(r *schema.Result) {
+			if e := ev.Evaluate(r); e != nil {
+				evs.Store(r, e)
+			}
+		},
 		OnResult: func(r *schema.Result) error {
+			e, _ := evs.LoadAndDelete(r)
+			evaluation, _ := e.(*assert.Evaluation)
+			defer evaluation.Release()
 			if err := rw.Write(r); err != nil {
 				return fmt.Errorf("writing results: %w", err)
 			}
-			col.Add(r)
+			col.Add(r, evaluation)
 			prog.done(r)
 			return nil
 		},
@@ -448,8 +457,9 @@ func (a *App) replayResults(path string, ev *assert.Evaluator, rb *spec.Rebuilde
 							break
 						}
 					}
-					ev.Evaluate(&r)
-					c.AddAt(&r, b.seqs[i])
+					evaluation := ev.Evaluate(&r)
+					c.AddAt(&r, evaluation, b.seqs[i])
+					evaluation.Release()
 				}
 				select {
 				case free <- b:
