@@ -16,13 +16,9 @@ import (
 	"github.com/nlutest/nlutest/schema"
 )
 
-// Console caps that keep a terminal report readable; the Markdown and JSON
-// reports hold the rest.
-const (
-	consoleMaxValues    = 15 // per-value rows of one dimension
-	consoleMaxLabels    = 30 // per-label rows of one label dimension
-	consoleMaxConfusion = 12 // labels of a confusion matrix shown in full
-)
+// consoleMaxConfusion is the number of labels of a confusion matrix the
+// console shows in full; the Markdown and JSON reports hold larger ones.
+const consoleMaxConfusion = 12
 
 // palette holds the console's colours. Each is switched on or off per
 // object, so neither color.NoColor nor the environment is consulted.
@@ -53,9 +49,9 @@ func newPalette(on bool) palette {
 	}
 }
 
-// console renders one report for a terminal.
+// console renders one view for a terminal.
 type console struct {
-	r    *schema.Report
+	v    *View
 	o    Options
 	p    palette
 	b    bytes.Buffer
@@ -72,70 +68,78 @@ func Console(w io.Writer, r *schema.Report, o Options) error {
 	if r == nil {
 		return errNilReport
 	}
+	return ConsoleView(w, ReportView(r, o.Baseline), o)
+}
+
+// ConsoleView renders a view for a terminal: the head, then each section's
+// title in bold, its tables (wide columns left out, free text cleaned to
+// one line and clipped by display width, so Chinese text lines up), the
+// confusion matrices and the notes. User text never reaches the terminal
+// with control characters or escape sequences in it.
+func ConsoleView(w io.Writer, v *View, o Options) error {
 	c := &console{
-		r:    r,
+		v:    v,
 		o:    o,
 		p:    newPalette(o.Color),
 		cell: max(16, o.width()/2),
 		rw:   &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true},
 	}
-	steps := []func() error{
-		c.verdict, c.thresholds, c.cases, c.scenes, c.templates,
-		c.dimensions, c.labels, c.latency, c.failures, c.warnings,
+	if v.CellWidth > 0 {
+		c.cell = v.CellWidth
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
+	c.head()
+	for i := range v.Sections {
+		if err := c.section(&v.Sections[i]); err != nil {
 			return err
 		}
 	}
-	c.verdictLine()
+	if v.Verdict != nil {
+		c.verdictLine()
+	}
 	_, err := w.Write(c.b.Bytes())
 	return err
 }
 
 // statusWord is PASS or FAIL, coloured.
 func (c *console) statusWord() string {
-	if verdictPass(c.r) {
+	if c.v.Verdict.Pass {
 		return c.p.passBold.Sprint("PASS")
 	}
 	return c.p.failBold.Sprint("FAIL")
 }
 
 func (c *console) verdictLine() {
-	fmt.Fprintf(&c.b, "%s  %s\n", c.statusWord(), headline(c.r))
+	fmt.Fprintf(&c.b, "%s  %s\n", c.statusWord(), c.v.Verdict.Headline)
 }
 
-func (c *console) verdict() error {
-	c.verdictLine()
-	for _, s := range reasons(c.r) {
-		fmt.Fprintf(&c.b, "      - %s\n", s)
-	}
+func (c *console) head() {
 	var ctx []string
-	if s := oneLine(c.r.Run.Target); s != "" {
-		ctx = append(ctx, "target "+s)
+	for _, f := range c.v.Context {
+		if !f.Wide {
+			ctx = append(ctx, oneLine(f.Label+" "+f.Value))
+		}
 	}
-	if s := oneLine(c.r.Run.Split); s != "" {
-		ctx = append(ctx, "split "+s)
+	if c.v.Verdict == nil {
+		c.title(c.v.Title)
+		for _, s := range ctx {
+			fmt.Fprintf(&c.b, "  %s\n", s)
+		}
+		c.b.WriteByte('\n')
+		return
 	}
-	if s := oneLine(c.r.Run.Filter); s != "" {
-		ctx = append(ctx, "filter "+s)
-	}
-	if s := oneLine(c.r.Run.ID); s != "" {
-		ctx = append(ctx, "run "+s)
-	}
-	if s := oneLine(c.r.Version); s != "" {
-		ctx = append(ctx, toolName(c.r)+" "+s)
+	c.verdictLine()
+	for _, s := range c.v.Verdict.Reasons {
+		fmt.Fprintf(&c.b, "      - %s\n", s)
 	}
 	if len(ctx) > 0 {
 		fmt.Fprintf(&c.b, "      %s\n", c.p.dim.Sprint(strings.Join(ctx, " · ")))
 	}
 	c.b.WriteByte('\n')
-	return nil
 }
 
 // title writes a section title in bold.
 func (c *console) title(s string) {
-	fmt.Fprintf(&c.b, "%s\n", c.p.bold.Sprint(s))
+	fmt.Fprintf(&c.b, "%s\n", c.p.bold.Sprint(oneLine(s)))
 }
 
 // text cleans and caps a free-text cell by display width.
@@ -157,9 +161,138 @@ func (c *console) long(s string, n int) string {
 	return s
 }
 
+func (c *console) section(s *Section) error {
+	if s.Failures != nil {
+		c.failures(s.Failures)
+		return nil
+	}
+	title := s.Title
+	if s.Brief != "" {
+		title = s.Brief
+	}
+	if s.Code != "" {
+		title += " " + s.Code
+	}
+	if title != "" {
+		c.title(title)
+	}
+	for i := range s.Tables {
+		if err := c.viewTable(&s.Tables[i]); err != nil {
+			return err
+		}
+	}
+	for i := range s.Charts {
+		if s.Charts[i].Kind == ChartConfusion {
+			if err := c.confusion(&s.Charts[i]); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range s.Notes {
+		if n.Mark != NoMark {
+			fmt.Fprintf(&c.b, "  %s %s\n", c.mark(n.Mark), oneLine(n.Text))
+		} else {
+			fmt.Fprintf(&c.b, "  %s\n", oneLine(n.Text))
+		}
+	}
+	if len(s.Notes) > 0 {
+		c.b.WriteByte('\n')
+	}
+	return nil
+}
+
+// viewTable renders one table of a view: its title (with the cap, when
+// rows are left out), the columns narrow renderers show, and its note.
+func (c *console) viewTable(t *Table) error {
+	title, rows := t.Title, t.Rows
+	if t.Cap > 0 && len(rows) > t.Cap {
+		which := "first"
+		if t.Ranked {
+			which = "worst"
+		}
+		title += fmt.Sprintf(" (%s %d of %d)", which, t.Cap, len(rows))
+		rows = rows[:t.Cap]
+	}
+	if title != "" {
+		c.title(title)
+	}
+	var header []string
+	var al []tw.Align
+	for _, col := range t.Columns {
+		if col.Wide {
+			continue
+		}
+		h, a := col.Header, col.Align
+		if col.Brief != "" {
+			h = col.Brief
+		}
+		if col.BriefAlign != 0 {
+			a = col.BriefAlign
+		}
+		header = append(header, oneLine(h))
+		al = append(al, twAlign(a))
+	}
+	cells := make([][]string, len(rows))
+	for i, row := range rows {
+		line := make([]string, 0, len(header))
+		for j, x := range row {
+			if j < len(t.Columns) && t.Columns[j].Wide {
+				continue
+			}
+			line = append(line, c.cellText(x))
+		}
+		cells[i] = line
+	}
+	if err := c.tableBody(header, al, cells); err != nil {
+		return err
+	}
+	if t.Note != "" {
+		fmt.Fprintf(&c.b, "  %s\n", oneLine(t.Note))
+	}
+	c.b.WriteByte('\n')
+	return nil
+}
+
+// cellText is a cell as the console shows it.
+func (c *console) cellText(x Cell) string {
+	if x.Mark != NoMark {
+		return c.mark(x.Mark)
+	}
+	s := oneLine(x.Text)
+	if x.Style&Clip != 0 {
+		s = c.text(x.Text)
+	}
+	if x.Aside != "" {
+		s += " (" + oneLine(x.Aside) + ")"
+	}
+	if x.Tag != "" {
+		s += " (" + oneLine(x.Tag) + ")"
+	}
+	return s
+}
+
+func twAlign(a Align) tw.Align {
+	switch a {
+	case Right:
+		return tw.AlignRight
+	case Center:
+		return tw.AlignCenter
+	}
+	return tw.AlignLeft
+}
+
 // table renders rows under a header with tablewriter, indented by two
 // spaces, followed by a blank line. align gives each column's alignment.
 func (c *console) table(header []string, align []tw.Align, rows [][]string) error {
+	if err := c.tableBody(header, align, rows); err != nil {
+		return err
+	}
+	c.b.WriteByte('\n')
+	return nil
+}
+
+// tableBody renders a table's lines, indented by two spaces.
+func (c *console) tableBody(header []string, align []tw.Align, rows [][]string) error {
 	var buf bytes.Buffer
 	t := ConsoleTable(&buf, align)
 	t.Header(header)
@@ -177,7 +310,6 @@ func (c *console) table(header []string, align []tw.Align, rows [][]string) erro
 		}
 		c.b.WriteString("  " + line)
 	}
-	c.b.WriteByte('\n')
 	return nil
 }
 
@@ -220,308 +352,68 @@ func aligns(spec string) []tw.Align {
 	return out
 }
 
-// thresholdMark is the coloured symbol of a threshold result.
-func (c *console) thresholdMark(t schema.ThresholdResult) string {
-	switch thresholdStatus(t) {
-	case statusPass:
+// mark is the coloured symbol of a mark.
+func (c *console) mark(m Mark) string {
+	switch m {
+	case MarkPass:
 		return c.p.pass.Sprint("✓")
-	case statusFail:
+	case MarkFail:
 		return c.p.fail.Sprint("✗")
-	case statusError:
+	case MarkError:
 		return c.p.fail.Sprint("!")
-	case statusWarn:
-		if t.Outcome == schema.Error {
-			return c.p.warn.Sprint("!")
-		}
+	case MarkWarn:
 		return c.p.warn.Sprint("✗")
+	case MarkAlert:
+		return c.p.warn.Sprint("!")
 	}
 	return c.p.dim.Sprint("-")
 }
 
-func (c *console) thresholds() error {
-	if len(c.r.Thresholds) == 0 {
-		return nil
-	}
-	c.title("Thresholds")
-	header := []string{"", "threshold", "condition", "observed"}
-	al := "llll"
-	base := c.o.Baseline
-	if base != nil {
-		header = append(header, "Δ")
-		al += "r"
-	}
-	var rows [][]string
-	for _, t := range c.r.Thresholds {
-		name := c.text(t.Name)
-		if isWarn(t) {
-			name += " (warn)"
-		}
-		obs := observedText(t.Observed)
-		if t.Outcome == schema.Error {
-			obs = c.text("error: " + t.Error)
-		} else if t.Outcome < schema.Pass {
-			obs = "not evaluated"
-		}
-		row := []string{c.thresholdMark(t), name, oneLine(t.Condition), obs}
-		if base != nil {
-			d := ""
-			if bt := baselineThreshold(base, t.Name); bt != nil {
-				d = fmtDelta(firstObserved(t), firstObserved(*bt))
-			}
-			row = append(row, d)
-		}
-		rows = append(rows, row)
-	}
-	if err := c.table(header, aligns(al), rows); err != nil {
-		return err
-	}
-	// Why a threshold could not be evaluated, in full (the cell is capped).
-	notEvaluated := false
-	for _, t := range c.r.Thresholds {
-		if t.Outcome == schema.Error && t.Error != "" {
-			fmt.Fprintf(&c.b, "  %s %s: %s\n", c.thresholdMark(t), oneLine(t.Name), oneLine(t.Error))
-			notEvaluated = true
-		}
-	}
-	if notEvaluated {
-		c.b.WriteByte('\n')
-	}
-	return nil
-}
-
-func (c *console) cases() error {
-	scopes := caseScopes(c.r.Metrics)
-	if len(scopes) == 0 {
-		return nil
-	}
-	c.title("Cases")
-	header := []string{"scope", "total", "passed", "failed", "errored", "accuracy", "error rate"}
-	al := "lrrrrrr"
-	if c.o.Baseline != nil {
-		header = append(header, "Δ accuracy")
-		al += "r"
-	}
-	var rows [][]string
-	for _, s := range scopes {
-		n := s.Node
-		row := []string{c.text(s.Label), strconv.Itoa(n.Total), strconv.Itoa(n.Passed),
-			strconv.Itoa(n.Failed), strconv.Itoa(n.Errored), fmtRatio(n.Accuracy), fmtRatio(n.ErrorRate)}
-		if c.o.Baseline != nil {
-			row = append(row, fmtDelta(ratioValue(&n.Accuracy), baselineAccuracy(c.o.Baseline, s.Key)))
-		}
-		rows = append(rows, row)
-	}
-	return c.table(header, aligns(al), rows)
-}
-
-func (c *console) scenes() error {
-	if c.r.Metrics == nil || len(c.r.Metrics.Scene) == 0 {
-		return nil
-	}
-	c.title("Scenes")
-	var rows [][]string
-	for _, k := range sortedKeys(c.r.Metrics.Scene) {
-		n := c.r.Metrics.Scene[k]
-		if n == nil {
-			continue
-		}
-		rows = append(rows, []string{c.text(k), strconv.Itoa(n.Total), strconv.Itoa(n.Passed),
-			strconv.Itoa(n.Failed), strconv.Itoa(n.Errored), fmtRatio(n.Accuracy)})
-	}
-	return c.table([]string{"scene", "total", "passed", "failed", "errored", "accuracy"}, aligns("lrrrrr"), rows)
-}
-
-// outcomeMark is the coloured symbol of a case or group outcome.
-func (c *console) outcomeMark(o schema.Outcome) string {
-	switch o {
-	case schema.Pass:
-		return c.p.pass.Sprint("✓")
-	case schema.Fail:
-		return c.p.fail.Sprint("✗")
-	case schema.Error:
-		return c.p.fail.Sprint("!")
-	}
-	return c.p.dim.Sprint("-")
-}
-
-func (c *console) templates() error {
-	if len(c.r.Groups) == 0 {
-		return nil
-	}
-	c.title("Templates")
-	var rows [][]string
-	for _, g := range c.r.Groups {
-		name := c.text(g.Name)
-		if k := groupKind(g); k != "template" {
-			name = k + " " + name
-		}
-		if g.Unreviewed {
-			name += " (draft)"
-		}
-		acc := ""
-		if c.r.Metrics != nil {
-			if n := c.r.Metrics.Template[g.Name]; n != nil {
-				acc = fmtRatio(n.Accuracy)
-			}
-		}
-		rows = append(rows, []string{c.outcomeMark(g.Outcome), name, strconv.Itoa(g.Total), strconv.Itoa(g.Passed),
-			strconv.Itoa(g.Failed), strconv.Itoa(g.Errored), acc, fmtSeconds(g.Seconds), c.text(location(g.File, g.Line))})
-	}
-	return c.table([]string{"", "template", "total", "passed", "failed", "errored", "accuracy", "time", "at"},
-		aligns("llrrrrrrl"), rows)
-}
-
-func (c *console) dimensions() error {
-	if c.r.Metrics == nil || len(c.r.Metrics.Dimension) == 0 {
-		return nil
-	}
-	dims := c.r.Metrics.Dimension
-	var counted, whole [][]string
-	for _, k := range sortedKeys(dims) {
-		d := dims[k]
-		if d == nil {
-			continue
-		}
-		switch d.Kind {
-		case schema.KindCase:
-			whole = append(whole, []string{c.text(k), strconv.Itoa(d.Total), strconv.Itoa(d.Correct), fmtRatioPtr(d.Accuracy)})
-		case schema.KindLabel:
-			// Shown with the label metrics.
-		default:
-			counted = append(counted, []string{c.text(k), oneLine(d.Kind), fmtRatioPtr(d.Precision),
-				fmtRatioPtr(d.Recall), fmtRatioPtr(d.F1), fmtRatioPtr(d.ErrorRate)})
-		}
-	}
-	if len(counted) > 0 {
-		c.title("Dimensions")
-		if err := c.table([]string{"dimension", "kind", "precision", "recall", "F1", "error rate"}, aligns("llrrrr"), counted); err != nil {
-			return err
-		}
-	}
-	if len(whole) > 0 {
-		c.title("Whole-case dimensions")
-		if err := c.table([]string{"dimension", "total", "correct", "accuracy"}, aligns("lrrr"), whole); err != nil {
-			return err
-		}
-	}
-	for _, k := range sortedKeys(dims) {
-		d := dims[k]
-		if d == nil || len(d.Values) == 0 {
-			continue
-		}
-		keys := dimensionValues(d)
-		t := fmt.Sprintf("%s by value", oneLine(k))
-		if len(keys) > consoleMaxValues {
-			t += fmt.Sprintf(" (worst %d of %d)", consoleMaxValues, len(keys))
-			keys = keys[:consoleMaxValues]
-		}
-		var rows [][]string
-		for _, v := range keys {
-			x := d.Values[v]
-			if x == nil {
-				continue
-			}
-			rows = append(rows, []string{c.text(v), fmtRatioPtr(x.Precision), fmtRatioPtr(x.Recall),
-				fmtRatioPtr(x.F1), fmtRatioPtr(x.ErrorRate)})
-		}
-		c.title(t)
-		if err := c.table([]string{"value", "precision", "recall", "F1", "error rate"}, aligns("lrrrr"), rows); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c *console) labels() error {
-	if c.r.Metrics == nil {
-		return nil
-	}
-	for _, name := range sortedKeys(c.r.Metrics.Label) {
-		l := c.r.Metrics.Label[name]
-		if l == nil {
-			continue
-		}
-		c.title("Label " + oneLine(name))
-		rows := labelSummaryRows(l, false)
-		if err := c.table([]string{"metric", "value"}, aligns("lr"), rows); err != nil {
-			return err
-		}
-		if len(l.Labels) > 0 {
-			keys := sortedKeys(l.Labels)
-			t := oneLine(name) + " per label"
-			if len(keys) > consoleMaxLabels {
-				t += fmt.Sprintf(" (first %d of %d)", consoleMaxLabels, len(keys))
-				keys = keys[:consoleMaxLabels]
-			}
-			var lrows [][]string
-			for _, k := range keys {
-				s := l.Labels[k]
-				if s == nil {
-					continue
-				}
-				lrows = append(lrows, []string{c.text(k), fmtRatio(s.Precision), fmtRatio(s.Recall), fmtRatio(s.F1), strconv.Itoa(s.Support)})
-			}
-			c.title(t)
-			if err := c.table([]string{"label", "precision", "recall", "F1", "support"}, aligns("lrrrr"), lrows); err != nil {
-				return err
-			}
-		}
-		if err := c.confusion(name, l.Confusion); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c *console) confusion(name string, m *schema.Confusion) error {
+// confusion draws a confusion matrix as a table, or says it is too wide.
+func (c *console) confusion(ch *Chart) error {
+	m := ch.Matrix
 	if m == nil || len(m.Labels) == 0 {
 		return nil
 	}
+	name := oneLine(ch.Name)
 	if len(m.Labels) > consoleMaxConfusion {
 		c.title(fmt.Sprintf("%s confusion matrix: %d labels, too wide for the console (see the Markdown or JSON report)",
-			oneLine(name), len(m.Labels)))
+			name, len(m.Labels)))
 		c.b.WriteByte('\n')
 		return nil
 	}
-	c.title(oneLine(name) + " confusion matrix (rows expected, columns predicted)")
+	c.title(name + " confusion matrix (rows expected, columns predicted)")
 	header := []string{"expected \\ predicted"}
-	al := "l"
+	al := []tw.Align{tw.AlignLeft}
 	for _, l := range m.Labels {
 		header = append(header, c.rw.Truncate(oneLine(l), 12, "…"))
-		al += "r"
+		al = append(al, tw.AlignRight)
 	}
-	var rows [][]string
+	rows := make([][]string, 0, len(m.Labels))
 	for i, l := range m.Labels {
 		row := []string{c.text(l)}
 		for j := range m.Labels {
-			v := 0
-			if i < len(m.Counts) && j < len(m.Counts[i]) {
-				v = m.Counts[i][j]
-			}
-			row = append(row, strconv.Itoa(v))
+			row = append(row, strconv.Itoa(m.count(i, j)))
 		}
 		rows = append(rows, row)
 	}
-	return c.table(header, aligns(al), rows)
+	return c.table(header, al, rows)
 }
 
-func (c *console) latency() error {
-	if c.r.Metrics == nil || c.r.Metrics.Latency == nil {
-		return nil
+// count is Counts[i][j], 0 when the matrix is ragged.
+func (m *Matrix) count(i, j int) int {
+	if i < len(m.Counts) && j < len(m.Counts[i]) {
+		return m.Counts[i][j]
 	}
-	rows := latencyRows(c.r.Metrics.Latency, oneLine)
-	c.title("Latency (ms; buckets by input length)")
-	return c.table([]string{"bucket", "count", "mean", "p50", "p90", "p95", "p99", "max"}, aligns("lrrrrrrr"), rows)
+	return 0
 }
 
-func (c *console) failures() error {
-	fail := failingCases(c.r)
-	if len(fail) == 0 {
-		return nil
-	}
+// failures lists the failing cases, worst first, capped.
+func (c *console) failures(f *Failures) {
+	fail := f.Cases
 	limit := c.o.failureCap(defaultConsoleFailures)
 	t := fmt.Sprintf("Failing cases (%d, worst first", len(fail))
-	if c.r.Verdict.ByThresholds || len(c.r.Thresholds) > 0 {
+	if f.ByThresholds {
 		t += "; the thresholds decide the verdict"
 	}
 	c.title(t + ")")
@@ -530,43 +422,36 @@ func (c *console) failures() error {
 			fmt.Fprintf(&c.b, "  … and %d more failing %s\n", len(fail)-limit, plural(len(fail)-limit, "case", "cases"))
 			break
 		}
-		head := []string{c.outcomeMark(fc.Outcome), c.long(fc.Text, 2)}
-		if id := oneLine(fc.ID); id != "" {
-			head = append(head, c.p.dim.Sprint("["+id+"]"))
-		}
-		if tpl := oneLine(fc.Template); tpl != "" {
-			head = append(head, "template "+tpl)
-		}
-		if loc := location(fc.File, fc.Line); loc != "" {
-			head = append(head, c.p.dim.Sprint(loc))
-		}
-		fmt.Fprintf(&c.b, "  %s\n", strings.Join(head, "  "))
-		if fc.Error != nil {
-			fmt.Fprintf(&c.b, "      %s\n", c.p.fail.Sprint(c.long(callErrorLine(fc.Error), 4)))
-		}
-		for _, f := range fc.Failures {
-			line := c.long(failureLine(f), 4)
-			if loc := location(f.File, f.Line); loc != "" {
-				line += "  " + c.p.dim.Sprint(loc)
-			}
-			fmt.Fprintf(&c.b, "      %s\n", line)
-		}
-		if fc.Error == nil && len(fc.Failures) == 0 {
-			fmt.Fprintf(&c.b, "      %s\n", fc.Outcome)
-		}
+		c.failure(fc)
 	}
 	c.b.WriteByte('\n')
-	return nil
 }
 
-func (c *console) warnings() error {
-	if len(c.r.Warnings) == 0 {
-		return nil
+// failure writes one failing case: a head line, then its call error or
+// failed expectations, one per line.
+func (c *console) failure(fc *schema.CaseReport) {
+	head := []string{c.mark(outcomeMark(fc.Outcome)), c.long(fc.Text, 2)}
+	if id := oneLine(fc.ID); id != "" {
+		head = append(head, c.p.dim.Sprint("["+id+"]"))
 	}
-	c.title("Warnings")
-	for _, w := range c.r.Warnings {
-		fmt.Fprintf(&c.b, "  %s %s\n", c.p.warn.Sprint("!"), oneLine(w))
+	if tpl := oneLine(fc.Template); tpl != "" {
+		head = append(head, "template "+tpl)
 	}
-	c.b.WriteByte('\n')
-	return nil
+	if loc := location(fc.File, fc.Line); loc != "" {
+		head = append(head, c.p.dim.Sprint(loc))
+	}
+	fmt.Fprintf(&c.b, "  %s\n", strings.Join(head, "  "))
+	if fc.Error != nil {
+		fmt.Fprintf(&c.b, "      %s\n", c.p.fail.Sprint(c.long(callErrorLine(fc.Error), 4)))
+	}
+	for _, f := range fc.Failures {
+		line := c.long(failureLine(f), 4)
+		if loc := location(f.File, f.Line); loc != "" {
+			line += "  " + c.p.dim.Sprint(loc)
+		}
+		fmt.Fprintf(&c.b, "      %s\n", line)
+	}
+	if fc.Error == nil && len(fc.Failures) == 0 {
+		fmt.Fprintf(&c.b, "      %s\n", fc.Outcome)
+	}
 }

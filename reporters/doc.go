@@ -5,6 +5,14 @@
 // docs/report-json.md). It also owns WriteFile, which writes any of them
 // atomically.
 //
+// The human-readable renderings share one view model (view.go): ReportView
+// builds it once from a report (sections of titled tables, notes and chart
+// data), StatsView and DiffView build it for `nlutest stats` and `nlutest
+// diff`, and ConsoleView and MarkdownView render any view. Text cleaning
+// and escaping live in the renderers (console: one line, no control
+// characters, clipped by display width; Markdown: HTML, pipes, backticks
+// and Markdown punctuation escaped), so every table gets the same.
+//
 // Renderers only render: they read a *schema.Report and never call the
 // network, read suites or compute metrics. Every figure they show comes from
 // the report (ratios through schema.Ratio.Value), so the four reports always

@@ -316,7 +316,7 @@ func groupCase(r *schema.Report, suite string, g schema.Group) jcase {
 		}
 		total++
 		if len(worst) < groupWorstCases {
-			worst = append(worst, fc)
+			worst = append(worst, *fc)
 		}
 	}
 	if len(worst) > 0 {

@@ -33,72 +33,86 @@ func Markdown(w io.Writer, r *schema.Report, o Options) error {
 	return markdown(w, r, o, maxMarkdownBytes)
 }
 
-// mdSection is one part of the Markdown report.
+// MarkdownView renders a view as GitHub-flavoured Markdown: a heading per
+// section, tables with their alignment row, collapsed tables and confusion
+// matrices inside <details>. User text is escaped (no raw HTML, `|`,
+// backticks and Markdown punctuation escaped, line breaks as <br>). The
+// output ends with a blank line.
+func MarkdownView(w io.Writer, v *View, o Options) error {
+	return markdownView(w, v, o, maxMarkdownBytes, false)
+}
+
+// mdSection is one rendered part of a Markdown document.
 type mdSection struct {
-	name     string // for the "omitted" note
+	id       string // Section.ID, for the "omitted" note
 	text     string
 	required bool
+	failures *Failures // rendered last, with what is left of the budget
 }
 
 func markdown(w io.Writer, r *schema.Report, o Options, limit int) error {
 	if r == nil {
 		return errNilReport
 	}
-	m := &md{r: r, o: o}
-	before := []mdSection{
-		{name: "verdict", text: m.head(), required: true},
-		{name: "thresholds", text: m.thresholds(), required: true},
-		{name: "cases", text: m.cases()},
-		{name: "scenes", text: m.scenes()},
-		{name: "templates", text: m.templates()},
-		{name: "dimensions", text: m.dimensions()},
-		{name: "labels", text: m.labels()},
-		{name: "latency", text: m.latency()},
-	}
-	after := []mdSection{{name: "warnings", text: m.warnings()}}
+	return markdownView(w, ReportView(r, o.Baseline), o, limit, true)
+}
 
-	// Sections other than the verdict and the thresholds give way, least
-	// useful first, when they alone would break the limit; failures get
-	// what is left.
+// markdownView renders v within limit bytes: sections other than the head
+// and the thresholds give way, least useful first, when they alone would
+// break the limit; failing cases get what is left. trim ends the document
+// with one newline instead of a blank line.
+func markdownView(w io.Writer, v *View, o Options, limit int, trim bool) error {
+	m := &md{v: v, o: o}
+	parts := []mdSection{{id: "verdict", text: m.head(), required: true}}
+	for i := range v.Sections {
+		s := &v.Sections[i]
+		if s.Failures != nil {
+			parts = append(parts, mdSection{id: s.ID, failures: s.Failures})
+			continue
+		}
+		parts = append(parts, mdSection{id: s.ID, text: m.section(s), required: s.ID == "thresholds"})
+	}
 	const reserve = 512 // the "…and N more" line and the failures heading
 	size := func() int {
 		n := 0
-		for _, s := range append(append([]mdSection{}, before...), after...) {
-			n += len(s.text)
+		for _, p := range parts {
+			n += len(p.text)
 		}
 		return n
 	}
 	dropOrder := []string{"templates", "scenes", "dimensions", "labels", "latency", "warnings", "cases"}
-	for _, name := range dropOrder {
+	for _, id := range dropOrder {
 		if size()+reserve <= limit {
 			break
 		}
-		for _, list := range [][]mdSection{before, after} {
-			for i := range list {
-				if list[i].name == name && !list[i].required && list[i].text != "" {
-					list[i].text = fmt.Sprintf("_The %s section was left out to keep this summary under %d KiB; the JSON report has it._\n\n",
-						name, limit>>10)
-				}
+		note := fmt.Sprintf("_The %s section was left out to keep this summary under %d KiB; the JSON report has it._\n\n",
+			id, limit>>10)
+		for i := range parts {
+			if parts[i].id == id && !parts[i].required && parts[i].text != "" {
+				parts[i].text, note = note, ""
 			}
 		}
 	}
-	failures := m.failures(limit - size())
-
+	budget := limit - size()
 	var b strings.Builder
-	for _, s := range before {
-		b.WriteString(s.text)
+	for _, p := range parts {
+		if p.failures != nil {
+			b.WriteString(m.failures(p.failures, budget))
+			continue
+		}
+		b.WriteString(p.text)
 	}
-	b.WriteString(failures)
-	for _, s := range after {
-		b.WriteString(s.text)
+	out := b.String()
+	if trim {
+		out = strings.TrimRight(out, "\n") + "\n"
 	}
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	_, err := io.WriteString(w, out)
 	return err
 }
 
-// md renders the sections of one report.
+// md renders the parts of one view.
 type md struct {
-	r *schema.Report
+	v *View
 	o Options
 }
 
@@ -169,40 +183,41 @@ func mdTable(b *strings.Builder, header []string, align string, rows [][]string)
 
 func (m *md) head() string {
 	var b strings.Builder
-	icon := "❌"
-	if verdictPass(m.r) {
-		icon = "✅"
-	}
-	fmt.Fprintf(&b, "## %s %s · %s\n\n", icon, verdictWord(m.r), mdText(headline(m.r)))
-	var ctx []string
-	code := func(label, v string) {
-		if v = strings.TrimSpace(oneLine(v)); v != "" {
-			ctx = append(ctx, label+" "+mdCode(v))
+	hashes := strings.Repeat("#", max(1, m.v.Level))
+	vd := m.v.Verdict
+	if vd == nil {
+		b.WriteString(hashes + " " + mdText(m.v.Title) + "\n\n")
+	} else {
+		icon, word := "❌", "FAIL"
+		if vd.Pass {
+			icon, word = "✅", "PASS"
 		}
+		fmt.Fprintf(&b, "%s %s %s · %s\n\n", hashes, icon, word, mdText(vd.Headline))
 	}
-	code("target", m.r.Run.Target)
-	code("split", m.r.Run.Split)
-	code("filter", m.r.Run.Filter)
-	code("run", m.r.Run.ID)
-	if !m.r.Run.Started.IsZero() {
-		ctx = append(ctx, "started "+m.r.Run.Started.UTC().Format("2006-01-02 15:04:05")+" UTC")
-	}
-	if v := oneLine(m.r.Version); v != "" {
-		ctx = append(ctx, mdText(toolName(m.r))+" "+mdText(v))
+	var ctx []string
+	for _, f := range m.v.Context {
+		if f.Code {
+			ctx = append(ctx, mdText(f.Label)+" "+mdCode(f.Value))
+		} else {
+			ctx = append(ctx, mdText(f.Label)+" "+mdText(f.Value))
+		}
 	}
 	if len(ctx) > 0 {
 		b.WriteString("<sub>" + strings.Join(ctx, " · ") + "</sub>\n\n")
 	}
-	if d := oneLine(m.r.Suite.Description); d != "" {
-		b.WriteString(mdText(d) + "\n\n")
+	if vd == nil {
+		return b.String()
 	}
-	if rs := reasons(m.r); len(rs) > 0 {
-		if verdictPass(m.r) {
+	if vd.Description != "" {
+		b.WriteString(mdText(vd.Description) + "\n\n")
+	}
+	if len(vd.Reasons) > 0 {
+		if vd.Pass {
 			b.WriteString("**Notes**\n\n")
 		} else {
 			b.WriteString("**Why it failed**\n\n")
 		}
-		for _, s := range rs {
+		for _, s := range vd.Reasons {
 			b.WriteString("- " + mdText(s) + "\n")
 		}
 		b.WriteByte('\n')
@@ -210,273 +225,163 @@ func (m *md) head() string {
 	return b.String()
 }
 
-func thresholdIcon(t schema.ThresholdResult) string {
-	switch thresholdStatus(t) {
-	case statusPass:
+// icon is a mark as an emoji.
+func icon(m Mark) string {
+	switch m {
+	case MarkPass:
 		return "✅"
-	case statusFail:
+	case MarkFail:
 		return "❌"
-	case statusError:
+	case MarkError:
 		return "🔥"
-	case statusWarn:
+	case MarkWarn, MarkAlert:
 		return "⚠️"
 	}
 	return "⏭️"
 }
 
-func (m *md) thresholds() string {
-	if len(m.r.Thresholds) == 0 {
-		return ""
+// capitalize starts a header or term with a capital letter when it starts
+// with a lower-case word ("error rate", not "p50" or "n").
+func capitalize(s string) string {
+	if len(s) > 1 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
 	}
-	var b strings.Builder
-	b.WriteString("### Thresholds\n\n")
-	header := []string{" ", "Threshold", "Condition", "Observed", "n", "Severity"}
-	align := "cllrrl"
-	base := m.o.Baseline
-	if base != nil {
-		header = append(header, "Δ baseline")
-		align += "r"
-	}
-	var rows [][]string
-	for _, t := range m.r.Thresholds {
-		obs := "**" + mdText(observedText(t.Observed)) + "**"
-		if observedText(t.Observed) == "" {
-			obs = ""
-		}
-		switch {
-		case t.Outcome == schema.Error:
-			obs = "error: " + mdText(t.Error)
-		case t.Outcome < schema.Pass:
-			obs = "not evaluated"
-		}
-		name := mdText(t.Name)
-		if msg := oneLine(t.Message); msg != "" && t.Outcome != schema.Pass {
-			name += "<br><sub>" + mdText(msg) + "</sub>"
-		}
-		sev := mdText(t.Severity)
-		if sev == "" {
-			sev = "error"
-		}
-		row := []string{thresholdIcon(t), name, mdCode(t.Condition), obs, mdText(observedN(t.Observed)), sev}
-		if base != nil {
-			d := ""
-			if bt := baselineThreshold(base, t.Name); bt != nil {
-				d = fmtDelta(firstObserved(t), firstObserved(*bt))
-			}
-			row = append(row, d)
-		}
-		rows = append(rows, row)
-	}
-	mdTable(&b, header, align, rows)
-	return b.String()
+	return s
 }
 
-func (m *md) cases() string {
-	scopes := caseScopes(m.r.Metrics)
-	if len(scopes) == 0 {
-		return ""
-	}
+func (m *md) section(s *Section) string {
 	var b strings.Builder
-	b.WriteString("### Cases\n\n")
-	header := []string{"Scope", "Total", "Passed", "Failed", "Errored", "Accuracy", "Error rate"}
-	align := "lrrrrrr"
-	if m.o.Baseline != nil {
-		header = append(header, "Δ accuracy")
-		align += "r"
-	}
-	var rows [][]string
-	for _, s := range scopes {
-		n := s.Node
-		row := []string{mdText(s.Label), strconv.Itoa(n.Total), strconv.Itoa(n.Passed), strconv.Itoa(n.Failed),
-			strconv.Itoa(n.Errored), fmtRatio(n.Accuracy), fmtRatio(n.ErrorRate)}
-		if m.o.Baseline != nil {
-			row = append(row, fmtDelta(ratioValue(&n.Accuracy), baselineAccuracy(m.o.Baseline, s.Key)))
+	if s.Title != "" {
+		b.WriteString(strings.Repeat("#", max(1, m.v.Level)+1) + " " + mdText(s.Title))
+		if s.Code != "" {
+			b.WriteString(" " + mdCode(s.Code))
 		}
-		rows = append(rows, row)
+		b.WriteString("\n\n")
 	}
-	mdTable(&b, header, align, rows)
-	return b.String()
-}
-
-func (m *md) scenes() string {
-	if m.r.Metrics == nil || len(m.r.Metrics.Scene) == 0 {
-		return ""
+	if s.Intro != "" {
+		b.WriteString(mdText(s.Intro) + "\n\n")
 	}
-	var b strings.Builder
-	b.WriteString("### Scenes\n\n")
-	var rows [][]string
-	for _, k := range sortedKeys(m.r.Metrics.Scene) {
-		n := m.r.Metrics.Scene[k]
-		if n == nil {
+	for i := range s.Tables {
+		m.table(&b, &s.Tables[i])
+	}
+	for i := range s.Charts {
+		if s.Charts[i].Kind == ChartConfusion {
+			m.confusion(&b, &s.Charts[i])
+		}
+	}
+	shown := 0
+	for _, n := range s.Notes {
+		if n.Brief {
 			continue
 		}
-		rows = append(rows, []string{mdText(k), strconv.Itoa(n.Total), strconv.Itoa(n.Passed), strconv.Itoa(n.Failed),
-			strconv.Itoa(n.Errored), fmtRatio(n.Accuracy)})
+		b.WriteString("- ")
+		if n.Mark != NoMark {
+			b.WriteString(icon(n.Mark) + " ")
+		}
+		b.WriteString(mdText(n.Text) + "\n")
+		shown++
 	}
-	mdTable(&b, []string{"Scene", "Total", "Passed", "Failed", "Errored", "Accuracy"}, "lrrrrr", rows)
+	if shown > 0 {
+		b.WriteByte('\n')
+	}
 	return b.String()
 }
 
-func outcomeIcon(o schema.Outcome) string {
-	switch o {
-	case schema.Pass:
-		return "✅"
-	case schema.Fail:
-		return "❌"
-	case schema.Error:
-		return "🔥"
-	}
-	return "⏭️"
-}
-
-func (m *md) templates() string {
-	if len(m.r.Groups) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("### Templates\n\n")
-	var rows [][]string
-	for _, g := range m.r.Groups {
-		name := mdText(g.Name)
-		if k := groupKind(g); k != "template" {
-			name = mdText(k) + " " + name
+// table writes one table of a view; a collapsed one inside <details>.
+func (m *md) table(b *strings.Builder, t *Table) {
+	if t.Collapsed {
+		order := ""
+		if t.Ranked {
+			order = ", worst first"
 		}
-		if g.Unreviewed {
-			name += " _(draft)_"
-		}
-		acc := ""
-		if m.r.Metrics != nil {
-			if n := m.r.Metrics.Template[g.Name]; n != nil {
-				acc = fmtRatio(n.Accuracy)
-			}
-		}
-		rows = append(rows, []string{outcomeIcon(g.Outcome), name, strconv.Itoa(g.Total), strconv.Itoa(g.Passed),
-			strconv.Itoa(g.Failed), strconv.Itoa(g.Errored), acc, fmtSeconds(g.Seconds), mdCode(location(g.File, g.Line))})
+		fmt.Fprintf(b, "<details><summary>%s (%d%s)</summary>\n\n", htmlText(oneLine(t.Title)), len(t.Rows), order)
 	}
-	mdTable(&b, []string{" ", "Template", "Total", "Passed", "Failed", "Errored", "Accuracy", "Time", "At"}, "clrrrrrrl", rows)
-	return b.String()
-}
-
-func (m *md) dimensions() string {
-	if m.r.Metrics == nil || len(m.r.Metrics.Dimension) == 0 {
-		return ""
-	}
-	dims := m.r.Metrics.Dimension
-	var counted, whole [][]string
-	for _, k := range sortedKeys(dims) {
-		d := dims[k]
-		if d == nil {
-			continue
+	header := make([]string, len(t.Columns))
+	var align strings.Builder
+	for i, c := range t.Columns {
+		h := mdText(c.Header)
+		if m.v.Capitalize {
+			h = capitalize(h)
 		}
-		switch d.Kind {
-		case schema.KindCase:
-			whole = append(whole, []string{mdText(k), strconv.Itoa(d.Total), strconv.Itoa(d.Correct), fmtRatioPtr(d.Accuracy)})
-		case schema.KindLabel:
-		default:
-			counted = append(counted, []string{mdText(k), mdText(d.Kind), strconv.Itoa(d.Expected), strconv.Itoa(d.Recognized),
-				strconv.Itoa(d.Correct), strconv.Itoa(d.Wrong), fmtRatioPtr(d.Precision), fmtRatioPtr(d.Recall),
-				fmtRatioPtr(d.F1), fmtRatioPtr(d.ErrorRate)})
+		if h == "" {
+			h = " "
 		}
+		header[i] = h
+		align.WriteByte(" lrc"[c.Align])
 	}
-	var b strings.Builder
-	if len(counted) > 0 {
-		b.WriteString("### Dimensions\n\n")
-		mdTable(&b, []string{"Dimension", "Kind", "Expected", "Recognized", "Correct", "Wrong", "Precision", "Recall", "F1", "Error rate"},
-			"llrrrrrrrr", counted)
-	}
-	if len(whole) > 0 {
-		b.WriteString("### Whole-case dimensions\n\n")
-		mdTable(&b, []string{"Dimension", "Total", "Correct", "Accuracy"}, "lrrr", whole)
-	}
-	for _, k := range sortedKeys(dims) {
-		d := dims[k]
-		if d == nil || len(d.Values) == 0 {
-			continue
+	rows := make([][]string, len(t.Rows))
+	for i, row := range t.Rows {
+		cells := make([]string, len(row))
+		for j, x := range row {
+			cells[j] = m.cell(x)
 		}
-		fmt.Fprintf(&b, "<details><summary>%s by value (%d, worst first)</summary>\n\n", htmlText(oneLine(k)), len(d.Values))
-		var rows [][]string
-		for _, v := range dimensionValues(d) {
-			x := d.Values[v]
-			if x == nil {
-				continue
-			}
-			rows = append(rows, []string{mdText(v), strconv.Itoa(x.Expected), strconv.Itoa(x.Recognized), strconv.Itoa(x.Correct),
-				fmtRatioPtr(x.Precision), fmtRatioPtr(x.Recall), fmtRatioPtr(x.F1), fmtRatioPtr(x.ErrorRate)})
-		}
-		mdTable(&b, []string{"Value", "Expected", "Recognized", "Correct", "Precision", "Recall", "F1", "Error rate"}, "lrrrrrrr", rows)
+		rows[i] = cells
+	}
+	mdTable(b, header, align.String(), rows)
+	if t.Note != "" {
+		b.WriteString(mdText(t.Note) + "\n\n")
+	}
+	if t.Collapsed {
 		b.WriteString("</details>\n\n")
 	}
-	return b.String()
 }
 
-func (m *md) labels() string {
-	if m.r.Metrics == nil || len(m.r.Metrics.Label) == 0 {
-		return ""
+// cell is a cell as Markdown shows it.
+func (m *md) cell(x Cell) string {
+	if x.Mark != NoMark {
+		return icon(x.Mark)
 	}
-	var b strings.Builder
-	for _, name := range sortedKeys(m.r.Metrics.Label) {
-		l := m.r.Metrics.Label[name]
-		if l == nil {
-			continue
-		}
-		fmt.Fprintf(&b, "### Label %s\n\n", mdCode(name))
-		rows := labelSummaryRows(l, true)
-		mdTable(&b, []string{"Metric", "Value"}, "lr", rows)
-		if len(l.Labels) > 0 {
-			var lrows [][]string
-			for _, k := range sortedKeys(l.Labels) {
-				s := l.Labels[k]
-				if s == nil {
-					continue
-				}
-				lrows = append(lrows, []string{mdText(k), fmtRatio(s.Precision), fmtRatio(s.Recall), fmtRatio(s.F1), strconv.Itoa(s.Support)})
-			}
-			mdTable(&b, []string{"Label", "Precision", "Recall", "F1", "Support"}, "lrrrr", lrows)
-		}
-		if c := l.Confusion; c != nil && len(c.Labels) > 0 {
-			if len(c.Labels) > markdownMaxConfusion {
-				fmt.Fprintf(&b, "_Confusion matrix: %d labels, more than %d; the JSON report has it._\n\n", len(c.Labels), markdownMaxConfusion)
-				continue
-			}
-			b.WriteString("<details><summary>Confusion matrix (rows expected, columns predicted)</summary>\n\n")
-			header := []string{"expected ↓ · predicted →"}
-			align := "l"
-			for _, lab := range c.Labels {
-				header = append(header, mdText(lab))
-				align += "r"
-			}
-			var crows [][]string
-			for i, lab := range c.Labels {
-				row := []string{"**" + mdText(lab) + "**"}
-				for j := range c.Labels {
-					v := 0
-					if i < len(c.Counts) && j < len(c.Counts[i]) {
-						v = c.Counts[i][j]
-					}
-					cell := strconv.Itoa(v)
-					if i == j {
-						cell = "**" + cell + "**"
-					}
-					row = append(row, cell)
-				}
-				crows = append(crows, row)
-			}
-			mdTable(&b, header, align, crows)
-			b.WriteString("</details>\n\n")
-		}
+	s := mdText(x.Text)
+	if x.Style&Code != 0 {
+		s = mdCode(x.Text)
 	}
-	return b.String()
+	if x.Style&Term != 0 && m.v.Capitalize {
+		s = capitalize(s)
+	}
+	if x.Style&Strong != 0 && s != "" {
+		s = "**" + s + "**"
+	}
+	if x.Aside != "" {
+		s += " _(" + mdText(x.Aside) + ")_"
+	}
+	if x.Sub != "" {
+		s += "<br><sub>" + mdText(x.Sub) + "</sub>"
+	}
+	return s
 }
 
-func (m *md) latency() string {
-	if m.r.Metrics == nil || m.r.Metrics.Latency == nil {
-		return ""
+// confusion writes a confusion matrix inside <details>, the diagonal in
+// bold; one too large for a page is left to the JSON report.
+func (m *md) confusion(b *strings.Builder, ch *Chart) {
+	c := ch.Matrix
+	if c == nil || len(c.Labels) == 0 {
+		return
 	}
-	rows := latencyRows(m.r.Metrics.Latency, mdText)
-	var b strings.Builder
-	b.WriteString("### Latency (ms)\n\nBuckets by input length (characters for CJK text, words otherwise).\n\n")
-	mdTable(&b, []string{"Bucket", "Count", "Mean", "p50", "p90", "p95", "p99", "Max"}, "lrrrrrrr", rows)
-	return b.String()
+	if len(c.Labels) > markdownMaxConfusion {
+		fmt.Fprintf(b, "_Confusion matrix: %d labels, more than %d; the JSON report has it._\n\n", len(c.Labels), markdownMaxConfusion)
+		return
+	}
+	b.WriteString("<details><summary>Confusion matrix (rows expected, columns predicted)</summary>\n\n")
+	header := []string{"expected ↓ · predicted →"}
+	align := "l"
+	for _, lab := range c.Labels {
+		header = append(header, mdText(lab))
+		align += "r"
+	}
+	rows := make([][]string, 0, len(c.Labels))
+	for i, lab := range c.Labels {
+		row := []string{"**" + mdText(lab) + "**"}
+		for j := range c.Labels {
+			cell := strconv.Itoa(c.count(i, j))
+			if i == j {
+				cell = "**" + cell + "**"
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	mdTable(b, header, align, rows)
+	b.WriteString("</details>\n\n")
 }
 
 // fence returns a code fence longer than any backtick run in s.
@@ -495,9 +400,9 @@ func fence(s string) string {
 
 // failureDetails renders one failing case as a <details> block; compact
 // keeps only the summary line and the first line of each failure.
-func (m *md) failureDetails(c schema.CaseReport, compact bool) string {
+func (m *md) failureDetails(c *schema.CaseReport, compact bool) string {
 	var sum strings.Builder
-	sum.WriteString(outcomeIcon(c.Outcome) + " ")
+	sum.WriteString(icon(outcomeMark(c.Outcome)) + " ")
 	if t := oneLine(c.Template); t != "" {
 		sum.WriteString(htmlText(t) + " › ")
 	}
@@ -505,7 +410,7 @@ func (m *md) failureDetails(c schema.CaseReport, compact bool) string {
 	if id := oneLine(c.ID); id != "" {
 		sum.WriteString(" <code>" + htmlText(id) + "</code>")
 	}
-	sum.WriteString(": " + htmlText(capLine(caseSummary(c), markdownMaxSummary)))
+	sum.WriteString(": " + htmlText(capLine(caseSummary(*c), markdownMaxSummary)))
 	var body string
 	if compact {
 		var lines []string
@@ -520,7 +425,7 @@ func (m *md) failureDetails(c schema.CaseReport, compact bool) string {
 		}
 		body = capBytes(strings.Join(lines, "\n"), markdownMaxDetail/4)
 	} else {
-		body = caseDetail(c)
+		body = caseDetail(*c)
 		if loc := location(c.File, c.Line); loc != "" && c.Error == nil {
 			body = "template at " + loc + "\n" + body
 		}
@@ -533,14 +438,14 @@ func (m *md) failureDetails(c schema.CaseReport, compact bool) string {
 
 // failures renders the failing cases within budget bytes: full details
 // while they fit, then compact ones, then "…and N more".
-func (m *md) failures(budget int) string {
-	fail := failingCases(m.r)
+func (m *md) failures(f *Failures, budget int) string {
+	fail := f.Cases
 	if len(fail) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	head := fmt.Sprintf("### Failing cases (%d)\n\n", len(fail))
-	if len(m.r.Thresholds) > 0 {
+	if f.Thresholds {
 		head += "_The thresholds decide the verdict; these cases are listed for diagnosis._\n\n"
 	}
 	b.WriteString(head)
@@ -571,18 +476,5 @@ func (m *md) failures(budget int) string {
 	if rest := len(fail) - shown; rest > 0 {
 		fmt.Fprintf(&b, "_…and %d more failing %s; the JSON report has them all._\n\n", rest, plural(rest, "case", "cases"))
 	}
-	return b.String()
-}
-
-func (m *md) warnings() string {
-	if len(m.r.Warnings) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("### Warnings\n\n")
-	for _, w := range m.r.Warnings {
-		b.WriteString("- ⚠️ " + mdText(w) + "\n")
-	}
-	b.WriteByte('\n')
 	return b.String()
 }

@@ -461,11 +461,11 @@ func caseDetail(c schema.CaseReport) string {
 
 // failingCases returns the failing and erroring cases, errors before
 // failures, otherwise in the report's (worst-first) order.
-func failingCases(r *schema.Report) []schema.CaseReport {
-	var out []schema.CaseReport
-	for _, c := range r.Cases {
-		if c.Outcome >= schema.Fail {
-			out = append(out, c)
+func failingCases(r *schema.Report) []*schema.CaseReport {
+	var out []*schema.CaseReport
+	for i := range r.Cases {
+		if r.Cases[i].Outcome >= schema.Fail {
+			out = append(out, &r.Cases[i])
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Outcome > out[j].Outcome })
@@ -567,23 +567,9 @@ func dimensionValues(d *schema.Dimension) []string {
 	return keys
 }
 
-// latencyRows are the rows of the latency table, overall then by input
-// length bucket; esc makes a bucket name safe for the format.
-func latencyRows(l *schema.Latency, esc func(string) string) [][]string {
-	row := func(name string, s schema.LatencyStats) []string {
-		return []string{name, strconv.Itoa(s.Count), fmtMS(s.MeanMS), fmtMS(s.P50MS), fmtMS(s.P90MS),
-			fmtMS(s.P95MS), fmtMS(s.P99MS), fmtMS(s.MaxMS)}
-	}
-	rows := [][]string{row("all", l.LatencyStats)}
-	for _, b := range latencyBuckets(l) {
-		rows = append(rows, row(esc(b), *l.Bucket[b]))
-	}
-	return rows
-}
-
-// labelSummaryRows are the summary rows of a label dimension; capital
-// starts each name with a capital letter, as Markdown tables read.
-func labelSummaryRows(l *schema.Label, capital bool) [][]string {
+// labelSummaryRows are the summary rows of a label dimension: metric name
+// and value.
+func labelSummaryRows(l *schema.Label) [][]string {
 	rows := [][]string{
 		{"accuracy", fmtRatio(l.Accuracy)},
 		{"macro precision", fmtRatio(l.MacroPrecision)},
@@ -596,11 +582,6 @@ func labelSummaryRows(l *schema.Label, capital bool) [][]string {
 		rows = append(rows,
 			[]string{fmt.Sprintf("top-%d accuracy", l.K), fmtRatio(l.TopKAccuracy)},
 			[]string{"recognition rate (exact + fuzzy)", fmtRatio(l.RecognitionRate)})
-	}
-	if capital {
-		for _, r := range rows {
-			r[0] = strings.ToUpper(r[0][:1]) + r[0][1:]
-		}
 	}
 	return rows
 }

@@ -1,0 +1,367 @@
+package reporters
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// Console caps on rows of one table; the Markdown and JSON reports hold
+// the rest.
+const (
+	narrowMaxValues = 15 // per-value rows of one dimension
+	narrowMaxLabels = 30 // per-label rows of one label dimension
+)
+
+// ReportView builds the view of a run report: the verdict, then
+// thresholds, cases, scenes, templates, dimensions, labels, latency, the
+// failing cases and warnings. base, when set, adds Δ columns against that
+// earlier report. It walks the report once; every renderer shares it.
+func ReportView(r *schema.Report, base *schema.Report) *View {
+	v := &View{Level: 2, Capitalize: true, Verdict: verdictOf(r), Context: reportContext(r)}
+	builders := []func(*schema.Report, *schema.Report) []Section{
+		thresholdSections, caseSections, sceneSections, templateSections,
+		dimensionSections, labelSections, latencySections, failureSections, warningSections,
+	}
+	for _, b := range builders {
+		v.Sections = append(v.Sections, b(r, base)...)
+	}
+	return v
+}
+
+func verdictOf(r *schema.Report) *Verdict {
+	return &Verdict{
+		Pass:         verdictPass(r),
+		Headline:     headline(r),
+		Reasons:      reasons(r),
+		Description:  oneLine(r.Suite.Description),
+		ByThresholds: r.Verdict.ByThresholds || len(r.Thresholds) > 0,
+	}
+}
+
+func reportContext(r *schema.Report) []Field {
+	var ctx []Field
+	add := func(f Field) {
+		if f.Value = strings.TrimSpace(oneLine(f.Value)); f.Value != "" {
+			ctx = append(ctx, f)
+		}
+	}
+	add(Field{Label: "target", Value: r.Run.Target, Code: true})
+	add(Field{Label: "split", Value: r.Run.Split, Code: true})
+	add(Field{Label: "filter", Value: r.Run.Filter, Code: true})
+	add(Field{Label: "run", Value: r.Run.ID, Code: true})
+	if !r.Run.Started.IsZero() {
+		add(Field{Label: "started", Value: startedText(r.Run.Started), Wide: true})
+	}
+	add(Field{Label: toolName(r), Value: r.Version})
+	return ctx
+}
+
+func text(s string) Cell   { return Cell{Text: s} }
+func clip(s string) Cell   { return Cell{Text: s, Style: Clip} }
+func num(n int) Cell       { return Cell{Text: strconv.Itoa(n)} }
+func code(s string) Cell   { return Cell{Text: s, Style: Code} }
+func term(s string) Cell   { return Cell{Text: s, Style: Term} }
+func mark(m Mark) Cell     { return Cell{Mark: m} }
+func col(h string) Column  { return Column{Header: h} }
+func rcol(h string) Column { return Column{Header: h, Align: Right} }
+
+// wide is a right-aligned column only wide renderers show.
+func wide(h string) Column { return Column{Header: h, Align: Right, Wide: true} }
+
+func thresholdMark(t schema.ThresholdResult) Mark {
+	switch thresholdStatus(t) {
+	case statusPass:
+		return MarkPass
+	case statusFail:
+		return MarkFail
+	case statusError:
+		return MarkError
+	case statusWarn:
+		if t.Outcome == schema.Error {
+			return MarkAlert
+		}
+		return MarkWarn
+	}
+	return MarkSkip
+}
+
+func outcomeMark(o schema.Outcome) Mark {
+	switch o {
+	case schema.Pass:
+		return MarkPass
+	case schema.Fail:
+		return MarkFail
+	case schema.Error:
+		return MarkError
+	}
+	return MarkSkip
+}
+
+func thresholdSections(r, base *schema.Report) []Section {
+	if len(r.Thresholds) == 0 {
+		return nil
+	}
+	t := Table{Columns: []Column{{Align: Center}, col("threshold"), col("condition"), {Header: "observed", Align: Right, BriefAlign: Left},
+		{Header: "n", Align: Right, Wide: true}, {Header: "severity", Wide: true}}}
+	if base != nil {
+		t.Columns = append(t.Columns, Column{Header: "Δ baseline", Brief: "Δ", Align: Right})
+	}
+	s := Section{ID: "thresholds", Title: "Thresholds"}
+	for _, th := range r.Thresholds {
+		name := Cell{Text: th.Name, Style: Clip}
+		if isWarn(th) {
+			name.Tag = "warn"
+		}
+		if msg := oneLine(th.Message); msg != "" && th.Outcome != schema.Pass {
+			name.Sub = msg
+		}
+		obs := Cell{Text: observedText(th.Observed), Style: Strong}
+		switch {
+		case th.Outcome == schema.Error:
+			obs = clip("error: " + th.Error)
+			if th.Error != "" {
+				s.Notes = append(s.Notes, Note{Mark: thresholdMark(th), Text: th.Name + ": " + th.Error, Brief: true})
+			}
+		case th.Outcome < schema.Pass:
+			obs = text("not evaluated")
+		}
+		sev := th.Severity
+		if strings.TrimSpace(sev) == "" {
+			sev = "error"
+		}
+		row := []Cell{mark(thresholdMark(th)), name, code(th.Condition), obs, text(observedN(th.Observed)), text(sev)}
+		if base != nil {
+			d := ""
+			if bt := baselineThreshold(base, th.Name); bt != nil {
+				d = fmtDelta(firstObserved(th), firstObserved(*bt))
+			}
+			row = append(row, text(d))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	s.Tables = []Table{t}
+	return []Section{s}
+}
+
+func caseSections(r, base *schema.Report) []Section {
+	scopes := caseScopes(r.Metrics)
+	if len(scopes) == 0 {
+		return nil
+	}
+	t := Table{Columns: []Column{col("scope"), rcol("total"), rcol("passed"), rcol("failed"), rcol("errored"),
+		rcol("accuracy"), rcol("error rate")}}
+	if base != nil {
+		t.Columns = append(t.Columns, rcol("Δ accuracy"))
+	}
+	for _, s := range scopes {
+		n := s.Node
+		row := []Cell{clip(s.Label), num(n.Total), num(n.Passed), num(n.Failed), num(n.Errored),
+			text(fmtRatio(n.Accuracy)), text(fmtRatio(n.ErrorRate))}
+		if base != nil {
+			row = append(row, text(fmtDelta(ratioValue(&n.Accuracy), baselineAccuracy(base, s.Key))))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return []Section{{ID: "cases", Title: "Cases", Tables: []Table{t}}}
+}
+
+func sceneSections(r, _ *schema.Report) []Section {
+	if r.Metrics == nil || len(r.Metrics.Scene) == 0 {
+		return nil
+	}
+	t := Table{Columns: []Column{col("scene"), rcol("total"), rcol("passed"), rcol("failed"), rcol("errored"), rcol("accuracy")}}
+	chart := Chart{Kind: ChartBars, Title: "Accuracy by scene", Unit: "ratio", Series: []string{"accuracy"}}
+	for _, k := range sortedKeys(r.Metrics.Scene) {
+		n := r.Metrics.Scene[k]
+		if n == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []Cell{clip(k), num(n.Total), num(n.Passed), num(n.Failed), num(n.Errored), text(fmtRatio(n.Accuracy))})
+		chart.Points = append(chart.Points, Point{Label: k, Values: []float64{ratioOrNaN(&n.Accuracy)}, N: int(n.Accuracy.Den)})
+	}
+	return []Section{{ID: "scenes", Title: "Scenes", Tables: []Table{t}, Charts: []Chart{chart}}}
+}
+
+func templateSections(r, _ *schema.Report) []Section {
+	if len(r.Groups) == 0 {
+		return nil
+	}
+	t := Table{Columns: []Column{{Align: Center}, col("template"), rcol("total"), rcol("passed"), rcol("failed"),
+		rcol("errored"), rcol("accuracy"), rcol("time"), col("at")}}
+	for _, g := range r.Groups {
+		name := clip(g.Name)
+		if k := groupKind(g); k != "template" {
+			name.Text = k + " " + g.Name
+		}
+		if g.Unreviewed {
+			name.Aside = "draft"
+		}
+		acc := ""
+		if r.Metrics != nil {
+			if n := r.Metrics.Template[g.Name]; n != nil {
+				acc = fmtRatio(n.Accuracy)
+			}
+		}
+		t.Rows = append(t.Rows, []Cell{mark(outcomeMark(g.Outcome)), name, num(g.Total), num(g.Passed), num(g.Failed),
+			num(g.Errored), text(acc), text(fmtSeconds(g.Seconds)), {Text: location(g.File, g.Line), Style: Clip | Code}})
+	}
+	return []Section{{ID: "templates", Title: "Templates", Tables: []Table{t}}}
+}
+
+func dimensionSections(r, _ *schema.Report) []Section {
+	if r.Metrics == nil || len(r.Metrics.Dimension) == 0 {
+		return nil
+	}
+	dims := r.Metrics.Dimension
+	counted := Table{Columns: []Column{col("dimension"), col("kind"), wide("expected"), wide("recognized"), wide("correct"),
+		wide("wrong"), rcol("precision"), rcol("recall"), rcol("F1"), rcol("error rate")}}
+	whole := Table{Columns: []Column{col("dimension"), rcol("total"), rcol("correct"), rcol("accuracy")}}
+	var values []Table
+	for _, k := range sortedKeys(dims) {
+		d := dims[k]
+		if d == nil {
+			continue
+		}
+		switch d.Kind {
+		case schema.KindCase:
+			whole.Rows = append(whole.Rows, []Cell{clip(k), num(d.Total), num(d.Correct), text(fmtRatioPtr(d.Accuracy))})
+		case schema.KindLabel:
+			// Shown with the label metrics.
+		default:
+			counted.Rows = append(counted.Rows, []Cell{clip(k), text(d.Kind), num(d.Expected), num(d.Recognized),
+				num(d.Correct), num(d.Wrong), text(fmtRatioPtr(d.Precision)), text(fmtRatioPtr(d.Recall)),
+				text(fmtRatioPtr(d.F1)), text(fmtRatioPtr(d.ErrorRate))})
+		}
+		if len(d.Values) > 0 {
+			values = append(values, dimensionValueTable(k, d))
+		}
+	}
+	var out []Section
+	if len(counted.Rows) > 0 {
+		out = append(out, Section{ID: "dimensions", Title: "Dimensions", Tables: []Table{counted}})
+	}
+	if len(whole.Rows) > 0 {
+		out = append(out, Section{ID: "dimensions", Title: "Whole-case dimensions", Tables: []Table{whole}})
+	}
+	if len(values) > 0 {
+		out = append(out, Section{ID: "dimensions", Tables: values})
+	}
+	return out
+}
+
+// dimensionValueTable lists a dimension's values worst first.
+func dimensionValueTable(name string, d *schema.Dimension) Table {
+	t := Table{Title: oneLine(name) + " by value", Collapsed: true, Ranked: true, Cap: narrowMaxValues,
+		Columns: []Column{col("value"), wide("expected"), wide("recognized"), wide("correct"), rcol("precision"),
+			rcol("recall"), rcol("F1"), rcol("error rate")}}
+	for _, v := range dimensionValues(d) {
+		x := d.Values[v]
+		if x == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []Cell{clip(v), num(x.Expected), num(x.Recognized), num(x.Correct),
+			text(fmtRatioPtr(x.Precision)), text(fmtRatioPtr(x.Recall)), text(fmtRatioPtr(x.F1)), text(fmtRatioPtr(x.ErrorRate))})
+	}
+	return t
+}
+
+func labelSections(r, _ *schema.Report) []Section {
+	if r.Metrics == nil {
+		return nil
+	}
+	var out []Section
+	for _, name := range sortedKeys(r.Metrics.Label) {
+		l := r.Metrics.Label[name]
+		if l == nil {
+			continue
+		}
+		s := Section{ID: "labels", Title: "Label", Code: name}
+		summary := Table{Columns: []Column{col("metric"), rcol("value")}}
+		for _, row := range labelSummaryRows(l) {
+			summary.Rows = append(summary.Rows, []Cell{term(row[0]), text(row[1])})
+		}
+		s.Tables = append(s.Tables, summary)
+		if len(l.Labels) > 0 {
+			per := Table{Title: oneLine(name) + " per label", Cap: narrowMaxLabels,
+				Columns: []Column{col("label"), rcol("precision"), rcol("recall"), rcol("F1"), rcol("support")}}
+			bars := Chart{Kind: ChartBars, Title: "Precision, recall and F1 by label", Name: name, Unit: "ratio",
+				Series: []string{"precision", "recall", "F1"}}
+			for _, k := range sortedKeys(l.Labels) {
+				x := l.Labels[k]
+				if x == nil {
+					continue
+				}
+				per.Rows = append(per.Rows, []Cell{clip(k), text(fmtRatio(x.Precision)), text(fmtRatio(x.Recall)),
+					text(fmtRatio(x.F1)), num(x.Support)})
+				bars.Points = append(bars.Points, Point{Label: k, N: x.Support,
+					Values: []float64{ratioOrNaN(&x.Precision), ratioOrNaN(&x.Recall), ratioOrNaN(&x.F1)}})
+			}
+			s.Tables = append(s.Tables, per)
+			s.Charts = append(s.Charts, bars)
+		}
+		if c := l.Confusion; c != nil && len(c.Labels) > 0 {
+			s.Charts = append(s.Charts, Chart{Kind: ChartConfusion, Title: "Confusion matrix", Name: name,
+				Matrix: &Matrix{Labels: c.Labels, Counts: c.Counts}})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ratioOrNaN is a ratio's value, NaN without data.
+func ratioOrNaN(r *schema.Ratio) float64 {
+	if v := ratioValue(r); v != nil {
+		return *v
+	}
+	return math.NaN()
+}
+
+func latencySections(r, _ *schema.Report) []Section {
+	if r.Metrics == nil || r.Metrics.Latency == nil {
+		return nil
+	}
+	l := r.Metrics.Latency
+	t := Table{Columns: []Column{col("bucket"), rcol("count"), rcol("mean"), rcol("p50"), rcol("p90"), rcol("p95"),
+		rcol("p99"), rcol("max")}}
+	series := []string{"mean", "p50", "p90", "p95", "p99", "max"}
+	hist := Chart{Kind: ChartHistogram, Title: "Latency by input length", Unit: "ms", Series: series}
+	row := func(name string, s schema.LatencyStats) {
+		t.Rows = append(t.Rows, []Cell{text(name), num(s.Count), text(fmtMS(s.MeanMS)), text(fmtMS(s.P50MS)),
+			text(fmtMS(s.P90MS)), text(fmtMS(s.P95MS)), text(fmtMS(s.P99MS)), text(fmtMS(s.MaxMS))})
+	}
+	row("all", l.LatencyStats)
+	for _, b := range latencyBuckets(l) {
+		s := *l.Bucket[b]
+		row(b, s)
+		hist.Points = append(hist.Points, Point{Label: b, N: s.Count,
+			Values: []float64{s.MeanMS, s.P50MS, s.P90MS, s.P95MS, s.P99MS, s.MaxMS}})
+	}
+	return []Section{{ID: "latency", Title: "Latency (ms)", Brief: "Latency (ms; buckets by input length)",
+		Intro:  "Buckets by input length (characters for CJK text, words otherwise).",
+		Tables: []Table{t}, Charts: []Chart{hist}}}
+}
+
+func failureSections(r, _ *schema.Report) []Section {
+	fail := failingCases(r)
+	if len(fail) == 0 {
+		return nil
+	}
+	return []Section{{ID: "failures", Title: fmt.Sprintf("Failing cases (%d)", len(fail)),
+		Failures: &Failures{Cases: fail, ByThresholds: r.Verdict.ByThresholds || len(r.Thresholds) > 0,
+			Thresholds: len(r.Thresholds) > 0}}}
+}
+
+func warningSections(r, _ *schema.Report) []Section {
+	if len(r.Warnings) == 0 {
+		return nil
+	}
+	s := Section{ID: "warnings", Title: "Warnings"}
+	for _, w := range r.Warnings {
+		s.Notes = append(s.Notes, Note{Mark: MarkAlert, Text: w})
+	}
+	return []Section{s}
+}
