@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/nlutest/nlutest/pipeline"
 )
 
 // Exit codes (SPEC §3). CI scripts depend on them.
@@ -139,14 +141,25 @@ func version() string {
 	return Version
 }
 
-// fail prints err and returns its exit code.
+// fail prints err and returns its exit code: 2 for a usage error (ours or
+// a request pipeline refuses) and a suite that does not generate, 3 else.
 func (a *App) fail(err error) int {
-	var ue usageError
+	var (
+		ue usageError
+		ie *pipeline.InvalidError
+		ge *pipeline.GenerateError
+	)
 	switch {
 	case err == nil:
 		return ExitPass
 	case errors.As(err, &ue):
 		fmt.Fprintf(a.Stderr, "nlutest: %s\nRun 'nlutest help' for usage.\n", ue.msg)
+		return ExitInvalid
+	case errors.As(err, &ie):
+		fmt.Fprintf(a.Stderr, "nlutest: %s\nRun 'nlutest help' for usage.\n", ie.Msg)
+		return ExitInvalid
+	case errors.As(err, &ge):
+		fmt.Fprintf(a.Stderr, "nlutest: %s\n", ge)
 		return ExitInvalid
 	default:
 		fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)

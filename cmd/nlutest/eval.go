@@ -5,13 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/nlutest/nlutest/assert"
-	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
@@ -46,7 +44,7 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 		return a.fail(usagef("eval takes one run directory, got %d", len(pos)))
 	}
 	runDir := pos[0]
-	meta, err := readRunMeta(runDir)
+	meta, err := pipeline.ReadMeta(runDir)
 	if err != nil {
 		return a.fail(usagef("%v", err))
 	}
@@ -69,43 +67,15 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 }
 
 // evaluateRuns re-evaluates the results of one or more run directories
-// against s and builds the report.
-func (a *App) evaluateRuns(s *spec.Suite, dirs []string, meta runMeta, rf *runFlags) (*assert.Collector, *schema.Report, int) {
-	ev := assert.NewEvaluator(s)
-	col := assert.NewCollector(s)
-	col.IncludeUnreviewed = rf.unreviewed
-	rb := s.NewRebuilder()
-	seen := map[string]bool{}
-	var warnings []string
-	for _, d := range dirs {
-		stale, err := a.replayResults(filepath.Join(d, runner.ResultsFile), ev, rb, col, seen)
-		if err != nil {
-			fmt.Fprintf(a.Stderr, "nlutest: %v\n", err)
-			return nil, nil, ExitInvalid
-		}
-		if stale > 0 {
-			warnings = append(warnings, fmt.Sprintf("%d results of %s kept their recorded expectations: their template, text or material values changed since the run", stale, d))
-		}
-	}
-	if col.Total() == 0 && col.Unreviewed() == 0 {
-		fmt.Fprintf(a.Stderr, "nlutest: no results in %s\n", strings.Join(dirs, ", "))
+// against s and builds the report; on failure it prints why and returns
+// exit code 2.
+func (a *App) evaluateRuns(s *spec.Suite, dirs []string, meta pipeline.Meta, rf *runFlags) (*assert.Collector, *schema.Report, int) {
+	col, rep, err := pipeline.Evaluate(s, dirs, meta, pipeline.EvalOptions{IncludeUnreviewed: rf.unreviewed, Version: version()})
+	if err != nil {
+		fmt.Fprintf(a.Stderr, "nlutest: %v\n", err)
 		return nil, nil, ExitInvalid
 	}
-	if col.Unreviewed() > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d cases of unreviewed templates are reported apart and left out of metrics and thresholds", col.Unreviewed()))
-	}
-	budget := 0.0
-	if t := s.Target(meta.Target); t != nil {
-		budget = t.ErrorBudget
-	}
-	run := schema.RunInfo{
-		ID: filepath.Base(dirs[0]), Dir: dirs[0], Target: meta.Target, Split: meta.Split, Filter: meta.Filter,
-		Started: meta.Started, Finished: meta.Finished, Seconds: meta.Finished.Sub(meta.Started).Seconds(), ErrorBudget: budget,
-	}
-	if run.Seconds < 0 {
-		run.Seconds = 0
-	}
-	return col, assert.BuildReport(s, col, run, version(), warnings), ExitPass
+	return col, rep, ExitPass
 }
 
 // finishOffline prints and writes the reports of an offline evaluation.
@@ -134,14 +104,9 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	if len(pos) == 0 || *out == "" {
 		return a.fail(usagef("merge takes --out DIR and one or more run directories"))
 	}
-	metas := make([]runMeta, len(pos))
-	for i, d := range pos {
-		if metas[i], err = readRunMeta(d); err != nil {
-			return a.fail(usagef("%v", err))
-		}
-		if metas[i].Target != metas[0].Target || metas[i].Split != metas[0].Split || metas[i].Filter != metas[0].Filter {
-			return a.fail(usagef("%s was run with another target, split or filter than %s; only shards of one run merge", d, pos[0]))
-		}
+	metas, err := pipeline.ReadShards(pos)
+	if err != nil {
+		return a.fail(err)
 	}
 	if *suitePath == "" {
 		*suitePath = metas[0].Suite
@@ -150,51 +115,15 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	if s == nil {
 		return code
 	}
-	if fileExists(filepath.Join(*out, runner.ResultsFile)) {
-		return a.fail(usagef("%s already holds a run; choose another --out directory", *out))
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return a.fail(err)
-	}
-	// The merged results file: every shard's results, each id once.
-	rw, err := runner.CreateResults(filepath.Join(*out, runner.ResultsFile))
+	meta, n, err := pipeline.Merge(*out, pos, metas)
 	if err != nil {
-		return a.fail(err)
-	}
-	seen := map[string]bool{}
-	meta := metas[0]
-	meta.Shard, meta.Total = "", 0
-	for i, d := range pos {
-		err := runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(r *schema.Result) error {
-			if seen[r.ID] {
-				return nil
-			}
-			seen[r.ID] = true
-			return rw.Write(r)
-		})
-		if err != nil {
-			rw.Close()
-			return a.fail(err)
-		}
-		meta.Total += metas[i].Total
-		if metas[i].Started.Before(meta.Started) {
-			meta.Started = metas[i].Started
-		}
-		if metas[i].Finished.After(meta.Finished) {
-			meta.Finished = metas[i].Finished
-		}
-	}
-	if err := rw.Close(); err != nil {
-		return a.fail(err)
-	}
-	if err := writeRunMeta(*out, meta); err != nil {
 		return a.fail(err)
 	}
 	_, rep, code := a.evaluateRuns(s, []string{*out}, meta, &rf)
 	if rep == nil {
 		return code
 	}
-	fmt.Fprintf(a.Stderr, "nlutest: merged %d results from %d runs into %s\n", len(seen), len(pos), *out)
+	fmt.Fprintf(a.Stderr, "nlutest: merged %d results from %d runs into %s\n", n, len(pos), *out)
 	return a.finishOffline(rep, &rf, *out)
 }
 

@@ -1,0 +1,196 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// Replay feeds a results file into the collector: each result is
+// re-evaluated against the suite (rebuilt from the suite as it is now when
+// rb is set). One goroutine reads lines in batches and drops repeated ids
+// (the first record of an id wins; seen collects the ids); every core
+// decodes, evaluates and collects batches into a collector of its own, and
+// the collectors merge at the end by sequence number, so reports never
+// depend on scheduling. It returns the number of results whose case could
+// not be rebuilt and kept their recorded expectations. A record that does
+// not decode is an error naming its line (the first such line).
+func Replay(path string, ev *assert.Evaluator, rb *spec.Rebuilder, col *assert.Collector, seen map[string]bool) (int, error) {
+	workers := runtime.GOMAXPROCS(0)
+	p := &replayer{path: path, ev: ev, rb: rb,
+		work: make(chan *batch, 2*workers), free: make(chan *batch, 3*workers)}
+	cols := make([]*assert.Collector, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		cols[w] = col.Fork()
+		wg.Add(1)
+		go func(c *assert.Collector) {
+			defer wg.Done()
+			p.worker(c)
+		}(cols[w])
+	}
+	// Sequence numbers continue after what the collector holds (an earlier
+	// run directory).
+	err := p.read(seen, col.Next())
+	close(p.work)
+	wg.Wait()
+	if err != nil && err != errStop {
+		return 0, err
+	}
+	if p.firstErr != nil {
+		return 0, p.firstErr
+	}
+	for _, c := range cols {
+		col.Merge(c)
+	}
+	return int(p.stale.Load()), nil
+}
+
+// replayBatch is how many lines the reader hands a worker at once.
+const replayBatch = 512
+
+// batch is a run of result lines for one worker.
+type batch struct {
+	buf   []byte  // the batch's lines, back to back
+	ends  []int   // end of each line in buf
+	lines []int   // line number of each
+	seqs  []int64 // sequence number of each
+}
+
+// replayer is the shared state of one Replay.
+type replayer struct {
+	path       string
+	ev         *assert.Evaluator
+	rb         *spec.Rebuilder
+	work, free chan *batch
+	failed     atomic.Bool
+	stale      atomic.Int64
+	mu         sync.Mutex
+	firstErr   error
+	errLine    int
+}
+
+var errStop = errors.New("stop")
+
+// fail records the error of a line; the error of the first line wins.
+func (p *replayer) fail(line int, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.firstErr == nil || line < p.errLine {
+		p.firstErr, p.errLine = err, line
+	}
+	p.failed.Store(true)
+}
+
+// read hands batches of first-seen lines to the workers.
+func (p *replayer) read(seen map[string]bool, seq int64) error {
+	cur := &batch{}
+	err := runner.ReadLines(p.path, func(line []byte, n int) error {
+		if p.failed.Load() {
+			return errStop
+		}
+		id, err := schema.RecordID(line)
+		if err != nil {
+			p.fail(n, fmt.Errorf("%s:%d: not a result record: %v", p.path, n, err))
+			return errStop
+		}
+		if seen[id] {
+			return nil
+		}
+		seen[id] = true
+		cur.buf = append(cur.buf, line...)
+		cur.ends = append(cur.ends, len(cur.buf))
+		cur.lines = append(cur.lines, n)
+		cur.seqs = append(cur.seqs, seq)
+		seq++
+		if len(cur.ends) == replayBatch {
+			cur = p.send(cur)
+		}
+		return nil
+	})
+	if len(cur.ends) > 0 {
+		p.work <- cur
+	}
+	return err
+}
+
+// send hands b to the workers and returns an empty batch (a recycled one
+// when a worker has freed one).
+func (p *replayer) send(b *batch) *batch {
+	p.work <- b
+	select {
+	case b = <-p.free:
+		b.buf, b.ends, b.lines, b.seqs = b.buf[:0], b.ends[:0], b.lines[:0], b.seqs[:0]
+		return b
+	default:
+		return &batch{}
+	}
+}
+
+// worker decodes, rebuilds, evaluates and collects batches into c.
+func (p *replayer) worker(c *assert.Collector) {
+	var r schema.Result
+	var rest schema.Deferred
+	lineNo := 0
+	defer func() {
+		// A bug must not take the process down without a word: it becomes
+		// this record's error, and the channel is drained so the reader
+		// finishes.
+		if x := recover(); x != nil {
+			p.fail(lineNo, fmt.Errorf("%s:%d: internal error evaluating this record: %v (please report it)", p.path, lineNo, x))
+			for range p.work {
+			}
+		}
+	}()
+	for b := range p.work {
+		start := 0
+		for i, end := range b.ends {
+			line := b.buf[start:end]
+			start = end
+			lineNo = b.lines[i]
+			if p.failed.Load() {
+				break
+			}
+			evaluation, err := p.evaluate(&r, &rest, line)
+			if err != nil {
+				p.fail(lineNo, fmt.Errorf("%s:%d: not a result record: %v", p.path, lineNo, err))
+				break
+			}
+			c.AddAt(&r, evaluation, b.seqs[i])
+			evaluation.Release()
+		}
+		select {
+		case p.free <- b:
+		default:
+		}
+	}
+}
+
+// evaluate decodes one record into r, rebuilds its case from the suite when
+// it can (else decodes the recorded case), and evaluates it.
+func (p *replayer) evaluate(r *schema.Result, rest *schema.Deferred, line []byte) (*assert.Evaluation, error) {
+	if err := r.DecodeForEval(line, rest); err != nil {
+		return nil, err
+	}
+	rebuilt := false
+	if p.rb != nil {
+		if c, ok := p.rb.RebuildRecord(r.Template, r.ID, r.Text, rest.Slots); ok {
+			r.Case, rebuilt = *c, true
+		} else {
+			p.stale.Add(1)
+		}
+	}
+	if !rebuilt {
+		if err := rest.DecodeCase(&r.Case); err != nil {
+			return nil, err
+		}
+	}
+	return p.ev.Evaluate(r), nil
+}

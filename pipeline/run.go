@@ -1,0 +1,255 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// Options say what a live run does.
+type Options struct {
+	SuitePath string       // the suite as given, recorded in run.json
+	Target    *spec.Target // the target to call
+	Selection Selection
+	// Out is the run directory; "" means DefaultDir under Root.
+	Out string
+	// Resume continues the run recorded in this directory: only the cases
+	// it has not recorded run.
+	Resume string
+	// Root is where the default run directory goes (.nlutest/runs).
+	Root string
+	// Concurrency overrides the target's calls in flight (0: the target's).
+	Concurrency int
+	// IncludeUnreviewed counts cases of unreviewed templates in metrics.
+	IncludeUnreviewed bool
+	Version           string           // the tool's version, for run.json and the report
+	Now               func() time.Time // the clock; nil means time.Now
+	// Notice, when set, receives what a person may want to know while the
+	// run is prepared (a torn line dropped, how much a resume skips).
+	Notice func(string)
+}
+
+// Run is a live run: prepared (selection counted, run directory chosen),
+// resumed, executed, and reported.
+type Run struct {
+	Suite     *spec.Suite
+	Dir       string // the run directory
+	Meta      Meta   // what run.json records
+	Counts    Counts // the selection's size
+	Evaluator *assert.Evaluator
+	Collector *assert.Collector
+	// Warnings found while preparing (generation), for the report.
+	Warnings []string
+
+	opts    Options
+	started time.Time
+	done    map[string]bool // ids already recorded (resume)
+}
+
+// Prepare checks the selection against the suite, counts it, and chooses
+// and creates the run directory. It refuses (with an *InvalidError) a split
+// the suite lacks, a selection that matches nothing, a directory that
+// already holds a run (unless resuming it), and a resume with another
+// target or selection than the run was made with.
+func Prepare(s *spec.Suite, o Options) (*Run, error) {
+	if err := o.Selection.Check(s); err != nil {
+		return nil, err
+	}
+	r := &Run{Suite: s, opts: o, done: map[string]bool{}}
+	counts, err := o.Selection.Count(s, func(msg string) { r.Warnings = append(r.Warnings, msg) })
+	if err != nil {
+		return nil, err
+	}
+	if counts.Total == 0 {
+		return nil, invalidf("no case to run: the suite generates no case%s", o.Selection.Note())
+	}
+	r.Counts = counts
+	r.started = r.now()
+	r.Meta = Meta{Tool: "nlutest", Version: o.Version, Suite: o.SuitePath, Target: o.Target.Name,
+		Split: o.Selection.Split, Filter: o.Selection.Filter, Shard: o.Selection.Shard.String(),
+		Total: counts.Total, Started: r.started.UTC()}
+	if err := r.chooseDir(); err != nil {
+		return nil, err
+	}
+	r.Evaluator = assert.NewEvaluator(s)
+	r.Collector = assert.NewCollector(s)
+	r.Collector.IncludeUnreviewed = o.IncludeUnreviewed
+	return r, nil
+}
+
+// chooseDir applies the run directory rules and creates the directory.
+func (r *Run) chooseDir() error {
+	r.Dir = r.opts.Out
+	if r.opts.Resume != "" {
+		r.Dir = r.opts.Resume
+		old, err := ReadMeta(r.Dir)
+		if err != nil {
+			return invalidf("--resume: %v", err)
+		}
+		if !old.sameSelection(r.Meta) {
+			return invalidf("--resume: %s was run with target %q, split %q, filter %q, shard %q; resume it with the same selection", r.Dir, old.Target, old.Split, old.Filter, old.Shard)
+		}
+		r.Meta.Started = old.Started
+	}
+	if r.Dir == "" {
+		r.Dir = DefaultDir(r.opts.Root, r.Suite.Name, r.started)
+	}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create run directory: %w", err)
+	}
+	if r.opts.Resume == "" && holdsRun(r.Dir) {
+		return invalidf("%s already holds a run; choose another --out directory, or continue it with --resume %s", r.Dir, r.Dir)
+	}
+	return nil
+}
+
+func (r *Run) now() time.Time {
+	if r.opts.Now != nil {
+		return r.opts.Now()
+	}
+	return time.Now()
+}
+
+func (r *Run) notice(format string, args ...any) {
+	if r.opts.Notice != nil {
+		r.opts.Notice(fmt.Sprintf(format, args...))
+	}
+}
+
+// ResultsPath is the run's results file.
+func (r *Run) ResultsPath() string { return filepath.Join(r.Dir, runner.ResultsFile) }
+
+// Resume, for a resumed run, repairs a torn last line of the results file
+// and replays what it holds into the collector, so Execute calls only the
+// cases not recorded yet. Without Options.Resume it does nothing.
+func (r *Run) Resume() error {
+	if r.opts.Resume == "" {
+		return nil
+	}
+	path := r.ResultsPath()
+	dropped, err := runner.RepairResults(path)
+	if err != nil {
+		return fmt.Errorf("cannot repair %s: %w", path, err)
+	}
+	if dropped > 0 {
+		r.notice("dropped a torn last line (%d bytes) from %s", dropped, path)
+	}
+	// A run killed before its first result has nothing to replay.
+	if holdsRun(r.Dir) {
+		if _, err := Replay(path, r.Evaluator, nil, r.Collector, r.done); err != nil {
+			return err
+		}
+	}
+	r.notice("resuming %s: %d of %d cases already recorded", r.Dir, len(r.done), r.Counts.Total)
+	return nil
+}
+
+// Recorded is how many selected cases the run directory already holds.
+func (r *Run) Recorded() int { return len(r.done) }
+
+// Todo is how many cases Execute will call.
+func (r *Run) Todo() int { return r.Counts.Total - len(r.done) }
+
+// Left is how many cases of each template Execute will call: the
+// selection's count less what the collector already holds.
+func (r *Run) Left() map[string]int {
+	left := make(map[string]int, len(r.Counts.PerTemplate))
+	for k, v := range r.Counts.PerTemplate {
+		left[k] = v
+	}
+	for _, g := range r.Collector.Groups() {
+		left[g.Name] -= g.Total
+	}
+	return left
+}
+
+// Outcome is how an executed run ended.
+type Outcome struct {
+	Info        schema.RunInfo // the report's run section
+	Interrupted bool           // ctx was cancelled: the results are partial
+}
+
+// Execute writes run.json, calls the target with every selected case not
+// yet recorded, appends each result to the results file, evaluates and
+// collects it, and hands it to onResult (nil: nothing), one at a time. When
+// ctx is cancelled, calls in flight finish and are recorded, and the
+// outcome says Interrupted; the run is then resumable. An error means the
+// run could not go on (a write failed, the suite failed to generate).
+func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*schema.Result)) (Outcome, error) {
+	if err := WriteMeta(r.Dir, r.Meta); err != nil {
+		return Outcome{}, fmt.Errorf("cannot write run metadata: %w", err)
+	}
+	rw, err := runner.CreateResults(r.ResultsPath())
+	if err != nil {
+		return Outcome{}, fmt.Errorf("cannot write results: %w", err)
+	}
+	col, ev := r.Collector, r.Evaluator
+	// Each result's evaluation, made in the worker, waits here for OnResult.
+	var evs sync.Map // *schema.Result → *assert.Evaluation
+	runErr := runner.Run(ctx, caller, r.generate, runner.Config{
+		Concurrency: runner.Concurrency(r.opts.Target, runner.CallerOptions{Concurrency: r.opts.Concurrency}),
+		Evaluate: func(res *schema.Result) {
+			if e := ev.Evaluate(res); e != nil {
+				evs.Store(res, e)
+			}
+		},
+		OnResult: func(res *schema.Result) error {
+			e, _ := evs.LoadAndDelete(res)
+			evaluation, _ := e.(*assert.Evaluation)
+			defer evaluation.Release()
+			if err := rw.Write(res); err != nil {
+				return fmt.Errorf("writing results: %w", err)
+			}
+			col.Add(res, evaluation)
+			if onResult != nil {
+				onResult(res)
+			}
+			return nil
+		},
+	})
+	if err := rw.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("writing results: %w", err)
+	}
+	interrupted := ctx.Err() != nil
+	if runErr != nil && !interrupted {
+		return Outcome{}, runErr
+	}
+	finished := r.now()
+	r.Meta.Finished = finished.UTC()
+	if err := WriteMeta(r.Dir, r.Meta); err != nil {
+		return Outcome{}, fmt.Errorf("cannot write run metadata: %w", err)
+	}
+	info := schema.RunInfo{
+		ID: filepath.Base(r.Dir), Dir: r.Dir, Target: r.Meta.Target, Split: r.Meta.Split, Filter: r.Meta.Filter,
+		Started: r.Meta.Started, Finished: finished.UTC(), Seconds: finished.Sub(r.started).Seconds(),
+		Interrupted: interrupted, ErrorBudget: r.opts.Target.ErrorBudget,
+	}
+	return Outcome{Info: info, Interrupted: interrupted}, nil
+}
+
+// generate streams the selected cases not yet recorded.
+func (r *Run) generate(yield func(*schema.Case) error) error {
+	return r.opts.Selection.Generate(r.Suite, nil, func(c *schema.Case) error {
+		if r.done[c.ID] {
+			return nil
+		}
+		return yield(c)
+	})
+}
+
+// Report assembles the run's report from what the collector holds.
+func (r *Run) Report(out Outcome) *schema.Report {
+	warnings := r.Warnings
+	if n := r.Collector.Unreviewed(); n > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d cases of unreviewed templates (reviewed = false) are reported apart and left out of metrics and thresholds; review their expectations, or pass --include-unreviewed", n))
+	}
+	return assert.BuildReport(r.Suite, r.Collector, out.Info, r.opts.Version, warnings)
+}

@@ -1,0 +1,142 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
+)
+
+// Files of a run directory (besides runner.ResultsFile).
+const (
+	MetaFile   = "run.json"    // Meta: how the run was made
+	ReportFile = "report.json" // the JSON report
+)
+
+// Meta records how a run was made, so eval, merge and resume can find the
+// suite and repeat the selection. It holds no variable values: secrets
+// never reach disk; pass the same --var flags again.
+type Meta struct {
+	Tool     string    `json:"tool"`
+	Version  string    `json:"version"`
+	Suite    string    `json:"suite"`
+	Target   string    `json:"target"`
+	Split    string    `json:"split,omitempty"`
+	Filter   string    `json:"filter,omitempty"`
+	Shard    string    `json:"shard,omitempty"`
+	Total    int       `json:"total"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished,omitempty"`
+}
+
+// sameSelection reports whether a run recorded with o was made with m's
+// target and selection.
+func (m Meta) sameSelection(o Meta) bool {
+	return m.Target == o.Target && m.Split == o.Split && m.Filter == o.Filter && m.Shard == o.Shard
+}
+
+// WriteMeta writes dir/run.json atomically.
+func WriteMeta(dir string, m Meta) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, MetaFile), b.Bytes())
+}
+
+// ReadMeta reads dir/run.json; an error says dir is not a run directory.
+func ReadMeta(dir string) (Meta, error) {
+	var m Meta
+	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return m, fmt.Errorf("%s is not a run directory (no %s): %w", dir, MetaFile, err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", filepath.Join(dir, MetaFile), err)
+	}
+	return m, nil
+}
+
+// ReadReport reads a run directory's report.json (or a report file).
+func ReadReport(path string) (*schema.Report, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		path = filepath.Join(path, ReportFile)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r schema.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s is not an nlutest report: %w", path, err)
+	}
+	return &r, nil
+}
+
+// DefaultDir is where a run goes without --out:
+// ROOT/.nlutest/runs/<time>-<suite>.
+func DefaultDir(root, suite string, started time.Time) string {
+	return filepath.Join(root, ".nlutest", "runs", started.Format("20060102-150405")+"-"+SafeName(suite))
+}
+
+var unsafeChars = regexp.MustCompile(`[^\p{L}\p{N}._-]+`)
+
+// SafeName makes a suite name usable in a file name: letters (Chinese
+// included), digits, '.', '_' and '-' stay, every other run becomes '-'.
+func SafeName(s string) string {
+	s = unsafeChars.ReplaceAllString(s, "-")
+	if s == "" {
+		return "suite"
+	}
+	return s
+}
+
+// holdsRun reports whether dir already holds a run's results.
+func holdsRun(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, runner.ResultsFile))
+	return err == nil
+}
+
+// writeFileAtomic writes b to a temporary file beside path and renames it
+// over path, so a reader never sees half a file.
+func writeFileAtomic(path string, b []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+		}
+	}()
+	for _, step := range []func() error{
+		func() error { _, err := f.Write(b); return err },
+		func() error { return f.Chmod(0o644) },
+		f.Sync,
+		f.Close,
+		func() error { return os.Rename(f.Name(), path) },
+	} {
+		if err = step(); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package pipeline
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// Selection says which of a suite's cases a run calls: the cases of one
+// split, those whose template name, id or text match a regular expression,
+// and one shard of a stable partition. The zero Selection selects every
+// case.
+type Selection struct {
+	Split  string // "" = every split
+	Filter string // the regular expression as given; "" = no filter
+	Shard  Shard
+
+	filter *regexp.Regexp
+}
+
+// NewSelection checks and compiles a selection from its textual form
+// (split name, filter regular expression, shard K/N).
+func NewSelection(split, filter, shard string) (Selection, error) {
+	sel := Selection{Split: split, Filter: filter}
+	if filter != "" {
+		re, err := regexp.Compile(filter)
+		if err != nil {
+			return sel, invalidf("--filter is not a valid regular expression: %v", err)
+		}
+		sel.filter = re
+	}
+	sh, err := ParseShard(shard)
+	if err != nil {
+		return sel, err
+	}
+	sel.Shard = sh
+	return sel, nil
+}
+
+// Check refuses a split the suite does not declare.
+func (sel Selection) Check(s *spec.Suite) error {
+	if sel.Split != "" && s.SplitByName(sel.Split) == nil {
+		return invalidf("the suite has no split %q (splits: %s)", sel.Split, strings.Join(s.SplitNames(), ", "))
+	}
+	return nil
+}
+
+// Keep reports whether the selection keeps case c (its split aside, which
+// generation applies).
+func (sel Selection) Keep(c *schema.Case) bool {
+	if !sel.Shard.Has(c.ID) {
+		return false
+	}
+	return sel.filter == nil || sel.filter.MatchString(c.Template) || sel.filter.MatchString(c.ID) || sel.filter.MatchString(c.Text)
+}
+
+// Generate streams the selected cases of s to yield. warn, when set,
+// receives generation warnings.
+func (sel Selection) Generate(s *spec.Suite, warn func(string), yield func(*schema.Case) error) error {
+	gopts := spec.GenOptions{Split: sel.Split}
+	if warn != nil {
+		gopts.Warn = func(_ spec.Range, msg string) { warn(msg) }
+	}
+	return s.Generate(gopts, func(c *schema.Case) error {
+		if !sel.Keep(c) {
+			return nil
+		}
+		return yield(c)
+	})
+}
+
+// Counts is the size of a selection: its cases in all and per template.
+type Counts struct {
+	Total       int
+	PerTemplate map[string]int
+}
+
+// Count generates the selection once (generation is cheap and
+// deterministic) and counts it, for progress and to refuse a selection that
+// matches nothing before anything is called.
+func (sel Selection) Count(s *spec.Suite, warn func(string)) (Counts, error) {
+	n := Counts{PerTemplate: map[string]int{}}
+	err := sel.Generate(s, warn, func(c *schema.Case) error {
+		n.PerTemplate[c.Template]++
+		n.Total++
+		return nil
+	})
+	if err != nil {
+		return n, &GenerateError{err}
+	}
+	return n, nil
+}
+
+// Note describes the selection for a message ("in split smoke matching
+// --filter 天气"), with a leading space; "" for every case.
+func (sel Selection) Note() string {
+	var parts []string
+	if sel.Split != "" {
+		parts = append(parts, "in split "+sel.Split)
+	}
+	if sel.Filter != "" {
+		parts = append(parts, "matching --filter "+sel.Filter)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
+}
+
+// Shard is the K-th of N stable partitions of the cases (--shard K/N). The
+// zero Shard is the whole.
+type Shard struct{ K, N int }
+
+// ParseShard reads K/N with 1 ≤ K ≤ N; "" is the whole.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{}, nil
+	}
+	var k, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || n < 1 || k < 1 || k > n || fmt.Sprintf("%d/%d", k, n) != s {
+		return Shard{}, invalidf("--shard takes K/N with 1 ≤ K ≤ N, e.g. 2/4; got %q", s)
+	}
+	return Shard{k, n}, nil
+}
+
+// String is the shard as ParseShard reads it; "" for the whole.
+func (sh Shard) String() string {
+	if sh.N == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", sh.K, sh.N)
+}
+
+// Has reports whether the case id falls in this shard (a stable hash of the
+// id, so every machine agrees and adding cases never moves old ones).
+func (sh Shard) Has(id string) bool {
+	if sh.N <= 1 {
+		return true
+	}
+	return int(spec.UnitHash("shard", id)*float64(sh.N)) == sh.K-1
+}
