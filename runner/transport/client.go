@@ -89,16 +89,6 @@ func WithClock(clk Clock) Option {
 	}
 }
 
-// WithTransport replaces the tuned http.Transport (for TLS settings or a
-// custom dialer). The client's Close closes its idle connections.
-func WithTransport(tr *http.Transport) Option {
-	return func(c *Client) {
-		if tr != nil {
-			c.tr = tr
-		}
-	}
-}
-
 // NewClient returns a Client calling with policy p through a connection pool
 // sized for concurrency parallel calls (at most that many connections per
 // host, all kept alive), paced by lim (nil for no limit). Zero policy fields
