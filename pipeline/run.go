@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/nlutest/nlutest/assert"
@@ -192,18 +191,10 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 		return Outcome{}, fmt.Errorf("cannot write results: %w", err)
 	}
 	col, ev := r.Collector, r.Evaluator
-	// Each result's evaluation, made in the worker, waits here for OnResult.
-	var evs sync.Map // *schema.Result → *assert.Evaluation
-	runErr := runner.Run(ctx, caller, r.generate, runner.Config{
+	runErr := runner.Run(ctx, caller, r.generate, runner.Config[*assert.Evaluation]{
 		Concurrency: runner.Concurrency(r.opts.Target, runner.CallerOptions{Concurrency: r.opts.Concurrency}),
-		Evaluate: func(res *schema.Result) {
-			if e := ev.Evaluate(res); e != nil {
-				evs.Store(res, e)
-			}
-		},
-		OnResult: func(res *schema.Result) error {
-			e, _ := evs.LoadAndDelete(res)
-			evaluation, _ := e.(*assert.Evaluation)
+		Evaluate:    ev.Evaluate,
+		OnResult: func(res *schema.Result, evaluation *assert.Evaluation) error {
 			defer evaluation.Release()
 			if err := rw.Write(res); err != nil {
 				return fmt.Errorf("writing results: %w", err)
@@ -235,13 +226,14 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 	return Outcome{Info: info, Interrupted: interrupted}, nil
 }
 
-// generate streams the selected cases not yet recorded.
-func (r *Run) generate(yield func(*schema.Case) error) error {
+// generate streams the selected cases not yet recorded, each as a script
+// of one turn.
+func (r *Run) generate(yield func(*schema.Script) error) error {
 	return r.opts.Selection.Generate(r.Suite, nil, func(c *schema.Case) error {
 		if r.done[c.ID] {
 			return nil
 		}
-		return yield(c)
+		return yield(schema.Single(c))
 	})
 }
 

@@ -158,16 +158,17 @@ func benchRun(b *testing.B, s *spec.Suite, resultsPath string, o CallerOptions) 
 	}
 	ev := assert.NewEvaluator(s)
 	col := assert.NewCollector(s)
-	err = Run(ctx, caller, func(yield func(*schema.Case) error) error {
-		return s.Generate(spec.GenOptions{}, yield)
-	}, Config{
+	err = Run(ctx, caller, func(yield func(*schema.Script) error) error {
+		return s.Generate(spec.GenOptions{}, func(c *schema.Case) error { return yield(schema.Single(c)) })
+	}, Config[*assert.Evaluation]{
 		Concurrency: Concurrency(t, o),
-		Evaluate:    func(r *schema.Result) { ev.Evaluate(r).Release() },
-		OnResult: func(r *schema.Result) error {
+		Evaluate:    ev.Evaluate,
+		OnResult: func(r *schema.Result, e *assert.Evaluation) error {
+			defer e.Release()
 			if err := rw.Write(r); err != nil {
 				return err
 			}
-			col.Add(r, nil) // re-derives the evaluation when it needs one
+			col.Add(r, e)
 			return nil
 		},
 	})

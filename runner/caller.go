@@ -21,18 +21,6 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
-// Caller calls one target with cases.
-type Caller interface {
-	// Preflight checks that the target answers at all, before any case
-	// runs; an error means the run cannot be done (exit 3).
-	Preflight(ctx context.Context) error
-	// Call makes one logical call (retries included) and returns the
-	// result with the case, request, response, latency and any error set.
-	Call(ctx context.Context, c *schema.Case) *schema.Result
-	// Close releases connections and stops an in-process demo service.
-	Close()
-}
-
 // CallerOptions override a target's settings from the command line.
 type CallerOptions struct {
 	// Concurrency, when > 0, overrides the target's concurrency.
@@ -368,6 +356,8 @@ func (h *httpCaller) Preflight(ctx context.Context) error {
 	conn.Close()
 	return nil
 }
+
+func (h *httpCaller) Open(context.Context, *schema.Script) (Session, error) { return Stateless(h), nil }
 
 func (h *httpCaller) Close() {
 	h.client.Close()

@@ -132,6 +132,8 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	return r
 }
 
+func (e *execCaller) Open(context.Context, *schema.Script) (Session, error) { return Stateless(e), nil }
+
 func (e *execCaller) Close() {}
 
 var _ io.Writer = (*capWriter)(nil)

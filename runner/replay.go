@@ -55,4 +55,8 @@ func (rc *replayCaller) Call(_ context.Context, c *schema.Case) *schema.Result {
 	return r
 }
 
+func (rc *replayCaller) Open(context.Context, *schema.Script) (Session, error) {
+	return Stateless(rc), nil
+}
+
 func (rc *replayCaller) Close() {}

@@ -3,43 +3,61 @@ package runner
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nlutest/nlutest/schema"
 )
 
-// Config says how Run executes cases.
-type Config struct {
-	// Concurrency is the number of calls in flight at once (≥ 1).
+// Config says how Run executes scripts. E is the per-result evaluation
+// value the caller's Evaluate produces and OnResult consumes.
+type Config[E any] struct {
+	// Concurrency is the number of scripts in flight at once (≥ 1); each
+	// has at most one call in flight.
 	Concurrency int
-	// Evaluate, when set, runs in the worker right after each call, so
-	// assertion work is spread over the workers.
-	Evaluate func(*schema.Result)
-	// OnResult receives every result, one at a time, in completion order.
-	// An error stops the run.
-	OnResult func(*schema.Result) error
+	// Evaluate, when set, runs in the worker right after each turn's call,
+	// so assertion work is spread over the workers.
+	Evaluate func(*schema.Result) E
+	// OnResult receives every result with its evaluation, one at a time,
+	// in completion order (the turns of one script in turn order). An error
+	// stops the run.
+	OnResult func(*schema.Result, E) error
 }
 
-// Generator streams cases to yield and stops at the first error it returns.
-type Generator func(yield func(*schema.Case) error) error
+// ScriptSource streams scripts to yield and stops at the first error it
+// returns.
+type ScriptSource func(yield func(*schema.Script) error) error
 
-// Run calls the target with every case gen yields. When ctx is cancelled
-// (Ctrl-C) no new call starts, calls in flight finish and are handed to
-// OnResult, and Run returns ctx.Err(). Calls themselves are not cut short
-// by ctx: each is bounded by the target's timeout.
-func Run(ctx context.Context, caller Caller, gen Generator, cfg Config) error {
+// done is one finished turn on its way from a worker to OnResult.
+type done[E any] struct {
+	r  *schema.Result
+	ev E
+}
+
+// Run runs every script scripts yields against the target: the turns of a
+// script in order, in one session, within one worker; scripts in parallel
+// up to cfg.Concurrency. A turn whose call errors ends its script: later
+// turns are not called.
+//
+// When ctx is cancelled (Ctrl-C) no new script starts, scripts in flight
+// finish and their results are handed to OnResult, and Run returns
+// ctx.Err(). Calls themselves are not cut short by ctx: each is bounded by
+// the target's timeout. When OnResult fails, scripts in flight stop after
+// their current turn and Run returns that error.
+func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Config[E]) error {
 	conc := max(cfg.Concurrency, 1)
 	callCtx := context.WithoutCancel(ctx)
 	stopCtx, stop := context.WithCancel(ctx)
 	defer stop()
 
-	cases := make(chan *schema.Case, conc*2)
-	results := make(chan *schema.Result, conc*2)
+	queue := make(chan *schema.Script, conc*2)
+	results := make(chan done[E], conc*2)
+	var halted atomic.Bool // OnResult failed: abandon the turns left
 	var genErr error
 	go func() {
-		defer close(cases)
-		genErr = gen(func(c *schema.Case) error {
+		defer close(queue)
+		genErr = scripts(func(s *schema.Script) error {
 			select {
-			case cases <- c:
+			case queue <- s:
 				return nil
 			case <-stopCtx.Done():
 				return stopCtx.Err()
@@ -51,15 +69,11 @@ func Run(ctx context.Context, caller Caller, gen Generator, cfg Config) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for c := range cases {
+			for s := range queue {
 				if stopCtx.Err() != nil {
-					continue // drain: cases not started are not recorded
+					continue // drain: scripts not started are not recorded
 				}
-				r := caller.Call(callCtx, c)
-				if cfg.Evaluate != nil {
-					cfg.Evaluate(r)
-				}
-				results <- r
+				runScript(callCtx, caller, s, &cfg, results, &halted)
 			}
 		}()
 	}
@@ -68,12 +82,13 @@ func Run(ctx context.Context, caller Caller, gen Generator, cfg Config) error {
 		close(results)
 	}()
 	var sinkErr error
-	for r := range results {
+	for d := range results {
 		if sinkErr != nil || cfg.OnResult == nil {
 			continue
 		}
-		if err := cfg.OnResult(r); err != nil {
+		if err := cfg.OnResult(d.r, d.ev); err != nil {
 			sinkErr = err
+			halted.Store(true)
 			stop()
 		}
 	}
@@ -86,4 +101,39 @@ func Run(ctx context.Context, caller Caller, gen Generator, cfg Config) error {
 		return genErr
 	}
 	return nil
+}
+
+// runScript runs the turns of one script in one session and sends each
+// result on. It stops at the first turn whose call errors.
+func runScript[E any](ctx context.Context, caller Caller, s *schema.Script, cfg *Config[E], results chan<- done[E], halted *atomic.Bool) {
+	if len(s.Turns) == 0 {
+		return
+	}
+	send := func(r *schema.Result) {
+		var ev E
+		if cfg.Evaluate != nil {
+			ev = cfg.Evaluate(r)
+		}
+		results <- done[E]{r, ev}
+	}
+	sess, err := caller.Open(ctx, s)
+	if err != nil {
+		send(SessionError(s.Turns[0], err))
+		return
+	}
+	defer sess.Close()
+	var history []schema.Message
+	for i, turn := range s.Turns {
+		if i > 0 && halted.Load() {
+			return
+		}
+		r := sess.Call(ctx, turn, history)
+		send(r)
+		if r.Error != nil {
+			return
+		}
+		if i+1 < len(s.Turns) {
+			history = append(history, schema.Message{Role: "user", Text: turn.Text}, schema.Message{Role: "bot", Text: string(r.Response)})
+		}
+	}
 }

@@ -19,7 +19,14 @@ type Script struct {
 
 // Single wraps one case as a script of one turn.
 func Single(c *Case) *Script {
-	return &Script{ID: c.ID, Source: c.Template, SourceKind: "template", Turns: []*Case{c}}
+	// One allocation for the script and its turn: runs make one per case.
+	p := &struct {
+		s     Script
+		turns [1]*Case
+	}{}
+	p.turns[0] = c
+	p.s = Script{ID: c.ID, Source: c.Template, SourceKind: "template", Turns: p.turns[:]}
+	return &p.s
 }
 
 // Message is one utterance of a session's history, as a chatbot target

@@ -127,7 +127,7 @@ func (a *App) cmdAnnotate(ctx context.Context, args []string) int {
 	}
 	defer caller.Close()
 	call := func(c *schema.Case) spec.Observation {
-		return observe(caller.Call(ctx, c), s.Schema)
+		return observe(runner.CallOne(ctx, caller, c), s.Schema)
 	}
 
 	var drafts []*spec.Draft

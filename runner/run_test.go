@@ -1,0 +1,277 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// fakeCaller is a Caller whose sessions record what they were asked.
+// A turn whose text starts with "fail" errors; hook, when set, runs before
+// each call (to block or signal).
+type fakeCaller struct {
+	mu      sync.Mutex
+	calls   []string // "script/turn", in call order
+	opened  atomic.Int32
+	openErr map[string]error
+	hook    func(script string, turn int)
+}
+
+type fakeSession struct {
+	c      *fakeCaller
+	script *schema.Script
+	next   int
+	closed bool
+}
+
+func (f *fakeCaller) Preflight(context.Context) error { return nil }
+func (f *fakeCaller) Close()                          {}
+func (f *fakeCaller) Open(_ context.Context, s *schema.Script) (Session, error) {
+	if err := f.openErr[s.ID]; err != nil {
+		return nil, err
+	}
+	f.opened.Add(1)
+	return &fakeSession{c: f, script: s}, nil
+}
+
+func (s *fakeSession) Call(_ context.Context, turn *schema.Case, history []schema.Message) *schema.Result {
+	i := s.next
+	s.next++
+	if s.closed || s.script.Turns[i] != turn {
+		panic(fmt.Sprintf("script %s: turn %d called out of order or after Close", s.script.ID, i))
+	}
+	if len(history) != 2*i {
+		panic(fmt.Sprintf("script %s turn %d: history of %d messages, want %d", s.script.ID, i, len(history), 2*i))
+	}
+	for j := range i {
+		if history[2*j].Role != "user" || history[2*j].Text != s.script.Turns[j].Text || history[2*j+1].Role != "bot" || history[2*j+1].Text != `"re:`+s.script.Turns[j].Text+`"` {
+			panic(fmt.Sprintf("script %s turn %d: history %v", s.script.ID, i, history))
+		}
+	}
+	if s.c.hook != nil {
+		s.c.hook(s.script.ID, i)
+	}
+	s.c.mu.Lock()
+	s.c.calls = append(s.c.calls, fmt.Sprintf("%s/%d", s.script.ID, i))
+	s.c.mu.Unlock()
+	r := &schema.Result{Case: *turn, Response: []byte(`"re:` + turn.Text + `"`)}
+	if strings.HasPrefix(turn.Text, "fail") {
+		r.Error = &schema.CallError{Type: schema.ErrHTTP, Message: "boom"}
+		r.Response = nil
+	}
+	return r
+}
+
+func (s *fakeSession) Close() { s.closed = true }
+
+func (f *fakeCaller) called() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+// script builds a script whose turn texts are given; turn ids are ID/i.
+func script(id string, texts ...string) *schema.Script {
+	s := &schema.Script{ID: id}
+	for i, t := range texts {
+		s.Turns = append(s.Turns, &schema.Case{ID: fmt.Sprintf("%s/%d", id, i), Text: t})
+	}
+	return s
+}
+
+func source(scripts ...*schema.Script) ScriptSource {
+	return func(yield func(*schema.Script) error) error {
+		for _, s := range scripts {
+			if err := yield(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// collect runs the scripts and returns the ids of the results OnResult got,
+// in order, with the evaluation Evaluate gave each.
+func collect(t *testing.T, ctx context.Context, c Caller, conc int, scripts ...*schema.Script) ([]string, error) {
+	t.Helper()
+	var got []string
+	err := Run(ctx, c, source(scripts...), Config[string]{
+		Concurrency: conc,
+		Evaluate:    func(r *schema.Result) string { return "ev:" + r.ID },
+		OnResult: func(r *schema.Result, ev string) error {
+			if ev != "ev:"+r.ID {
+				t.Errorf("result %s came with evaluation %q", r.ID, ev)
+			}
+			got = append(got, r.ID)
+			return nil
+		},
+	})
+	return got, err
+}
+
+func TestRunTurnsInOrderWithHistory(t *testing.T) {
+	var scripts []*schema.Script
+	for i := range 20 {
+		scripts = append(scripts, script(fmt.Sprintf("s%d", i), "a", "b", "c", "d", "e"))
+	}
+	c := &fakeCaller{}
+	got, err := collect(t, context.Background(), c, 4, scripts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 100 || c.opened.Load() != 20 {
+		t.Fatalf("%d results from %d sessions, want 100 from 20", len(got), c.opened.Load())
+	}
+	last := map[string]int{}
+	for _, id := range got {
+		var s string
+		var turn int
+		fmt.Sscanf(strings.Replace(id, "/", " ", 1), "%s %d", &s, &turn)
+		if prev, ok := last[s]; (ok && turn != prev+1) || (!ok && turn != 0) {
+			t.Fatalf("OnResult got %s after turn %d of the same script", id, prev)
+		}
+		last[s] = turn
+	}
+}
+
+func TestRunScriptsInParallel(t *testing.T) {
+	// Each script's first turn waits until both scripts are in a call: it
+	// can only finish when two sessions run at once.
+	var wg sync.WaitGroup
+	wg.Add(2)
+	c := &fakeCaller{hook: func(_ string, turn int) {
+		if turn != 0 {
+			return
+		}
+		wg.Done()
+		ch := make(chan struct{})
+		go func() { wg.Wait(); close(ch) }()
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			panic("the second script never started while the first was in a call")
+		}
+	}}
+	got, err := collect(t, context.Background(), c, 2, script("a", "1", "2"), script("b", "1", "2"))
+	if err != nil || len(got) != 4 {
+		t.Fatalf("results %v, error %v", got, err)
+	}
+}
+
+func TestRunErrorEndsScript(t *testing.T) {
+	c := &fakeCaller{openErr: map[string]error{"closed": errors.New("no session")}}
+	got, err := collect(t, context.Background(), c, 1,
+		script("a", "1", "fail", "3"), script("closed", "1", "2"), script("b", "1", "2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a/0 a/1 closed/0 b/0 b/1"; strings.Join(got, " ") != want {
+		t.Errorf("results %v, want %s", got, want)
+	}
+	if want := "a/0 a/1 b/0 b/1"; strings.Join(c.called(), " ") != want {
+		t.Errorf("calls %v, want %s (no call after a failed turn or for an unopened session)", c.called(), want)
+	}
+}
+
+func TestRunSessionErrorRecorded(t *testing.T) {
+	c := &fakeCaller{openErr: map[string]error{"x": errors.New("no session today")}}
+	var rs []*schema.Result
+	err := Run(context.Background(), c, source(script("x", "1", "2")), Config[struct{}]{
+		OnResult: func(r *schema.Result, _ struct{}) error { rs = append(rs, r); return nil },
+	})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("%d results, error %v", len(rs), err)
+	}
+	if e := rs[0].Error; e == nil || e.Type != ErrSession || e.Message != "no session today" || rs[0].Outcome != schema.Error {
+		t.Errorf("first turn of an unopened session: %+v", rs[0])
+	}
+}
+
+func TestRunCancelFinishesScriptsInFlight(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelled := make(chan struct{})
+	c := &fakeCaller{hook: func(s string, turn int) {
+		if s == "a" && turn == 1 {
+			<-cancelled // the second turn starts after Ctrl-C
+		}
+	}}
+	var got []string
+	err := Run(ctx, c, source(script("a", "1", "2", "3"), script("b", "1"), script("c", "1")), Config[struct{}]{
+		Concurrency: 1,
+		OnResult: func(r *schema.Result, _ struct{}) error {
+			got = append(got, r.ID)
+			if r.ID == "a/0" {
+				cancel()
+				close(cancelled)
+			}
+			return nil
+		},
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run returned %v, want context.Canceled", err)
+	}
+	if want := "a/0 a/1 a/2"; strings.Join(got, " ") != want {
+		t.Errorf("results %v, want %s: the script in flight finishes, no new script starts", got, want)
+	}
+}
+
+func TestRunOnResultErrorStops(t *testing.T) {
+	sinkErr := errors.New("disk full")
+	failed := make(chan struct{})
+	c := &fakeCaller{hook: func(s string, turn int) {
+		if s == "a" && turn == 1 {
+			<-failed
+			time.Sleep(50 * time.Millisecond) // let Run see the error
+		}
+	}}
+	var n int
+	err := Run(context.Background(), c, source(script("a", "1", "2", "3"), script("b", "1")), Config[struct{}]{
+		Concurrency: 1,
+		OnResult: func(r *schema.Result, _ struct{}) error {
+			n++
+			if r.ID == "a/0" {
+				close(failed)
+				return sinkErr
+			}
+			return nil
+		},
+	})
+	if !errors.Is(err, sinkErr) {
+		t.Errorf("Run returned %v, want the OnResult error", err)
+	}
+	if n != 1 {
+		t.Errorf("OnResult was called %d times after its error", n-1)
+	}
+	if want := "a/0 a/1"; strings.Join(c.called(), " ") != want {
+		t.Errorf("calls %v, want %s: no turn and no script after OnResult failed", c.called(), want)
+	}
+}
+
+func TestRunSourceError(t *testing.T) {
+	genErr := errors.New("bad template")
+	err := Run(context.Background(), &fakeCaller{}, func(yield func(*schema.Script) error) error {
+		if err := yield(script("a", "1")); err != nil {
+			return err
+		}
+		return genErr
+	}, Config[struct{}]{})
+	if !errors.Is(err, genErr) {
+		t.Errorf("Run returned %v, want the source's error", err)
+	}
+}
+
+func TestCallOneStateless(t *testing.T) {
+	c := &fakeCaller{}
+	r := CallOne(context.Background(), c, &schema.Case{ID: "x", Text: "hi"})
+	if string(r.Response) != `"re:hi"` || c.opened.Load() != 1 {
+		t.Errorf("CallOne: %+v, %d sessions", r, c.opened.Load())
+	}
+}
