@@ -66,18 +66,7 @@ func JUnit(w io.Writer, r *schema.Report, o Options) error {
 	}
 	cases, omitted := junitCases(r, o)
 
-	var tests, failures, errs, skipped int
-	for _, c := range cases {
-		tests++
-		switch c.kind {
-		case "failure":
-			failures++
-		case "error":
-			errs++
-		case "skipped":
-			skipped++
-		}
-	}
+	tests, failures, errs, skipped := countJCases(cases)
 
 	x := newXMLWriter()
 	x.header()
@@ -110,36 +99,70 @@ func JUnit(w io.Writer, r *schema.Report, o Options) error {
 	}
 	x.end("properties")
 
-	for _, c := range cases {
-		attrs := []xml.Attr{attr("name", capLine(oneLine(c.name), maxJUnitName)), attr("classname", c.classname)}
-		if f := oneLine(c.file); f != "" {
-			attrs = append(attrs, attr("file", f))
-			if c.line > 0 {
-				attrs = append(attrs, attr("line", strconv.Itoa(c.line)))
-			}
-		}
-		attrs = append(attrs, attr("time", junitSeconds(c.time)))
-		if c.kind == "" && c.out == "" {
-			x.empty("testcase", attrs...)
-			continue
-		}
-		x.start("testcase", attrs...)
-		if c.kind != "" {
-			ka := []xml.Attr{}
-			if c.typ != "" {
-				ka = append(ka, attr("type", c.typ))
-			}
-			ka = append(ka, attr("message", capLine(oneLine(c.message), maxJUnitMessage)))
-			x.text(c.kind, capBytes(clean(c.body), maxJUnitBody), ka...)
-		}
-		if c.out != "" {
-			x.text("system-out", capBytes(clean(c.out), maxJUnitBody))
-		}
-		x.end("testcase")
+	for i := range cases {
+		x.testcase(&cases[i])
 	}
 
-	var out []string
-	out = append(out, verdictWord(r)+"  "+headline(r))
+	x.text("system-out", capBytes(suiteOut(r, o, omitted), maxJUnitBody))
+	x.end("testsuite")
+	x.end("testsuites")
+	x.newline()
+	if x.err != nil {
+		return fmt.Errorf("junit: %w", x.err)
+	}
+	_, err := w.Write(x.buf.Bytes())
+	return err
+}
+
+// countJCases counts testcases by kind for the suite's attributes.
+func countJCases(cases []jcase) (tests, failures, errs, skipped int) {
+	for _, c := range cases {
+		tests++
+		switch c.kind {
+		case "failure":
+			failures++
+		case "error":
+			errs++
+		case "skipped":
+			skipped++
+		}
+	}
+	return tests, failures, errs, skipped
+}
+
+// testcase writes one testcase element.
+func (x *xmlWriter) testcase(c *jcase) {
+	attrs := []xml.Attr{attr("name", capLine(oneLine(c.name), maxJUnitName)), attr("classname", c.classname)}
+	if f := oneLine(c.file); f != "" {
+		attrs = append(attrs, attr("file", f))
+		if c.line > 0 {
+			attrs = append(attrs, attr("line", strconv.Itoa(c.line)))
+		}
+	}
+	attrs = append(attrs, attr("time", junitSeconds(c.time)))
+	if c.kind == "" && c.out == "" {
+		x.empty("testcase", attrs...)
+		return
+	}
+	x.start("testcase", attrs...)
+	if c.kind != "" {
+		ka := []xml.Attr{}
+		if c.typ != "" {
+			ka = append(ka, attr("type", c.typ))
+		}
+		ka = append(ka, attr("message", capLine(oneLine(c.message), maxJUnitMessage)))
+		x.text(c.kind, capBytes(clean(c.body), maxJUnitBody), ka...)
+	}
+	if c.out != "" {
+		x.text("system-out", capBytes(clean(c.out), maxJUnitBody))
+	}
+	x.end("testcase")
+}
+
+// suiteOut is the suite's system-out: the verdict, its reasons, how many
+// failing cases the cap left out, and the warnings.
+func suiteOut(r *schema.Report, o Options, omitted int) string {
+	out := []string{verdictWord(r) + "  " + headline(r)}
 	for _, s := range reasons(r) {
 		out = append(out, "  - "+s)
 	}
@@ -150,15 +173,7 @@ func JUnit(w io.Writer, r *schema.Report, o Options) error {
 	for _, w := range r.Warnings {
 		out = append(out, "warning: "+oneLine(w))
 	}
-	x.text("system-out", capBytes(strings.Join(out, "\n"), maxJUnitBody))
-	x.end("testsuite")
-	x.end("testsuites")
-	x.newline()
-	if x.err != nil {
-		return fmt.Errorf("junit: %w", x.err)
-	}
-	_, err := w.Write(x.buf.Bytes())
-	return err
+	return strings.Join(out, "\n")
 }
 
 // junitCases builds the testcases in a stable order: thresholds in report

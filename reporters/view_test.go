@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/nlutest/nlutest/schema"
 )
 
 // TestReportViewCharts: the view carries the data a graphical renderer
@@ -65,5 +67,47 @@ func TestViewEscaping(t *testing.T) {
 	want := "| a\\|b &#96;x&#96; &lt;script&gt;red<br>line2 \\_e\\_ | 1 |"
 	if !strings.Contains(md.String(), want) {
 		t.Errorf("Markdown cell not escaped; want %q in:\n%s", want, md.String())
+	}
+}
+
+// TestDiffView: flips are grouped by direction and capped, threshold
+// changes read "name: A → B", and a case text's escape sequences never
+// reach the terminal (the old diff printed them raw).
+func TestDiffView(t *testing.T) {
+	a, b := iaoPass(), iaoPass()
+	flipped := 0
+	for i := range b.Cases {
+		if b.Cases[i].Outcome == schema.Pass && flipped < 2 {
+			b.Cases[i].Outcome = schema.Fail
+			b.Cases[i].Text = "\x1b[31m红\x1b[0m"
+			flipped++
+		}
+	}
+	if flipped < 2 {
+		t.Fatal("fixture has fewer than two passing cases")
+	}
+	v := DiffView(a, b, DiffOptions{NameA: "A", NameB: "B", MaxCases: 1})
+	var con bytes.Buffer
+	if err := ConsoleView(&con, v, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := con.String()
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("diff console output holds an escape sequence:\n%q", out)
+	}
+	var worse *Section
+	for i := range v.Sections {
+		if strings.HasPrefix(v.Sections[i].Title, "Worse:") {
+			worse = &v.Sections[i]
+		}
+	}
+	if worse == nil {
+		t.Fatalf("no Worse section:\n%s", out)
+	}
+	if tb := worse.Tables[0]; len(tb.Rows) != 1 || !strings.HasPrefix(tb.Note, "… and ") {
+		t.Errorf("worse flips not capped at 1: %d rows, note %q", len(tb.Rows), tb.Note)
+	}
+	if !strings.Contains(v.Title, "cases got worse") {
+		t.Errorf("title %q", v.Title)
 	}
 }

@@ -1,0 +1,237 @@
+package reporters
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// MetricValue is one number of a metrics tree: its address as thresholds
+// write it, its value (nil without data) and, for a ratio, "num/den".
+type MetricValue struct {
+	Addr  string
+	Value *float64
+	Ratio string
+}
+
+// DiffOptions tune DiffView.
+type DiffOptions struct {
+	// NameA and NameB name the two runs (as given on the command line).
+	NameA, NameB string
+	// All lists unchanged and noisy metrics too.
+	All bool
+	// MaxCases caps the flipped cases listed per direction (0: all).
+	MaxCases int
+	// Metrics lists a report's metrics (nil lists none).
+	Metrics func(*schema.Metrics) []MetricValue
+}
+
+type metricDelta struct {
+	name   string
+	a, b   *float64
+	na, nb string // num/den text
+}
+
+type flip struct {
+	id, template, text string
+	from, to           schema.Outcome
+}
+
+type reportDiff struct {
+	metrics    []metricDelta
+	thresholds []string // "name: pass → fail"
+	worse      []flip   // pass → fail/error
+	better     []flip   // fail/error → pass
+	changed    []flip   // fail ↔ error
+	onlyA      int
+	onlyB      int
+}
+
+// DiffView compares two runs: thresholds whose outcome changed, metric
+// deltas, and the cases that flipped, by direction.
+func DiffView(a, b *schema.Report, o DiffOptions) *View {
+	d := &reportDiff{}
+	d.compareMetrics(a, b, o)
+	d.compareThresholds(a, b)
+	d.compareCases(a, b)
+	head := fmt.Sprintf("%d metrics changed · %d cases got worse (pass → fail/error) · %d got better · %d thresholds changed",
+		len(d.metrics), len(d.worse), len(d.better), len(d.thresholds))
+	v := &View{Title: "nlutest diff: " + head, Level: 2, Capitalize: true,
+		Context: []Field{{Label: "A =", Value: o.NameA, Code: true}, {Label: "B =", Value: o.NameB, Code: true}}}
+	if len(d.thresholds) > 0 {
+		s := Section{Title: "Thresholds"}
+		for _, t := range d.thresholds {
+			s.Notes = append(s.Notes, Note{Text: t})
+		}
+		v.Sections = append(v.Sections, s)
+	}
+	if len(d.metrics) > 0 {
+		t := Table{Columns: []Column{col("metric"), rcol("A"), rcol("B"), rcol("Δ")}}
+		for _, m := range d.metrics {
+			va, vb := fmtVal(m.a), fmtVal(m.b)
+			if m.na != "" {
+				va += " (" + m.na + ")"
+			}
+			if m.nb != "" {
+				vb += " (" + m.nb + ")"
+			}
+			t.Rows = append(t.Rows, []Cell{code(m.name), text(va), text(vb), text(fmtChange(m.a, m.b))})
+		}
+		v.Sections = append(v.Sections, Section{Title: "Metrics", Tables: []Table{t}})
+	}
+	for _, s := range []Section{flipSection("Worse: pass → fail or error", d.worse, o.MaxCases),
+		flipSection("Better: fail or error → pass", d.better, o.MaxCases),
+		flipSection("Changed between fail and error", d.changed, o.MaxCases)} {
+		if s.Title != "" {
+			v.Sections = append(v.Sections, s)
+		}
+	}
+	var notes []Note
+	if d.onlyA+d.onlyB > 0 {
+		notes = append(notes, Note{Text: fmt.Sprintf("%d cases only in A, %d only in B", d.onlyA, d.onlyB)})
+	}
+	if a.CasesOmitted+b.CasesOmitted > 0 {
+		notes = append(notes, Note{Text: fmt.Sprintf("%d cases of A and %d of B are not listed in their reports (over %d), so they were not compared",
+			a.CasesOmitted, b.CasesOmitted, schema.MaxReportCases)})
+	}
+	if len(notes) > 0 {
+		v.Sections = append(v.Sections, Section{Notes: notes})
+	}
+	return v
+}
+
+// flipSection lists flipped cases, at most max (0: all); empty when none.
+func flipSection(title string, l []flip, max int) Section {
+	if len(l) == 0 {
+		return Section{}
+	}
+	t := Table{Columns: []Column{col("template"), col("case"), col("id"), col("A"), col("B")}}
+	shown := l
+	if max > 0 && len(shown) > max {
+		shown = shown[:max]
+		t.Note = fmt.Sprintf("… and %d more", len(l)-max)
+	}
+	for _, f := range shown {
+		t.Rows = append(t.Rows, []Cell{clip(f.template), clip(f.text), {Text: f.id, Style: Code | Clip},
+			text(f.from.String()), text(f.to.String())})
+	}
+	return Section{Title: fmt.Sprintf("%s (%d)", title, len(l)), Tables: []Table{t}}
+}
+
+func (d *reportDiff) compareMetrics(a, b *schema.Report, o DiffOptions) {
+	if o.Metrics == nil {
+		return
+	}
+	values := func(m *schema.Metrics) map[string]MetricValue {
+		out := map[string]MetricValue{}
+		if m == nil {
+			return out
+		}
+		for _, mv := range o.Metrics(m) {
+			out[mv.Addr] = mv
+		}
+		return out
+	}
+	ma, mb := values(a.Metrics), values(b.Metrics)
+	names := map[string]bool{}
+	for k := range ma {
+		names[k] = true
+	}
+	for k := range mb {
+		names[k] = true
+	}
+	for k := range names {
+		x, y := ma[k], mb[k]
+		md := metricDelta{name: k, a: x.Value, b: y.Value, na: x.Ratio, nb: y.Ratio}
+		same := (md.a == nil) == (md.b == nil) && (md.a == nil || math.Abs(*md.a-*md.b) < 1e-12)
+		if !o.All && (same || noisy(k)) {
+			continue
+		}
+		d.metrics = append(d.metrics, md)
+	}
+	sort.Slice(d.metrics, func(i, j int) bool { return d.metrics[i].name < d.metrics[j].name })
+}
+
+func (d *reportDiff) compareThresholds(a, b *schema.Report) {
+	tb := map[string]schema.Outcome{}
+	for _, t := range b.Thresholds {
+		tb[t.Name] = t.Outcome
+	}
+	for _, t := range a.Thresholds {
+		if o, ok := tb[t.Name]; ok && o != t.Outcome {
+			d.thresholds = append(d.thresholds, t.Name+": "+t.Outcome.String()+" → "+o.String())
+		}
+	}
+}
+
+func (d *reportDiff) compareCases(a, b *schema.Report) {
+	ca := make(map[string]*schema.CaseReport, len(a.Cases))
+	for i := range a.Cases {
+		ca[a.Cases[i].ID] = &a.Cases[i]
+	}
+	seen := make(map[string]bool, len(b.Cases))
+	for i := range b.Cases {
+		c := &b.Cases[i]
+		seen[c.ID] = true
+		old, ok := ca[c.ID]
+		if !ok {
+			d.onlyB++
+			continue
+		}
+		f := flip{id: c.ID, template: c.Template, text: c.Text, from: old.Outcome, to: c.Outcome}
+		switch {
+		case old.Outcome == c.Outcome:
+		case old.Outcome == schema.Pass:
+			d.worse = append(d.worse, f)
+		case c.Outcome == schema.Pass:
+			d.better = append(d.better, f)
+		default:
+			d.changed = append(d.changed, f)
+		}
+	}
+	for id := range ca {
+		if !seen[id] {
+			d.onlyA++
+		}
+	}
+	for _, l := range [][]flip{d.worse, d.better, d.changed} {
+		sort.Slice(l, func(i, j int) bool {
+			if l[i].template != l[j].template {
+				return l[i].template < l[j].template
+			}
+			return l[i].id < l[j].id
+		})
+	}
+}
+
+// noisy reports metrics left out of a diff unless --all: latency below the
+// root (timings always move a little) and raw counts that ratios already show.
+func noisy(name string) bool {
+	if strings.Contains(name, ".latency.") && !strings.HasPrefix(name, "metrics.latency.") {
+		return true
+	}
+	for _, suffix := range []string{".count", ".total", ".support", ".expected", ".recognized", ".correct", ".wrong", ".passed", ".failed", ".errored"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+func fmtVal(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4g", *v)
+}
+
+// fmtChange prints b − a with four significant digits and a sign.
+func fmtChange(a, b *float64) string {
+	if a == nil || b == nil {
+		return ""
+	}
+	return fmt.Sprintf("%+.4g", *b-*a)
+}
