@@ -11,136 +11,45 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// metricsTree is the `metrics` value of thresholds plus an index from each
-// ratio's address to the ratio, so observed values carry num/den.
-type metricsTree struct {
-	val    cty.Value
-	ratios map[string]schema.Ratio
+// MetricsValue converts the metrics tree to the `metrics` object of
+// threshold conditions, as schema.MetricsTree describes it, with an index
+// from each ratio's canonical address to the ratio, so observed values
+// carry num/den. Ratios without data are null.
+func MetricsValue(m *schema.Metrics) (cty.Value, map[string]schema.Ratio) {
+	idx := map[string]schema.Ratio{}
+	return objValue(schema.MetricsTree.ReadMetrics(m), idx), idx
 }
 
-func ratioVal(r schema.Ratio, addr string, idx map[string]schema.Ratio) cty.Value {
-	idx[addr] = r
-	if v, ok := r.Value(); ok {
-		return cty.NumberFloatVal(v)
+func objValue(o *schema.Obj, idx map[string]schema.Ratio) cty.Value {
+	attrs := make(map[string]cty.Value, len(o.Metrics)+len(o.Children))
+	for i := range o.Metrics {
+		attrs[o.Metrics[i].Name] = metricValue(&o.Metrics[i], idx)
 	}
-	return cty.NullVal(cty.Number)
-}
-
-func num(n int) cty.Value { return cty.NumberIntVal(int64(n)) }
-
-func keyAddr(prefix, k string) string { return fmt.Sprintf("%s[%q]", prefix, k) }
-
-func nodeValue(n *schema.Node, p string, idx map[string]schema.Ratio) map[string]cty.Value {
-	attrs := map[string]cty.Value{
-		"total": num(n.Total), "passed": num(n.Passed), "failed": num(n.Failed), "errored": num(n.Errored),
-		"accuracy":   ratioVal(n.Accuracy, p+".accuracy", idx),
-		"error_rate": ratioVal(n.ErrorRate, p+".error_rate", idx),
-	}
-	if len(n.Dimension) > 0 {
-		dims := map[string]cty.Value{}
-		for name, d := range n.Dimension {
-			dims[name] = dimValue(d, p+".dimension."+name, idx)
+	for _, c := range o.Children {
+		if c.Obj != nil {
+			attrs[c.Sub.Name] = objValue(c.Obj, idx)
+			continue
 		}
-		attrs["dimension"] = cty.ObjectVal(dims)
-	}
-	if len(n.Label) > 0 {
-		labels := map[string]cty.Value{}
-		for name, l := range n.Label {
-			labels[name] = labelValue(l, p+".label."+name, idx)
+		entries := make(map[string]cty.Value, len(c.Keys))
+		for i, k := range c.Keys {
+			entries[k] = objValue(c.Entries[i], idx)
 		}
-		attrs["label"] = cty.ObjectVal(labels)
+		attrs[c.Sub.Name] = cty.ObjectVal(entries)
 	}
-	if n.Latency != nil {
-		lat := latencyValue(&n.Latency.LatencyStats)
-		b := map[string]cty.Value{}
-		for k, s := range n.Latency.Bucket {
-			b[k] = cty.ObjectVal(latencyValue(s))
-		}
-		lat["bucket"] = cty.ObjectVal(b)
-		attrs["latency"] = cty.ObjectVal(lat)
-	}
-	return attrs
-}
-
-func latencyValue(s *schema.LatencyStats) map[string]cty.Value {
-	return map[string]cty.Value{
-		"count": num(s.Count), "mean_ms": cty.NumberFloatVal(s.MeanMS), "p50_ms": cty.NumberFloatVal(s.P50MS),
-		"p90_ms": cty.NumberFloatVal(s.P90MS), "p95_ms": cty.NumberFloatVal(s.P95MS),
-		"p99_ms": cty.NumberFloatVal(s.P99MS), "max_ms": cty.NumberFloatVal(s.MaxMS),
-	}
-}
-
-func optRatio(r *schema.Ratio, addr string, idx map[string]schema.Ratio) cty.Value {
-	if r == nil {
-		return cty.NullVal(cty.Number)
-	}
-	return ratioVal(*r, addr, idx)
-}
-
-func dimValue(d *schema.Dimension, p string, idx map[string]schema.Ratio) cty.Value {
-	if d.Kind == schema.KindCase {
-		return cty.ObjectVal(map[string]cty.Value{
-			"total": num(d.Total), "correct": num(d.Correct), "accuracy": optRatio(d.Accuracy, p+".accuracy", idx),
-		})
-	}
-	attrs := map[string]cty.Value{
-		"expected": num(d.Expected), "recognized": num(d.Recognized), "correct": num(d.Correct), "wrong": num(d.Wrong),
-		"precision": optRatio(d.Precision, p+".precision", idx), "recall": optRatio(d.Recall, p+".recall", idx),
-		"error_rate": optRatio(d.ErrorRate, p+".error_rate", idx), "f1": optRatio(d.F1, p+".f1", idx),
-	}
-	vals := map[string]cty.Value{}
-	for k, v := range d.Values {
-		vals[k] = dimValue(v, keyAddr(p+".values", k), idx)
-	}
-	attrs["values"] = cty.ObjectVal(vals)
 	return cty.ObjectVal(attrs)
 }
 
-func labelValue(l *schema.Label, p string, idx map[string]schema.Ratio) cty.Value {
-	labels := map[string]cty.Value{}
-	for k, s := range l.Labels {
-		lp := keyAddr(p+".labels", k)
-		labels[k] = cty.ObjectVal(map[string]cty.Value{
-			"precision": ratioVal(s.Precision, lp+".precision", idx), "recall": ratioVal(s.Recall, lp+".recall", idx),
-			"f1": ratioVal(s.F1, lp+".f1", idx), "support": num(s.Support),
-		})
+func metricValue(m *schema.Metric, idx map[string]schema.Ratio) cty.Value {
+	if m.Ratio != nil {
+		idx[m.Addr] = *m.Ratio
 	}
-	return cty.ObjectVal(map[string]cty.Value{
-		"total": num(l.Total), "accuracy": ratioVal(l.Accuracy, p+".accuracy", idx),
-		"macro_precision":  ratioVal(l.MacroPrecision, p+".macro_precision", idx),
-		"macro_recall":     ratioVal(l.MacroRecall, p+".macro_recall", idx),
-		"macro_f1":         ratioVal(l.MacroF1, p+".macro_f1", idx),
-		"micro_f1":         ratioVal(l.MicroF1, p+".micro_f1", idx),
-		"weighted_f1":      ratioVal(l.WeightedF1, p+".weighted_f1", idx),
-		"top_k_accuracy":   ratioVal(l.TopKAccuracy, p+".top_k_accuracy", idx),
-		"recognition_rate": ratioVal(l.RecognitionRate, p+".recognition_rate", idx),
-		"labels":           cty.ObjectVal(labels),
-	})
-}
-
-// MetricsValue converts the metrics tree to the `metrics` object of
-// threshold conditions. Ratios without data are null.
-func MetricsValue(m *schema.Metrics) (cty.Value, map[string]schema.Ratio) {
-	idx := map[string]schema.Ratio{}
-	attrs := nodeValue(&m.Node, "metrics", idx)
-	group := func(name string, src map[string]*schema.Node) {
-		g := map[string]cty.Value{}
-		for k, n := range src {
-			g[k] = cty.ObjectVal(nodeValue(n, keyAddr("metrics."+name, k), idx))
-		}
-		attrs[name] = cty.ObjectVal(g)
+	switch {
+	case m.Value == nil:
+		return cty.NullVal(cty.Number)
+	case m.Kind == schema.MetricCount:
+		return cty.NumberIntVal(int64(*m.Value))
 	}
-	group("split", m.Split)
-	group("level", m.Level)
-	group("scene", m.Scene)
-	group("template", m.Template)
-	if m.Core != nil {
-		attrs["core"] = cty.ObjectVal(nodeValue(m.Core, "metrics.core", idx))
-	}
-	if m.Noncore != nil {
-		attrs["noncore"] = cty.ObjectVal(nodeValue(m.Noncore, "metrics.noncore", idx))
-	}
-	return cty.ObjectVal(attrs), idx
+	return cty.NumberFloatVal(*m.Value)
 }
 
 // address renders a traversal as people write it, with string keys in
@@ -165,32 +74,35 @@ func address(tr hcl.Traversal) string {
 	return b.String()
 }
 
-// canonicalAddress maps metrics.split.smoke.accuracy to the index form
-// metrics.split["smoke"].accuracy used for ratios.
+// canonicalAddress maps a metrics traversal to the canonical address
+// MetricsValue indexes ratios by: keys of keyed maps in brackets
+// (metrics.split.smoke.accuracy → metrics.split["smoke"].accuracy),
+// dimension names as names (metrics.label["intent"] → metrics.label.intent).
 func canonicalAddress(tr hcl.Traversal) string {
-	out := hcl.Traversal{}
-	for i, s := range tr {
-		if a, ok := s.(hcl.TraverseAttr); ok && i >= 2 {
-			if prev, ok := tr[i-1].(hcl.TraverseAttr); ok && isKeyed(prev.Name, i-1) {
-				out = append(out, hcl.TraverseIndex{Key: cty.StringVal(a.Name)})
-				continue
+	names := make([]string, len(tr)-1)
+	for i, s := range tr[1:] {
+		switch t := s.(type) {
+		case hcl.TraverseAttr:
+			names[i] = t.Name
+		case hcl.TraverseIndex:
+			if t.Key.Type() == cty.String && t.Key.IsKnown() && !t.Key.IsNull() {
+				names[i] = t.Key.AsString()
 			}
+		}
+	}
+	styles := schema.MetricsTree.StepStyles(names)
+	out := hcl.Traversal{tr[0]}
+	for i, s := range tr[1:] {
+		switch {
+		case names[i] == "":
+		case styles[i] == schema.StepKey:
+			s = hcl.TraverseIndex{Key: cty.StringVal(names[i])}
+		case styles[i] == schema.StepNameKey:
+			s = hcl.TraverseAttr{Name: names[i]}
 		}
 		out = append(out, s)
 	}
 	return address(out)
-}
-
-// isKeyed reports whether the step at i names a map of nodes (split, level,
-// scene, template, values, labels) whose next step is a key.
-func isKeyed(name string, i int) bool {
-	switch name {
-	case "split", "level", "scene", "template":
-		return i == 1
-	case "values", "labels":
-		return true
-	}
-	return false
 }
 
 // EvaluateThresholds evaluates every threshold of s against m.

@@ -452,87 +452,74 @@ func fmtProp(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// metricProps flattens the main metrics: case counts and rates, split,
-// level, scene and core accuracy, dimension precision / recall / F1, label
-// accuracy and averages, and latency percentiles.
+// metricProps flattens the metrics the descriptor (schema.MetricsTree)
+// marks as JUnit properties: the whole run's case counts and rates, the
+// accuracy of core, non-core, each split, level and scene, and each
+// family's figures for the whole run (dimension precision / recall / F1,
+// label accuracy and averages, latency percentiles…). Ratios without data
+// are left out.
 func metricProps(m *schema.Metrics) []prop {
-	if m == nil {
+	root := schema.MetricsTree.ReadMetrics(m)
+	if root == nil {
 		return nil
 	}
+	const prefix = "metrics"
 	var ps []prop
-	ratio := func(name string, r *schema.Ratio) {
-		if v := ratioValue(r); v != nil {
-			ps = append(ps, prop{name, fmtProp(*v)})
-		}
+	for _, f := range schema.MetricsTree.Families {
+		ps = objProps(ps, root, prefix, f.Props, nil)
 	}
-	num := func(name string, f float64) { ps = append(ps, prop{name, fmtProp(f)}) }
-	const root = "metrics"
-	num(root+".total", float64(m.Total))
-	num(root+".passed", float64(m.Passed))
-	num(root+".failed", float64(m.Failed))
-	num(root+".errored", float64(m.Errored))
-	ratio(root+".accuracy", &m.Accuracy)
-	ratio(root+".error_rate", &m.ErrorRate)
-	if m.Core != nil {
-		ratio(root+".core.accuracy", &m.Core.Accuracy)
-	}
-	if m.Noncore != nil {
-		ratio(root+".noncore.accuracy", &m.Noncore.Accuracy)
-	}
-	for _, sub := range []struct {
-		name  string
-		nodes map[string]*schema.Node
-	}{{"split", m.Split}, {"level", m.Level}, {"scene", m.Scene}} {
-		for _, k := range sortedKeys(sub.nodes) {
-			if n := sub.nodes[k]; n != nil {
-				ratio(metricKey(root+"."+sub.name, oneLine(k))+".accuracy", &n.Accuracy)
+	// the groups' nodes: single ones, then maps
+	for _, keyed := range []bool{false, true} {
+		for _, c := range root.Children {
+			if c.Group && c.Sub.Keyed == keyed {
+				ps = childProps(ps, c, prefix, false)
 			}
 		}
 	}
-	for _, k := range sortedKeys(m.Dimension) {
-		d := m.Dimension[k]
-		if d == nil {
-			continue
-		}
-		p := metricKey(root+".dimension", oneLine(k))
-		ratio(p+".precision", d.Precision)
-		ratio(p+".recall", d.Recall)
-		ratio(p+".f1", d.F1)
-		ratio(p+".error_rate", d.ErrorRate)
-		ratio(p+".accuracy", d.Accuracy)
-	}
-	for _, k := range sortedKeys(m.Label) {
-		l := m.Label[k]
-		if l == nil {
-			continue
-		}
-		p := metricKey(root+".label", oneLine(k))
-		ratio(p+".accuracy", &l.Accuracy)
-		ratio(p+".macro_precision", &l.MacroPrecision)
-		ratio(p+".macro_recall", &l.MacroRecall)
-		ratio(p+".macro_f1", &l.MacroF1)
-		ratio(p+".micro_f1", &l.MicroF1)
-		ratio(p+".weighted_f1", &l.WeightedF1)
-		if l.K > 0 {
-			ratio(p+".top_k_accuracy", &l.TopKAccuracy)
-			ratio(p+".recognition_rate", &l.RecognitionRate)
+	for _, c := range root.Children {
+		if !c.Group {
+			ps = childProps(ps, c, prefix, true)
 		}
 	}
-	if l := m.Latency; l != nil {
-		p := root + ".latency"
-		num(p+".count", float64(l.Count))
-		num(p+".mean_ms", l.MeanMS)
-		num(p+".p50_ms", l.P50MS)
-		num(p+".p90_ms", l.P90MS)
-		num(p+".p95_ms", l.P95MS)
-		num(p+".p99_ms", l.P99MS)
-		num(p+".max_ms", l.MaxMS)
-		for _, b := range latencyBuckets(l) {
-			s := l.Bucket[b]
-			bp := metricKey(p+".bucket", b)
-			num(bp+".count", float64(s.Count))
-			num(bp+".mean_ms", s.MeanMS)
-			num(bp+".p95_ms", s.P95MS)
+	return ps
+}
+
+// childProps adds the properties of a subtree: its Props of the object or
+// of each entry, and (deep) those of the subtrees below.
+func childProps(ps []prop, c schema.Child, prefix string, deep bool) []prop {
+	p := prefix + "." + c.Sub.Name
+	if c.Obj != nil {
+		return objTreeProps(ps, c.Obj, p, c.Sub, deep)
+	}
+	for i, k := range c.Keys {
+		ps = objTreeProps(ps, c.Entries[i], metricKey(p, oneLine(k)), c.Sub, deep)
+	}
+	return ps
+}
+
+func objTreeProps(ps []prop, o *schema.Obj, p string, s *schema.Sub, deep bool) []prop {
+	ps = objProps(ps, o, p, s.Props, s.PropWhen)
+	if deep {
+		for _, c := range o.Children {
+			if len(c.Sub.Props) > 0 {
+				ps = childProps(ps, c, p, deep)
+			}
+		}
+	}
+	return ps
+}
+
+// objProps adds the metrics of o named in names that have a value; a
+// metric named in when is added only when the count it names is non-zero.
+func objProps(ps []prop, o *schema.Obj, p string, names []string, when map[string]string) []prop {
+	for _, name := range names {
+		if gate, ok := when[name]; ok && o.Count(gate) == 0 {
+			continue
+		}
+		for _, mt := range o.Metrics {
+			if mt.Name == name && mt.Value != nil {
+				ps = append(ps, prop{p + "." + name, fmtProp(*mt.Value)})
+			}
 		}
 	}
 	return ps

@@ -69,6 +69,10 @@ type Node struct {
 	Dimension map[string]*Dimension `json:"dimension,omitempty"`
 	Label     map[string]*Label     `json:"label,omitempty"`
 	Latency   *Latency              `json:"latency,omitempty"`
+	// Families holds the values of metric families registered beyond the
+	// built-in ones (schema.MetricsTree), by family name; the report JSON
+	// writes each as a member of the node.
+	Families map[string]any `json:"-"`
 }
 
 // Dimension kinds (SPEC §6).

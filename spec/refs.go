@@ -203,13 +203,18 @@ func (l *loader) checkResponse(tr hcl.Traversal, sch *Schema) bool {
 	return true
 }
 
-// metric node attributes by subtree.
-var (
-	nodeLeaves   = []string{"total", "passed", "failed", "errored", "accuracy", "error_rate"}
-	nodeTrees    = []string{"dimension", "label", "latency"}
-	rootGroups   = []string{"split", "level", "scene", "core", "noncore", "template"}
-	latencyAttrs = []string{"count", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms", "bucket"}
-)
+// The names checkMetrics knows come from the metrics tree's descriptor,
+// schema.MetricsTree.
+
+func shapeNames(sh *schema.Shape) (attrs, subs []string) {
+	for _, a := range sh.Attrs {
+		attrs = append(attrs, a.Name)
+	}
+	for _, s := range sh.Subs {
+		subs = append(subs, s.Name)
+	}
+	return attrs, subs
+}
 
 func (l *loader) checkMetrics(tr hcl.Traversal) bool {
 	steps := tr[1:]
@@ -219,111 +224,162 @@ func (l *loader) checkMetrics(tr hcl.Traversal) bool {
 		return false
 	}
 	name, _ := stepName(steps[0])
-	if slices.Contains(rootGroups, name) && name != "core" && name != "noncore" {
-		if len(steps) < 2 {
-			return fail(0, "Incomplete metric", "metrics.%s is a map of nodes; name one, e.g. metrics.%s[\"NAME\"].accuracy.", name, name)
-		}
-		key, ok := stepName(steps[1])
-		if !ok {
-			return fail(1, "Invalid metric key", "Name the %s with a string.", name)
-		}
-		var known []string
-		switch name {
-		case "split":
-			for _, sp := range l.suite.Splits {
-				known = append(known, sp.Name)
-			}
-		case "level":
-			for _, t := range l.suite.Templates {
-				if t.Level != "" && !slices.Contains(known, t.Level) {
-					known = append(known, t.Level)
-				}
-			}
-		case "template":
-			for _, t := range l.suite.Templates {
-				known = append(known, t.Name)
-			}
-		case "scene":
-			for _, t := range l.suite.Templates {
-				for i := range t.Scene {
-					p := strings.Join(t.Scene[:i+1], "/")
-					if !slices.Contains(known, p) {
-						known = append(known, p)
-					}
-				}
-			}
-		}
-		if !slices.Contains(known, key) {
-			what := map[string]string{"split": "split", "level": "template level", "template": "template", "scene": "scene path"}[name]
-			knownText := "The suite declares none."
-			if len(known) > 0 {
-				knownText = "Known: " + quoteList(known) + "."
-			}
-			return fail(1, "Unknown "+what, "This suite has no %s %q, so metrics.%s has no node for it.%s %s", what, key, name, didYouMean(key, known), knownText)
-		}
-		return l.checkNode(steps[2:], steps[1].SourceRange())
-	}
-	if name == "core" || name == "noncore" {
+	g := schema.MetricsTree.Group(name)
+	switch {
+	case g == nil:
+		return l.checkNode(steps, tr[0].SourceRange())
+	case !g.Keyed:
 		return l.checkNode(steps[1:], steps[0].SourceRange())
 	}
-	return l.checkNode(steps, tr[0].SourceRange())
+	if len(steps) < 2 {
+		return fail(0, "Incomplete metric", "metrics.%s is a map of nodes; name one, e.g. metrics.%s[\"NAME\"].accuracy.", name, name)
+	}
+	key, ok := stepName(steps[1])
+	if !ok {
+		return fail(1, "Invalid metric key", "Name the %s with a string.", name)
+	}
+	if known, checked := l.metricKeys(g.Keys); checked && !slices.Contains(known, key) {
+		knownText := "The suite declares none."
+		if len(known) > 0 {
+			knownText = "Known: " + quoteList(known) + "."
+		}
+		return fail(1, "Unknown "+g.What, "This suite has no %s %q, so metrics.%s has no node for it.%s %s", g.What, key, name, didYouMean(key, known), knownText)
+	}
+	return l.checkNode(steps[2:], steps[1].SourceRange())
+}
+
+// metricKeys returns the keys a keyed map of the metrics tree can have in
+// this suite (schema.Sub.Keys); checked is false when any key may appear.
+func (l *loader) metricKeys(keys string) (known []string, checked bool) {
+	add := func(k string) {
+		if !slices.Contains(known, k) {
+			known = append(known, k)
+		}
+	}
+	switch keys {
+	case schema.KeysSplit:
+		for _, sp := range l.suite.Splits {
+			add(sp.Name)
+		}
+	case schema.KeysLevel:
+		for _, t := range l.suite.Templates {
+			if t.Level != "" {
+				add(t.Level)
+			}
+		}
+	case schema.KeysTemplate:
+		for _, t := range l.suite.Templates {
+			add(t.Name)
+		}
+	case schema.KeysScene:
+		for _, t := range l.suite.Templates {
+			for i := range t.Scene {
+				add(strings.Join(t.Scene[:i+1], "/"))
+			}
+		}
+	default:
+		// other source kinds (schema.KeysSourcePrefix + kind) name their
+		// sources here once the suite has them
+		return nil, false
+	}
+	return known, true
 }
 
 func (l *loader) checkNode(steps hcl.Traversal, prev hcl.Range) bool {
 	if len(steps) == 0 {
 		return true
 	}
+	tree := schema.MetricsTree
+	leaves, subs := shapeNames(tree.NodeShape())
 	name, ok := stepName(steps[0])
 	rng := steps[0].SourceRange()
-	all := append(append(append([]string{}, nodeLeaves...), nodeTrees...), rootGroups...)
-	if !ok || (!slices.Contains(nodeLeaves, name) && !slices.Contains(nodeTrees, name)) {
-		l.errorf(&rng, "Unknown metric", "There is no metric %q here.%s A metrics node has %s.", name, didYouMean(name, all), quoteList(append(append([]string{}, nodeLeaves...), nodeTrees...)))
+	if !ok || (!slices.Contains(leaves, name) && !slices.Contains(subs, name)) {
+		all := append(slices.Clip(leaves), subs...)
+		for _, g := range tree.Groups {
+			all = append(all, g.Name)
+		}
+		l.errorf(&rng, "Unknown metric", "There is no metric %q here.%s A metrics node has %s.", name, didYouMean(name, all), quoteList(append(slices.Clip(leaves), subs...)))
 		return false
 	}
-	if slices.Contains(nodeLeaves, name) {
-		if len(steps) > 1 {
-			r := steps[1].SourceRange()
-			l.errorf(&r, "Unsupported attribute", "%s is a number; it has no attributes.", name)
-			return false
-		}
+	if slices.Contains(leaves, name) {
+		return l.checkLeaf(name, steps[1:])
+	}
+	sub := tree.NodeShape().Subs[slices.Index(subs, name)]
+	if len(steps) == 1 {
 		return true
 	}
-	if (name == "dimension" || name == "label") && len(steps) > 1 {
-		return l.checkDimensionMetric(name, steps[1:])
+	if sub.Keys == schema.KeysDimension || sub.Keys == schema.KeysLabel {
+		return l.checkDimensionMetric(sub, steps[1:])
 	}
-	if name == "latency" && len(steps) > 1 {
-		a, _ := stepName(steps[1])
-		if !slices.Contains(latencyAttrs, a) {
-			r := steps[1].SourceRange()
-			l.errorf(&r, "Unknown metric", "latency has no %q.%s It has %s.", a, didYouMean(a, latencyAttrs), quoteList(latencyAttrs))
-			return false
-		}
+	return l.checkSub(sub, steps[1:])
+}
+
+// checkLeaf checks that nothing follows a metric's name.
+func (l *loader) checkLeaf(name string, rest hcl.Traversal) bool {
+	if len(rest) > 0 {
+		r := rest[0].SourceRange()
+		l.errorf(&r, "Unsupported attribute", "%s is a number; it has no attributes.", name)
+		return false
 	}
 	return true
 }
 
-var (
-	dimLeafAttrs  = []string{"expected", "recognized", "correct", "wrong", "precision", "recall", "error_rate", "f1", "values"}
-	dimCaseAttrs  = []string{"total", "correct", "accuracy"}
-	labelAttrs    = []string{"total", "accuracy", "macro_precision", "macro_recall", "macro_f1", "micro_f1", "weighted_f1", "top_k_accuracy", "recognition_rate", "labels"}
-	perLabelAttrs = []string{"precision", "recall", "f1", "support"}
-)
+// checkSub checks the steps after the name of a subtree (latency, a
+// registered family's) against its shape.
+func (l *loader) checkSub(sub *schema.Sub, steps hcl.Traversal) bool {
+	if len(steps) == 0 {
+		return true
+	}
+	if sub.Keyed {
+		return l.checkEntry(sub, sub.Shape, steps[1:])
+	}
+	attrs, subs := shapeNames(sub.Shape)
+	all := append(slices.Clip(attrs), subs...)
+	a, _ := stepName(steps[0])
+	if !slices.Contains(all, a) {
+		r := steps[0].SourceRange()
+		l.errorf(&r, "Unknown metric", "%s has no %q.%s It has %s.", sub.Name, a, didYouMean(a, all), quoteList(all))
+		return false
+	}
+	return l.checkIn(sub.Shape, a, steps[1:])
+}
+
+// checkIn checks the steps after name, an attribute or subtree of sh.
+func (l *loader) checkIn(sh *schema.Shape, name string, rest hcl.Traversal) bool {
+	for _, s := range sh.Subs {
+		if s.Name == name {
+			return l.checkSub(s, rest)
+		}
+	}
+	return l.checkLeaf(name, rest)
+}
+
+// checkEntry checks the steps after the key of a keyed map's entry.
+func (l *loader) checkEntry(sub *schema.Sub, sh *schema.Shape, steps hcl.Traversal) bool {
+	if len(steps) == 0 {
+		return true
+	}
+	attrs, subs := shapeNames(sh)
+	all := append(slices.Clip(attrs), subs...)
+	b, _ := stepName(steps[0])
+	if !slices.Contains(all, b) {
+		r := steps[0].SourceRange()
+		l.errorf(&r, "Unknown metric", "%s entries have %s; %q is none of them.%s", sub.Name, quoteList(all), b, didYouMean(b, all))
+		return false
+	}
+	return l.checkIn(sh, b, steps[1:])
+}
 
 // checkDimensionMetric checks metrics…dimension.NAME… and …label.NAME…
 // against the suite schema's dimensions.
-func (l *loader) checkDimensionMetric(tree string, steps hcl.Traversal) bool {
+func (l *loader) checkDimensionMetric(sub *schema.Sub, steps hcl.Traversal) bool {
 	sc := l.suite.Schema
-	fail := func(i int, summary, detail string, args ...any) bool {
-		rng := steps[i].SourceRange()
-		l.errorf(&rng, summary, detail, args...)
-		return false
-	}
 	name, _ := stepName(steps[0])
 	var names []string
 	var dim *Dimension
 	if sc != nil {
 		for _, d := range sc.Dimensions {
-			if (tree == "label") == (d.Kind == schema.KindLabel) {
+			if (sub.Keys == schema.KeysLabel) == (d.Kind == schema.KindLabel) {
 				names = append(names, d.Name)
 				if d.Name == name {
 					dim = d
@@ -332,41 +388,27 @@ func (l *loader) checkDimensionMetric(tree string, steps hcl.Traversal) bool {
 		}
 	}
 	if dim == nil {
-		what := "dimension"
-		if tree == "label" {
-			what = "label dimension"
-		}
 		known := "The suite's schema declares none."
 		if len(names) > 0 {
 			known = "Known: " + quoteList(names) + "."
 		}
-		return fail(0, "Unknown "+what, "The suite's schema has no %s %q.%s %s", what, name, didYouMean(name, names), known)
+		rng := steps[0].SourceRange()
+		l.errorf(&rng, "Unknown "+sub.What, "The suite's schema has no %s %q.%s %s", sub.What, name, didYouMean(name, names), known)
+		return false
 	}
 	if len(steps) < 2 {
 		return true
 	}
-	attrs := dimLeafAttrs
-	switch dim.Kind {
-	case schema.KindCase:
-		attrs = dimCaseAttrs
-	case schema.KindLabel:
-		attrs = labelAttrs
-	}
+	sh := sub.ShapeOf(dim.Kind)
+	attrs, subs := shapeNames(sh)
+	all := append(slices.Clip(attrs), subs...)
 	a, _ := stepName(steps[1])
-	if !slices.Contains(attrs, a) {
-		return fail(1, "Unknown metric", "The %s dimension %q has no %q.%s It has %s.", dim.Kind, dim.Name, a, didYouMean(a, attrs), quoteList(attrs))
+	if !slices.Contains(all, a) {
+		rng := steps[1].SourceRange()
+		l.errorf(&rng, "Unknown metric", "The %s dimension %q has no %q.%s It has %s.", dim.Kind, dim.Name, a, didYouMean(a, all), quoteList(all))
+		return false
 	}
-	if (a == "values" || a == "labels") && len(steps) > 3 {
-		inner := dimLeafAttrs[:8]
-		if a == "labels" {
-			inner = perLabelAttrs
-		}
-		b, _ := stepName(steps[3])
-		if !slices.Contains(inner, b) {
-			return fail(3, "Unknown metric", "%s entries have %s; %q is none of them.%s", a, quoteList(inner), b, didYouMean(b, inner))
-		}
-	}
-	return true
+	return l.checkIn(sh, a, steps[2:])
 }
 
 // checkReferences checks every deferred expression once everything is

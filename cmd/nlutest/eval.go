@@ -12,7 +12,6 @@ import (
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // reportFlags are the report flags shared by run, eval and merge.
@@ -127,40 +126,38 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	return a.finishOffline(rep, &rf, *out)
 }
 
-// eachMetric calls fn for every number of the metrics tree, with its
-// address (metrics.split.smoke.accuracy, metrics.scene["出行/天气"].accuracy),
-// its value (nil without data) and, for ratios, "num/den".
+// eachMetric calls fn for every number of the metrics tree (as
+// schema.MetricsTree describes it), with its address
+// (metrics.split.smoke.accuracy, metrics.scene["出行/天气"].accuracy), its
+// value (nil without data) and, for ratios, "num/den".
 func eachMetric(m *schema.Metrics, fn func(addr string, v *float64, ratio string)) {
-	if m == nil {
-		return
-	}
-	val, idx := assert.MetricsValue(m)
-	var walk func(path string, v cty.Value)
-	walk = func(path string, v cty.Value) {
-		ty := v.Type()
-		switch {
-		case ty.IsObjectType():
-			for k := range ty.AttributeTypes() {
-				p := path + "." + k
-				if !isIdent(k) {
-					p = fmt.Sprintf("%s[%q]", path, k)
-				}
-				walk(p, v.GetAttr(k))
-			}
-		case ty == cty.Number:
-			var f *float64
-			if !v.IsNull() {
-				x, _ := v.AsBigFloat().Float64()
-				f = &x
-			}
+	var walk func(o *schema.Obj, path string)
+	walk = func(o *schema.Obj, path string) {
+		for _, mt := range o.Metrics {
 			ratio := ""
-			if r, ok := idx[canonicalMetricAddr(path)]; ok {
+			if r := mt.Ratio; r != nil {
 				ratio = fmt.Sprintf("%g/%g", r.Num, r.Den)
 			}
-			fn(path, f, ratio)
+			fn(path+"."+mt.Name, mt.Value, ratio)
+		}
+		for _, c := range o.Children {
+			p := path + "." + c.Sub.Name
+			if c.Obj != nil {
+				walk(c.Obj, p)
+				continue
+			}
+			for i, k := range c.Keys {
+				kp := p + "." + k
+				if !isIdent(k) {
+					kp = fmt.Sprintf("%s[%q]", p, k)
+				}
+				walk(c.Entries[i], kp)
+			}
 		}
 	}
-	walk("metrics", val)
+	if root := schema.MetricsTree.ReadMetrics(m); root != nil {
+		walk(root, "metrics")
+	}
 }
 
 // listMetrics prints every metric of the tree as `address = value (num/den)`.
@@ -180,23 +177,6 @@ func listMetrics(w io.Writer, m *schema.Metrics) {
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}
-}
-
-// canonicalMetricAddr maps metrics.split.smoke.accuracy to the index form
-// metrics.split["smoke"].accuracy that MetricsValue uses for ratios.
-func canonicalMetricAddr(p string) string {
-	parts := strings.Split(p, ".")
-	var b strings.Builder
-	b.WriteString(parts[0])
-	keyed := map[string]bool{"split": true, "level": true, "scene": true, "template": true, "values": true, "labels": true}
-	for i := 1; i < len(parts); i++ {
-		if keyed[parts[i-1]] && (parts[i-1] == "values" || parts[i-1] == "labels" || i == 2) {
-			fmt.Fprintf(&b, "[%q]", parts[i])
-			continue
-		}
-		b.WriteString("." + parts[i])
-	}
-	return b.String()
 }
 
 func isIdent(s string) bool {

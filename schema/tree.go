@@ -1,0 +1,342 @@
+package schema
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The metrics tree's shape is written here once, as data. Threshold
+// conditions' `metrics` value, validate's checks of metrics.* names,
+// `eval --list-metrics`, JUnit properties and the report JSON all derive
+// from it (docs/metrics.md): a new metric family or source kind registers
+// its part and every one of them follows.
+
+// MetricKind says what kind of number a metric is.
+type MetricKind string
+
+// Metric kinds.
+const (
+	// MetricCount is a whole number of cases, units or samples.
+	MetricCount MetricKind = "count"
+	// MetricRatio is a Ratio: its value, with the numerator and
+	// denominator it came from; null when the denominator is zero.
+	MetricRatio MetricKind = "ratio"
+	// MetricNumber is any other number.
+	MetricNumber MetricKind = "number"
+	// MetricMillis is a duration in milliseconds.
+	MetricMillis MetricKind = "ms"
+)
+
+// Attr is one metric of an object of the tree: a number a threshold
+// condition can read, named as the report JSON names it.
+type Attr struct {
+	Name string
+	Kind MetricKind
+	// Doc is one line saying what the metric counts.
+	Doc string
+}
+
+// Shape is the shape of one object of the tree: its metrics and its
+// subtrees, in the order listings show them.
+type Shape struct {
+	Attrs []Attr
+	Subs  []*Sub
+}
+
+// Sub is a named subtree of an object: one object, or (Keyed) a map from
+// keys to objects of one shape.
+type Sub struct {
+	Name string
+	// Doc is one line saying what the subtree holds.
+	Doc   string
+	Keyed bool
+	// Keys names where the keys of a keyed map come from, for validate:
+	// KeysSplit, KeysTemplate, KeysDimension…; "" when any key may appear
+	// (label names, values, latency buckets).
+	Keys string
+	// What names one key in messages: "split", "template level".
+	What string
+	// NameKeys writes the keys as names in canonical addresses
+	// (metrics.label.intent, not metrics.label["intent"]): dimension names.
+	NameKeys bool
+	// Shape is the shape of the object, or of each entry of the map.
+	Shape *Shape
+	// Variants gives the shape of entries whose "kind" is the map's key
+	// (dimension kinds); Shape serves the other kinds.
+	Variants map[string]*Shape
+	// Always makes an empty map present (as an empty object) in the
+	// `metrics` value; otherwise a map without entries is absent.
+	Always bool
+	// Order lists keys that come first, in this order, in listings
+	// (latency buckets); other keys follow sorted.
+	Order []string
+	// Props lists the metrics JUnit lists as properties for the object or
+	// each entry, in order; PropWhen lists one only when a count of the
+	// entry's report JSON is non-zero (top-k figures when k is known).
+	Props    []string
+	PropWhen map[string]string
+}
+
+// ShapeOf returns the shape of an entry whose kind is kind.
+func (s *Sub) ShapeOf(kind string) *Shape {
+	if v, ok := s.Variants[kind]; ok {
+		return v
+	}
+	return s.Shape
+}
+
+// Where keys of keyed maps come from (Sub.Keys).
+const (
+	KeysSplit     = "split"
+	KeysLevel     = "level"
+	KeysScene     = "scene"
+	KeysTemplate  = "template"
+	KeysDimension = "dimension"
+	KeysLabel     = "label"
+	// KeysSourcePrefix + KIND: the names of the suite's sources of kind
+	// KIND (metrics.dataset["NAME"]).
+	KeysSourcePrefix = "source:"
+)
+
+// Family is a metric family's part of every node of the tree: metrics of
+// the node itself (only the case counts have them) and subtrees.
+type Family struct {
+	// Name names the family; a family with subtrees stores its value in
+	// Node.Families under this name unless Node has a field for it.
+	Name  string
+	Attrs []Attr
+	Subs  []*Sub
+	// Props lists the node metrics JUnit lists for the whole run.
+	Props []string
+}
+
+// Tree describes the metrics tree: every node has the subtrees and metrics
+// of every family; the root also has the groups (split, level…), maps or
+// single nodes of the same node shape.
+type Tree struct {
+	Families []*Family
+	Groups   []*Sub
+}
+
+// NodeShape returns the shape shared by every node: each family's metrics,
+// then each family's subtrees.
+func (t *Tree) NodeShape() *Shape {
+	sh := &Shape{}
+	for _, f := range t.Families {
+		sh.Attrs = append(sh.Attrs, f.Attrs...)
+	}
+	for _, f := range t.Families {
+		sh.Subs = append(sh.Subs, f.Subs...)
+	}
+	return sh
+}
+
+// Group returns the root group named name, or nil.
+func (t *Tree) Group(name string) *Sub {
+	for _, g := range t.Groups {
+		if g.Name == name {
+			return g
+		}
+	}
+	return nil
+}
+
+// FamilyOf returns the family that has the node subtree or metric named
+// name, or nil.
+func (t *Tree) FamilyOf(name string) *Family {
+	for _, f := range t.Families {
+		if slices.ContainsFunc(f.Attrs, func(a Attr) bool { return a.Name == name }) ||
+			slices.ContainsFunc(f.Subs, func(s *Sub) bool { return s.Name == name }) {
+			return f
+		}
+	}
+	return nil
+}
+
+// StepStyle says how a step of a metric's address is written canonically.
+type StepStyle uint8
+
+// Step styles.
+const (
+	// StepName is a name of the shape: .accuracy, .split.
+	StepName StepStyle = iota
+	// StepKey is a key of a keyed map, in brackets: ["smoke"].
+	StepKey
+	// StepNameKey is a key written as a name: .intent (Sub.NameKeys).
+	StepNameKey
+)
+
+// StepStyles says, for each name of an address after "metrics"
+// (split, smoke, accuracy), how its canonical form writes it. Names the
+// tree does not have are StepName.
+func (t *Tree) StepStyles(names []string) []StepStyle {
+	out := make([]StepStyle, len(names))
+	node := t.NodeShape()
+	subs := append(slices.Clip(node.Subs), t.Groups...)
+	var keyed *Sub
+	for i, n := range names {
+		if keyed != nil {
+			out[i] = StepKey
+			if keyed.NameKeys {
+				out[i] = StepNameKey
+			}
+			subs = entrySubs(keyed, node)
+			keyed = nil
+			continue
+		}
+		i := slices.IndexFunc(subs, func(s *Sub) bool { return s.Name == n })
+		if i < 0 {
+			subs = nil
+			continue
+		}
+		if s := subs[i]; s.Keyed {
+			keyed = s
+		} else {
+			subs = entrySubs(s, node)
+		}
+	}
+	return out
+}
+
+// entrySubs returns the subtrees of s's object or entries (of any kind);
+// node is the node shape, for groups.
+func entrySubs(s *Sub, node *Shape) []*Sub {
+	if s.Shape == nil {
+		return node.Subs
+	}
+	subs := s.Shape.Subs
+	for _, v := range s.Variants {
+		subs = append(slices.Clip(subs), v.Subs...)
+	}
+	return subs
+}
+
+// RegisterFamily adds a metric family's part to every node of the tree.
+// Its names must be new. Call it from an init function (assert does, for
+// the families it registers).
+func (t *Tree) RegisterFamily(f *Family) {
+	for _, a := range f.Attrs {
+		t.mustBeNew(a.Name)
+	}
+	for _, s := range f.Subs {
+		t.mustBeNew(s.Name)
+	}
+	t.Families = append(t.Families, f)
+}
+
+// RegisterSourceKind adds metrics.KIND["NAME"], one node per source of
+// that kind (template sources have metrics.template). Call it from an init
+// function of the source kind's file.
+func (t *Tree) RegisterSourceKind(kind, what string) {
+	t.mustBeNew(kind)
+	t.Groups = append(t.Groups, &Sub{Name: kind, Doc: "one node per " + what, Keyed: true,
+		Keys: KeysSourcePrefix + kind, What: what, Always: true})
+}
+
+func (t *Tree) mustBeNew(name string) {
+	for _, g := range t.Groups {
+		if g.Name == name {
+			panic(fmt.Sprintf("schema: metrics tree: %q is already a group", name))
+		}
+	}
+	if t.FamilyOf(name) != nil {
+		panic(fmt.Sprintf("schema: metrics tree: %q is already a node metric", name))
+	}
+}
+
+// Node metrics of the case counts family.
+var caseAttrs = []Attr{
+	{"total", MetricCount, "cases counted"},
+	{"passed", MetricCount, "cases that met every expectation and condition"},
+	{"failed", MetricCount, "cases that missed an expectation or condition"},
+	{"errored", MetricCount, "cases whose call gave no usable response"},
+	{"accuracy", MetricRatio, "passed / (total − errored)"},
+	{"error_rate", MetricRatio, "errored / total"},
+}
+
+var (
+	dimCounts = []Attr{
+		{"expected", MetricCount, "units the expectations name"},
+		{"recognized", MetricCount, "units the responses hold"},
+		{"correct", MetricCount, "units both expected and recognised"},
+		{"wrong", MetricCount, "recognised units not expected: recognized − correct"},
+		{"precision", MetricRatio, "correct / recognized"},
+		{"recall", MetricRatio, "correct / expected"},
+		{"error_rate", MetricRatio, "wrong / recognized"},
+		{"f1", MetricRatio, "2·correct / (expected + recognized)"},
+	}
+	dimValueShape = &Shape{Attrs: dimCounts}
+	dimLeafShape  = &Shape{Attrs: dimCounts, Subs: []*Sub{
+		{Name: "values", Doc: "the same figures per value (ontology \"Person\")", Keyed: true, Shape: dimValueShape, Always: true},
+	}}
+	dimCaseShape = &Shape{Attrs: []Attr{
+		{"total", MetricCount, "cases that annotate the dimension"},
+		{"correct", MetricCount, "cases that met all its expectations"},
+		{"accuracy", MetricRatio, "correct / total"},
+	}}
+	labelShape = &Shape{Attrs: []Attr{
+		{"total", MetricCount, "cases that expect a label"},
+		{"accuracy", MetricRatio, "cases whose first prediction is the expected label / total"},
+		{"macro_precision", MetricRatio, "mean of the per-label precisions"},
+		{"macro_recall", MetricRatio, "mean of the per-label recalls"},
+		{"macro_f1", MetricRatio, "mean of the per-label F1"},
+		{"micro_f1", MetricRatio, "2Σtp / (2Σtp + Σfp + Σfn)"},
+		{"weighted_f1", MetricRatio, "support-weighted mean of the per-label F1"},
+		{"top_k_accuracy", MetricRatio, "cases whose expected label is among the first k predictions / total"},
+		{"recognition_rate", MetricRatio, "(exact + fuzzy) / total, fuzzy being in the top k"},
+	}, Subs: []*Sub{
+		{Name: "labels", Doc: "per label", Keyed: true, Always: true, Shape: &Shape{Attrs: []Attr{
+			{"precision", MetricRatio, "tp / (tp + fp)"},
+			{"recall", MetricRatio, "tp / (tp + fn)"},
+			{"f1", MetricRatio, "2tp / (2tp + fp + fn)"},
+			{"support", MetricCount, "cases expecting the label: tp + fn"},
+		}}},
+	}}
+	latencyAttrs = []Attr{
+		{"count", MetricCount, "calls timed (errored calls are not)"},
+		{"mean_ms", MetricMillis, "mean latency"},
+		{"p50_ms", MetricMillis, "median latency"},
+		{"p90_ms", MetricMillis, "90th percentile latency"},
+		{"p95_ms", MetricMillis, "95th percentile latency"},
+		{"p99_ms", MetricMillis, "99th percentile latency"},
+		{"max_ms", MetricMillis, "slowest call"},
+	}
+	latencyShape = &Shape{Attrs: latencyAttrs, Subs: []*Sub{
+		{Name: "bucket", Doc: "per input length (characters or words): " + fmt.Sprint(LatencyBuckets), Keyed: true, Always: true,
+			Order: LatencyBuckets, Shape: &Shape{Attrs: latencyAttrs}, Props: []string{"count", "mean_ms", "p95_ms"}},
+	}}
+)
+
+// The built-in metric families. assert's accumulators fill them.
+var (
+	CasesFamily = &Family{Name: "cases", Attrs: caseAttrs,
+		Props: []string{"total", "passed", "failed", "errored", "accuracy", "error_rate"}}
+	DimensionFamily = &Family{Name: "dimension", Subs: []*Sub{{
+		Name: "dimension", Doc: "per leaf, items or case dimension of the suite's schema", Keyed: true,
+		Keys: KeysDimension, What: "dimension", NameKeys: true, Shape: dimLeafShape, Variants: map[string]*Shape{KindCase: dimCaseShape},
+		Props: []string{"precision", "recall", "f1", "error_rate", "accuracy"},
+	}}}
+	LabelFamily = &Family{Name: "label", Subs: []*Sub{{
+		Name: "label", Doc: "per label dimension (intent, domain) of the suite's schema", Keyed: true,
+		Keys: KeysLabel, What: "label dimension", NameKeys: true, Shape: labelShape,
+		Props:    []string{"accuracy", "macro_precision", "macro_recall", "macro_f1", "micro_f1", "weighted_f1", "top_k_accuracy", "recognition_rate"},
+		PropWhen: map[string]string{"top_k_accuracy": "k", "recognition_rate": "k"},
+	}}}
+	LatencyFamily = &Family{Name: "latency", Subs: []*Sub{{
+		Name: "latency", Doc: "call latency, overall and per input length", Shape: latencyShape,
+		Props: []string{"count", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"},
+	}}}
+)
+
+// MetricsTree is the descriptor of the metrics tree.
+var MetricsTree = &Tree{
+	Families: []*Family{CasesFamily, DimensionFamily, LabelFamily, LatencyFamily},
+	Groups: []*Sub{
+		{Name: "split", Doc: "one node per split", Keyed: true, Keys: KeysSplit, What: "split", Always: true, Props: []string{"accuracy"}},
+		{Name: "level", Doc: "one node per template level", Keyed: true, Keys: KeysLevel, What: "template level", Always: true, Props: []string{"accuracy"}},
+		{Name: "scene", Doc: "one node per scene path prefix (\"出行/天气\")", Keyed: true, Keys: KeysScene, What: "scene path", Always: true, Props: []string{"accuracy"}},
+		{Name: "core", Doc: "the core cases", Props: []string{"accuracy"}},
+		{Name: "noncore", Doc: "the cases that are not core", Props: []string{"accuracy"}},
+		{Name: "template", Doc: "one node per template", Keyed: true, Keys: KeysTemplate, What: "template", Always: true},
+	},
+}

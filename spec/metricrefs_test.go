@@ -1,0 +1,74 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+// Threshold conditions name metrics the run will have; validate checks each
+// name against the metrics tree (and the suite's splits, templates, scenes
+// and schema dimensions) and suggests the nearest.
+func TestMetricReferenceDiagnostics(t *testing.T) {
+	const suite = `
+suite "s" { schema = "rasa" }
+template "订机票" {
+  text  = "订机票"
+  level = "S1"
+  scene = ["出行", "机票"]
+  expect = { "$.intent.name" = "订机票" }
+}
+split "smoke" { where = case.level == "S1" }
+`
+	for _, c := range []struct {
+		cond    string
+		summary string // "" when the reference is valid
+		detail  string
+	}{
+		{`metrics.accuracy >= 0.9`, "", ""},
+		{`metrics.split.smoke.accuracy >= 0.9`, "", ""},
+		{`metrics.split["smoke"].label.intent.macro_f1 >= 0.9`, "", ""},
+		{`metrics.scene["出行/机票"].error_rate < 0.1`, "", ""},
+		{`metrics.template["订机票"].passed > 0`, "", ""},
+		{`metrics.level.S1.total > 0`, "", ""},
+		{`metrics.core.accuracy >= 0.1`, "", ""},
+		{`metrics.latency.p95_ms < 100`, "", ""},
+		{`metrics.latency.bucket["<=20"].p95_ms < 100`, "", ""},
+		{`metrics.dimension.entity.f1 > 0`, "", ""},
+		{`metrics.dimension.entity.values["x"].precision > 0`, "", ""},
+		{`metrics.label.intent.labels["订机票"].recall > 0`, "", ""},
+		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has "total", "passed", "failed", "errored", "accuracy", "error_rate", "dimension", "label" or "latency".`},
+		{`metrics.splt.smoke.accuracy >= 0.9`, "Unknown metric", `There is no metric "splt" here. Did you mean "split"?`},
+		{`metrics.split.smok.accuracy >= 0.9`, "Unknown split", `This suite has no split "smok", so metrics.split has no node for it. Did you mean "smoke"? Known: "smoke".`},
+		{`metrics.split > 0`, "Incomplete metric", `metrics.split is a map of nodes; name one, e.g. metrics.split["NAME"].accuracy.`},
+		{`metrics.template["订票"].accuracy > 0`, "Unknown template", `This suite has no template "订票"`},
+		{`metrics.scene["出行/火车"].accuracy > 0`, "Unknown scene path", `This suite has no scene path "出行/火车"`},
+		{`metrics.level.S2.accuracy > 0`, "Unknown template level", `Known: "S1".`},
+		{`metrics.accuracy.value > 0`, "Unsupported attribute", `accuracy is a number; it has no attributes.`},
+		{`metrics.latency.p95 < 100`, "Unknown metric", `latency has no "p95". Did you mean "p95_ms"?`},
+		{`metrics.latency.bucket["<=20"].p95 < 100`, "Unknown metric", `bucket entries have "count", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms" or "max_ms"; "p95" is none of them. Did you mean "p95_ms"?`},
+		{`metrics.label.intnt.accuracy > 0`, "Unknown label dimension", `The suite's schema has no label dimension "intnt". Did you mean "intent"? Known: "intent".`},
+		{`metrics.dimension.intent.f1 > 0`, "Unknown dimension", `The suite's schema has no dimension "intent".`},
+		{`metrics.label.intent.acc > 0`, "Unknown metric", `The label dimension "intent" has no "acc".`},
+		{`metrics.dimension.entity.accuracy > 0`, "Unknown metric", `The items dimension "entity" has no "accuracy".`},
+		{`metrics.dimension.entity.values["x"].recal > 0`, "Unknown metric", `values entries have "expected", "recognized", "correct", "wrong", "precision", "recall", "error_rate" or "f1"; "recal" is none of them. Did you mean "recall"?`},
+		{`metrics.label.intent.labels["x"].f2 > 0`, "Unknown metric", `labels entries have "precision", "recall", "f1" or "support"; "f2" is none of them. Did you mean "f1"?`},
+	} {
+		t.Run(c.cond, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": suite + "threshold \"t\" { condition = " + c.cond + " }\n"})
+			_, diags := Load(dir, Options{})
+			if c.summary == "" {
+				if diags.HasErrors() {
+					t.Fatalf("unexpected diagnostics: %v", diags)
+				}
+				return
+			}
+			d := findDiag(diags, c.summary)
+			if d == nil {
+				t.Fatalf("no %q diagnostic in %v", c.summary, diags)
+			}
+			if !strings.Contains(d.Detail, c.detail) {
+				t.Errorf("detail %q\nwant it to contain %q", d.Detail, c.detail)
+			}
+		})
+	}
+}
