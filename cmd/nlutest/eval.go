@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/pipeline"
