@@ -1,0 +1,141 @@
+package pipeline_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/pipeline"
+)
+
+// The N shards of a selection partition it: every case in exactly one.
+func TestShardsPartitionTheCases(t *testing.T) {
+	s := weatherSuite(t, 60)
+	all := ids(t, s, pipeline.Selection{})
+	if len(all) != 120 {
+		t.Fatalf("the suite generates %d cases, want 120", len(all))
+	}
+	for n := 1; n <= 5; n++ {
+		seen := map[string]int{}
+		for k := 1; k <= n; k++ {
+			part := ids(t, s, mustSelection(t, "", "", pipeline.Shard{K: k, N: n}.String()))
+			if n > 1 && (len(part) == 0 || len(part) == len(all)) {
+				t.Errorf("shard %d/%d holds %d of %d cases: not a partition worth the name", k, n, len(part), len(all))
+			}
+			for _, id := range part {
+				seen[id]++
+			}
+		}
+		for _, id := range all {
+			if seen[id] != 1 {
+				t.Errorf("with %d shards, case %s is in %d shards, want 1", n, id, seen[id])
+			}
+		}
+	}
+}
+
+// A case's shard depends on its id only: adding cases never moves old
+// ones, and every machine (and version) agrees.
+func TestShardIsStable(t *testing.T) {
+	small, big := weatherSuite(t, 20), weatherSuite(t, 50)
+	for k := 1; k <= 3; k++ {
+		sel := mustSelection(t, "", "", pipeline.Shard{K: k, N: 3}.String())
+		bigSet := ids(t, big, sel)
+		for _, id := range ids(t, small, sel) {
+			if !slices.Contains(bigSet, id) {
+				t.Errorf("case %s left shard %d/3 when cases were added", id, k)
+			}
+		}
+	}
+	// Pinned: a change here moves cases between the shards of runs
+	// recorded by earlier versions (merge and resume would mix them).
+	want := map[string]int{
+		"89cd8381e27fc9ce": 3, "dfd9b2aaab0ca9f4": 1, "e99f54c650ef7fa6": 3, "0ae4a1b3b24ac6d8": 1,
+		"4ef08bb6a9990ab1": 3, "a8743ea8002d02d5": 3, "9051b19b65291ff9": 2, "0a608b1cc9fd81fa": 3,
+	}
+	for id, k := range want {
+		for j := 1; j <= 3; j++ {
+			if got := (pipeline.Shard{K: j, N: 3}).Has(id); got != (j == k) {
+				t.Errorf("case %s in shard %d/3: %v, want it in shard %d/3 only", id, j, got, k)
+			}
+		}
+	}
+}
+
+// Split, filter and shard combine as intersections; the filter matches a
+// case's template name, id or text.
+func TestSelectionCombinesSplitFilterAndShard(t *testing.T) {
+	s := weatherSuite(t, 30)
+	all := ids(t, s, pipeline.Selection{})
+	for _, tc := range []struct {
+		split, filter, shard string
+		want                 int
+	}{
+		{"", "", "", 60},
+		{"smoke", "", "", 30},
+		{"", "订机票", "", 30},       // template name
+		{"", "城市00[0-4]", "", 10}, // text, both templates
+		{"smoke", "城市00[0-4]", "", 5},
+	} {
+		sel := mustSelection(t, tc.split, tc.filter, tc.shard)
+		n, err := sel.Count(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Total != tc.want {
+			t.Errorf("split %q filter %q: %d cases, want %d", tc.split, tc.filter, n.Total, tc.want)
+		}
+		sum := 0
+		for _, v := range n.PerTemplate {
+			sum += v
+		}
+		if sum != n.Total {
+			t.Errorf("split %q filter %q: per-template counts add up to %d, not %d", tc.split, tc.filter, sum, n.Total)
+		}
+	}
+	// The filter also matches ids.
+	if n, _ := mustSelection(t, "", "^"+all[3]+"$", "").Count(s, nil); n.Total != 1 {
+		t.Errorf("a filter of one case id selects %d cases, want 1", n.Total)
+	}
+	// Shards of a filtered selection partition the filtered cases.
+	sel := mustSelection(t, "smoke", "城市01", "")
+	whole, _ := sel.Count(s, nil)
+	sum := 0
+	for k := 1; k <= 3; k++ {
+		part, _ := mustSelection(t, "smoke", "城市01", pipeline.Shard{K: k, N: 3}.String()).Count(s, nil)
+		sum += part.Total
+	}
+	if sum != whole.Total {
+		t.Errorf("3 shards of split smoke filter 城市01 hold %d cases, the whole %d", sum, whole.Total)
+	}
+}
+
+func TestSelectionRefusesBadInput(t *testing.T) {
+	for _, tc := range []struct{ split, filter, shard, want string }{
+		{"", "([", "", "--filter is not a valid regular expression"},
+		{"", "", "0/4", "--shard takes K/N"},
+		{"", "", "5/4", "--shard takes K/N"},
+		{"", "", "1/0", "--shard takes K/N"},
+		{"", "", "02/4", "--shard takes K/N"},
+		{"", "", "2/4x", "--shard takes K/N"},
+		{"", "", "two", "--shard takes K/N"},
+	} {
+		_, err := pipeline.NewSelection(tc.split, tc.filter, tc.shard)
+		var ie *pipeline.InvalidError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewSelection(%q, %q, %q) = %v, want an InvalidError saying %q", tc.split, tc.filter, tc.shard, err, tc.want)
+		}
+	}
+	for _, ok := range []string{"", "1/1", "2/4", "4/4", "10/12"} {
+		sh, err := pipeline.ParseShard(ok)
+		if err != nil || sh.String() != ok {
+			t.Errorf("ParseShard(%q) = %v, %v; want it back unchanged", ok, sh, err)
+		}
+	}
+	s := weatherSuite(t, 3)
+	err := mustSelection(t, "nightly", "", "").Check(s)
+	if err == nil || !strings.Contains(err.Error(), `the suite has no split "nightly" (splits: smoke)`) {
+		t.Errorf("an unknown split: %v", err)
+	}
+}
