@@ -121,7 +121,7 @@ func options(s *spec.Suite, sel pipeline.Selection, dir string) pipeline.Options
 func ids(t *testing.T, s *spec.Suite, sel pipeline.Selection) []string {
 	t.Helper()
 	var out []string
-	if err := sel.Generate(s, nil, func(c *schema.Case) error { out = append(out, c.ID); return nil }); err != nil {
+	if err := sel.Generate(s, nil, func(sc *schema.Script) error { out = append(out, sc.ID); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return out

@@ -50,7 +50,9 @@ type Run struct {
 
 	opts    Options
 	started time.Time
-	done    map[string]bool // ids already recorded (resume)
+	// done holds the ids recorded in the run directory (resume); a
+	// script of one turn records its result under the script's id.
+	done map[string]bool
 }
 
 // Prepare checks the selection against the suite, counts it, and chooses
@@ -157,11 +159,11 @@ func (r *Run) Recorded() int { return len(r.done) }
 // Todo is how many cases Execute will call.
 func (r *Run) Todo() int { return r.Counts.Total - len(r.done) }
 
-// Left is how many cases of each template Execute will call: the
+// Left is how many cases of each source Execute will call: the
 // selection's count less what the collector already holds.
 func (r *Run) Left() map[string]int {
-	left := make(map[string]int, len(r.Counts.PerTemplate))
-	for k, v := range r.Counts.PerTemplate {
+	left := make(map[string]int, len(r.Counts.PerSource))
+	for k, v := range r.Counts.PerSource {
 		left[k] = v
 	}
 	for _, g := range r.Collector.Groups() {
@@ -226,14 +228,13 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 	return Outcome{Info: info, Interrupted: interrupted}, nil
 }
 
-// generate streams the selected cases not yet recorded, each as a script
-// of one turn.
+// generate streams the selected scripts not yet recorded.
 func (r *Run) generate(yield func(*schema.Script) error) error {
-	return r.opts.Selection.Generate(r.Suite, nil, func(c *schema.Case) error {
-		if r.done[c.ID] {
+	return r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
+		if r.done[sc.ID] {
 			return nil
 		}
-		return yield(schema.Single(c))
+		return yield(sc)
 	})
 }
 

@@ -48,44 +48,58 @@ func (sel Selection) Check(s *spec.Suite) error {
 	return nil
 }
 
-// Keep reports whether the selection keeps case c (its split aside, which
-// generation applies).
-func (sel Selection) Keep(c *schema.Case) bool {
-	if !sel.Shard.Has(c.ID) {
+// Keep reports whether the selection keeps script sc (its split aside,
+// which generation applies). The shard keys on the script id, so a script
+// is always run whole; the filter matches the script's source name, its id
+// or the text of any of its turns.
+func (sel Selection) Keep(sc *schema.Script) bool {
+	if !sel.Shard.Has(sc.ID) {
 		return false
 	}
-	return sel.filter == nil || sel.filter.MatchString(c.Template) || sel.filter.MatchString(c.ID) || sel.filter.MatchString(c.Text)
+	if sel.filter == nil || sel.filter.MatchString(sc.Source) || sel.filter.MatchString(sc.ID) {
+		return true
+	}
+	for _, c := range sc.Turns {
+		if sel.filter.MatchString(c.Text) {
+			return true
+		}
+	}
+	return false
 }
 
-// Generate streams the selected cases of s to yield. warn, when set,
+// Generate streams the selected scripts of s to yield. warn, when set,
 // receives generation warnings.
-func (sel Selection) Generate(s *spec.Suite, warn func(string), yield func(*schema.Case) error) error {
+func (sel Selection) Generate(s *spec.Suite, warn func(string), yield func(*schema.Script) error) error {
 	gopts := spec.GenOptions{Split: sel.Split}
 	if warn != nil {
 		gopts.Warn = func(_ spec.Range, msg string) { warn(msg) }
 	}
 	return s.Generate(gopts, func(c *schema.Case) error {
-		if !sel.Keep(c) {
+		sc := schema.Single(c)
+		if !sel.Keep(sc) {
 			return nil
 		}
-		return yield(c)
+		return yield(sc)
 	})
 }
 
-// Counts is the size of a selection: its cases in all and per template.
+// Counts is the size of a selection: its scripts, and its cases (turns, one
+// result each) in all and per source.
 type Counts struct {
-	Total       int
-	PerTemplate map[string]int
+	Scripts   int
+	Total     int
+	PerSource map[string]int
 }
 
 // Count generates the selection once (generation is cheap and
 // deterministic) and counts it, for progress and to refuse a selection that
 // matches nothing before anything is called.
 func (sel Selection) Count(s *spec.Suite, warn func(string)) (Counts, error) {
-	n := Counts{PerTemplate: map[string]int{}}
-	err := sel.Generate(s, warn, func(c *schema.Case) error {
-		n.PerTemplate[c.Template]++
-		n.Total++
+	n := Counts{PerSource: map[string]int{}}
+	err := sel.Generate(s, warn, func(sc *schema.Script) error {
+		n.Scripts++
+		n.PerSource[sc.Source] += len(sc.Turns)
+		n.Total += len(sc.Turns)
 		return nil
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/schema"
 )
 
 // The N shards of a selection partition it: every case in exactly one.
@@ -87,11 +88,11 @@ func TestSelectionCombinesSplitFilterAndShard(t *testing.T) {
 			t.Errorf("split %q filter %q: %d cases, want %d", tc.split, tc.filter, n.Total, tc.want)
 		}
 		sum := 0
-		for _, v := range n.PerTemplate {
+		for _, v := range n.PerSource {
 			sum += v
 		}
 		if sum != n.Total {
-			t.Errorf("split %q filter %q: per-template counts add up to %d, not %d", tc.split, tc.filter, sum, n.Total)
+			t.Errorf("split %q filter %q: per-source counts add up to %d, not %d", tc.split, tc.filter, sum, n.Total)
 		}
 	}
 	// The filter also matches ids.
@@ -137,5 +138,32 @@ func TestSelectionRefusesBadInput(t *testing.T) {
 	err := mustSelection(t, "nightly", "", "").Check(s)
 	if err == nil || !strings.Contains(err.Error(), `the suite has no split "nightly" (splits: smoke)`) {
 		t.Errorf("an unknown split: %v", err)
+	}
+}
+
+// A script is selected whole: the shard keys on the script id (not its
+// turns' ids), and the filter matches its source, its id or any turn.
+func TestSelectionKeepsWholeScripts(t *testing.T) {
+	sc := &schema.Script{ID: "dfd9b2aaab0ca9f4", Source: "订票对话", SourceKind: "conversation", Turns: []*schema.Case{
+		{ID: "89cd8381e27fc9ce", Text: "我想订机票"},
+		{ID: "9051b19b65291ff9", Text: "去北京"},
+	}}
+	for _, tc := range []struct {
+		filter, shard string
+		want          bool
+	}{
+		{"", "1/3", true}, // the script id's shard, although no turn id is in it
+		{"", "2/3", false},
+		{"", "3/3", false},
+		{"北京", "", true}, // the second turn
+		{"订票对话", "", true},
+		{"^dfd9", "", true},
+		{"^89cd", "", false}, // a turn id is not the script's
+		{"上海", "", false},
+		{"北京", "2/3", false},
+	} {
+		if got := mustSelection(t, "", tc.filter, tc.shard).Keep(sc); got != tc.want {
+			t.Errorf("filter %q shard %q keeps the script: %v, want %v", tc.filter, tc.shard, got, tc.want)
+		}
 	}
 }
