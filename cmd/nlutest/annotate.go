@@ -25,16 +25,25 @@ const AnnotationsSuffix = ".annotations.hcl"
 
 var errEnoughSamples = errors.New("enough samples")
 
+// annotateFlags are the flags of `nlutest annotate`.
+type annotateFlags struct {
+	loadFlags
+	only   string
+	n      int
+	write  bool
+	target string
+}
+
 // cmdAnnotate drafts expectations from live responses (SPEC §7, seed 000
 // §4.1.4): docs/annotate.md.
 func (a *App) cmdAnnotate(ctx context.Context, args []string) int {
-	var lf loadFlags
+	var af annotateFlags
 	fs := newFlagSet(a, "annotate", "annotate [flags] PATH")
-	lf.register(fs)
-	only := fs.String("template", "", "draft expectations for template NAME only, even when they are reviewed")
-	n := fs.Int("n", 1, "draft from the first N cases of each template and keep only what they agree on")
-	write := fs.Bool("write", false, "edit the suite file in place (expect and reviewed = false) instead of writing SUITE.annotations.hcl")
-	targetName := fs.String("target", "", "target block to call (default: the first one)")
+	af.register(fs)
+	fs.StringVar(&af.only, "template", "", "draft expectations for template NAME only, even when they are reviewed")
+	fs.IntVar(&af.n, "n", 1, "draft from the first N cases of each template and keep only what they agree on")
+	fs.BoolVar(&af.write, "write", false, "edit the suite file in place (expect and reviewed = false) instead of writing SUITE.annotations.hcl")
+	fs.StringVar(&af.target, "target", "", "target block to call (default: the first one)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return a.flagErr(err)
@@ -42,104 +51,140 @@ func (a *App) cmdAnnotate(ctx context.Context, args []string) int {
 	if len(pos) != 1 {
 		return a.fail(usagef("annotate takes one suite path, got %d", len(pos)))
 	}
-	if *n < 1 {
-		return a.fail(usagef("-n must be at least 1, not %d", *n))
+	if af.n < 1 {
+		return a.fail(usagef("-n must be at least 1, not %d", af.n))
 	}
-	s, code := a.load(pos[0], &lf)
+	s, code := a.load(pos[0], &af.loadFlags)
 	if s == nil {
 		return code
 	}
+	todo, err := a.templatesToAnnotate(s, af.only)
+	if err != nil || len(todo) == 0 {
+		if err == nil {
+			fmt.Fprintf(a.Stdout, "Every template of %s has reviewed expectations; nothing to annotate. Use --template NAME to draft one anew.\n", pos[0])
+		}
+		return a.fail(err)
+	}
+	target, err := pickTarget(s, af.target, "docs/language.md#target")
+	if err != nil {
+		return a.fail(err)
+	}
+	jobs, code := a.annotateJobs(s, todo, af.n)
+	if jobs == nil {
+		return code
+	}
+	caller, code := a.openTarget(ctx, s, target, runner.CallerOptions{Concurrency: 1}, af.color, "Nothing was annotated")
+	if caller == nil {
+		return code
+	}
+	defer caller.Close()
+	drafts, failed, interrupted := a.draftAll(ctx, s, caller, jobs, af.n)
+	if interrupted {
+		fmt.Fprintln(a.Stderr, "nlutest: interrupted; nothing was written.")
+		return ExitInterrupted
+	}
+	if len(drafts) > 0 {
+		var werr error
+		if af.write {
+			werr = a.writeInPlace(s, pos[0], &af.loadFlags, drafts, target.Name)
+		} else {
+			werr = a.writeAnnotations(s, drafts, target.Name)
+		}
+		if werr != nil {
+			fmt.Fprintf(a.Stderr, "nlutest: %s\n", werr)
+			return ExitCannotRun
+		}
+	}
+	if failed > 0 {
+		return ExitCannotRun
+	}
+	return ExitPass
+}
+
+// templatesToAnnotate is the template --template names (an error when the
+// suite has none of that name), or else every template that needs
+// annotation (none: nil, nil).
+func (a *App) templatesToAnnotate(s *spec.Suite, only string) ([]*spec.Template, error) {
 	var todo []*spec.Template
-	if *only != "" {
-		var names []string
-		for _, t := range s.Templates {
-			names = append(names, t.Name)
-			if t.Name == *only {
-				todo = append(todo, t)
-			}
-		}
-		if len(todo) == 0 {
-			hint := ""
-			if sg := spec.SuggestName(*only, names); sg != "" {
-				hint = fmt.Sprintf(" Did you mean %q?", sg)
-			}
-			return a.fail(usagef("the suite has no template %q.%s (templates: %s)", *only, hint, strings.Join(names, ", ")))
-		}
-		if !todo[0].NeedsAnnotation() {
-			fmt.Fprintf(a.Stderr, "nlutest: template %q already has reviewed expectations; drafting new ones because --template names it.\n", *only)
-		}
-	} else {
+	if only == "" {
 		for _, t := range s.Templates {
 			if t.NeedsAnnotation() {
 				todo = append(todo, t)
 			}
 		}
-		if len(todo) == 0 {
-			fmt.Fprintf(a.Stdout, "Every template of %s has reviewed expectations; nothing to annotate. Use --template NAME to draft one anew.\n", pos[0])
-			return ExitPass
+		return todo, nil
+	}
+	var names []string
+	for _, t := range s.Templates {
+		names = append(names, t.Name)
+		if t.Name == only {
+			todo = append(todo, t)
 		}
 	}
-	target := s.Target(*targetName)
-	if target == nil {
-		var names []string
-		for _, t := range s.Targets {
-			names = append(names, t.Name)
+	if len(todo) == 0 {
+		hint := ""
+		if sg := spec.SuggestName(only, names); sg != "" {
+			hint = fmt.Sprintf(" Did you mean %q?", sg)
 		}
-		if len(names) == 0 {
-			return a.fail(usagef("the suite declares no target block; add one (see docs/language.md#target)"))
-		}
-		return a.fail(usagef("the suite has no target %q (targets: %s)", *targetName, strings.Join(names, ", ")))
+		return nil, usagef("the suite has no template %q.%s (templates: %s)", only, hint, strings.Join(names, ", "))
 	}
+	if !todo[0].NeedsAnnotation() {
+		fmt.Fprintf(a.Stderr, "nlutest: template %q already has reviewed expectations; drafting new ones because --template names it.\n", only)
+	}
+	return todo, nil
+}
 
-	// Samples first: generation is cheap, and a template with no case is
-	// reported before anything is called.
-	type job struct {
-		t       *spec.Template
-		samples []*schema.Case
-	}
-	var jobs []job
+// annotateJob is a template to annotate with the cases sampled from it.
+type annotateJob struct {
+	t       *spec.Template
+	samples []*schema.Case
+}
+
+// annotateJobs samples the first n cases of each template, before anything
+// is called (generation is cheap, and a template with no case is reported
+// first). On failure it prints why and returns nil and the exit code.
+func (a *App) annotateJobs(s *spec.Suite, todo []*spec.Template, n int) ([]annotateJob, int) {
+	var jobs []annotateJob
 	for _, t := range todo {
 		var samples []*schema.Case
 		err := s.Generate(spec.GenOptions{Templates: func(name string) bool { return name == t.Name }}, func(c *schema.Case) error {
 			samples = append(samples, c)
-			if len(samples) >= *n {
+			if len(samples) >= n {
 				return errEnoughSamples
 			}
 			return nil
 		})
 		if err != nil && !errors.Is(err, errEnoughSamples) {
 			fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
-			return ExitInvalid
+			return nil, ExitInvalid
 		}
 		if len(samples) == 0 {
 			fmt.Fprintf(a.Stderr, "nlutest: template %q generates no case (check material_levels); skipped.\n", t.Name)
 			continue
 		}
-		jobs = append(jobs, job{t, samples})
+		jobs = append(jobs, annotateJob{t, samples})
 	}
 	if len(jobs) == 0 {
-		return a.fail(usagef("no template to annotate generates a case"))
+		return nil, a.fail(usagef("no template to annotate generates a case"))
 	}
+	return jobs, ExitPass
+}
 
-	caller, code := a.openTarget(ctx, s, target, runner.CallerOptions{Concurrency: 1}, lf.color, "Nothing was annotated")
-	if caller == nil {
-		return code
-	}
-	defer caller.Close()
+// draftAll drafts each job's expectations from the target's responses,
+// printing a line per draft (and why a template got none). It stops when
+// ctx is cancelled (interrupted). failed counts templates with no usable
+// response.
+func (a *App) draftAll(ctx context.Context, s *spec.Suite, caller runner.Caller, jobs []annotateJob, n int) (drafts []*spec.Draft, failed int, interrupted bool) {
 	call := func(c *schema.Case) spec.Observation {
 		return observe(runner.CallOne(ctx, caller, c), s.Schema)
 	}
-
-	var drafts []*spec.Draft
-	failed := 0
 	for _, j := range jobs {
 		d := s.DraftExpect(j.t, j.samples, call)
 		if ctx.Err() != nil {
-			fmt.Fprintln(a.Stderr, "nlutest: interrupted; nothing was written.")
-			return ExitInterrupted
+			return nil, 0, true
 		}
-		if len(j.samples) < *n {
-			d.Notes = append(d.Notes, fmt.Sprintf("asked for %d samples; the template generates only %d", *n, len(j.samples)))
+		if len(j.samples) < n {
+			d.Notes = append(d.Notes, fmt.Sprintf("asked for %d samples; the template generates only %d", n, len(j.samples)))
 		}
 		if d.Usable == 0 {
 			failed++
@@ -154,22 +199,7 @@ func (a *App) cmdAnnotate(ctx context.Context, args []string) int {
 			j.t.Name, len(d.Entries), plural(len(d.Entries)), d.Placeholders(), plural(d.Placeholders()),
 			d.Comments(), plural(d.Comments()), len(d.Samples), plural(len(d.Samples)), d.Probes, plural(d.Probes))
 	}
-	if len(drafts) > 0 {
-		var werr error
-		if *write {
-			werr = a.writeInPlace(s, pos[0], &lf, drafts, target.Name)
-		} else {
-			werr = a.writeAnnotations(s, drafts, target.Name)
-		}
-		if werr != nil {
-			fmt.Fprintf(a.Stderr, "nlutest: %s\n", werr)
-			return ExitCannotRun
-		}
-	}
-	if failed > 0 {
-		return ExitCannotRun
-	}
-	return ExitPass
+	return drafts, failed, false
 }
 
 // observe turns a call's result into the flattened response annotate
