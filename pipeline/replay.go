@@ -181,7 +181,7 @@ func (p *replayer) evaluate(r *schema.Result, rest *schema.Deferred, line []byte
 	}
 	rebuilt := false
 	if p.rb != nil {
-		if c, ok := p.rb.RebuildRecord(r.Template, r.ID, r.Text, rest.Slots); ok {
+		if c, ok := p.rb.RebuildRecord(&r.Case, rest.Slots); ok {
 			r.Case, rebuilt = *c, true
 		} else {
 			p.stale.Add(1)

@@ -122,8 +122,14 @@ type Case struct {
 	ID string `json:"id"`
 	// Suite is the suite's name.
 	Suite string `json:"suite"`
-	// Template names the template (or dataset) the case came from.
+	// Template names the template the case came from (empty for cases of
+	// other source kinds).
 	Template string `json:"template"`
+	// Source names the case source (template, dataset…) the case came from
+	// and SourceKind is that source's kind. Records written before case
+	// sources had kinds hold only Template: read them with SourceOf.
+	Source     string `json:"source,omitempty"`
+	SourceKind string `json:"source_kind,omitempty"`
 	// Text is the utterance sent to the target.
 	Text string `json:"text"`
 	// Level is the template level (S1, S2, …).
@@ -145,6 +151,22 @@ type Case struct {
 	// Unreviewed marks cases of templates whose expectations were drafted
 	// by `nlutest annotate` and not yet reviewed.
 	Unreviewed bool `json:"unreviewed,omitempty"`
+}
+
+// KindTemplate is the source kind of cases generated from a template block.
+const KindTemplate = "template"
+
+// SourceOf returns the kind and name of the case's source: Source and
+// SourceKind, or for a record that has only a template name (written before
+// case sources had kinds), that template.
+func (c *Case) SourceOf() (kind, name string) {
+	if c.SourceKind != "" {
+		return c.SourceKind, c.Source
+	}
+	if c.Source != "" {
+		return KindTemplate, c.Source
+	}
+	return KindTemplate, c.Template
 }
 
 // EncodeLine writes v as one JSON line without HTML escaping, so Chinese

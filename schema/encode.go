@@ -54,6 +54,14 @@ func appendCase(b []byte, c *Case) ([]byte, error) {
 	b = appendJSONString(b, c.Suite)
 	b = append(b, `,"template":`...)
 	b = appendJSONString(b, c.Template)
+	if c.Source != "" {
+		b = append(b, `,"source":`...)
+		b = appendJSONString(b, c.Source)
+	}
+	if c.SourceKind != "" {
+		b = append(b, `,"source_kind":`...)
+		b = appendJSONString(b, c.SourceKind)
+	}
 	b = append(b, `,"text":`...)
 	b = appendJSONString(b, c.Text)
 	if c.Level != "" {

@@ -263,6 +263,10 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Suite, err = unquote(val)
 	case "template":
 		c.Template, err = unquote(val)
+	case "source":
+		c.Source, err = unquote(val)
+	case "source_kind":
+		c.SourceKind, err = unquote(val)
 	case "text":
 		c.Text, err = unquote(val)
 	case "level":
@@ -376,7 +380,7 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 	return eachMember(b, func(key []byte, val []byte) error {
 		if lazy != nil {
 			switch string(key) {
-			case "id", "template", "text":
+			case "id", "template", "source", "source_kind", "text":
 			case "slots":
 				lazy.Slots = val
 				return nil

@@ -25,8 +25,37 @@ func Single(c *Case) *Script {
 		turns [1]*Case
 	}{}
 	p.turns[0] = c
-	p.s = Script{ID: c.ID, Source: c.Template, SourceKind: "template", Turns: p.turns[:]}
+	kind, name := c.SourceOf()
+	p.s = Script{ID: c.ID, Source: name, SourceKind: kind, Turns: p.turns[:]}
 	return &p.s
+}
+
+// single is a script of one turn with its case, allocated together.
+type single struct {
+	script Script
+	turns  [1]*Case
+	c      Case
+}
+
+// NewSingle allocates an empty case and its script of one turn in one
+// allocation: a source that builds many single-turn cases fills the case
+// and then calls Seal on the script. The script's Turns holds the case.
+func NewSingle() (*Script, *Case) {
+	s := &single{}
+	s.turns[0] = &s.c
+	s.script.Turns = s.turns[:]
+	return &s.script, &s.c
+}
+
+// Seal copies the id and source of a single-turn script's case into the
+// script, once the case is filled.
+func (s *Script) Seal() *Script {
+	if len(s.Turns) == 1 {
+		c := s.Turns[0]
+		s.ID = c.ID
+		s.SourceKind, s.Source = c.SourceOf()
+	}
+	return s
 }
 
 // Message is one utterance of a session's history, as a chatbot target

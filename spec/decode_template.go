@@ -123,88 +123,9 @@ func (l *loader) dedupeValues(m *Materials, attrs hcl.Attributes, blocks int) {
 	m.Values = out
 }
 
-var templateSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{
-		{Name: "text", Required: true}, {Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"},
-		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
-		{Name: "expect"}, {Name: "reviewed"},
-	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}},
-}
-
-func (l *loader) decodeTemplate(b *hcl.Block) {
-	c, diags := b.Body.Content(templateSchema)
-	l.diags = append(l.diags, diags...)
-	if !l.checkLabel(b) || diags.HasErrors() {
-		return
-	}
-	s := l.suite
-	t := &Template{Name: label(b), DeclRange: b.DefRange}
-	ta := c.Attributes["text"]
-	t.TextRange = ta.Expr.Range()
-	t.Text = l.str(c.Attributes, "text", "")
-	t.Level = l.str(c.Attributes, "level", s.Defaults.Level)
-	t.Core = l.boolean(c.Attributes, "core", false)
-	t.Scene = l.strList(c.Attributes, "scene")
-	t.Tags = l.strList(c.Attributes, "tags")
-	t.Strategy = l.strategy(c.Attributes, s.Defaults.Strategy)
-	if t.Strategy == "" {
-		t.Strategy = "uniq"
-	}
-	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
-	t.Count = l.integer(c.Attributes, "count", 0, 0)
-	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
-	t.MaterialLevels = l.strList(c.Attributes, "material_levels")
-	if t.Strategy == "random" && t.Count == 0 {
-		l.errorf(b.DefRange.Ptr(), "Random strategy needs count", "strategy = \"random\" draws count cases; add count = N (and seed = S to choose another draw).")
-	}
-	t.Reviewed = l.boolean(c.Attributes, "reviewed", true)
-
-	lits, phs, err := ParsePlaceholders(t.Text)
-	if err != nil {
-		l.errorf(t.TextRange.Ptr(), "Invalid placeholder", "%s.", capitalize(err.Error()))
-		return
-	}
-	index := map[string]int{}
-	for i, ph := range phs {
-		t.Parts = append(t.Parts, Part{Literal: lits[i], Slot: -1})
-		if _, ok := s.Materials[ph.Material]; !ok {
-			rng := l.subRange(t.TextRange, "{"+ph.Key+"}")
-			l.errorf(&rng, "Unknown materials",
-				"The placeholder {%s} names no materials block.%s Declare materials %q { values = [...] } or fix the name.",
-				ph.Key, didYouMeanBrace(ph.Material, s.MatOrder), ph.Material)
-			continue
-		}
-		k, ok := index[ph.Key]
-		if !ok {
-			k = len(t.Slots)
-			index[ph.Key] = k
-			t.Slots = append(t.Slots, SlotRef{Key: ph.Key, Material: ph.Material, Draw: ph.Draw})
-		}
-		t.Parts = append(t.Parts, Part{Slot: k})
-	}
-	t.Parts = append(t.Parts, Part{Literal: lits[len(lits)-1], Slot: -1})
-	for _, sr := range t.Slots {
-		if sr.Draw > 1 {
-			m := s.Materials[sr.Material]
-			if len(m.Values) < sr.Draw {
-				rng := l.subRange(t.TextRange, "{"+sr.Key+"}")
-				l.errorf(&rng, "Not enough values for distinct draws", "{%s} asks for a %d-th distinct value of %q, which has %d values.", sr.Key, sr.Draw, sr.Material, len(m.Values))
-			}
-		}
-	}
-	if a, ok := c.Attributes["expect"]; ok {
-		t.Expect = l.decodeExpect(a, t)
-	}
-	for _, ab := range c.Blocks {
-		if as := l.decodeAssert(ab); as != nil {
-			t.Asserts = append(t.Asserts, as)
-		}
-	}
-	s.Templates = append(s.Templates, t)
-}
-
-func (l *loader) decodeExpect(a *hcl.Attribute, t *Template) []*ExpectSpec {
+// decodeExpect reads an expect map whose values may use the placeholders
+// slots.
+func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 	pairs, diags := hcl.ExprMap(a.Expr)
 	if diags.HasErrors() {
 		l.errorf(a.Expr.Range().Ptr(), "Invalid expect", "expect is a map from JSONPath to expected value, e.g. expect = { \"$.intent.name\" = \"book_flight\" }.")
@@ -252,14 +173,10 @@ func (l *loader) decodeExpect(a *hcl.Attribute, t *Template) []*ExpectSpec {
 			}
 			for _, ph := range phs {
 				es.HasPlaceholders = true
-				if !slices.ContainsFunc(t.Slots, func(sr SlotRef) bool { return sr.Key == ph.Key }) {
+				if !slices.Contains(slots, ph.Key) {
 					rng := l.subRange(p.Value.Range(), "{"+ph.Key+"}")
-					keys := make([]string, len(t.Slots))
-					for i, sr := range t.Slots {
-						keys[i] = sr.Key
-					}
 					l.errorf(&rng, "Unknown placeholder in expect",
-						"{%s} does not appear in the template's text, so it has no value here.%s", ph.Key, didYouMeanBrace(ph.Key, keys))
+						"{%s} does not appear in the template's text, so it has no value here.%s", ph.Key, didYouMeanBrace(ph.Key, slots))
 					ok = false
 				}
 			}

@@ -22,6 +22,8 @@ type GenOptions struct {
 	Split string
 	// Templates, when non-nil, keeps only templates it accepts.
 	Templates func(name string) bool
+	// Sources, when non-nil, keeps only the case sources it accepts.
+	Sources func(kind, name string) bool
 	// Warn receives generation warnings (cases dropped by a limit, say).
 	Warn func(hcl.Range, string)
 }
@@ -165,27 +167,40 @@ func (f *filler) fill(exp []string) any {
 	return b.String()
 }
 
-// Generate streams the suite's cases, template by template in source order,
-// to yield; it stops at the first error yield returns. The same suite always
-// yields the same cases in the same order with the same ids.
+// Generate streams the suite's cases, source by source in declaration
+// order, to yield; it stops at the first error yield returns. The same suite
+// always yields the same cases in the same order with the same ids. Cases
+// of scripts of several turns are yielded turn by turn.
 //
 // Cases are built on a second goroutine while yield consumes them (in
 // batches, at most a few thousand cases ahead), so a consumer that encodes
 // or sends each case runs in parallel with generation. Every callback
-// (yield, opts.Warn, opts.Templates) is called on the caller's goroutine,
-// yield and opts.Warn in generation order.
+// (yield, opts.Warn, opts.Templates, opts.Sources) is called on the
+// caller's goroutine, yield and opts.Warn in generation order.
 func (s *Suite) Generate(opts GenOptions, yield func(*schema.Case) error) error {
+	return s.GenerateScripts(opts, func(sc *schema.Script) error {
+		for _, c := range sc.Turns {
+			if err := yield(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// GenerateScripts is Generate yielding whole scripts (a single-turn case is
+// a script of one turn), the runner's unit of work.
+func (s *Suite) GenerateScripts(opts GenOptions, yield func(*schema.Script) error) error {
 	if opts.Split != "" && !slices.ContainsFunc(s.Splits, func(sp *Split) bool { return sp.Name == opts.Split }) {
 		return fmt.Errorf("the suite has no split %q", opts.Split)
 	}
-	var templates []*Template
-	for _, t := range s.Templates {
-		if opts.Templates == nil || opts.Templates(t.Name) {
-			templates = append(templates, t)
+	var sources []Source
+	for _, src := range s.CaseSources {
+		if opts.keep(src) {
+			sources = append(sources, src)
 		}
 	}
 	s.BaseContext() // built once here, before the generating goroutine reads it
-	const batchSize = 256
 	batches := make(chan []genItem, 4)
 	done := make(chan struct{})
 	var genErr error
@@ -196,37 +211,7 @@ func (s *Suite) Generate(opts GenOptions, yield func(*schema.Case) error) error 
 				genErr = fmt.Errorf("internal error while generating cases: %v", r)
 			}
 		}()
-		batch := make([]genItem, 0, batchSize)
-		push := func(it genItem) error {
-			batch = append(batch, it)
-			if len(batch) < batchSize {
-				return nil
-			}
-			select {
-			case batches <- batch:
-				batch = make([]genItem, 0, batchSize)
-				return nil
-			case <-done:
-				return errStopped
-			}
-		}
-		inner := opts
-		inner.Warn = func(r hcl.Range, msg string) { _ = push(genItem{warnAt: r, warn: msg}) }
-		emit := func(c *schema.Case) error { return push(genItem{c: c}) }
-		for _, t := range templates {
-			if err := s.generateTemplate(t, inner, emit); err != nil {
-				if err != errStopped {
-					genErr = err
-				}
-				break
-			}
-		}
-		if len(batch) > 0 {
-			select {
-			case batches <- batch:
-			case <-done:
-			}
-		}
+		genErr = s.produce(sources, opts, batches, done)
 	}()
 	var yerr error
 	for batch := range batches {
@@ -234,13 +219,13 @@ func (s *Suite) Generate(opts GenOptions, yield func(*schema.Case) error) error 
 			continue // drain, so the generating goroutine ends
 		}
 		for _, it := range batch {
-			if it.c == nil {
+			if it.sc == nil {
 				if opts.Warn != nil {
 					opts.Warn(it.warnAt, it.warn)
 				}
 				continue
 			}
-			if err := yield(it.c); err != nil {
+			if err := yield(it.sc); err != nil {
 				yerr = err
 				close(done)
 				break
@@ -253,10 +238,58 @@ func (s *Suite) Generate(opts GenOptions, yield func(*schema.Case) error) error 
 	return genErr
 }
 
-// genItem is a case, or a warning, on its way from the generating goroutine
-// to the caller.
+// keep applies the options' source filters.
+func (o *GenOptions) keep(src Source) bool {
+	if o.Sources != nil && !o.Sources(src.Kind(), src.Name()) {
+		return false
+	}
+	return o.Templates == nil || src.Kind() != schema.KindTemplate || o.Templates(src.Name())
+}
+
+// produce runs on the generating goroutine: it sends the sources' scripts
+// and warnings in batches until done closes.
+func (s *Suite) produce(sources []Source, opts GenOptions, batches chan<- []genItem, done <-chan struct{}) error {
+	const batchSize = 256
+	batch := make([]genItem, 0, batchSize)
+	push := func(it genItem) error {
+		batch = append(batch, it)
+		if len(batch) < batchSize {
+			return nil
+		}
+		select {
+		case batches <- batch:
+			batch = make([]genItem, 0, batchSize)
+			return nil
+		case <-done:
+			return errStopped
+		}
+	}
+	inner := opts
+	inner.Warn = func(r hcl.Range, msg string) { _ = push(genItem{warnAt: r, warn: msg}) }
+	emit := func(sc *schema.Script) error { return push(genItem{sc: sc}) }
+	var err error
+	for _, src := range sources {
+		g := &Gen{s: s, opts: inner, sp: splitter{s: s}}
+		if err = src.Generate(g, emit); err != nil {
+			break
+		}
+	}
+	if err == errStopped {
+		return nil
+	}
+	if len(batch) > 0 {
+		select {
+		case batches <- batch:
+		case <-done:
+		}
+	}
+	return err
+}
+
+// genItem is a script, or a warning, on its way from the generating
+// goroutine to the caller.
 type genItem struct {
-	c      *schema.Case
+	sc     *schema.Script
 	warnAt hcl.Range
 	warn   string
 }
@@ -319,113 +352,132 @@ type caseBuilder struct {
 	exp       []string // each slot's expected value in the current case
 	idBuf     []byte
 	srcBuf    []byte
-	// splitSets interns the split lists: cases in the same splits share one
-	// (full, so appending copies) slice.
-	splitSets map[uint64][]string
-	// whereMemo holds the value of split conditions that depend on the
-	// template only (see Split.templateOnly), by split index.
-	whereMemo map[int]bool
+	sp        splitter
 }
 
-func (s *Suite) generateTemplate(t *Template, opts GenOptions, yield func(*schema.Case) error) error {
+func (s *Suite) newCaseBuilder(t *Template, g *genTemplate) *caseBuilder {
+	return &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), sp: splitter{s: s, useMemo: true}}
+}
+
+// generateTemplate yields the cases of template t, each a script of one
+// turn.
+func (s *Suite) generateTemplate(t *Template, gen *Gen, yield func(*schema.Script) error) error {
 	g := s.prepare(t)
-	sizes := make([]int, len(g.values))
-	for i, v := range g.values {
-		if len(v) == 0 {
-			if opts.Warn != nil {
-				opts.Warn(t.DeclRange, fmt.Sprintf("template %q generates no cases: materials %q has no values of levels %s", t.Name, t.Slots[i].Material, strings.Join(t.MaterialLevels, ", ")))
-			}
-			return nil
-		}
-		sizes[i] = len(v)
-	}
-	for _, grp := range g.draws {
-		if n := sizes[grp[0]]; n < len(grp) {
-			if opts.Warn != nil {
-				opts.Warn(t.DeclRange, fmt.Sprintf("template %q generates no cases: it draws %d distinct values of materials %q, which has %d%s", t.Name, len(grp), t.Slots[grp[0]].Material, n, levelsNote(t.MaterialLevels)))
-			}
-			return nil
-		}
+	sizes, ok := g.sizes(t, gen)
+	if !ok {
+		return nil
 	}
 	limit := t.Limit
 	if ll, ok := s.Defaults.LevelLimit[t.Level]; ok && (limit == 0 || ll < limit) {
 		limit = ll
 	}
-	cb := &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), splitSets: map[uint64][]string{}}
-	var yerr error
-	emitted := 0
+	tg := &tupleGen{cb: s.newCaseBuilder(t, g), split: gen.Split(), limit: limit, sizes: sizes, idx: make([]int, len(sizes)), yield: yield}
 	// Distinct draws shift values, so two tuples can become one case; the
 	// seen-set (of mixed-radix tuple numbers when they fit in 64 bits, else
 	// of ids) drops the repeats.
-	var seenNum map[uint64]struct{}
-	var seenID map[string]struct{}
-	radix := len(g.draws) > 0
-	if radix {
+	if len(g.draws) > 0 {
 		if _, ok := productSize(sizes); ok {
-			seenNum = map[uint64]struct{}{}
+			tg.seenNum = map[uint64]struct{}{}
 		} else {
-			seenID = map[string]struct{}{}
+			tg.seenID = map[string]struct{}{}
 		}
-	}
-	idx := make([]int, len(sizes))
-	emit := func(tuple []int) bool {
-		if limit > 0 && emitted >= limit {
-			return false
-		}
-		copy(idx, tuple)
-		for _, grp := range g.draws {
-			distinctDraws(idx, grp, sizes)
-		}
-		if seenNum != nil {
-			var k uint64
-			for i, v := range idx {
-				k = k*uint64(sizes[i]) + uint64(v)
-			}
-			if _, dup := seenNum[k]; dup {
-				return true
-			}
-			seenNum[k] = struct{}{}
-		}
-		c := cb.build(idx)
-		if seenID != nil {
-			if _, dup := seenID[c.ID]; dup {
-				return true
-			}
-			seenID[c.ID] = struct{}{}
-		}
-		if err := cb.assignSplits(c); err != nil {
-			yerr = err
-			return false
-		}
-		if opts.Split != "" && !InSplit(c, opts.Split) {
-			return true
-		}
-		emitted++
-		if err := yield(c); err != nil {
-			yerr = err
-			return false
-		}
-		return true
 	}
 	var err error
 	switch t.Strategy {
 	case "product":
 		var dropped uint64
-		dropped, err = combine.Product(sizes, limit, emit)
-		if dropped > 0 && opts.Warn != nil && opts.Split == "" {
-			opts.Warn(t.DeclRange, fmt.Sprintf("template %q: limit %d dropped %d of the product's cases", t.Name, limit, dropped))
+		dropped, err = combine.Product(sizes, limit, tg.emit)
+		if dropped > 0 && gen.Split() == "" {
+			gen.Warn(t.DeclRange, fmt.Sprintf("template %q: limit %d dropped %d of the product's cases", t.Name, limit, dropped))
 		}
 	case combine.StrategyPairwise:
-		err = combine.Pairwise(sizes, t.Seed, emit)
+		err = combine.Pairwise(sizes, t.Seed, tg.emit)
 	case combine.StrategyRandom:
-		_, err = combine.Random(sizes, t.Count, t.Seed, emit)
+		_, err = combine.Random(sizes, t.Count, t.Seed, tg.emit)
 	default:
-		err = combine.Uniq(sizes, t.Seed, emit)
+		err = combine.Uniq(sizes, t.Seed, tg.emit)
 	}
-	if yerr != nil {
-		return yerr
+	if tg.yerr != nil {
+		return tg.yerr
 	}
 	return err
+}
+
+// sizes returns the number of candidate values of each slot, or false
+// (after a warning) when the template generates no cases.
+func (g *genTemplate) sizes(t *Template, gen *Gen) ([]int, bool) {
+	sizes := make([]int, len(g.values))
+	for i, v := range g.values {
+		if len(v) == 0 {
+			gen.Warn(t.DeclRange, fmt.Sprintf("template %q generates no cases: materials %q has no values of levels %s", t.Name, t.Slots[i].Material, strings.Join(t.MaterialLevels, ", ")))
+			return nil, false
+		}
+		sizes[i] = len(v)
+	}
+	for _, grp := range g.draws {
+		if n := sizes[grp[0]]; n < len(grp) {
+			gen.Warn(t.DeclRange, fmt.Sprintf("template %q generates no cases: it draws %d distinct values of materials %q, which has %d%s", t.Name, len(grp), t.Slots[grp[0]].Material, n, levelsNote(t.MaterialLevels)))
+			return nil, false
+		}
+	}
+	return sizes, true
+}
+
+// tupleGen turns the value tuples a strategy draws into cases.
+type tupleGen struct {
+	cb      *caseBuilder
+	split   string
+	limit   int
+	emitted int
+	sizes   []int
+	idx     []int
+	seenNum map[uint64]struct{}
+	seenID  map[string]struct{}
+	yield   func(*schema.Script) error
+	yerr    error
+}
+
+// emit builds and yields the case of one tuple; false stops the strategy.
+func (tg *tupleGen) emit(tuple []int) bool {
+	if tg.limit > 0 && tg.emitted >= tg.limit {
+		return false
+	}
+	idx := tg.idx
+	copy(idx, tuple)
+	for _, grp := range tg.cb.g.draws {
+		distinctDraws(idx, grp, tg.sizes)
+	}
+	if tg.seenNum != nil {
+		var k uint64
+		for i, v := range idx {
+			k = k*uint64(tg.sizes[i]) + uint64(v)
+		}
+		if _, dup := tg.seenNum[k]; dup {
+			return true
+		}
+		tg.seenNum[k] = struct{}{}
+	}
+	sc, c := schema.NewSingle()
+	tg.cb.fill(c, idx)
+	if tg.seenID != nil {
+		if _, dup := tg.seenID[c.ID]; dup {
+			return true
+		}
+		tg.seenID[c.ID] = struct{}{}
+	}
+	if err := tg.cb.sp.assign(c); err != nil {
+		tg.yerr = err
+		return false
+	}
+	if tg.split != "" && !InSplit(c, tg.split) {
+		return true
+	}
+	tg.emitted++
+	if err := tg.yield(sc.Seal()); err != nil {
+		tg.yerr = err
+		return false
+	}
+	return true
 }
 
 func levelsNote(levels []string) string {
@@ -468,11 +520,12 @@ func distinctDraws(idx []int, grp []int, sizes []int) {
 	}
 }
 
-// build makes the case of one slot assignment.
-func (cb *caseBuilder) build(idx []int) *schema.Case {
+// fill makes c the case of one slot assignment.
+func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 	s, t, g := cb.s, cb.t, cb.g
-	c := &schema.Case{
-		Suite: s.Name, Template: t.Name, Level: t.Level, Core: t.Core, Scene: t.Scene, Tags: t.Tags,
+	*c = schema.Case{
+		Suite: s.Name, Template: t.Name, Source: t.Name, SourceKind: schema.KindTemplate,
+		Level: t.Level, Core: t.Core, Scene: t.Scene, Tags: t.Tags,
 		Schema: s.SchemaName, Unreviewed: !t.Reviewed,
 	}
 	textLen := g.textLen
@@ -512,7 +565,6 @@ func (cb *caseBuilder) build(idx []int) *schema.Case {
 			c.Expect[i] = schema.Expectation{Path: e.path, Value: e.fill.fill(cb.exp)}
 		}
 	}
-	return c
 }
 
 // id is CaseID without the per-call sorting and hashing allocations.
@@ -569,61 +621,85 @@ func FillExpected(s string, slots map[string]schema.Slot) string {
 	return b.String()
 }
 
-// assignSplits sets c.Split: the splits whose where condition holds or
-// whose share of the unit interval holds the hash of the case id.
-func (cb *caseBuilder) assignSplits(c *schema.Case) error {
-	s := cb.s
+// splitter assigns cases to splits.
+type splitter struct {
+	s *Suite
+	// sets interns the split lists: cases in the same splits share one
+	// (full, so appending copies) slice.
+	sets map[uint64][]string
+	// memo, when set, holds the value of split conditions that depend on
+	// the source only (see Split.templateOnly), by split index: a
+	// template's cases share their level, scene, tags…
+	memo    map[int]bool
+	useMemo bool
+}
+
+// assign sets c.Split: the splits whose where condition holds or whose
+// share of the unit interval holds the hash of the case id.
+func (sp *splitter) assign(c *schema.Case) error {
+	s := sp.s
 	if len(s.Splits) == 0 {
 		return nil
 	}
 	var ctx *hcl.EvalContext
 	var mask uint64
-	for i, sp := range s.Splits {
+	for i, split := range s.Splits {
 		in := false
-		if sp.Where != nil {
-			// A condition on template attributes only has one value for
-			// all the template's cases: evaluate it once.
-			if v, ok := cb.whereMemo[i]; ok {
-				in = v
-			} else {
-				if ctx == nil {
-					ctx = s.SplitContext(c)
-				}
-				v, diags := sp.Where.Value(ctx)
-				if diags.HasErrors() {
-					return fmt.Errorf("split %q: %s", sp.Name, diags.Error())
-				}
-				if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
-					return fmt.Errorf("split %q: where must be true or false, got %s", sp.Name, typeName(v.Type()))
-				}
-				in = v.True()
-				if sp.templateOnly {
-					if cb.whereMemo == nil {
-						cb.whereMemo = map[int]bool{}
-					}
-					cb.whereMemo[i] = in
+		if split.Where != nil {
+			v, ok := sp.memo[i]
+			if !ok {
+				var err error
+				if v, err = sp.where(i, split, c, &ctx); err != nil {
+					return err
 				}
 			}
-		} else if sp.hi > sp.lo {
-			u := UnitHash(sp.Seed, c.ID)
-			in = u >= sp.lo && u < sp.hi
+			in = v
+		} else if split.hi > split.lo {
+			u := UnitHash(split.Seed, c.ID)
+			in = u >= split.lo && u < split.hi
 		}
 		if in {
 			if i < 64 {
 				mask |= 1 << i
 			}
-			c.Split = append(c.Split, sp.Name)
+			c.Split = append(c.Split, split.Name)
 		}
 	}
 	if len(s.Splits) <= 64 && len(c.Split) > 0 {
-		if shared, ok := cb.splitSets[mask]; ok {
+		if shared, ok := sp.sets[mask]; ok {
 			c.Split = shared
 		} else {
 			c.Split = c.Split[:len(c.Split):len(c.Split)]
-			cb.splitSets[mask] = c.Split
+			if sp.sets == nil {
+				sp.sets = map[uint64][]string{}
+			}
+			sp.sets[mask] = c.Split
 		}
 	}
 	return nil
+}
+
+// where evaluates split i's condition for c, building *ctx on first need.
+func (sp *splitter) where(i int, split *Split, c *schema.Case, ctx **hcl.EvalContext) (bool, error) {
+	if *ctx == nil {
+		*ctx = sp.s.SplitContext(c)
+	}
+	v, diags := split.Where.Value(*ctx)
+	if diags.HasErrors() {
+		return false, fmt.Errorf("split %q: %s", split.Name, diags.Error())
+	}
+	if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
+		return false, fmt.Errorf("split %q: where must be true or false, got %s", split.Name, typeName(v.Type()))
+	}
+	// A condition on source attributes only has one value for all the
+	// source's cases: evaluate it once.
+	if split.templateOnly && sp.useMemo {
+		if sp.memo == nil {
+			sp.memo = map[int]bool{}
+		}
+		sp.memo[i] = v.True()
+	}
+	return v.True(), nil
 }
 
 // InSplit reports whether a generated case belongs to split name.

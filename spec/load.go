@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,18 +32,28 @@ type Options struct {
 	Env func(string) (string, bool)
 }
 
-var fileSchema = &hcl.BodySchema{
+// fileSchemaBase lists the top-level blocks other than case sources.
+var fileSchemaBase = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "suite", LabelNames: []string{"name"}},
 		{Type: "variable", LabelNames: []string{"name"}},
 		{Type: "target", LabelNames: []string{"name"}},
 		{Type: "schema", LabelNames: []string{"name"}},
 		{Type: "materials", LabelNames: []string{"name"}},
-		{Type: "template", LabelNames: []string{"name"}},
 		{Type: "split", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
 	},
+}
+
+// fileSchema is the schema of a suite file: fileSchemaBase and a labelled
+// block per registered case source kind.
+func fileSchema() *hcl.BodySchema {
+	fs := &hcl.BodySchema{Blocks: slices.Clone(fileSchemaBase.Blocks)}
+	for _, k := range SourceKinds() {
+		fs.Blocks = append(fs.Blocks, hcl.BlockHeaderSchema{Type: k, LabelNames: []string{"name"}})
+	}
+	return fs
 }
 
 // loader carries the state of one load.
@@ -53,7 +64,7 @@ type loader struct {
 	diags   hcl.Diagnostics
 	blocks  []*hcl.Block
 	varDecl map[string]*Variable
-	// defaultExprs are the ranges of variable defaults, where env() is allowed.
+	// defaultRanges are the ranges of variable defaults, where env() is allowed.
 	defaultRanges []hcl.Range
 	envCalls      []hcl.Range
 	schemas       []*Schema
@@ -66,6 +77,7 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	l := &loader{opts: opts, parser: hclparse.NewParser(), varDecl: map[string]*Variable{}}
 	s := &Suite{Sources: map[string][]byte{}, Materials: map[string]*Materials{}, Vars: map[string]cty.Value{}}
 	l.suite = s
+	fileSchema := fileSchema()
 	files, dir, err := suiteFiles(path)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read suite", Detail: err.Error()}}
@@ -161,11 +173,15 @@ func (l *loader) decode() {
 		return false
 	}
 	byType := map[string][]*hcl.Block{}
+	var sourceBlocks []*hcl.Block // in declaration order, whatever their kind
 	for _, b := range l.blocks {
 		if dup(b) {
 			continue
 		}
 		byType[b.Type] = append(byType[b.Type], b)
+		if _, ok := sourceKinds[b.Type]; ok {
+			sourceBlocks = append(sourceBlocks, b)
+		}
 	}
 	for _, b := range byType["variable"] {
 		l.decodeVariable(b)
@@ -194,8 +210,11 @@ func (l *loader) decode() {
 		l.decodeSplit(b)
 	}
 	l.layoutSplits()
-	for _, b := range byType["template"] {
-		l.decodeTemplate(b)
+	d := &Decoder{l: l}
+	for _, b := range sourceBlocks {
+		if src := sourceKinds[b.Type].Decode(d, b); src != nil {
+			s.CaseSources = append(s.CaseSources, src)
+		}
 	}
 	for _, b := range byType["assert"] {
 		if a := l.decodeAssert(b); a != nil {

@@ -26,13 +26,17 @@ type Suite struct {
 	// diagnostics snippets.
 	Sources map[string][]byte
 
-	Variables  []*Variable
-	Targets    []*Target
-	Materials  map[string]*Materials
-	MatOrder   []string
-	Templates  []*Template
-	Splits     []*Split
-	Thresholds []*Threshold
+	Variables []*Variable
+	Targets   []*Target
+	Materials map[string]*Materials
+	MatOrder  []string
+	// Templates are the template blocks; each is also in CaseSources.
+	Templates []*Template
+	// CaseSources are every case source (template and other kinds) in
+	// declaration order: what Generate walks.
+	CaseSources []Source
+	Splits      []*Split
+	Thresholds  []*Threshold
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
 
@@ -246,8 +250,8 @@ type Schema struct {
 	DeclRange hcl.Range
 }
 
-// DefaultTarget returns the target named name, or the first target when
-// name is empty.
+// Target returns the target named name, or the first target when name is
+// empty.
 func (s *Suite) Target(name string) *Target {
 	for _, t := range s.Targets {
 		if name == "" || t.Name == name {
@@ -257,7 +261,7 @@ func (s *Suite) Target(name string) *Target {
 	return nil
 }
 
-// FileOf returns the suite file a range points into, for reports.
+// FileLine returns the file and line a range starts at, for reports.
 func FileLine(r hcl.Range) (string, int) { return r.Filename, r.Start.Line }
 
 // SplitByName returns the split named name, or nil.

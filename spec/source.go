@@ -1,0 +1,196 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+)
+
+// Source is a source of cases: a block of the suite that yields scripts (a
+// template today; datasets and conversations are other kinds). Suite.Generate
+// walks the suite's sources in declaration order; `nlutest eval` asks the
+// source of each recorded case to rebuild it from the suite as it is now.
+//
+// A source kind is one file: its block schema, its decoding (a SourceKind)
+// and its Source implementation, registered by one line in
+// builtinSourceKinds (or, for a kind a test adds, one RegisterSourceKind
+// call).
+type Source interface {
+	// Name is the block's label; Kind is the source kind (the block type).
+	Name() string
+	Kind() string
+	DeclRange() hcl.Range
+	// Info is what the rest of nlutest reads about the source: its
+	// expectations and asserts (for the evaluator and validate's checks),
+	// its level and scene (metrics keys), and whether it is reviewed.
+	Info() *SourceInfo
+	// Generate streams the source's scripts to yield, the same scripts in
+	// the same order every time. It assigns each case's splits and skips
+	// cases outside the selected split with g.Admit (or equivalent code).
+	// It runs on a generating goroutine; g.Warn reaches the caller.
+	Generate(g *Gen, yield func(*schema.Script) error) error
+	// Rebuild returns the case the source now generates for a saved one,
+	// or false when it no longer generates it (the caller keeps the saved
+	// case). It must be safe for concurrent use.
+	Rebuild(saved Saved) (*schema.Case, bool)
+}
+
+// SourceInfo describes a case source for evaluation, metrics and
+// validation.
+type SourceInfo struct {
+	Level string
+	Core  bool
+	Scene []string
+	// Expect are the expectation specs every case of the source carries, in
+	// the order of Case.Expect (nil when cases carry their own).
+	Expect []*ExpectSpec
+	// Asserts are the source's assert blocks, checked on each of its cases.
+	Asserts []*Assert
+	// Slots lists the slot names the source's expressions may use.
+	Slots []string
+	// Reviewed is false when the source's expectations are drafts.
+	Reviewed bool
+}
+
+// Saved is a recorded case to rebuild: Case when the caller decoded it
+// whole, else its id, text and raw slots object (schema.EachSlotValue).
+type Saved struct {
+	Case     *schema.Case
+	ID, Text string
+	Slots    []byte
+}
+
+// SourceKind decodes the blocks of one case source kind.
+type SourceKind interface {
+	// Block is the block type (labelled with the source's name) and the
+	// kind's name, as recorded in source_kind.
+	Block() string
+	// Decode decodes one block into a source, reporting problems through
+	// d; nil means the block declares no usable source. Sources are
+	// decoded after variables, schemas, materials, targets and splits.
+	Decode(d *Decoder, b *hcl.Block) Source
+}
+
+// builtinSourceKinds are the suite language's case source kinds. A new
+// kind is a file with its SourceKind and Source, and a line here.
+var builtinSourceKinds = []SourceKind{
+	templateKind{},
+}
+
+var sourceKinds = map[string]SourceKind{}
+
+func init() {
+	for _, k := range builtinSourceKinds {
+		RegisterSourceKind(k)
+	}
+}
+
+// RegisterSourceKind adds a case source kind; call it from init only. It
+// panics when the block type is taken.
+func RegisterSourceKind(k SourceKind) {
+	if _, dup := sourceKinds[k.Block()]; dup || slices.ContainsFunc(fileSchemaBase.Blocks, func(b hcl.BlockHeaderSchema) bool { return b.Type == k.Block() }) {
+		panic(fmt.Sprintf("spec: source kind %q registered twice", k.Block()))
+	}
+	sourceKinds[k.Block()] = k
+}
+
+// SourceKinds lists the registered source kinds' names, sorted.
+func SourceKinds() []string {
+	out := make([]string, 0, len(sourceKinds))
+	for k := range sourceKinds {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SourceByKind returns the source of the given kind and name, or nil.
+func (s *Suite) SourceByKind(kind, name string) Source {
+	for _, src := range s.CaseSources {
+		if src.Name() == name && src.Kind() == kind {
+			return src
+		}
+	}
+	return nil
+}
+
+// Decoder is what a SourceKind's Decode uses to read its block: the
+// loader's typed attribute readers (each reports a wrong type, a name that
+// is not var.*, or a sensitive variable as a diagnostic) and the shared
+// decoding of expect maps and assert blocks.
+type Decoder struct{ l *loader }
+
+// Suite is the suite being loaded (materials, splits and defaults are
+// decoded already).
+func (d *Decoder) Suite() *Suite { return d.l.suite }
+
+// Content reads the block's body against schema; ok is false when the
+// body or the block's label has errors.
+func (d *Decoder) Content(b *hcl.Block, schema *hcl.BodySchema) (c *hcl.BodyContent, ok bool) {
+	c, diags := b.Body.Content(schema)
+	d.l.diags = append(d.l.diags, diags...)
+	return c, d.l.checkLabel(b) && !diags.HasErrors()
+}
+
+// String reads a string attribute; def when absent.
+func (d *Decoder) String(attrs hcl.Attributes, name, def string) string {
+	return d.l.str(attrs, name, def)
+}
+
+// Strings reads a list of strings.
+func (d *Decoder) Strings(attrs hcl.Attributes, name string) []string {
+	return d.l.strList(attrs, name)
+}
+
+// Bool reads a bool attribute; def when absent.
+func (d *Decoder) Bool(attrs hcl.Attributes, name string, def bool) bool {
+	return d.l.boolean(attrs, name, def)
+}
+
+// Int reads a whole number of at least min; def when absent.
+func (d *Decoder) Int(attrs hcl.Attributes, name string, def, min int) int {
+	return d.l.integer(attrs, name, def, min)
+}
+
+// Expect reads an expect map; slots are the placeholders its values may use.
+func (d *Decoder) Expect(a *hcl.Attribute, slots []string) []*ExpectSpec {
+	return d.l.decodeExpect(a, slots)
+}
+
+// Assert reads an assert block.
+func (d *Decoder) Assert(b *hcl.Block) *Assert { return d.l.decodeAssert(b) }
+
+// Errorf reports an error at rng.
+func (d *Decoder) Errorf(rng *hcl.Range, summary, detail string, args ...any) {
+	d.l.errorf(rng, summary, detail, args...)
+}
+
+// Gen is the generation of one Suite.Generate call, as a source sees it.
+type Gen struct {
+	s    *Suite
+	opts GenOptions
+	sp   splitter
+}
+
+// Suite is the suite generating.
+func (g *Gen) Suite() *Suite { return g.s }
+
+// Split is the selected split ("" for all cases).
+func (g *Gen) Split() string { return g.opts.Split }
+
+// Warn reports a generation warning.
+func (g *Gen) Warn(rng hcl.Range, msg string) {
+	if g.opts.Warn != nil {
+		g.opts.Warn(rng, msg)
+	}
+}
+
+// Admit sets c.Split and reports whether c is in the selected split.
+func (g *Gen) Admit(c *schema.Case) (bool, error) {
+	if err := g.sp.assign(c); err != nil {
+		return false, err
+	}
+	return g.opts.Split == "" || InSplit(c, g.opts.Split), nil
+}

@@ -1,0 +1,247 @@
+package spec
+
+import (
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+)
+
+// This file is the template case source kind: the template block's schema
+// and decoding, and the Source that generates its cases (the generation
+// machinery, shared with annotate, is in generate.go) and rebuilds them.
+
+// templateKind decodes template blocks.
+type templateKind struct{}
+
+func (templateKind) Block() string { return schema.KindTemplate }
+
+func (templateKind) Decode(d *Decoder, b *hcl.Block) Source {
+	t := d.l.decodeTemplate(b)
+	if t == nil {
+		return nil
+	}
+	return newTemplateSource(d.l.suite, t)
+}
+
+// templateSource is a template as a case source.
+type templateSource struct {
+	s    *Suite
+	t    *Template
+	info SourceInfo
+	// rebuild is made on the first Rebuild.
+	once    sync.Once
+	rebuild *templateRebuild
+}
+
+func newTemplateSource(s *Suite, t *Template) *templateSource {
+	return &templateSource{s: s, t: t, info: SourceInfo{
+		Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Asserts: t.Asserts,
+		Slots: t.slotKeys(), Reviewed: t.Reviewed,
+	}}
+}
+
+func (ts *templateSource) Name() string         { return ts.t.Name }
+func (ts *templateSource) Kind() string         { return schema.KindTemplate }
+func (ts *templateSource) DeclRange() hcl.Range { return ts.t.DeclRange }
+func (ts *templateSource) Info() *SourceInfo    { return &ts.info }
+
+// Template returns the template block of a template source, or nil.
+func TemplateOf(src Source) *Template {
+	if ts, ok := src.(*templateSource); ok {
+		return ts.t
+	}
+	return nil
+}
+
+func (ts *templateSource) Generate(g *Gen, yield func(*schema.Script) error) error {
+	return ts.s.generateTemplate(ts.t, g, yield)
+}
+
+// slotKeys lists the template's placeholders as written ("城市", "城市#2").
+func (t *Template) slotKeys() []string {
+	keys := make([]string, len(t.Slots))
+	for i, sr := range t.Slots {
+		keys[i] = sr.Key
+	}
+	return keys
+}
+
+// templateRebuild is what rebuilding a template's cases needs: each slot's
+// value index and a pool of case builders (a builder reuses buffers, so
+// each goroutine takes its own).
+type templateRebuild struct {
+	index []map[string]int // per slot: value → index into the slot's candidates
+	pool  sync.Pool
+}
+
+func (ts *templateSource) prepared() *templateRebuild {
+	ts.once.Do(func() {
+		s, t := ts.s, ts.t
+		g := s.prepare(t)
+		p := &templateRebuild{index: make([]map[string]int, len(t.Slots))}
+		for i := range t.Slots {
+			m := make(map[string]int, len(g.values[i]))
+			for j, v := range g.values[i] {
+				if _, dup := m[v.Value]; !dup {
+					m[v.Value] = j
+				}
+			}
+			p.index[i] = m
+		}
+		p.pool.New = func() any { return s.newCaseBuilder(t, g) }
+		ts.rebuild = p
+	})
+	return ts.rebuild
+}
+
+// Rebuild returns the case the template now generates for the saved case's
+// slot values. It fails when the template's placeholders changed or a slot
+// value is no longer among its materials.
+func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
+	t := ts.t
+	p := ts.prepared()
+	var buf [8]int
+	tuple := buf[:0]
+	if len(t.Slots) > len(buf) {
+		tuple = make([]int, 0, len(t.Slots))
+	}
+	if saved.Case != nil {
+		if len(t.Slots) != len(saved.Case.Slots) {
+			return nil, false
+		}
+		for i, sr := range t.Slots {
+			sl, ok := saved.Case.Slots[sr.Key]
+			if !ok {
+				return nil, false
+			}
+			j, ok := p.index[i][sl.Value]
+			if !ok {
+				return nil, false
+			}
+			tuple = append(tuple, j)
+		}
+		return p.build(tuple, saved.Case.ID, saved.Case.Text)
+	}
+	for range t.Slots {
+		tuple = append(tuple, -1)
+	}
+	n := 0
+	err := schema.EachSlotValue(saved.Slots, func(name, value []byte) error {
+		n++
+		for i, sr := range t.Slots {
+			if sr.Key == string(name) {
+				j, ok := p.index[i][string(value)]
+				if !ok || tuple[i] >= 0 {
+					return errNoRebuild
+				}
+				tuple[i] = j
+				return nil
+			}
+		}
+		return errNoRebuild
+	})
+	if err != nil || n != len(t.Slots) {
+		return nil, false
+	}
+	return p.build(tuple, saved.ID, saved.Text)
+}
+
+// build makes the case of tuple and checks it is the saved one.
+func (p *templateRebuild) build(tuple []int, id, text string) (*schema.Case, bool) {
+	cb := p.pool.Get().(*caseBuilder)
+	defer p.pool.Put(cb)
+	c := &schema.Case{}
+	cb.fill(c, tuple)
+	if c.ID != id || c.Text != text {
+		return nil, false
+	}
+	if err := cb.sp.assign(c); err != nil {
+		return nil, false
+	}
+	return c, true
+}
+
+var templateSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "text", Required: true}, {Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"},
+		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
+		{Name: "expect"}, {Name: "reviewed"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}},
+}
+
+// decodeTemplate decodes a template block; nil when it has errors that
+// leave no template.
+func (l *loader) decodeTemplate(b *hcl.Block) *Template {
+	c, diags := b.Body.Content(templateSchema)
+	l.diags = append(l.diags, diags...)
+	if !l.checkLabel(b) || diags.HasErrors() {
+		return nil
+	}
+	s := l.suite
+	t := &Template{Name: label(b), DeclRange: b.DefRange}
+	ta := c.Attributes["text"]
+	t.TextRange = ta.Expr.Range()
+	t.Text = l.str(c.Attributes, "text", "")
+	t.Level = l.str(c.Attributes, "level", s.Defaults.Level)
+	t.Core = l.boolean(c.Attributes, "core", false)
+	t.Scene = l.strList(c.Attributes, "scene")
+	t.Tags = l.strList(c.Attributes, "tags")
+	t.Strategy = l.strategy(c.Attributes, s.Defaults.Strategy)
+	if t.Strategy == "" {
+		t.Strategy = "uniq"
+	}
+	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
+	t.Count = l.integer(c.Attributes, "count", 0, 0)
+	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
+	t.MaterialLevels = l.strList(c.Attributes, "material_levels")
+	if t.Strategy == "random" && t.Count == 0 {
+		l.errorf(b.DefRange.Ptr(), "Random strategy needs count", "strategy = \"random\" draws count cases; add count = N (and seed = S to choose another draw).")
+	}
+	t.Reviewed = l.boolean(c.Attributes, "reviewed", true)
+
+	lits, phs, err := ParsePlaceholders(t.Text)
+	if err != nil {
+		l.errorf(t.TextRange.Ptr(), "Invalid placeholder", "%s.", capitalize(err.Error()))
+		return nil
+	}
+	index := map[string]int{}
+	for i, ph := range phs {
+		t.Parts = append(t.Parts, Part{Literal: lits[i], Slot: -1})
+		if _, ok := s.Materials[ph.Material]; !ok {
+			rng := l.subRange(t.TextRange, "{"+ph.Key+"}")
+			l.errorf(&rng, "Unknown materials",
+				"The placeholder {%s} names no materials block.%s Declare materials %q { values = [...] } or fix the name.",
+				ph.Key, didYouMeanBrace(ph.Material, s.MatOrder), ph.Material)
+			continue
+		}
+		k, ok := index[ph.Key]
+		if !ok {
+			k = len(t.Slots)
+			index[ph.Key] = k
+			t.Slots = append(t.Slots, SlotRef{Key: ph.Key, Material: ph.Material, Draw: ph.Draw})
+		}
+		t.Parts = append(t.Parts, Part{Slot: k})
+	}
+	t.Parts = append(t.Parts, Part{Literal: lits[len(lits)-1], Slot: -1})
+	for _, sr := range t.Slots {
+		if sr.Draw > 1 {
+			m := s.Materials[sr.Material]
+			if len(m.Values) < sr.Draw {
+				rng := l.subRange(t.TextRange, "{"+sr.Key+"}")
+				l.errorf(&rng, "Not enough values for distinct draws", "{%s} asks for a %d-th distinct value of %q, which has %d values.", sr.Key, sr.Draw, sr.Material, len(m.Values))
+			}
+		}
+	}
+	if a, ok := c.Attributes["expect"]; ok {
+		t.Expect = l.decodeExpect(a, t.slotKeys())
+	}
+	for _, ab := range c.Blocks {
+		if as := l.decodeAssert(ab); as != nil {
+			t.Asserts = append(t.Asserts, as)
+		}
+	}
+	s.Templates = append(s.Templates, t)
+	return t
+}
