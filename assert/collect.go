@@ -195,7 +195,7 @@ func (n *nodeAcc) node() *schema.Node {
 	return out
 }
 
-// Collector accumulates the metrics tree, per-template groups and per-case
+// Collector accumulates the metrics tree, per-source groups and per-case
 // outcomes over a run's results. It is fed one result at a time from a
 // single goroutine.
 type Collector struct {
@@ -207,15 +207,16 @@ type Collector struct {
 	core     nodeAcc
 	noncore  nodeAcc
 	template map[string]*nodeAcc
-	groups   map[string]*counts // per template, unreviewed cases included
-	// nanos sums each template's call time in whole nanoseconds, so the
+	groups   map[sourceKey]*counts // per case source, unreviewed cases included
+	// nanos sums each source's call time in whole nanoseconds, so the
 	// sum does not depend on the order results arrive in.
-	nanos     map[string]int64
-	cases     []caseEntry
-	next      int64 // sequence number of the next result Add is given
-	sceneKey  []byte
-	tmplOrder map[string]int
-	eval      *Evaluator // made on first need (see Add)
+	nanos    map[sourceKey]int64
+	cases    []caseEntry
+	next     int64 // sequence number of the next result Add is given
+	sceneKey []byte
+	// srcOrder is each case source's index in the suite's CaseSources.
+	srcOrder map[sourceKey]int
+	eval     *Evaluator // made on first need (see Add)
 	// MaxBody caps the response text kept for a failing case.
 	MaxBody int
 	// IncludeUnreviewed counts cases of unreviewed templates in the metrics
@@ -230,9 +231,9 @@ type Collector struct {
 // NewCollector prepares a collector for suite s.
 func NewCollector(s *spec.Suite) *Collector {
 	c := &Collector{suite: s, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
-		template: map[string]*nodeAcc{}, groups: map[string]*counts{}, nanos: map[string]int64{}, tmplOrder: map[string]int{}, MaxBody: 4 << 10}
-	for i, t := range s.Templates {
-		c.tmplOrder[t.Name] = i
+		template: map[string]*nodeAcc{}, groups: map[sourceKey]*counts{}, nanos: map[sourceKey]int64{}, srcOrder: map[sourceKey]int{}, MaxBody: 4 << 10}
+	for i, src := range s.CaseSources {
+		c.srcOrder[sourceKey{src.Kind(), src.Name()}] = i
 	}
 	c.root.sc, c.core.sc, c.noncore.sc = s.Schema, s.Schema, s.Schema
 	return c
@@ -273,12 +274,14 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 		defer ev.Release()
 	}
 	c.next = seq + 1
-	c.addCase(r, seq)
+	kind, name := r.SourceOf()
+	key := sourceKey{kind, name}
+	c.addCase(r, seq, key)
 	lat := metrics.NewSample(metrics.InputLength(r.Text), r.LatencyMS)
-	g := c.groups[r.Template]
+	g := c.groups[key]
 	if g == nil {
 		g = &counts{}
-		c.groups[r.Template] = g
+		c.groups[key] = g
 	}
 	g.add(r.Outcome)
 	if r.Unreviewed && !c.IncludeUnreviewed {
@@ -309,7 +312,9 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 	} else {
 		c.noncore.add(r, ev, lat)
 	}
-	c.get(c.template, r.Template).add(r, ev, lat)
+	if kind == schema.KindTemplate {
+		c.get(c.template, name).add(r, ev, lat)
+	}
 }
 
 // needsEvaluation reports whether r counts towards metrics that need its
@@ -333,9 +338,9 @@ func (c *Collector) Unreviewed() int { return c.unreviewed }
 
 // addCase keeps the per-case outcome for the report, up to
 // schema.MaxReportCases passing and as many non-passing cases.
-func (c *Collector) addCase(r *schema.Result, seq int64) {
+func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 	if ms := r.LatencyMS; !math.IsNaN(ms) && !math.IsInf(ms, 0) {
-		c.nanos[r.Template] += int64(math.Round(ms * 1e6))
+		c.nanos[key] += int64(math.Round(ms * 1e6))
 	}
 	if r.Outcome == schema.Pass {
 		if c.keptPass >= schema.MaxReportCases {
@@ -351,6 +356,9 @@ func (c *Collector) addCase(r *schema.Result, seq int64) {
 		c.keptBad++
 	}
 	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS}
+	if key.kind != schema.KindTemplate {
+		cr.Source, cr.SourceKind = key.name, key.kind
+	}
 	if r.Outcome == schema.Fail || r.Outcome == schema.Error {
 		cr.Error = r.Error
 		cr.Failures = r.Failures
@@ -365,8 +373,9 @@ func (c *Collector) addCase(r *schema.Result, seq int64) {
 		}
 		cr.Response = body
 	}
-	if t := c.templateOf(r.Template); t != nil {
-		cr.File, cr.Line = t.DeclRange.Filename, t.DeclRange.Start.Line
+	if i, ok := c.srcOrder[key]; ok {
+		rng := c.suite.CaseSources[i].DeclRange()
+		cr.File, cr.Line = rng.Filename, rng.Start.Line
 	}
 	c.cases = append(c.cases, caseEntry{seq, cr})
 }
@@ -444,11 +453,13 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func (c *Collector) templateOf(name string) *spec.Template {
-	if i, ok := c.tmplOrder[name]; ok {
-		return c.suite.Templates[i]
+// order is the declaration index of a reported case's source.
+func (c *Collector) order(cr *schema.CaseReport) int {
+	key := sourceKey{cr.SourceKind, cr.Source}
+	if key.kind == "" {
+		key = sourceKey{schema.KindTemplate, cr.Template}
 	}
-	return nil
+	return c.srcOrder[key]
 }
 
 // Omitted is the number of cases left out of Cases by the cap.
@@ -490,16 +501,19 @@ func (c *Collector) Metrics() *schema.Metrics {
 	return m
 }
 
-// Groups returns the per-template summaries in declaration order.
+// Groups returns the per-source summaries (Kind is the source kind) in
+// declaration order.
 func (c *Collector) Groups() []schema.Group {
 	var out []schema.Group
-	for _, t := range c.suite.Templates {
-		n := c.groups[t.Name]
+	for _, src := range c.suite.CaseSources {
+		key := sourceKey{src.Kind(), src.Name()}
+		n := c.groups[key]
 		if n == nil {
 			continue
 		}
-		g := schema.Group{Kind: "template", Name: t.Name, File: t.DeclRange.Filename, Line: t.DeclRange.Start.Line,
-			Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored, Seconds: float64(c.nanos[t.Name]) / 1e9, Unreviewed: !t.Reviewed}
+		rng := src.DeclRange()
+		g := schema.Group{Kind: key.kind, Name: key.name, File: rng.Filename, Line: rng.Start.Line,
+			Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored, Seconds: float64(c.nanos[key]) / 1e9, Unreviewed: !src.Info().Reviewed}
 		g.Outcome = schema.Pass
 		if n.failed > 0 {
 			g.Outcome = schema.Fail
@@ -513,7 +527,7 @@ func (c *Collector) Groups() []schema.Group {
 }
 
 // Cases returns every case, worst first: errors, then failures (more failed
-// checks first), then passes; ties in template order, then by id, so reports
+// checks first), then passes; ties in source order, then by id, so reports
 // never depend on completion order.
 func (c *Collector) Cases() []schema.CaseReport {
 	out := make([]schema.CaseReport, len(c.cases))
@@ -528,7 +542,7 @@ func (c *Collector) Cases() []schema.CaseReport {
 		if len(a.Failures) != len(b.Failures) {
 			return len(a.Failures) > len(b.Failures)
 		}
-		if ta, tb := c.tmplOrder[a.Template], c.tmplOrder[b.Template]; ta != tb {
+		if ta, tb := c.order(&a), c.order(&b); ta != tb {
 			return ta < tb
 		}
 		return a.ID < b.ID

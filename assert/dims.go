@@ -193,8 +193,9 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluat
 	a.wanted = a.wanted[:n]
 	clear(a.wanted)
 	// Expected side, from the case's expectations.
+	from := e.sourceOf(r)
 	for i, x := range r.Expect {
-		c, err := e.path(r.Template, i, x.Path)
+		c, err := e.path(from, i, x.Path)
 		if err != nil || c.multi || c.dim < 0 {
 			continue // dimension metrics count concrete paths only
 		}

@@ -17,17 +17,12 @@ import (
 // Evaluator checks results against a suite's expectations and conditions.
 // It is safe for concurrent use: the runner calls it from every worker.
 type Evaluator struct {
-	suite     *spec.Suite
-	templates map[string]*spec.Template
+	suite *spec.Suite
+	// sources holds what the evaluator needs of each case source.
+	sources map[sourceKey]*sourceChecks
 	// paths caches compiled JSONPaths by their text (expectations of saved
 	// results are compiled once, not per case).
 	paths sync.Map
-	// where locates expectations for failure reports: template → path → range.
-	where map[string]map[string]hcl.Range
-	// byTemplate holds each template's compiled expectations in order: a
-	// case built from the template has the same paths, found without a
-	// lookup by text.
-	byTemplate map[string][]*compiled
 	// dims is set when the suite's schema declares dimensions.
 	dims *dimIndex
 	// docs pools parsed responses; walkers the path tries of dimension
@@ -37,27 +32,48 @@ type Evaluator struct {
 
 // NewEvaluator prepares an evaluator for s.
 func NewEvaluator(s *spec.Suite) *Evaluator {
-	e := &Evaluator{suite: s, templates: map[string]*spec.Template{}, where: map[string]map[string]hcl.Range{}, byTemplate: map[string][]*compiled{}}
+	e := &Evaluator{suite: s, sources: make(map[sourceKey]*sourceChecks, len(s.CaseSources))}
 	e.docs.New = func() any { return &jsondoc.Doc{} }
 	if s.Schema != nil && len(s.Schema.Dimensions) > 0 {
 		e.dims = newDimIndex(s.Schema)
 		e.walkers.New = func() any { return newWalker(e.dims) }
 	}
-	for _, t := range s.Templates {
-		e.templates[t.Name] = t
-		m := map[string]hcl.Range{}
-		cs := make([]*compiled, len(t.Expect))
-		for i, x := range t.Expect {
-			m[x.Path] = x.Range
+	for _, src := range s.CaseSources {
+		info := src.Info()
+		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect))}
+		for i, x := range info.Expect {
+			sc.where[x.Path] = x.Range
 			c := e.compile(x.Expr)
 			c.text = x.Path
-			cs[i] = &c
-			e.paths.Store(x.Path, cs[i])
+			sc.expect[i] = &c
+			e.paths.Store(x.Path, sc.expect[i])
 		}
-		e.byTemplate[t.Name] = cs
-		e.where[t.Name] = m
+		e.sources[sourceKey{src.Kind(), src.Name()}] = sc
 	}
 	return e
+}
+
+// sourceKey identifies a case source: its kind and name.
+type sourceKey struct{ kind, name string }
+
+// sourceChecks is what evaluating a case of one source needs.
+type sourceChecks struct {
+	// file is the suite file declaring the source, for failure reports.
+	file string
+	// expect holds the source's compiled expectations in order: a case
+	// built from the source has the same paths, found without a lookup by
+	// text.
+	expect []*compiled
+	// where locates expectations for failure reports: path → range.
+	where   map[string]hcl.Range
+	asserts []*spec.Assert
+}
+
+// sourceOf returns the checks of r's source, nil when the suite no longer
+// declares it.
+func (e *Evaluator) sourceOf(r *schema.Result) *sourceChecks {
+	kind, name := r.SourceOf()
+	return e.sources[sourceKey{kind, name}]
 }
 
 // pathMode says how a path is evaluated: on the parsed tape directly
@@ -138,11 +154,11 @@ func (e *Evaluator) compile(x jp.Expr) compiled {
 	return c
 }
 
-// path returns the compiled form of expectation i of a case of template
-// tmpl, whose path is p.
-func (e *Evaluator) path(tmpl string, i int, p string) (*compiled, error) {
-	if cs := e.byTemplate[tmpl]; i < len(cs) && cs[i].text == p {
-		return cs[i], nil
+// path returns the compiled form of expectation i of a case of source sc
+// (nil when unknown), whose path is p.
+func (e *Evaluator) path(sc *sourceChecks, i int, p string) (*compiled, error) {
+	if sc != nil && i < len(sc.expect) && sc.expect[i].text == p {
+		return sc.expect[i], nil
 	}
 	if c, ok := e.paths.Load(p); ok {
 		return c.(*compiled), nil
@@ -215,10 +231,10 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 		return nil
 	}
 	rs := &response{doc: doc}
-	t := e.templates[r.Template]
+	sc := e.sourceOf(r)
 	file := ""
-	if t != nil {
-		file = t.DeclRange.Filename
+	if sc != nil {
+		file = sc.file
 	}
 	var met []bool
 	if e.dims != nil {
@@ -226,10 +242,12 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 	}
 	for i, x := range r.Expect {
 		nfail := len(r.Failures)
-		c, err := e.path(r.Template, i, x.Path)
+		c, err := e.path(sc, i, x.Path)
 		f := schema.Failure{Kind: "expect", Path: x.Path, Expected: x.Value, File: file}
-		if rng, ok := e.where[r.Template][x.Path]; ok {
-			f.Line = rng.Start.Line
+		if sc != nil {
+			if rng, ok := sc.where[x.Path]; ok {
+				f.Line = rng.Start.Line
+			}
 		}
 		if err != nil {
 			f.Message = fmt.Sprintf("invalid JSONPath: %v", err)
@@ -275,8 +293,8 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 		ev = e.analyse(r, rs, met)
 	}
 	var asserts []*spec.Assert
-	if t != nil {
-		asserts = t.Asserts
+	if sc != nil {
+		asserts = sc.asserts
 	}
 	if len(asserts)+len(e.suite.Asserts) > 0 {
 		ctx := e.conditionContext(r)

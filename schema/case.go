@@ -169,6 +169,15 @@ func (c *Case) SourceOf() (kind, name string) {
 	return KindTemplate, c.Template
 }
 
+// SourceKey identifies a case source: its kind and name.
+type SourceKey struct{ Kind, Name string }
+
+// SourceKey returns the key of the case's source (see SourceOf).
+func (c *Case) SourceKey() SourceKey {
+	kind, name := c.SourceOf()
+	return SourceKey{kind, name}
+}
+
 // EncodeLine writes v as one JSON line without HTML escaping, so Chinese
 // text and `<`, `>` stay readable in JSONL files.
 func EncodeLine(v any) ([]byte, error) {

@@ -220,18 +220,22 @@ type Group struct {
 
 // CaseReport is the per-case outcome carried by a report.
 type CaseReport struct {
-	ID        string          `json:"id"`
-	Template  string          `json:"template"`
-	Text      string          `json:"text"`
-	Outcome   Outcome         `json:"outcome"`
-	LatencyMS float64         `json:"latency_ms"`
-	Error     *CallError      `json:"error,omitempty"`
-	Failures  []Failure       `json:"failures,omitempty"`
-	File      string          `json:"file,omitempty"`
-	Line      int             `json:"line,omitempty"`
-	Request   *Request        `json:"request,omitempty"`
-	Response  string          `json:"response,omitempty"`
-	Slots     map[string]Slot `json:"slots,omitempty"`
+	ID       string `json:"id"`
+	Template string `json:"template"`
+	// Source and SourceKind name the case's source when it is not a
+	// template (a template case's source is Template).
+	Source     string          `json:"source,omitempty"`
+	SourceKind string          `json:"source_kind,omitempty"`
+	Text       string          `json:"text"`
+	Outcome    Outcome         `json:"outcome"`
+	LatencyMS  float64         `json:"latency_ms"`
+	Error      *CallError      `json:"error,omitempty"`
+	Failures   []Failure       `json:"failures,omitempty"`
+	File       string          `json:"file,omitempty"`
+	Line       int             `json:"line,omitempty"`
+	Request    *Request        `json:"request,omitempty"`
+	Response   string          `json:"response,omitempty"`
+	Slots      map[string]Slot `json:"slots,omitempty"`
 }
 
 // SuiteInfo identifies the suite a report is about.

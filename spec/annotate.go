@@ -477,7 +477,7 @@ func (a *annotator) merge(drafts []*sampleDraft) {
 		}
 	}
 	for _, p := range order {
-		var have, missing []string
+		var missing []string
 		groups := map[string][]string{}
 		var groupOrder []string
 		for _, sd := range drafts {
@@ -486,7 +486,6 @@ func (a *annotator) merge(drafts []*sampleDraft) {
 				missing = append(missing, sd.c.ID)
 				continue
 			}
-			have = append(have, sd.c.ID)
 			r := renderNote(v)
 			if _, ok := groups[r]; !ok {
 				groupOrder = append(groupOrder, r)

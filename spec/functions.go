@@ -16,18 +16,6 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
-// FunctionNames lists every function an expression may call (env only in a
-// variable's default), for documentation and did-you-mean.
-func FunctionNames() []string {
-	fs := Functions("")
-	names := make([]string, 0, len(fs)+1)
-	for n := range fs {
-		names = append(names, n)
-	}
-	names = append(names, "env")
-	return sortedStrings(names)
-}
-
 // Functions returns the function table of suite expressions; file() reads
 // relative to baseDir.
 func Functions(baseDir string) map[string]function.Function {

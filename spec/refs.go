@@ -262,27 +262,39 @@ func (l *loader) metricKeys(keys string) (known []string, checked bool) {
 			add(sp.Name)
 		}
 	case schema.KeysLevel:
-		for _, t := range l.suite.Templates {
-			if t.Level != "" {
-				add(t.Level)
+		for _, src := range l.suite.CaseSources {
+			if lv := src.Info().Level; lv != "" {
+				add(lv)
 			}
 		}
 	case schema.KeysTemplate:
-		for _, t := range l.suite.Templates {
-			add(t.Name)
-		}
+		return l.sourceNames(schema.KindTemplate), true
 	case schema.KeysScene:
-		for _, t := range l.suite.Templates {
-			for i := range t.Scene {
-				add(strings.Join(t.Scene[:i+1], "/"))
+		for _, src := range l.suite.CaseSources {
+			sc := src.Info().Scene
+			for i := range sc {
+				add(strings.Join(sc[:i+1], "/"))
 			}
 		}
 	default:
-		// other source kinds (schema.KeysSourcePrefix + kind) name their
-		// sources here once the suite has them
-		return nil, false
+		kind, ok := strings.CutPrefix(keys, schema.KeysSourcePrefix)
+		if !ok {
+			return nil, false
+		}
+		return l.sourceNames(kind), true
 	}
 	return known, true
+}
+
+// sourceNames lists the names of the suite's case sources of one kind.
+func (l *loader) sourceNames(kind string) []string {
+	var out []string
+	for _, src := range l.suite.CaseSources {
+		if src.Kind() == kind {
+			out = append(out, src.Name())
+		}
+	}
+	return out
 }
 
 func (l *loader) checkNode(steps hcl.Traversal, prev hcl.Range) bool {
@@ -429,13 +441,14 @@ func (l *loader) checkReferences() {
 	for _, a := range s.Asserts {
 		l.checkExpr(a.Condition, "suite assert condition", condRoots, nil)
 	}
-	for _, t := range s.Templates {
-		keys := make([]string, len(t.Slots))
-		for i, sr := range t.Slots {
-			keys[i] = sr.Key
+	for _, src := range s.CaseSources {
+		info := src.Info()
+		keys := info.Slots
+		if keys == nil {
+			keys = []string{} // no slots (nil would mean any materials name)
 		}
-		for _, a := range t.Asserts {
-			l.checkExpr(a.Condition, "template assert condition", condRoots, keys)
+		for _, a := range info.Asserts {
+			l.checkExpr(a.Condition, src.Kind()+" assert condition", condRoots, keys)
 		}
 	}
 	for _, sp := range s.Splits {
@@ -518,11 +531,6 @@ func levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
-}
-
-func sortedStrings(s []string) []string {
-	sort.Strings(s)
-	return s
 }
 
 // noSensitive reports every var.NAME of a sensitive variable in an

@@ -8,28 +8,29 @@ import (
 )
 
 // progress reports a run's progress on stderr: a live line (count, rate,
-// ETA) on a terminal, one line per finished template otherwise.
+// ETA) on a terminal, one line per finished case source otherwise.
 type progress struct {
 	a        *App
 	total    int
 	n        int
 	start    time.Time
 	last     time.Time
-	expected map[string]int
+	expected map[string]int     // by source name
 	counts   map[string]*[3]int // passed, failed, errored
 	live     bool
 }
 
-func newProgress(a *App, total int, perTemplate map[string]int) *progress {
-	return &progress{a: a, total: total, start: time.Now(), expected: perTemplate, counts: map[string]*[3]int{}, live: a.StderrTTY}
+func newProgress(a *App, total int, perSource map[string]int) *progress {
+	return &progress{a: a, total: total, start: time.Now(), expected: perSource, counts: map[string]*[3]int{}, live: a.StderrTTY}
 }
 
 func (p *progress) done(r *schema.Result) {
 	p.n++
-	c := p.counts[r.Template]
+	kind, key := r.SourceOf()
+	c := p.counts[key]
 	if c == nil {
 		c = &[3]int{}
-		p.counts[r.Template] = c
+		p.counts[key] = c
 	}
 	switch r.Outcome {
 	case schema.Pass:
@@ -51,8 +52,8 @@ func (p *progress) done(r *schema.Result) {
 		fmt.Fprintf(p.a.Stderr, "\r\x1b[K[%d/%d] %.1f/s ETA %s", p.n, p.total, rate, eta.Round(time.Second))
 		return
 	}
-	if c[0]+c[1]+c[2] == p.expected[r.Template] {
-		fmt.Fprintf(p.a.Stderr, "template %s: %d cases, %d passed, %d failed, %d errored [%d/%d]\n", r.Template, p.expected[r.Template], c[0], c[1], c[2], p.n, p.total)
+	if c[0]+c[1]+c[2] == p.expected[key] {
+		fmt.Fprintf(p.a.Stderr, "%s %s: %d cases, %d passed, %d failed, %d errored [%d/%d]\n", kind, key, p.expected[key], c[0], c[1], c[2], p.n, p.total)
 	}
 }
 

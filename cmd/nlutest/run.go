@@ -47,7 +47,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&rf.jsonReports, "report-json", "write the JSON report to FILE (repeatable)")
 	fs.IntVar(&rf.concurrency, "concurrency", 0, "calls in flight at once (overrides the target's concurrency)")
 	fs.Float64Var(&rf.rate, "rate", 0, "at most R requests per second (overrides the target's rate)")
-	fs.StringVar(&rf.filter, "filter", "", "run only cases whose template name, id or text matches REGEX")
+	fs.StringVar(&rf.filter, "filter", "", "run only cases whose template (or other source) name, id or text matches REGEX")
 	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line and report paths")
 	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit (as output, not failures)")
 	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
