@@ -207,6 +207,9 @@ type Collector struct {
 	core     nodeAcc
 	noncore  nodeAcc
 	template map[string]*nodeAcc
+	// sources holds a node per case source of the other kinds: the keyed
+	// map metrics.KIND their kind registers (schema.Tree.RegisterSourceKind).
+	sources map[sourceKey]*nodeAcc
 	groups   map[sourceKey]*counts // per case source, unreviewed cases included
 	// nanos sums each source's call time in whole nanoseconds, so the
 	// sum does not depend on the order results arrive in.
@@ -231,7 +234,7 @@ type Collector struct {
 // NewCollector prepares a collector for suite s.
 func NewCollector(s *spec.Suite) *Collector {
 	c := &Collector{suite: s, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
-		template: map[string]*nodeAcc{}, groups: map[sourceKey]*counts{}, nanos: map[sourceKey]int64{}, srcOrder: map[sourceKey]int{}, MaxBody: 4 << 10}
+		template: map[string]*nodeAcc{}, sources: map[sourceKey]*nodeAcc{}, groups: map[sourceKey]*counts{}, nanos: map[sourceKey]int64{}, srcOrder: map[sourceKey]int{}, MaxBody: 4 << 10}
 	for i, src := range s.CaseSources {
 		c.srcOrder[sourceKey{src.Kind(), src.Name()}] = i
 	}
@@ -314,6 +317,13 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 	}
 	if kind == schema.KindTemplate {
 		c.get(c.template, name).add(r, ev, lat)
+	} else {
+		n := c.sources[key]
+		if n == nil {
+			n = &nodeAcc{sc: c.suite.Schema}
+			c.sources[key] = n
+		}
+		n.add(r, ev, lat)
 	}
 }
 
@@ -397,6 +407,14 @@ func (c *Collector) Merge(o *Collector) {
 	c.root.merge(&o.root)
 	c.core.merge(&o.core)
 	c.noncore.merge(&o.noncore)
+	for k, n := range o.sources {
+		cn := c.sources[k]
+		if cn == nil {
+			cn = &nodeAcc{sc: c.suite.Schema}
+			c.sources[k] = cn
+		}
+		cn.merge(n)
+	}
 	for _, m := range []struct{ dst, src map[string]*nodeAcc }{{c.split, o.split}, {c.level, o.level}, {c.scene, o.scene}, {c.template, o.template}} {
 		for k, n := range m.src {
 			c.get(m.dst, k).merge(n)
@@ -482,6 +500,7 @@ func (c *Collector) Metrics() *schema.Metrics {
 		return out
 	}
 	m.Split, m.Level, m.Scene, m.Template = conv(c.split), conv(c.level), conv(c.scene), conv(c.template)
+	c.sourceNodes(m)
 	if len(c.suite.Splits) > 0 {
 		if m.Split == nil {
 			m.Split = map[string]*schema.Node{}
@@ -499,6 +518,29 @@ func (c *Collector) Metrics() *schema.Metrics {
 		m.Noncore = c.noncore.node()
 	}
 	return m
+}
+
+// sourceNodes sets metrics.KIND["NAME"] for the sources of kinds other
+// than template: a map per kind in the root node's Families, every
+// declared source of the kind present.
+func (c *Collector) sourceNodes(m *schema.Metrics) {
+	for _, src := range c.suite.CaseSources {
+		kind := src.Kind()
+		if kind == schema.KindTemplate {
+			continue
+		}
+		if m.Families == nil {
+			m.Families = map[string]any{}
+		}
+		byName, _ := m.Families[kind].(map[string]*schema.Node)
+		if byName == nil {
+			byName = map[string]*schema.Node{}
+			m.Families[kind] = byName
+		}
+		if n := c.sources[sourceKey{kind, src.Name()}]; n != nil {
+			byName[src.Name()] = n.node()
+		}
+	}
 }
 
 // Groups returns the per-source summaries (Kind is the source kind) in
