@@ -210,7 +210,7 @@ type Collector struct {
 	// sources holds a node per case source of the other kinds: the keyed
 	// map metrics.KIND their kind registers (schema.Tree.RegisterSourceKind).
 	sources map[sourceKey]*nodeAcc
-	groups   map[sourceKey]*counts // per case source, unreviewed cases included
+	groups  map[sourceKey]*counts // per case source, unreviewed cases included
 	// nanos sums each source's call time in whole nanoseconds, so the
 	// sum does not depend on the order results arrive in.
 	nanos    map[sourceKey]int64

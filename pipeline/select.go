@@ -74,8 +74,7 @@ func (sel Selection) Generate(s *spec.Suite, warn func(string), yield func(*sche
 	if warn != nil {
 		gopts.Warn = func(_ spec.Range, msg string) { warn(msg) }
 	}
-	return s.Generate(gopts, func(c *schema.Case) error {
-		sc := schema.Single(c)
+	return s.GenerateScripts(gopts, func(sc *schema.Script) error {
 		if !sel.Keep(sc) {
 			return nil
 		}
