@@ -215,90 +215,96 @@ func TestAnnotateSeed000(t *testing.T) {
 		t.Fatalf("seed list has %d entries", len(want))
 	}
 
-	t.Run("--template on a reviewed template, beside the suite", func(t *testing.T) {
-		dir, _ := iaoCopy(t, false)
-		code, out, errs := runCLI(t, dir, nil, "annotate", dir, "--template", "hotel-roommates")
-		if code != ExitPass {
-			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-		}
-		if !strings.Contains(errs, `template "hotel-roommates" already has reviewed expectations; drafting new ones because --template names it`) {
-			t.Errorf("no note that the template was reviewed:\n%s", errs)
-		}
-		ann := filepath.Join(dir, "iao-hotel.annotations.hcl")
-		raw, err := os.ReadFile(ann)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s:\n%s", ann, raw)
-		diffPairs(t, annotationExpect(t, ann, "hotel-roommates"), want)
-		if !strings.Contains(string(raw), `# sample 6d47b2342ceb4c34: "查询13301791708的酒店同房间人员"`) {
-			t.Error("the annotation does not come from seed 000's utterance")
-		}
-		// 查询 is kept literal because the probe with 查一下 answered 查询 too.
-		if !strings.Contains(string(raw), `# note: $.data[0].content_op: kept literal "查询": it equals {查询操作} here, but the answer stayed the same with {查询操作} = 查一下`) {
-			t.Error("no reviewer note on content_op")
-		}
-		if !strings.Contains(out, "hotel-roommates: 11 expectations, 2 placeholders, 1 comment (1 sample, 2 probe calls)") || !strings.Contains(out, "Wrote "+ann) {
-			t.Errorf("summary:\n%s", out)
-		}
-		// The annotations file is not part of the suite.
-		code, out, errs = runCLI(t, dir, nil, "validate", dir)
-		if code != ExitPass || !strings.Contains(out, "2 templates") {
-			t.Errorf("validate after annotate: exit %d\n%s\n%s", code, out, errs)
-		}
-		// Annotating again replaces the draft instead of adding one.
-		if code, out, errs := runCLI(t, dir, nil, "annotate", dir, "--template", "hotel-roommates"); code != ExitPass {
-			t.Fatalf("second annotate: exit %d\n%s\n%s", code, out, errs)
-		}
-		again, _ := os.ReadFile(ann)
-		if string(again) != string(raw) {
-			t.Errorf("a second annotate changed the file:\n%s", again)
-		}
-	})
+	t.Run("--template on a reviewed template, beside the suite", func(t *testing.T) { annotateBesideTheSuite(t, want) })
+	t.Run("--write into a template without expect", func(t *testing.T) { annotateWriteInPlace(t, want) })
+}
 
-	t.Run("--write into a template without expect", func(t *testing.T) {
-		dir, file := iaoCopy(t, true)
-		before, _ := os.ReadFile(file)
-		code, out, errs := runCLI(t, dir, nil, "annotate", dir, "--write")
-		if code != ExitPass {
-			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+// annotateBesideTheSuite: --template on a reviewed template writes the
+// draft beside the suite.
+func annotateBesideTheSuite(t *testing.T, want map[string]string) {
+	dir, _ := iaoCopy(t, false)
+	code, out, errs := runCLI(t, dir, nil, "annotate", dir, "--template", "hotel-roommates")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, `template "hotel-roommates" already has reviewed expectations; drafting new ones because --template names it`) {
+		t.Errorf("no note that the template was reviewed:\n%s", errs)
+	}
+	ann := filepath.Join(dir, "iao-hotel.annotations.hcl")
+	raw, err := os.ReadFile(ann)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s:\n%s", ann, raw)
+	diffPairs(t, annotationExpect(t, ann, "hotel-roommates"), want)
+	if !strings.Contains(string(raw), `# sample 6d47b2342ceb4c34: "查询13301791708的酒店同房间人员"`) {
+		t.Error("the annotation does not come from seed 000's utterance")
+	}
+	// 查询 is kept literal because the probe with 查一下 answered 查询 too.
+	if !strings.Contains(string(raw), `# note: $.data[0].content_op: kept literal "查询": it equals {查询操作} here, but the answer stayed the same with {查询操作} = 查一下`) {
+		t.Error("no reviewer note on content_op")
+	}
+	if !strings.Contains(out, "hotel-roommates: 11 expectations, 2 placeholders, 1 comment (1 sample, 2 probe calls)") || !strings.Contains(out, "Wrote "+ann) {
+		t.Errorf("summary:\n%s", out)
+	}
+	// The annotations file is not part of the suite.
+	code, out, errs = runCLI(t, dir, nil, "validate", dir)
+	if code != ExitPass || !strings.Contains(out, "2 templates") {
+		t.Errorf("validate after annotate: exit %d\n%s\n%s", code, out, errs)
+	}
+	// Annotating again replaces the draft instead of adding one.
+	if code, out, errs := runCLI(t, dir, nil, "annotate", dir, "--template", "hotel-roommates"); code != ExitPass {
+		t.Fatalf("second annotate: exit %d\n%s\n%s", code, out, errs)
+	}
+	again, _ := os.ReadFile(ann)
+	if string(again) != string(raw) {
+		t.Errorf("a second annotate changed the file:\n%s", again)
+	}
+}
+
+// annotateWriteInPlace: --write drafts into a template without expect.
+func annotateWriteInPlace(t *testing.T, want map[string]string) {
+	dir, file := iaoCopy(t, true)
+	before, _ := os.ReadFile(file)
+	code, out, errs := runCLI(t, dir, nil, "annotate", dir, "--write")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "hotel-roommates: 11 expectations") || strings.Contains(out, "prefixed-phone") {
+		t.Errorf("annotate should draft hotel-roommates only (prefixed-phone is reviewed):\n%s", out)
+	}
+	after, _ := os.ReadFile(file)
+	t.Logf("%s", after)
+	for _, line := range strings.Split(string(before), "\n") {
+		if c := strings.TrimSpace(line); strings.HasPrefix(c, "#") && !strings.Contains(string(after), c) {
+			t.Errorf("comment lost: %s", c)
 		}
-		if !strings.Contains(out, "hotel-roommates: 11 expectations") || strings.Contains(out, "prefixed-phone") {
-			t.Errorf("annotate should draft hotel-roommates only (prefixed-phone is reviewed):\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "iao-hotel.annotations.hcl")); err == nil {
+		t.Error("--write also wrote an annotations file")
+	}
+	s, diags := spec.Load(dir, spec.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("the written suite does not load:\n%s", diags.Error())
+	}
+	var tm *spec.Template
+	for _, x := range s.Templates {
+		if x.Name == "hotel-roommates" {
+			tm = x
 		}
-		after, _ := os.ReadFile(file)
-		t.Logf("%s", after)
-		for _, line := range strings.Split(string(before), "\n") {
-			if c := strings.TrimSpace(line); strings.HasPrefix(c, "#") && !strings.Contains(string(after), c) {
-				t.Errorf("comment lost: %s", c)
-			}
-		}
-		if _, err := os.Stat(filepath.Join(dir, "iao-hotel.annotations.hcl")); err == nil {
-			t.Error("--write also wrote an annotations file")
-		}
-		s, diags := spec.Load(dir, spec.Options{})
-		if diags.HasErrors() {
-			t.Fatalf("the written suite does not load:\n%s", diags.Error())
-		}
-		var tm *spec.Template
-		for _, x := range s.Templates {
-			if x.Name == "hotel-roommates" {
-				tm = x
-			}
-		}
-		if tm.Reviewed {
-			t.Error("reviewed is not false")
-		}
-		got := map[string]string{}
-		for _, e := range tm.Expect {
-			x, _, _ := spec.CompilePath(e.Path)
-			got[x.String()] = ctyText(e.Value)
-		}
-		diffPairs(t, got, want)
-		if code, out, errs := runCLI(t, dir, nil, "validate", dir); code != ExitPass {
-			t.Errorf("validate after annotate --write: exit %d\n%s\n%s", code, out, errs)
-		}
-	})
+	}
+	if tm.Reviewed {
+		t.Error("reviewed is not false")
+	}
+	got := map[string]string{}
+	for _, e := range tm.Expect {
+		x, _, _ := spec.CompilePath(e.Path)
+		got[x.String()] = ctyText(e.Value)
+	}
+	diffPairs(t, got, want)
+	if code, out, errs := runCLI(t, dir, nil, "validate", dir); code != ExitPass {
+		t.Errorf("validate after annotate --write: exit %d\n%s\n%s", code, out, errs)
+	}
 }
 
 // routeNLU answers route queries: from and to cities, and a hint when

@@ -116,34 +116,9 @@ func newFaultService(t *testing.T) *faultService {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"intent": {"name": "问候", `))
 		case "返回一百兆的响应体", "声明一百兆长度的响应体":
-			w.Header().Set("Content-Type", "application/json")
-			if req.Text == "声明一百兆长度的响应体" {
-				w.Header().Set("Content-Length", fmt.Sprint(hundredMB))
-			}
-			deadline := time.Now().Add(20 * time.Second)
-			for sent := 0; sent < hundredMB && time.Now().Before(deadline); {
-				k, err := w.Write(chunk[:min(len(chunk), hundredMB-sent)])
-				sent += k
-				fs.streamed.Add(int64(k))
-				if err != nil {
-					return // the client stopped reading and closed
-				}
-			}
+			fs.streamBig(w, req.Text == "声明一百兆长度的响应体", chunk)
 		case "慢慢地一个字节一个字节地回答":
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusOK)
-			body := []byte(`{"intent": {"name": "问候", "confidence": 0.9}, "entities": []}`)
-			for _, b := range body {
-				if _, err := w.Write([]byte{b}); err != nil {
-					return
-				}
-				w.(http.Flusher).Flush()
-				select {
-				case <-r.Context().Done():
-					return
-				case <-time.After(200 * time.Millisecond):
-				}
-			}
+			slowBytes(w, r)
 		case "回答到一半断开连接":
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Length", "1000")
@@ -157,6 +132,42 @@ func newFaultService(t *testing.T) *faultService {
 	}))
 	t.Cleanup(fs.srv.Close)
 	return fs
+}
+
+// streamBig streams a 100 MB body (declaring its length when declare is
+// set) for at most 20 s, counting what it manages to write.
+func (fs *faultService) streamBig(w http.ResponseWriter, declare bool, chunk []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	if declare {
+		w.Header().Set("Content-Length", fmt.Sprint(hundredMB))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for sent := 0; sent < hundredMB && time.Now().Before(deadline); {
+		k, err := w.Write(chunk[:min(len(chunk), hundredMB-sent)])
+		sent += k
+		fs.streamed.Add(int64(k))
+		if err != nil {
+			return // the client stopped reading and closed
+		}
+	}
+}
+
+// slowBytes answers one byte every 200 ms.
+func slowBytes(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	body := []byte(`{"intent": {"name": "问候", "confidence": 0.9}, "entities": []}`)
+	for _, b := range body {
+		if _, err := w.Write([]byte{b}); err != nil {
+			return
+		}
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // hijack takes the connection over and closes it, after prepare.
@@ -348,80 +359,92 @@ threshold "准确率" { condition = metrics.accuracy >= 0.6 }`, ExitPass},
 				elapsed.Round(time.Millisecond), before.HeapAlloc>>20, peak>>20,
 				(after.TotalAlloc-before.TotalAlloc)>>20, fs.streamed.Load()>>20)
 
-			// Memory: the 100 MB bodies are cut at max_response_bytes (1 MiB)
-			// and never read further, so the whole run allocates a few MiB.
-			const bound = 32 << 20
-			if d := after.TotalAlloc - before.TotalAlloc; d > bound {
-				t.Errorf("the run allocated %d MiB in all, want under %d MiB with 100 MB bodies capped at 1 MiB", d>>20, bound>>20)
-			}
-			if peak > before.HeapAlloc && peak-before.HeapAlloc > bound {
-				t.Errorf("heap grew by %d MiB during the run, want under %d MiB", (peak-before.HeapAlloc)>>20, bound>>20)
-			}
-			if s := fs.streamed.Load(); s >= 2*hundredMB {
-				t.Errorf("the service streamed %d MiB: the client read the 100 MB bodies in full", s>>20)
-			}
+			checkFaultMemory(t, fs, &before, &after, peak)
 
-			// Every case once, with its outcome, error type and attempts.
-			lines := readResultLines(t, filepath.Join(runDir, "results.jsonl"))
-			byText := map[string][]resultLine{}
-			for _, r := range lines {
-				byText[r.Text] = append(byText[r.Text], r)
-			}
-			if len(lines) != len(faults) {
-				t.Errorf("results.jsonl has %d lines, want %d", len(lines), len(faults))
-			}
-			wantErrors := map[string]string{} // case id → error type
-			for _, f := range faults {
-				rs := byText[f.text]
-				if len(rs) != 1 {
-					t.Errorf("%s: %d results, want exactly 1", f.text, len(rs))
-					continue
-				}
-				r := rs[0]
-				gotType := ""
-				if r.Error != nil {
-					gotType = r.Error.Type
-					if r.Error.Message == "" {
-						t.Errorf("%s: error %s without a message", f.text, gotType)
-					}
-				}
-				if r.Outcome != f.outcome || gotType != f.errType {
-					msg := ""
-					if r.Error != nil {
-						msg = r.Error.Message
-					}
-					t.Errorf("%s: outcome %s %s (%s), want %s %s", f.text, r.Outcome, gotType, msg, f.outcome, f.errType)
-				}
-				if r.Attempts != f.attempts {
-					t.Errorf("%s: %d attempts, want %d", f.text, r.Attempts, f.attempts)
-				}
-				if f.outcome == "error" {
-					wantErrors[r.ID] = f.errType
-				}
-			}
-			for text := range byText {
-				if !knownFault(text) {
-					t.Errorf("unexpected case %q in results.jsonl", text)
-				}
-			}
-			if got := byText["服务器内部错误"]; len(got) == 1 && (got[0].Status != 500 || !strings.Contains(got[0].Body, "内部错误")) {
-				t.Errorf("500: status %d, body %q; want 500 with the body kept", got[0].Status, got[0].Body)
-			}
-
-			// The server saw as many attempts as were recorded, and the
-			// retry after `Retry-After: 1` waited at least a second.
-			for _, f := range faults {
-				if n := len(fs.arrivalsOf(f.text)); n != f.attempts {
-					t.Errorf("%s: the service saw %d attempts, want %d", f.text, n, f.attempts)
-				}
-			}
-			if a := fs.arrivalsOf("请求太多带重试时间"); len(a) == 2 && a[1].Sub(a[0]) < 950*time.Millisecond {
-				t.Errorf("429 with Retry-After: 1 was retried after %s, want ≥ 1s", a[1].Sub(a[0]))
-			}
-
+			wantErrors := checkFaultResults(t, fs, runDir)
 			checkFaultJUnit(t, junit, wantErrors, v.thresholds == "")
 		})
 	}
+}
+
+// checkFaultMemory: the 100 MB bodies are cut at max_response_bytes
+// (1 MiB) and never read further, so the whole run allocates a few MiB.
+func checkFaultMemory(t *testing.T, fs *faultService, before, after *runtime.MemStats, peak uint64) {
+	t.Helper()
+	const bound = 32 << 20
+	if d := after.TotalAlloc - before.TotalAlloc; d > bound {
+		t.Errorf("the run allocated %d MiB in all, want under %d MiB with 100 MB bodies capped at 1 MiB", d>>20, bound>>20)
+	}
+	if peak > before.HeapAlloc && peak-before.HeapAlloc > bound {
+		t.Errorf("heap grew by %d MiB during the run, want under %d MiB", (peak-before.HeapAlloc)>>20, bound>>20)
+	}
+	if s := fs.streamed.Load(); s >= 2*hundredMB {
+		t.Errorf("the service streamed %d MiB: the client read the 100 MB bodies in full", s>>20)
+	}
+}
+
+// checkFaultResults checks that every case is recorded once, with its
+// outcome, error type and attempts, and that the service saw as many
+// attempts; it returns the error type of each errored case by id.
+func checkFaultResults(t *testing.T, fs *faultService, runDir string) map[string]string {
+	t.Helper()
+	lines := readResultLines(t, filepath.Join(runDir, "results.jsonl"))
+	byText := map[string][]resultLine{}
+	for _, r := range lines {
+		byText[r.Text] = append(byText[r.Text], r)
+	}
+	if len(lines) != len(faults) {
+		t.Errorf("results.jsonl has %d lines, want %d", len(lines), len(faults))
+	}
+	wantErrors := map[string]string{} // case id → error type
+	for _, f := range faults {
+		rs := byText[f.text]
+		if len(rs) != 1 {
+			t.Errorf("%s: %d results, want exactly 1", f.text, len(rs))
+			continue
+		}
+		r := rs[0]
+		gotType := ""
+		if r.Error != nil {
+			gotType = r.Error.Type
+			if r.Error.Message == "" {
+				t.Errorf("%s: error %s without a message", f.text, gotType)
+			}
+		}
+		if r.Outcome != f.outcome || gotType != f.errType {
+			msg := ""
+			if r.Error != nil {
+				msg = r.Error.Message
+			}
+			t.Errorf("%s: outcome %s %s (%s), want %s %s", f.text, r.Outcome, gotType, msg, f.outcome, f.errType)
+		}
+		if r.Attempts != f.attempts {
+			t.Errorf("%s: %d attempts, want %d", f.text, r.Attempts, f.attempts)
+		}
+		if f.outcome == "error" {
+			wantErrors[r.ID] = f.errType
+		}
+	}
+	for text := range byText {
+		if !knownFault(text) {
+			t.Errorf("unexpected case %q in results.jsonl", text)
+		}
+	}
+	if got := byText["服务器内部错误"]; len(got) == 1 && (got[0].Status != 500 || !strings.Contains(got[0].Body, "内部错误")) {
+		t.Errorf("500: status %d, body %q; want 500 with the body kept", got[0].Status, got[0].Body)
+	}
+
+	// The server saw as many attempts as were recorded, and the
+	// retry after `Retry-After: 1` waited at least a second.
+	for _, f := range faults {
+		if n := len(fs.arrivalsOf(f.text)); n != f.attempts {
+			t.Errorf("%s: the service saw %d attempts, want %d", f.text, n, f.attempts)
+		}
+	}
+	if a := fs.arrivalsOf("请求太多带重试时间"); len(a) == 2 && a[1].Sub(a[0]) < 950*time.Millisecond {
+		t.Errorf("429 with Retry-After: 1 was retried after %s, want ≥ 1s", a[1].Sub(a[0]))
+	}
+	return wantErrors
 }
 
 func knownFault(text string) bool {

@@ -97,7 +97,14 @@ func TestEvalReproducesRunAndFollowsEdits(t *testing.T) {
 	if code != ExitFail {
 		t.Fatalf("after the edit every 查天气 case fails, so the label threshold fails; exit %d\n%s", code, errs)
 	}
-	after := loadReport(t, cp)
+	checkOnlyEditedTemplateFlips(t, orig, loadReport(t, cp))
+	checkDiffAndListMetrics(t, dir, run, cp)
+}
+
+// checkOnlyEditedTemplateFlips: after the edit of 查天气's expectation,
+// only 查天气's cases and the metrics they feed change.
+func checkOnlyEditedTemplateFlips(t *testing.T, orig, after *schema.Report) {
+	t.Helper()
 	before := map[string]schema.Outcome{}
 	for _, c := range orig.Cases {
 		before[c.ID] = c.Outcome
@@ -117,7 +124,12 @@ func TestEvalReproducesRunAndFollowsEdits(t *testing.T) {
 	if orig.Metrics.Template["查天气"].Passed != 4 || after.Metrics.Template["查天气"].Passed != 0 {
 		t.Errorf("查天气 passed %d → %d, want 4 → 0", orig.Metrics.Template["查天气"].Passed, after.Metrics.Template["查天气"].Passed)
 	}
+}
 
+// checkDiffAndListMetrics runs diff, eval --baseline and --list-metrics on
+// the run and its edited copy.
+func checkDiffAndListMetrics(t *testing.T, dir, run, cp string) {
+	t.Helper()
 	// diff lists the flips and the deltas; Markdown against a baseline has a Δ.
 	code, diffOut, _ := runCLI(t, dir, nil, "diff", run, cp)
 	if code != 0 || !strings.Contains(diffOut, "4 cases got worse") || !strings.Contains(diffOut, "北京天气怎么样") ||
@@ -125,7 +137,7 @@ func TestEvalReproducesRunAndFollowsEdits(t *testing.T) {
 		t.Errorf("diff output:\n%s", diffOut)
 	}
 	md := filepath.Join(dir, "summary.md")
-	code, _, errs = runCLI(t, dir, nil, "eval", cp, "--var", "url=x", "--baseline", run, "--report-markdown", md)
+	code, _, errs := runCLI(t, dir, nil, "eval", cp, "--var", "url=x", "--baseline", run, "--report-markdown", md)
 	if code != ExitFail {
 		t.Fatalf("eval with baseline exit %d\n%s", code, errs)
 	}
