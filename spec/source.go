@@ -87,13 +87,18 @@ func init() {
 	}
 }
 
-// RegisterSourceKind adds a case source kind; call it from init only. It
-// panics when the block type is taken.
+// RegisterSourceKind adds a case source kind: its block type to suite
+// files and, for kinds other than template (whose metrics.template is
+// built in), its keyed map metrics.KIND["NAME"] to the metrics tree. Call
+// it from init only. It panics when the block type is taken.
 func RegisterSourceKind(k SourceKind) {
 	if _, dup := sourceKinds[k.Block()]; dup || slices.ContainsFunc(fileSchemaBase.Blocks, func(b hcl.BlockHeaderSchema) bool { return b.Type == k.Block() }) {
 		panic(fmt.Sprintf("spec: source kind %q registered twice", k.Block()))
 	}
 	sourceKinds[k.Block()] = k
+	if k.Block() != schema.KindTemplate {
+		schema.MetricsTree.RegisterSourceKind(k.Block(), k.Block()+" source")
+	}
 }
 
 // SourceKinds lists the registered source kinds' names, sorted.
@@ -165,6 +170,28 @@ func (d *Decoder) Assert(b *hcl.Block) *Assert { return d.l.decodeAssert(b) }
 // Errorf reports an error at rng.
 func (d *Decoder) Errorf(rng *hcl.Range, summary, detail string, args ...any) {
 	d.l.errorf(rng, summary, detail, args...)
+}
+
+// StaticExpectations resolves expectation specs without placeholders
+// into a case's expectations (a source whose cases share them may share
+// the result between its cases: callers never modify expectations).
+func StaticExpectations(specs []*ExpectSpec) schema.Expectations {
+	if len(specs) == 0 {
+		return nil
+	}
+	out := make(schema.Expectations, len(specs))
+	for i, e := range specs {
+		out[i] = schema.Expectation{Path: e.Path, Value: ctyToGeneric(e.Value)}
+	}
+	return out
+}
+
+// AssignSplits sets c.Split for a case rebuilt outside a generation
+// (Source.Rebuild): the splits whose condition or share holds.
+func (s *Suite) AssignSplits(c *schema.Case) error {
+	c.Split = nil
+	sp := splitter{s: s}
+	return sp.assign(c)
 }
 
 // Gen is the generation of one Suite.Generate call, as a source sees it.
