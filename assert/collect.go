@@ -11,186 +11,39 @@ import (
 	"github.com/nlutest/nlutest/spec"
 )
 
-// counts tallies outcomes.
-type counts struct{ total, passed, failed, errored int }
-
-func (c *counts) add(o schema.Outcome) {
-	c.total++
-	switch o {
-	case schema.Pass:
-		c.passed++
-	case schema.Fail:
-		c.failed++
-	case schema.Error:
-		c.errored++
-	}
-}
-
-// nodeAcc accumulates one node of the metrics tree. Dimension
-// accumulators are indexed as the schema's dimensions.
+// nodeAcc accumulates one node of the metrics tree: one accumulator per
+// registered family, in the descriptor's order (accs[0] counts outcomes).
 type nodeAcc struct {
-	total, passed, failed, errored int
-	latency                        *metrics.LatencyAcc
-	dims                           []*metrics.DimAcc
-	caseDims                       []*metrics.CaseDimAcc
-	labels                         []*metrics.LabelAcc
-	sc                             *spec.Schema
+	accs []Acc
 }
 
-func (n *nodeAcc) add(r *schema.Result, ev *Evaluation, lat metrics.Sample) {
-	n.total++
-	switch r.Outcome {
-	case schema.Pass:
-		n.passed++
-	case schema.Fail:
-		n.failed++
-	case schema.Error:
-		n.errored++
+func newNodeAcc(s *spec.Suite) *nodeAcc {
+	n := &nodeAcc{accs: make([]Acc, len(families))}
+	for i, f := range families {
+		n.accs[i] = f.NewAcc(s)
 	}
-	if r.Error == nil {
-		if n.latency == nil {
-			n.latency = metrics.NewLatencyAcc()
-		}
-		n.latency.AddSample(lat)
-	}
-	if ev == nil || n.sc == nil || r.Outcome == schema.Error {
-		return
-	}
-	cd := &ev.dims
-	dims := n.sc.Dimensions
-	if len(cd.tallies) > 0 {
-		if n.dims == nil {
-			n.dims = make([]*metrics.DimAcc, len(dims))
-		}
-		for i := range cd.tallies {
-			if !cd.counted[i] {
-				continue
-			}
-			if n.dims[i] == nil {
-				n.dims[i] = metrics.NewDimAcc(dims[i].Kind)
-			}
-			n.dims[i].Add(&cd.tallies[i])
-		}
-	}
-	if len(cd.cases) > 0 {
-		if n.caseDims == nil {
-			n.caseDims = make([]*metrics.CaseDimAcc, len(dims))
-		}
-		for i, c := range cd.cases {
-			if c == 0 {
-				continue
-			}
-			if n.caseDims[i] == nil {
-				n.caseDims[i] = &metrics.CaseDimAcc{}
-			}
-			n.caseDims[i].Add(c > 0)
-		}
-	}
-	if len(cd.labels) > 0 {
-		if n.labels == nil {
-			n.labels = make([]*metrics.LabelAcc, len(dims))
-		}
-		for i, obs := range cd.labels {
-			if !obs.has {
-				continue
-			}
-			if n.labels[i] == nil {
-				n.labels[i] = metrics.NewLabelAcc(dims[i].TopK)
-			}
-			n.labels[i].Add(obs.expected, obs.ranked)
-		}
+	return n
+}
+
+func (n *nodeAcc) add(o *Observation) {
+	for _, a := range n.accs {
+		a.Add(o)
 	}
 }
 
 // merge adds o's results to n.
 func (n *nodeAcc) merge(o *nodeAcc) {
-	n.total += o.total
-	n.passed += o.passed
-	n.failed += o.failed
-	n.errored += o.errored
-	if o.latency != nil {
-		if n.latency == nil {
-			n.latency = metrics.NewLatencyAcc()
-		}
-		n.latency.Merge(o.latency)
-	}
-	if n.sc == nil {
-		n.sc = o.sc
-	}
-	k := 0
-	if n.sc != nil {
-		k = len(n.sc.Dimensions)
-	}
-	for i, d := range o.dims {
-		if d == nil {
-			continue
-		}
-		if n.dims == nil {
-			n.dims = make([]*metrics.DimAcc, k)
-		}
-		if n.dims[i] == nil {
-			n.dims[i] = metrics.NewDimAcc(n.sc.Dimensions[i].Kind)
-		}
-		n.dims[i].Merge(d)
-	}
-	for i, d := range o.caseDims {
-		if d == nil {
-			continue
-		}
-		if n.caseDims == nil {
-			n.caseDims = make([]*metrics.CaseDimAcc, k)
-		}
-		if n.caseDims[i] == nil {
-			n.caseDims[i] = &metrics.CaseDimAcc{}
-		}
-		n.caseDims[i].Merge(d)
-	}
-	for i, d := range o.labels {
-		if d == nil {
-			continue
-		}
-		if n.labels == nil {
-			n.labels = make([]*metrics.LabelAcc, k)
-		}
-		if n.labels[i] == nil {
-			n.labels[i] = metrics.NewLabelAcc(n.sc.Dimensions[i].TopK)
-		}
-		n.labels[i].Merge(d)
+	for i, a := range n.accs {
+		a.Merge(o.accs[i])
 	}
 }
 
+func (n *nodeAcc) counts() *counts { return n.accs[0].(*counts) }
+
 func (n *nodeAcc) node() *schema.Node {
-	out := &schema.Node{
-		Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored,
-		Accuracy:  schema.R(n.passed, n.total-n.errored),
-		ErrorRate: schema.R(n.errored, n.total),
-	}
-	if n.latency != nil {
-		out.Latency = n.latency.Result()
-	}
-	for i, d := range n.dims {
-		if d != nil {
-			if out.Dimension == nil {
-				out.Dimension = map[string]*schema.Dimension{}
-			}
-			out.Dimension[n.sc.Dimensions[i].Name] = d.Result()
-		}
-	}
-	for i, d := range n.caseDims {
-		if d != nil {
-			if out.Dimension == nil {
-				out.Dimension = map[string]*schema.Dimension{}
-			}
-			out.Dimension[n.sc.Dimensions[i].Name] = d.Result()
-		}
-	}
-	for i, l := range n.labels {
-		if l != nil {
-			if out.Label == nil {
-				out.Label = map[string]*schema.Label{}
-			}
-			out.Label[n.sc.Dimensions[i].Name] = l.Result()
-		}
+	out := &schema.Node{}
+	for _, a := range n.accs {
+		a.Fill(out)
 	}
 	return out
 }
@@ -200,13 +53,14 @@ func (n *nodeAcc) node() *schema.Node {
 // single goroutine.
 type Collector struct {
 	suite    *spec.Suite
-	root     nodeAcc
+	root     *nodeAcc
 	split    map[string]*nodeAcc
 	level    map[string]*nodeAcc
 	scene    map[string]*nodeAcc
-	core     nodeAcc
-	noncore  nodeAcc
+	core     *nodeAcc
+	noncore  *nodeAcc
 	template map[string]*nodeAcc
+	obs      Observation // the case being added, shared by its nodes
 	// sources holds a node per case source of the other kinds: the keyed
 	// map metrics.KIND their kind registers (schema.Tree.RegisterSourceKind).
 	sources map[sourceKey]*nodeAcc
@@ -238,14 +92,14 @@ func NewCollector(s *spec.Suite) *Collector {
 	for i, src := range s.CaseSources {
 		c.srcOrder[sourceKey{src.Kind(), src.Name()}] = i
 	}
-	c.root.sc, c.core.sc, c.noncore.sc = s.Schema, s.Schema, s.Schema
+	c.root, c.core, c.noncore = newNodeAcc(s), newNodeAcc(s), newNodeAcc(s)
 	return c
 }
 
 func (c *Collector) get(m map[string]*nodeAcc, k string) *nodeAcc {
 	n := m[k]
 	if n == nil {
-		n = &nodeAcc{sc: c.suite.Schema}
+		n = newNodeAcc(c.suite)
 		m[k] = n
 	}
 	return n
@@ -280,7 +134,8 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 	kind, name := r.SourceOf()
 	key := sourceKey{kind, name}
 	c.addCase(r, seq, key)
-	lat := metrics.NewSample(metrics.InputLength(r.Text), r.LatencyMS)
+	c.obs = Observation{Result: r, Eval: ev, Latency: metrics.NewSample(metrics.InputLength(r.Text), r.LatencyMS)}
+	o := &c.obs
 	g := c.groups[key]
 	if g == nil {
 		g = &counts{}
@@ -291,12 +146,12 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 		c.unreviewed++
 		return
 	}
-	c.root.add(r, ev, lat)
+	c.root.add(o)
 	for _, sp := range r.Split {
-		c.get(c.split, sp).add(r, ev, lat)
+		c.get(c.split, sp).add(o)
 	}
 	if r.Level != "" {
-		c.get(c.level, r.Level).add(r, ev, lat)
+		c.get(c.level, r.Level).add(o)
 	}
 	c.sceneKey = c.sceneKey[:0]
 	for i, part := range r.Scene {
@@ -308,22 +163,22 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 		if n == nil {
 			n = c.get(c.scene, string(c.sceneKey))
 		}
-		n.add(r, ev, lat)
+		n.add(o)
 	}
 	if r.Core {
-		c.core.add(r, ev, lat)
+		c.core.add(o)
 	} else {
-		c.noncore.add(r, ev, lat)
+		c.noncore.add(o)
 	}
 	if kind == schema.KindTemplate {
-		c.get(c.template, name).add(r, ev, lat)
+		c.get(c.template, name).add(o)
 	} else {
 		n := c.sources[key]
 		if n == nil {
-			n = &nodeAcc{sc: c.suite.Schema}
+			n = newNodeAcc(c.suite)
 			c.sources[key] = n
 		}
-		n.add(r, ev, lat)
+		n.add(o)
 	}
 }
 
@@ -404,13 +259,13 @@ func (c *Collector) Fork() *Collector {
 
 // Merge adds the results o collected to c.
 func (c *Collector) Merge(o *Collector) {
-	c.root.merge(&o.root)
-	c.core.merge(&o.core)
-	c.noncore.merge(&o.noncore)
+	c.root.merge(o.root)
+	c.core.merge(o.core)
+	c.noncore.merge(o.noncore)
 	for k, n := range o.sources {
 		cn := c.sources[k]
 		if cn == nil {
-			cn = &nodeAcc{sc: c.suite.Schema}
+			cn = newNodeAcc(c.suite)
 			c.sources[k] = cn
 		}
 		cn.merge(n)
@@ -484,7 +339,7 @@ func (c *Collector) order(cr *schema.CaseReport) int {
 func (c *Collector) Omitted() int { return c.omitted }
 
 // Total is the number of results added.
-func (c *Collector) Total() int { return c.root.total }
+func (c *Collector) Total() int { return c.root.counts().total }
 
 // Metrics returns the metrics tree.
 func (c *Collector) Metrics() *schema.Metrics {
@@ -507,35 +362,35 @@ func (c *Collector) Metrics() *schema.Metrics {
 		}
 		for _, sp := range c.suite.Splits {
 			if m.Split[sp.Name] == nil {
-				m.Split[sp.Name] = (&nodeAcc{}).node()
+				m.Split[sp.Name] = newNodeAcc(c.suite).node()
 			}
 		}
 	}
-	if c.core.total > 0 {
+	if c.core.counts().total > 0 {
 		m.Core = c.core.node()
 	}
-	if c.noncore.total > 0 {
+	if c.noncore.counts().total > 0 {
 		m.Noncore = c.noncore.node()
 	}
 	return m
 }
 
 // sourceNodes sets metrics.KIND["NAME"] for the sources of kinds other
-// than template: a map per kind in the root node's Families, every
-// declared source of the kind present.
+// than template: a map per kind in Metrics.Sources, every declared
+// source of the kind present.
 func (c *Collector) sourceNodes(m *schema.Metrics) {
 	for _, src := range c.suite.CaseSources {
 		kind := src.Kind()
 		if kind == schema.KindTemplate {
 			continue
 		}
-		if m.Families == nil {
-			m.Families = map[string]any{}
+		if m.Sources == nil {
+			m.Sources = map[string]map[string]*schema.Node{}
 		}
-		byName, _ := m.Families[kind].(map[string]*schema.Node)
+		byName := m.Sources[kind]
 		if byName == nil {
 			byName = map[string]*schema.Node{}
-			m.Families[kind] = byName
+			m.Sources[kind] = byName
 		}
 		if n := c.sources[sourceKey{kind, src.Name()}]; n != nil {
 			byName[src.Name()] = n.node()

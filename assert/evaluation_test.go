@@ -67,3 +67,40 @@ func dimensionsJSON(t *testing.T, c *Collector) string {
 	}
 	return string(b)
 }
+
+// Metrics that come from elsewhere than calls (a ratings sheet) join a
+// node with AddExternal, as if the collector had counted them.
+func TestAddExternal(t *testing.T) {
+	s := loadSuite(t, `
+template "天气" {
+  text  = "北京天气"
+  level = "S1"
+  expect = { "$.intent" = "查天气" }
+}
+split "冒烟" { where = case.level == "S1" }
+`)
+	c := NewCollector(s)
+	c.Add(&schema.Result{Case: schema.Case{ID: "1", Template: "天气", Text: "北京天气", Level: "S1", Split: []string{"冒烟"}}, Outcome: schema.Pass}, nil)
+	if err := c.AddExternal("cases", NodeKey{Group: "split", Key: "冒烟"}, &counts{total: 2, passed: 1, failed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddExternal("cases", NodeKey{Group: "core"}, &counts{total: 1, passed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	m := c.Metrics()
+	if n := m.Split["冒烟"]; n.Total != 3 || n.Passed != 2 || n.Accuracy != schema.R(2, 3) {
+		t.Errorf("split node after AddExternal: %+v", n)
+	}
+	if m.Core == nil || m.Core.Total != 1 {
+		t.Errorf("core node after AddExternal: %+v", m.Core)
+	}
+	if m.Total != 1 {
+		t.Errorf("the root counts only what was added to it: total %d", m.Total)
+	}
+	if err := c.AddExternal("ratings", NodeKey{}, &counts{}); err == nil {
+		t.Error("an unregistered family is an error")
+	}
+	if err := c.AddExternal("cases", NodeKey{Group: "shelf"}, &counts{}); err == nil {
+		t.Error("an unknown group is an error")
+	}
+}

@@ -174,6 +174,10 @@ type Metrics struct {
 	Core     *Node            `json:"core,omitempty"`
 	Noncore  *Node            `json:"noncore,omitempty"`
 	Template map[string]*Node `json:"template,omitempty"`
+	// Sources holds the nodes of sources of kinds registered with
+	// MetricsTree.RegisterSourceKind, by kind, then source name; the
+	// report JSON writes each kind as a member (metrics.dataset).
+	Sources map[string]map[string]*Node `json:"-"`
 }
 
 // Observed is the value of one metric a threshold condition used.

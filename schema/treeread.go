@@ -198,6 +198,11 @@ func member(v reflect.Value, name string) reflect.Value {
 		if v.Type() == nodeType {
 			return member(v.FieldByName("Families"), name)
 		}
+		if v.Type() == metricsType {
+			if g := member(v.FieldByName("Sources"), name); g.IsValid() {
+				return g
+			}
+		}
 		if f := v.FieldByName("Node"); f.IsValid() && f.Type() == nodeType {
 			return member(f, name)
 		}
@@ -231,9 +236,10 @@ func deref(v reflect.Value) reflect.Value {
 }
 
 var (
-	nodeType   = reflect.TypeFor[Node]()
-	rawType    = reflect.TypeFor[json.RawMessage]()
-	fieldCache sync.Map // reflect.Type → map[string][]int
+	nodeType    = reflect.TypeFor[Node]()
+	metricsType = reflect.TypeFor[Metrics]()
+	rawType     = reflect.TypeFor[json.RawMessage]()
+	fieldCache  sync.Map // reflect.Type → map[string][]int
 )
 
 // jsonFields maps the JSON names of t's fields (promoted ones included) to

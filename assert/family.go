@@ -1,0 +1,140 @@
+package assert
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// Family is one metric family: its part of the metrics tree's descriptor
+// (schema.MetricsTree) and the accumulator that fills that part in every
+// node. The built-in families are the case counts, dimension, label and
+// latency; a new one is a file with a Family and its Acc plus one
+// RegisterFamily call (docs/architecture.md).
+type Family interface {
+	// Shape is the family's part of the descriptor: what its figures are
+	// called, their kinds and docs. Its Name identifies the family.
+	Shape() *schema.Family
+	// NewAcc returns an empty accumulator for one node of a run of s.
+	NewAcc(s *spec.Suite) Acc
+}
+
+// Acc accumulates one family's figures for one node of the tree.
+type Acc interface {
+	// Add counts one case. It runs for every node the case counts in
+	// (about seven), so it must not allocate once warm.
+	Add(o *Observation)
+	// Merge adds the cases of o, an Acc of the same family, as if this
+	// Acc had been fed them too (forked collectors in eval, shards).
+	Merge(o Acc)
+	// Fill writes the family's figures into the node: a field of Node for
+	// the built-in families, Node.Families[name] (SetFamily) for others.
+	Fill(n *schema.Node)
+}
+
+// Observation is one case as accumulators see it: the result, its
+// evaluation (nil when the suite's schema has no dimensions or the case
+// errored) and what is worked out once for every node.
+type Observation struct {
+	Result *schema.Result
+	Eval   *Evaluation
+	// Latency is the call's latency with its input length.
+	Latency metrics.Sample
+}
+
+// SetFamily stores the value of a registered family in the node, for
+// the report (JSON member named after the family) and thresholds.
+func SetFamily(n *schema.Node, name string, v any) {
+	if n.Families == nil {
+		n.Families = map[string]any{}
+	}
+	n.Families[name] = v
+}
+
+// families are the registered families, in the descriptor's order:
+// families[i] fills schema.MetricsTree.Families[i].
+var families = []Family{casesFamily{}, dimensionFamily{}, labelFamily{}, latencyFamily{}}
+
+// RegisterFamily adds a metric family to every collector made after it:
+// its shape joins the descriptor, so thresholds, validate, --list-metrics,
+// JUnit properties and the report JSON know its figures. Call it from an
+// init function.
+func RegisterFamily(f Family) {
+	schema.MetricsTree.RegisterFamily(f.Shape())
+	families = append(families, f)
+}
+
+// familyIndex returns the index of the family named name, or -1.
+func familyIndex(name string) int {
+	for i, f := range families {
+		if f.Shape().Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// NodeKey names a node of the metrics tree: the whole run (the zero
+// value), a single group node (Group "core") or an entry of a keyed group
+// (Group "split", Key "smoke").
+type NodeKey struct {
+	Group, Key string
+}
+
+// AddExternal merges acc, an accumulator of the registered family named
+// family, filled from somewhere other than calls (a ratings sheet), into
+// the node at. Like Merge, it may be called in any order.
+func (c *Collector) AddExternal(family string, at NodeKey, acc Acc) error {
+	i := familyIndex(family)
+	if i < 0 {
+		return fmt.Errorf("no metric family %q is registered", family)
+	}
+	n, err := c.nodeAt(at)
+	if err != nil {
+		return err
+	}
+	n.accs[i].Merge(acc)
+	return nil
+}
+
+// nodeAt returns the node at k, making it when it is new.
+func (c *Collector) nodeAt(k NodeKey) (*nodeAcc, error) {
+	switch k.Group {
+	case "":
+		return c.root, nil
+	case "core":
+		return c.core, nil
+	case "noncore":
+		return c.noncore, nil
+	}
+	if m := c.groupMap(k.Group); m != nil {
+		return c.get(m, k.Key), nil
+	}
+	if g := schema.MetricsTree.Group(k.Group); g != nil && strings.HasPrefix(g.Keys, schema.KeysSourcePrefix) {
+		key := sourceKey{k.Group, k.Key}
+		n := c.sources[key]
+		if n == nil {
+			n = newNodeAcc(c.suite)
+			c.sources[key] = n
+		}
+		return n, nil
+	}
+	return nil, fmt.Errorf("the metrics tree has no group %q", k.Group)
+}
+
+func (c *Collector) groupMap(name string) map[string]*nodeAcc {
+	switch name {
+	case "split":
+		return c.split
+	case "level":
+		return c.level
+	case "scene":
+		return c.scene
+	case "template":
+		return c.template
+	}
+	return nil
+}
