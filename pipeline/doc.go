@@ -2,13 +2,15 @@
 // command line calls:
 //
 //   - case selection (select.go): a split, a --filter regular expression and
-//     one shard of a stable partition, and the size of the selection;
+//     one shard of a stable partition, over scripts (a single case is a
+//     script of one turn; the shard keys on the script id, so a script is
+//     always selected, run and resumed whole), and the size of the selection;
 //   - the run directory (rundir.go): where it goes, run.json (how the run
 //     was made), report.json's place, and the rules that protect a recorded
 //     run (an existing run is never overwritten; a resumed run keeps its
 //     selection);
 //   - a live run (run.go): preparing it, resuming it (repairing a torn last
-//     line and replaying what is recorded, so only unrecorded cases run),
+//     line and replaying what is recorded, so only unrecorded scripts run),
 //     executing it through runner.Run with the evaluator, the collector, the
 //     results writer and a per-result callback, and assembling its report;
 //   - replay of saved results (replay.go): the parallel engine behind

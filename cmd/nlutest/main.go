@@ -3,8 +3,11 @@
 // expectations, computes metrics, checks thresholds and writes console,
 // JUnit XML, Markdown and JSON reports with an exit code CI can gate on.
 //
-// This package owns the command line: flags, commands, wiring of the
-// stages and exit codes. All process state (arguments, environment,
+// This package owns the command line: flags, commands, exit codes and
+// what a person sees (progress, notices, reports). It parses flags, calls
+// package pipeline for everything a run does (selection, run directory,
+// resume, execution, replay for eval and merge) and renders the result with
+// reporters. All process state (arguments, environment,
 // streams, terminal detection, clock) is injected through App, so the whole
 // CLI runs in-process in tests.
 package main
