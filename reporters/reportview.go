@@ -34,11 +34,10 @@ func ReportView(r *schema.Report, base *schema.Report) *View {
 
 func verdictOf(r *schema.Report) *Verdict {
 	return &Verdict{
-		Pass:         verdictPass(r),
-		Headline:     headline(r),
-		Reasons:      reasons(r),
-		Description:  oneLine(r.Suite.Description),
-		ByThresholds: r.Verdict.ByThresholds || len(r.Thresholds) > 0,
+		Pass:        verdictPass(r),
+		Headline:    headline(r),
+		Reasons:     reasons(r),
+		Description: oneLine(r.Suite.Description),
 	}
 }
 

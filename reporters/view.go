@@ -38,8 +38,6 @@ type Verdict struct {
 	Headline    string   // "iao-hotel: 3/3 thresholds met · 41 passed, …"
 	Reasons     []string // why it failed (or notes on a pass), one line each
 	Description string   // the suite's description (wide renderers)
-	// ByThresholds is set when thresholds, not single cases, decide.
-	ByThresholds bool
 }
 
 // Field is one fact of a head's context line: "target demo".
