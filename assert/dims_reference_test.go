@@ -626,7 +626,9 @@ func refDiff(rs *refSuite, ev *Evaluator, r0 *schema.Result) []string {
 			}
 			got, want := metrics.NewDimAcc(d.Kind), metrics.NewDimAcc(d.Kind)
 			got.Add(&cd.tallies[di])
-			want.AddCase(ref.exp[di], ref.rec[di])
+			var tally metrics.Tally
+			tally.Case(ref.exp[di], ref.rec[di])
+			want.Add(&tally)
 			if g, w := got.Result(), want.Result(); !reflect.DeepEqual(g, w) {
 				diffs = append(diffs, fmt.Sprintf("dimension %s: %s, reference %s\n    expected units %v\n    recognised units %v",
 					d.Name, refDimText(g), refDimText(w), ref.exp[di], ref.rec[di]))

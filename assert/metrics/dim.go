@@ -37,7 +37,7 @@ func (c *dimCount) add(o dimCount) {
 	c.correct += o.correct
 }
 
-// smallCase is the size up to which AddCase matches units by scanning
+// smallCase is the size up to which Tally.Case matches units by scanning
 // instead of building a map.
 const smallCase = 16
 
@@ -70,21 +70,8 @@ func (d *DimAcc) val(v string) *dimCount {
 	return c
 }
 
-// AddCase records one case: the units its expectations in this dimension
-// name, and the units the response holds in it. Correct units are the
-// multiset intersection of the two (a unit expected twice and recognised
-// once is correct once and missed once); every other recognised unit is
-// wrong. Per value, expected units count under their own value and
-// recognised units under theirs, so a Person recognised where Place was
-// expected is a wrong Person and a missed Place.
-func (d *DimAcc) AddCase(expected, recognized []Unit) {
-	var t Tally
-	t.Case(expected, recognized)
-	d.Add(&t)
-}
-
-// Tally is one case's counts in a dimension, overall and per value: what
-// AddCase adds, worked out once so that it can be added to several
+// Tally is one case's counts in a dimension, overall and per value (see
+// Case), worked out once so that it can be added to several
 // accumulators (a case counts in every node of the metrics tree it belongs
 // to) at the cost of one lookup per distinct value.
 type Tally struct {
@@ -143,7 +130,13 @@ func (t *Tally) value(v string) *dimCount {
 	return &t.values[len(t.values)-1].dimCount
 }
 
-// Case sets t to the counts of one case (see AddCase), reusing its memory.
+// Case sets t to the counts of one case, reusing its memory: the units its
+// expectations in this dimension name, and the units the response holds in
+// it. Correct units are the multiset intersection of the two (a unit
+// expected twice and recognised once is correct once and missed once);
+// every other recognised unit is wrong. Per value, expected units count
+// under their own value and recognised units under theirs, so a Person
+// recognised where Place was expected is a wrong Person and a missed Place.
 func (t *Tally) Case(expected, recognized []Unit) {
 	t.all, t.values, t.index = dimCount{}, t.values[:0], nil
 	for _, u := range expected {

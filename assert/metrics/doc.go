@@ -6,8 +6,9 @@
 // which units, labels and latencies belong to which dimension and node, and
 // feed them here. Every accumulator keeps memory bounded by the number of
 // distinct labels or values it has seen (the latency accumulator keeps one
-// float64 per sample, for exact percentiles), and every accumulator has a
-// Merge method, so shards, splits and groups can be accumulated apart and
+// float64 per sample for exact percentiles up to ExactLatencySamples, then
+// a log-linear histogram: percentiles within 0.4%, count, mean and max
+// still exact), and every accumulator has a Merge method, so shards, splits and groups can be accumulated apart and
 // combined: merging accumulators gives the same result as feeding one
 // accumulator everything. Results are deterministic: labels and values are
 // sorted, never taken in map order, and sums run in a fixed order.
@@ -56,8 +57,11 @@
 // # Latency (seed 004, response time)
 //
 // [LatencyAcc] reports mean, p50/p90/p95/p99 and max, overall and per input
-// length bucket. Percentiles use linear interpolation between closest ranks,
-// numpy's default method ("linear") and Excel's PERCENTILE.INC. Input length
+// length bucket. Up to [ExactLatencySamples] samples, percentiles use linear
+// interpolation between closest ranks, numpy's default method ("linear") and
+// Excel's PERCENTILE.INC; past it the samples move into a log-linear
+// histogram, so memory stays flat, and percentiles are within 0.4% of the
+// exact values. Input length
 // is measured by [InputLength]: characters for Chinese, Japanese and Korean
 // script, words otherwise.
 package metrics

@@ -47,18 +47,6 @@ type LatencyAcc struct {
 // NewLatencyAcc returns an empty latency accumulator.
 func NewLatencyAcc() *LatencyAcc { return &LatencyAcc{} }
 
-// Add records the latency in milliseconds of one call whose input was text;
-// the bucket comes from InputLength(text). A NaN or infinite latency is not
-// a measurement and is ignored.
-func (l *LatencyAcc) Add(text string, ms float64) {
-	l.AddLength(InputLength(text), ms)
-}
-
-// AddLength is Add for a caller that already knows the input length.
-func (l *LatencyAcc) AddLength(n int, ms float64) {
-	l.AddSample(NewSample(n, ms))
-}
-
 // Sample is one latency measurement prepared for adding to several
 // accumulators (a case counts in every node of the metrics tree it belongs
 // to): its length bucket and histogram cell are worked out once.
