@@ -26,30 +26,42 @@ func Equal(expected, actual any) bool {
 		return ok && (a == e || norm.NFC.String(a) == norm.NFC.String(e))
 	case []any:
 		a, ok := actual.([]any)
-		if !ok || len(a) != len(e) {
-			return false
-		}
-		for i := range e {
-			if !Equal(e[i], a[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && equalLists(e, a)
 	case map[string]any:
 		a, ok := actual.(map[string]any)
-		if !ok || len(a) != len(e) {
+		return ok && equalObjects(e, a)
+	}
+	return equalNumbers(expected, actual)
+}
+
+func equalLists(e, a []any) bool {
+	if len(a) != len(e) {
+		return false
+	}
+	for i := range e {
+		if !Equal(e[i], a[i]) {
 			return false
 		}
-		for k, ev := range e {
-			av, ok := a[k]
-			if !ok || !Equal(ev, av) {
-				return false
-			}
-		}
-		return true
 	}
-	// Numbers of the same type compare directly; mixed types exactly, as
-	// big.Float.
+	return true
+}
+
+func equalObjects(e, a map[string]any) bool {
+	if len(a) != len(e) {
+		return false
+	}
+	for k, ev := range e {
+		av, ok := a[k]
+		if !ok || !Equal(ev, av) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalNumbers compares numbers: of the same type directly, of mixed
+// types exactly, as big.Float.
+func equalNumbers(expected, actual any) bool {
 	switch e := expected.(type) {
 	case int64:
 		if a, ok := actual.(int64); ok {

@@ -178,20 +178,13 @@ func (a *analysis) add(dim int, recognised bool, key string, start int) {
 // tells whether r.Expect[i] was met.
 func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluation {
 	sc := e.suite.Schema
-	idx := e.dims
 	n := len(sc.Dimensions)
 	ev := newEvaluation()
 	cd := &ev.dims
 	w := e.walkers.Get().(*walker)
 	defer e.walkers.Put(w)
 	a := &w.a
-	a.cd = cd
-	a.arena, a.units, a.items = a.arena[:0], a.units[:0], a.items[:0]
-	if cap(a.wanted) < n {
-		a.wanted = make([]bool, n)
-	}
-	a.wanted = a.wanted[:n]
-	clear(a.wanted)
+	a.reset(cd, n)
 	// Expected side, from the case's expectations.
 	from := e.sourceOf(r)
 	for i, x := range r.Expect {
@@ -199,49 +192,90 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluat
 		if err != nil || c.multi || c.dim < 0 {
 			continue // dimension metrics count concrete paths only
 		}
-		switch sc.Dimensions[c.dim].Kind {
-		case schema.KindLeaf:
-			start := len(a.arena)
-			a.arena = schema.AppendCanonicalJSON(a.arena, x.Value)
-			a.add(c.dim, false, c.canon, start)
-			a.wanted[c.dim] = true
-		case schema.KindCase:
-			if len(cd.cases) == 0 {
-				cd.cases = grow(cd.cases, n)
-			}
-			if met[i] && cd.cases[c.dim] != -1 {
-				cd.cases[c.dim] = 1
-			} else {
-				cd.cases[c.dim] = -1
-			}
-		case schema.KindLabel:
-			if s, ok := x.Value.(string); ok {
-				if len(cd.labels) == 0 {
-					cd.labels = grow(cd.labels, n)
-				}
-				cd.labels[c.dim] = labelObs{has: true, expected: s}
-			}
-		case schema.KindItems:
-			if !c.item {
-				continue
-			}
-			j := slices.IndexFunc(a.items, func(it expectedItem) bool { return it.dim == c.dim && it.path == c.itemPath })
-			if j < 0 {
-				j = len(a.items)
-				if j < cap(a.items) {
-					// reuse the pooled entry's value list
-					a.items = a.items[:j+1]
-					a.items[j].dim, a.items[j].path, a.items[j].vals = c.dim, c.itemPath, a.items[j].vals[:0]
-				} else {
-					a.items = append(a.items, expectedItem{dim: c.dim, path: c.itemPath})
-				}
-			}
-			if c.itemKey != "" {
-				a.items[j].vals = append(a.items[j].vals, keyValue{c.itemKey, x.Value})
-			}
-			a.wanted[c.dim] = true
+		a.expect(sc.Dimensions[c.dim].Kind, c, x.Value, met[i], n)
+	}
+	a.expectedItems(e.dims)
+	if len(a.units) > 0 {
+		w.recognise(rs)
+		a.tally(n)
+	}
+	for di, dim := range sc.Dimensions {
+		if dim.Kind == schema.KindLabel && len(cd.labels) > 0 && cd.labels[di].has {
+			cd.labels[di].ranked = predicted(dim, rs)
 		}
 	}
+	// A case counts towards a dimension only when its template annotates
+	// that dimension (recognitions in a dimension nobody expected anything
+	// of are not evidence of error): units are only gathered for dimensions
+	// the expectations opened above.
+	return ev
+}
+
+// reset prepares the analysis of one case with n dimensions into cd.
+func (a *analysis) reset(cd *caseDims, n int) {
+	a.cd = cd
+	a.arena, a.units, a.items = a.arena[:0], a.units[:0], a.items[:0]
+	if cap(a.wanted) < n {
+		a.wanted = make([]bool, n)
+	}
+	a.wanted = a.wanted[:n]
+	clear(a.wanted)
+}
+
+// expect records one concrete expectation of a dimension of the given
+// kind: value is its expected value, met whether the response met it.
+func (a *analysis) expect(kind string, c *compiled, value any, met bool, n int) {
+	cd := a.cd
+	switch kind {
+	case schema.KindLeaf:
+		start := len(a.arena)
+		a.arena = schema.AppendCanonicalJSON(a.arena, value)
+		a.add(c.dim, false, c.canon, start)
+		a.wanted[c.dim] = true
+	case schema.KindCase:
+		if len(cd.cases) == 0 {
+			cd.cases = grow(cd.cases, n)
+		}
+		if met && cd.cases[c.dim] != -1 {
+			cd.cases[c.dim] = 1
+		} else {
+			cd.cases[c.dim] = -1
+		}
+	case schema.KindLabel:
+		if s, ok := value.(string); ok {
+			if len(cd.labels) == 0 {
+				cd.labels = grow(cd.labels, n)
+			}
+			cd.labels[c.dim] = labelObs{has: true, expected: s}
+		}
+	case schema.KindItems:
+		if c.item {
+			a.expectItem(c, value)
+		}
+	}
+}
+
+// expectItem records the expectation of one key of an expected item.
+func (a *analysis) expectItem(c *compiled, value any) {
+	j := slices.IndexFunc(a.items, func(it expectedItem) bool { return it.dim == c.dim && it.path == c.itemPath })
+	if j < 0 {
+		j = len(a.items)
+		if j < cap(a.items) {
+			// reuse the pooled entry's value list
+			a.items = a.items[:j+1]
+			a.items[j].dim, a.items[j].path, a.items[j].vals = c.dim, c.itemPath, a.items[j].vals[:0]
+		} else {
+			a.items = append(a.items, expectedItem{dim: c.dim, path: c.itemPath})
+		}
+	}
+	if c.itemKey != "" {
+		a.items[j].vals = append(a.items[j].vals, keyValue{c.itemKey, value})
+	}
+	a.wanted[c.dim] = true
+}
+
+// expectedItems adds the expected items as units.
+func (a *analysis) expectedItems(idx *dimIndex) {
 	for _, it := range a.items {
 		start := len(a.arena)
 		a.arena = appendItem(a.arena, idx.itemKeys[it.dim], func(k string) any {
@@ -255,46 +289,45 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluat
 		})
 		a.add(it.dim, false, "", start)
 	}
-	if len(a.units) > 0 {
-		// Recognised side, from the response: leaves and $..NAME[*] items
-		// in one walk, other items patterns on the built response.
-		walk := false
-		for di, dim := range sc.Dimensions {
-			walk = walk || a.wanted[di] && (dim.Kind == schema.KindLeaf || idx.itemsName[di] != "")
-		}
-		if walk {
-			w.walk(rs.doc)
-		}
-		if idx.slowItems {
-			for di, dim := range sc.Dimensions {
-				if dim.Kind != schema.KindItems || dim.Items == nil || idx.itemsName[di] != "" || !a.wanted[di] {
-					continue
-				}
-				data := rs.value()
-				for _, loc := range dim.Items.Expr.Locate(data, 0) {
-					if sc.Ignored(loc) { // the item or an ancestor
-						continue
-					}
-					if obj, ok := loc.First(data).(map[string]any); ok {
-						start := len(a.arena)
-						a.arena = appendItem(a.arena, idx.itemKeys[di], func(k string) any { return obj[k] })
-						a.add(di, true, "", start)
-					}
-				}
-			}
-		}
-		a.tally(n)
+}
+
+// recognise adds the recognised side, from the response: leaves and
+// $..NAME[*] items in one walk, other items patterns on the built
+// response.
+func (w *walker) recognise(rs *response) {
+	a, idx := &w.a, w.idx
+	walk := false
+	for di, dim := range idx.sc.Dimensions {
+		walk = walk || a.wanted[di] && (dim.Kind == schema.KindLeaf || idx.itemsName[di] != "")
 	}
-	for di, dim := range sc.Dimensions {
-		if dim.Kind == schema.KindLabel && len(cd.labels) > 0 && cd.labels[di].has {
-			cd.labels[di].ranked = predicted(dim, rs)
+	if walk {
+		w.walk(rs.doc)
+	}
+	if !idx.slowItems {
+		return
+	}
+	for di, dim := range idx.sc.Dimensions {
+		if dim.Kind == schema.KindItems && dim.Items != nil && idx.itemsName[di] == "" && a.wanted[di] {
+			w.locateItems(di, dim, rs)
 		}
 	}
-	// A case counts towards a dimension only when its template annotates
-	// that dimension (recognitions in a dimension nobody expected anything
-	// of are not evidence of error): units are only gathered for dimensions
-	// the expectations opened above.
-	return ev
+}
+
+// locateItems adds the items of dimension di its pattern selects in the
+// built response.
+func (w *walker) locateItems(di int, dim *spec.Dimension, rs *response) {
+	a, keys := &w.a, w.idx.itemKeys[di]
+	data := rs.value()
+	for _, loc := range dim.Items.Expr.Locate(data, 0) {
+		if w.idx.sc.Ignored(loc) { // the item or an ancestor
+			continue
+		}
+		if obj, ok := loc.First(data).(map[string]any); ok {
+			start := len(a.arena)
+			a.arena = appendItem(a.arena, keys, func(k string) any { return obj[k] })
+			a.add(di, true, "", start)
+		}
+	}
 }
 
 // tally turns the units found into one tally per dimension.

@@ -232,85 +232,98 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 	}
 	rs := &response{doc: doc}
 	sc := e.sourceOf(r)
-	file := ""
-	if sc != nil {
-		file = sc.file
-	}
 	var met []bool
 	if e.dims != nil {
 		met = make([]bool, len(r.Expect))
 	}
-	for i, x := range r.Expect {
-		nfail := len(r.Failures)
-		c, err := e.path(sc, i, x.Path)
-		f := schema.Failure{Kind: "expect", Path: x.Path, Expected: x.Value, File: file}
-		if sc != nil {
-			if rng, ok := sc.where[x.Path]; ok {
-				f.Line = rng.Start.Line
-			}
-		}
-		if err != nil {
-			f.Message = fmt.Sprintf("invalid JSONPath: %v", err)
-			r.Failures = append(r.Failures, f)
-			continue
-		}
-		if c.dim >= 0 {
-			f.Dimension = e.suite.Schema.Dimensions[c.dim].Name
-		}
-		if c.mode == modeSimple {
-			// The common case compares in place, building nothing.
-			ref, found := lookup(doc, c.x)
-			switch {
-			case !found:
-				f.Missing = true
-				r.Failures = append(r.Failures, f)
-			case !equalDoc(x.Value, doc, ref):
-				f.Actual = doc.Value(ref)
-				r.Failures = append(r.Failures, f)
-			}
-		} else {
-			got, found := rs.find(c)
-			if !found {
-				f.Missing = true
-				r.Failures = append(r.Failures, f)
-				continue
-			}
-			var actual any = got[0]
-			if c.multi {
-				actual = got
-			}
-			if !Equal(x.Value, actual) {
-				f.Actual = actual
-				r.Failures = append(r.Failures, f)
-			}
-		}
+	for i := range r.Expect {
+		ok := e.expectation(r, rs, sc, i)
 		if met != nil {
-			met[i] = len(r.Failures) == nfail
+			met[i] = ok
 		}
 	}
 	var ev *Evaluation
 	if e.dims != nil {
 		ev = e.analyse(r, rs, met)
 	}
-	var asserts []*spec.Assert
-	if sc != nil {
-		asserts = sc.asserts
-	}
-	if len(asserts)+len(e.suite.Asserts) > 0 {
-		ctx := e.conditionContext(r)
-		for _, a := range asserts {
-			e.condition(r, a, ctx)
-		}
-		for _, a := range e.suite.Asserts {
-			e.condition(r, a, ctx)
-		}
-	}
+	e.conditions(r, sc)
 	if len(r.Failures) > 0 {
 		r.Outcome = schema.Fail
 	} else {
 		r.Outcome = schema.Pass
 	}
 	return ev
+}
+
+// expectation checks r.Expect[i] against the response; when it is not met
+// it adds the failure to r.Failures and returns false.
+func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks, i int) bool {
+	x := &r.Expect[i]
+	c, err := e.path(sc, i, x.Path)
+	f := schema.Failure{Kind: "expect", Path: x.Path, Expected: x.Value}
+	if sc != nil {
+		f.File = sc.file
+		if rng, ok := sc.where[x.Path]; ok {
+			f.Line = rng.Start.Line
+		}
+	}
+	if err != nil {
+		f.Message = fmt.Sprintf("invalid JSONPath: %v", err)
+		r.Failures = append(r.Failures, f)
+		return false
+	}
+	if c.dim >= 0 {
+		f.Dimension = e.suite.Schema.Dimensions[c.dim].Name
+	}
+	if c.mode == modeSimple {
+		// The common case compares in place, building nothing.
+		ref, found := lookup(rs.doc, c.x)
+		switch {
+		case !found:
+			f.Missing = true
+		case !equalDoc(x.Value, rs.doc, ref):
+			f.Actual = rs.doc.Value(ref)
+		default:
+			return true
+		}
+		r.Failures = append(r.Failures, f)
+		return false
+	}
+	got, found := rs.find(c)
+	if !found {
+		f.Missing = true
+		r.Failures = append(r.Failures, f)
+		return false
+	}
+	var actual any = got[0]
+	if c.multi {
+		actual = got
+	}
+	if Equal(x.Value, actual) {
+		return true
+	}
+	f.Actual = actual
+	r.Failures = append(r.Failures, f)
+	return false
+}
+
+// conditions evaluates the assert blocks of the case's source and of the
+// suite.
+func (e *Evaluator) conditions(r *schema.Result, sc *sourceChecks) {
+	var asserts []*spec.Assert
+	if sc != nil {
+		asserts = sc.asserts
+	}
+	if len(asserts)+len(e.suite.Asserts) == 0 {
+		return
+	}
+	ctx := e.conditionContext(r)
+	for _, a := range asserts {
+		e.condition(r, a, ctx)
+	}
+	for _, a := range e.suite.Asserts {
+		e.condition(r, a, ctx)
+	}
 }
 
 // conditionContext is the context of assert conditions: var, case, slot,

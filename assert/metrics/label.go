@@ -157,37 +157,70 @@ func (a *LabelAcc) Result() *schema.Label {
 	if k > 1 {
 		out.K = k
 	}
+	c := a.counts()
+	sumTP := c.perLabel(out)
+	// Σfp = predictions that were wrong; Σfn = expected labels not
+	// predicted (wrong predictions plus cases without one).
+	sumFP := float64(a.total-c.noneTotal) - sumTP
+	sumFN := float64(a.total) - sumTP
+	out.MicroF1 = schema.Ratio{Num: 2 * sumTP, Den: 2*sumTP + sumFP + sumFN}
 
-	// Label set: sorted union of expected and predicted labels.
+	hits := 0
+	for i := 0; i < k && i < len(a.hits); i++ {
+		hits += a.hits[i]
+	}
+	out.TopKAccuracy = schema.R(hits, a.total)
+	out.RecognitionRate = schema.R(hits, a.total)
+
+	if len(c.labels) > 0 {
+		out.Confusion = a.confusion(c.labels, c.noneTotal > 0)
+	}
+	return out
+}
+
+// labelCounts are a LabelAcc's cases counted per label.
+type labelCounts struct {
+	// labels is the sorted union of expected and predicted labels.
+	labels    []string
+	predicted map[string]int // cases predicted as the label
+	support   map[string]int // cases expecting the label
+	tp        map[string]int
+	noneTotal int // cases without a prediction
+	total     int
+}
+
+func (a *LabelAcc) counts() *labelCounts {
+	c := &labelCounts{predicted: map[string]int{}, support: map[string]int{}, tp: map[string]int{}, total: a.total}
 	set := make(map[string]struct{})
-	predicted := make(map[string]int) // cases predicted as the label
-	support := make(map[string]int)   // cases expecting the label
-	tp := make(map[string]int)
-	noneTotal := 0
 	for p, n := range a.pairs {
 		set[p.expected] = struct{}{}
 		set[p.predicted] = struct{}{}
-		predicted[p.predicted] += n
-		support[p.expected] += n
+		c.predicted[p.predicted] += n
+		c.support[p.expected] += n
 		if p.expected == p.predicted {
-			tp[p.expected] += n
+			c.tp[p.expected] += n
 		}
 	}
 	for l, n := range a.none {
 		set[l] = struct{}{}
-		support[l] += n
-		noneTotal += n
+		c.support[l] += n
+		c.noneTotal += n
 	}
-	labels := make([]string, 0, len(set))
+	c.labels = make([]string, 0, len(set))
 	for l := range set {
-		labels = append(labels, l)
+		c.labels = append(c.labels, l)
 	}
-	sort.Strings(labels)
+	sort.Strings(c.labels)
+	return c
+}
 
+// perLabel sets out's per-label figures, accuracy and averages, and
+// returns Σtp.
+func (c *labelCounts) perLabel(out *schema.Label) float64 {
 	var sumTP, sumP, sumR, sumF, sumFW float64
 	exact := 0
-	for _, l := range labels {
-		t, pr, sup := tp[l], predicted[l], support[l]
+	for _, l := range c.labels {
+		t, pr, sup := c.tp[l], c.predicted[l], c.support[l]
 		st := &schema.LabelStats{
 			Precision: schema.R(t, pr),
 			Recall:    schema.R(t, sup),
@@ -207,29 +240,13 @@ func (a *LabelAcc) Result() *schema.Label {
 		sumF += f
 		sumFW += f * float64(sup)
 	}
-	n := float64(len(labels))
-	out.Accuracy = schema.R(exact, a.total)
+	n := float64(len(c.labels))
+	out.Accuracy = schema.R(exact, c.total)
 	out.MacroPrecision = schema.Ratio{Num: sumP, Den: n}
 	out.MacroRecall = schema.Ratio{Num: sumR, Den: n}
 	out.MacroF1 = schema.Ratio{Num: sumF, Den: n}
-	out.WeightedF1 = schema.Ratio{Num: sumFW, Den: float64(a.total)}
-	// Σfp = predictions that were wrong; Σfn = expected labels not
-	// predicted (wrong predictions plus cases without one).
-	sumFP := float64(a.total-noneTotal) - sumTP
-	sumFN := float64(a.total) - sumTP
-	out.MicroF1 = schema.Ratio{Num: 2 * sumTP, Den: 2*sumTP + sumFP + sumFN}
-
-	hits := 0
-	for i := 0; i < k && i < len(a.hits); i++ {
-		hits += a.hits[i]
-	}
-	out.TopKAccuracy = schema.R(hits, a.total)
-	out.RecognitionRate = schema.R(hits, a.total)
-
-	if len(labels) > 0 {
-		out.Confusion = a.confusion(labels, noneTotal > 0)
-	}
-	return out
+	out.WeightedF1 = schema.Ratio{Num: sumFW, Den: float64(c.total)}
+	return sumTP
 }
 
 // confusion builds the matrix over the sorted labels. With cases lacking a
