@@ -38,9 +38,37 @@ func strList(xs []string) cty.Value {
 	return cty.ListVal(vs)
 }
 
-// CaseValue is the `case` object of per-case expressions.
+// CaseValue is the `case` object of per-case expressions: the attributes
+// schema.CaseFields marks Expr.
 func CaseValue(c *schema.Case) cty.Value {
-	slots := map[string]cty.Value{}
+	attrs := make(map[string]cty.Value, len(CaseAttributes))
+	for i := range schema.CaseFields {
+		if f := &schema.CaseFields[i]; f.Expr {
+			attrs[f.Name] = caseAttr(f, c)
+		}
+	}
+	return cty.ObjectVal(attrs)
+}
+
+// caseAttr is field f of c as a cty value.
+func caseAttr(f *schema.CaseField, c *schema.Case) cty.Value {
+	switch f.Kind {
+	case schema.FieldString:
+		return cty.StringVal(f.Str(c))
+	case schema.FieldBool:
+		return cty.BoolVal(f.Bool(c))
+	case schema.FieldStrings:
+		return strList(f.List(c))
+	case schema.FieldSlots:
+		return slotsValue(c)
+	}
+	panic("spec: case field " + f.Name + " has no value in expressions")
+}
+
+// slotsValue is case.slots: per placeholder, the slot's fields (normalized
+// is the expected value: the normalised one, else the raw one).
+func slotsValue(c *schema.Case) cty.Value {
+	slots := make(map[string]cty.Value, len(c.Slots))
 	for k, sl := range c.Slots {
 		slots[k] = cty.ObjectVal(map[string]cty.Value{
 			"value":      cty.StringVal(sl.Value),
@@ -50,18 +78,7 @@ func CaseValue(c *schema.Case) cty.Value {
 			"source":     cty.StringVal(sl.Source),
 		})
 	}
-	return cty.ObjectVal(map[string]cty.Value{
-		"id":       cty.StringVal(c.ID),
-		"text":     cty.StringVal(c.Text),
-		"template": cty.StringVal(c.Template),
-		"level":    cty.StringVal(c.Level),
-		"core":     cty.BoolVal(c.Core),
-		"scene":    strList(c.Scene),
-		"tags":     strList(c.Tags),
-		"split":    strList(c.Split),
-		"schema":   cty.StringVal(c.Schema),
-		"slots":    cty.ObjectVal(slots),
-	})
+	return cty.ObjectVal(slots)
 }
 
 // SlotValue is the `slot` object: each slot's raw value.
@@ -130,20 +147,13 @@ func (s *Suite) ContextFor(c *schema.Case, n Needs) *hcl.EvalContext {
 		ctx.Variables["slot"] = SlotValue(c)
 	}
 	if len(n.caseAttrs) > 0 {
-		full := map[string]func() cty.Value{
-			"id": func() cty.Value { return cty.StringVal(c.ID) }, "text": func() cty.Value { return cty.StringVal(c.Text) },
-			"template": func() cty.Value { return cty.StringVal(c.Template) }, "level": func() cty.Value { return cty.StringVal(c.Level) },
-			"core": func() cty.Value { return cty.BoolVal(c.Core) }, "scene": func() cty.Value { return strList(c.Scene) },
-			"tags": func() cty.Value { return strList(c.Tags) }, "split": func() cty.Value { return strList(c.Split) },
-			"schema": func() cty.Value { return cty.StringVal(c.Schema) },
-		}
 		attrs := make(map[string]cty.Value, len(n.caseAttrs))
 		for a := range n.caseAttrs {
-			if f, ok := full[a]; ok {
-				attrs[a] = f()
-			} else {
+			f := schema.CaseFieldByName(a)
+			if f == nil || !f.Expr || f.Kind == schema.FieldSlots {
 				return s.CaseContext(c) // slots, or a name validate rejected: build it all
 			}
+			attrs[a] = caseAttr(f, c)
 		}
 		ctx.Variables["case"] = cty.ObjectVal(attrs)
 	}
@@ -166,16 +176,15 @@ func (s *Suite) SplitContext(c *schema.Case) *hcl.EvalContext {
 }
 
 // TemplateOnly reports whether the expressions read nothing that differs
-// between the cases of one template (only case.template, level, core,
-// scene, tags and schema), so their value can be computed once per template.
+// between the cases of one source (only fields schema.CaseFields marks
+// PerSource: case.template, level, core, scene, tags and schema), so their
+// value can be computed once per source.
 func (n Needs) TemplateOnly() bool {
 	if n.caseAll || n.slot {
 		return false
 	}
 	for a := range n.caseAttrs {
-		switch a {
-		case "template", "level", "core", "scene", "tags", "schema":
-		default:
+		if f := schema.CaseFieldByName(a); f == nil || !f.PerSource {
 			return false
 		}
 	}

@@ -13,8 +13,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// CaseAttributes are the attributes of `case` in per-case expressions.
-var CaseAttributes = []string{"id", "text", "template", "level", "core", "scene", "tags", "split", "slots", "schema"}
+// CaseAttributes are the attributes of `case` in per-case expressions
+// (schema.CaseFields marked Expr).
+var CaseAttributes = schema.ExprCaseFields()
 
 // HTTPAttributes are the attributes of `http` in conditions.
 var HTTPAttributes = []string{"status", "headers"}

@@ -2,8 +2,12 @@ package spec
 
 import (
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -83,5 +87,43 @@ func TestOldTemplateRecordRebuilds(t *testing.T) {
 	r.SourceKind, r.Source = "dataset", "查天气"
 	if _, ok := rb.RebuildRecord(&r.Case, rest.Slots); ok {
 		t.Error("a case of an undeclared source kind was rebuilt")
+	}
+}
+
+// The `case` object has every field schema.CaseFields marks Expr, each
+// with the case's value, and case.slots has every field of a slot record;
+// ContextFor gives the same values as CaseContext.
+func TestCaseObjectFollowsCaseFields(t *testing.T) {
+	c := &schema.Case{ID: "i", Text: "t", Template: "tp", Level: "S1", Core: true, Scene: []string{"a", "b"},
+		Tags: []string{"x"}, Split: []string{"smoke"}, Schema: "rasa", Suite: "s", Source: "tp", SourceKind: "template",
+		Slots: map[string]schema.Slot{"城市": {Value: "北京", Normalized: "Beijing", Tag: "city", Level: "M1", Source: "城市"}}}
+	v := CaseValue(c)
+	for _, f := range schema.CaseFields {
+		if v.Type().HasAttribute(f.Name) != f.Expr {
+			t.Errorf("case.%s present = %v, want %v (schema.CaseFields)", f.Name, !f.Expr, f.Expr)
+		}
+	}
+	if got := v.GetAttr("scene").AsValueSlice()[1].AsString(); got != "b" || !v.GetAttr("core").True() || v.GetAttr("text").AsString() != "t" {
+		t.Errorf("case object %#v", v)
+	}
+	slot := v.GetAttr("slots").GetAttr("城市")
+	st := reflect.TypeFor[schema.Slot]()
+	for i := 0; i < st.NumField(); i++ {
+		name, _, _ := strings.Cut(st.Field(i).Tag.Get("json"), ",")
+		if !slot.Type().HasAttribute(name) {
+			t.Errorf("case.slots[…] has no %q", name)
+		}
+	}
+	s := genSuite(t, sourcesSuite)
+	for _, name := range CaseAttributes {
+		expr, diags := hclsyntax.ParseExpression([]byte("case."+name), "x", hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		want, _ := expr.Value(s.CaseContext(c))
+		got, _ := expr.Value(s.ContextFor(c, NeedsOf(expr)))
+		if !got.RawEquals(want) {
+			t.Errorf("case.%s: ContextFor gives %#v, CaseContext %#v", name, got, want)
+		}
 	}
 }

@@ -160,26 +160,55 @@ func (a *App) cmdGenerate(args []string) int {
 	return ExitPass
 }
 
+// writeCasesCSV writes the cases as CSV, one column per field
+// schema.CaseFields gives a CSV position: lists joined by "/" (scene) or
+// "|", slots and expect as JSON.
 func writeCasesCSV(w io.Writer, s *spec.Suite, split string) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"id", "template", "text", "level", "core", "scene", "tags", "split", "slots", "expect"}); err != nil {
+	fields := schema.CSVCaseFields()
+	row := make([]string, len(fields))
+	for i, f := range fields {
+		row[i] = f.Name
+	}
+	if err := cw.Write(row); err != nil {
 		return err
 	}
 	err := s.Generate(spec.GenOptions{Split: split}, func(c *schema.Case) error {
-		slots, err := json.Marshal(c.Slots)
-		if err != nil {
-			return err
+		for i, f := range fields {
+			v, err := csvValue(f, c)
+			if err != nil {
+				return err
+			}
+			row[i] = v
 		}
-		exp, err := c.Expect.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		return cw.Write([]string{c.ID, c.Template, c.Text, c.Level, strconv.FormatBool(c.Core),
-			strings.Join(c.Scene, "/"), strings.Join(c.Tags, "|"), strings.Join(c.Split, "|"), string(slots), string(exp)})
+		return cw.Write(row)
 	})
 	if err != nil {
 		return err
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvValue is field f of c as a CSV cell.
+func csvValue(f *schema.CaseField, c *schema.Case) (string, error) {
+	switch f.Kind {
+	case schema.FieldString:
+		return f.Str(c), nil
+	case schema.FieldBool:
+		return strconv.FormatBool(f.Bool(c)), nil
+	case schema.FieldStrings:
+		sep := "|"
+		if f.Name == "scene" {
+			sep = "/"
+		}
+		return strings.Join(f.List(c), sep), nil
+	case schema.FieldSlots:
+		b, err := json.Marshal(c.Slots)
+		return string(b), err
+	case schema.FieldExpect:
+		b, err := c.Expect.MarshalJSON()
+		return string(b), err
+	}
+	return "", fmt.Errorf("case field %s has no CSV form", f.Name)
 }

@@ -1,0 +1,96 @@
+package schema
+
+import "slices"
+
+// FieldKind is the kind of value a case field holds.
+type FieldKind uint8
+
+// Case field kinds.
+const (
+	FieldString  FieldKind = iota
+	FieldBool              // true or false
+	FieldStrings           // a list of strings
+	FieldSlots             // the slots object (Slot per placeholder)
+	FieldExpect            // the expectations object
+)
+
+// CaseField describes one field of the case record. CaseFields is the one
+// list of them: the `case` object of per-case expressions (spec), which of
+// its names a split may memoise per source, and the columns of `generate
+// --format csv` derive from it. The JSON encoder and decoders of this
+// package stay hand-written for speed; fields_test.go fails when one of them,
+// or this list, misses a field of Case.
+type CaseField struct {
+	// Name is the JSON member, the `case.NAME` attribute and the CSV column.
+	Name string
+	Kind FieldKind
+	Doc  string
+	// Expr: per-case expressions read it as case.NAME.
+	Expr bool
+	// PerSource: every case of one source has the same value (a template's
+	// level, scene…), so a condition reading only such fields is computed
+	// once per source.
+	PerSource bool
+	// CSV is the field's column in `generate --format csv` (1 is the
+	// first); 0 leaves it out (the same for every case of a suite).
+	CSV int
+	// Str, Bool and List read the field of the matching kind.
+	Str  func(*Case) string
+	Bool func(*Case) bool
+	List func(*Case) []string
+}
+
+// CaseFields lists the case record's fields, in the order the `case`
+// object lists its attributes.
+var CaseFields = []CaseField{
+	{Name: "id", Kind: FieldString, Doc: "stable case id", Expr: true, CSV: 1, Str: func(c *Case) string { return c.ID }},
+	{Name: "text", Kind: FieldString, Doc: "the utterance sent", Expr: true, CSV: 3, Str: func(c *Case) string { return c.Text }},
+	{Name: "template", Kind: FieldString, Doc: "template name (empty for other source kinds)", Expr: true, PerSource: true, CSV: 2, Str: func(c *Case) string { return c.Template }},
+	{Name: "level", Kind: FieldString, Doc: "level (S1, S2…)", Expr: true, PerSource: true, CSV: 4, Str: func(c *Case) string { return c.Level }},
+	{Name: "core", Kind: FieldBool, Doc: "core business scene", Expr: true, PerSource: true, CSV: 5, Bool: func(c *Case) bool { return c.Core }},
+	{Name: "scene", Kind: FieldStrings, Doc: "scene path, outermost first", Expr: true, PerSource: true, CSV: 6, List: func(c *Case) []string { return c.Scene }},
+	{Name: "tags", Kind: FieldStrings, Doc: "tags", Expr: true, PerSource: true, CSV: 7, List: func(c *Case) []string { return c.Tags }},
+	{Name: "split", Kind: FieldStrings, Doc: "the splits the case belongs to", Expr: true, CSV: 8, List: func(c *Case) []string { return c.Split }},
+	{Name: "slots", Kind: FieldSlots, Doc: "per placeholder: value, normalized, tag, level, source", Expr: true, CSV: 9},
+	{Name: "schema", Kind: FieldString, Doc: "the suite's response schema", Expr: true, PerSource: true, Str: func(c *Case) string { return c.Schema }},
+	{Name: "suite", Kind: FieldString, Doc: "suite name", Str: func(c *Case) string { return c.Suite }},
+	{Name: "source", Kind: FieldString, Doc: "case source name", CSV: 11, Str: func(c *Case) string { return c.Source }},
+	{Name: "source_kind", Kind: FieldString, Doc: "case source kind", CSV: 12, Str: func(c *Case) string { return c.SourceKind }},
+	{Name: "expect", Kind: FieldExpect, Doc: "resolved expectations, in source order", CSV: 10},
+	{Name: "unreviewed", Kind: FieldBool, Doc: "the expectations are drafts", Bool: func(c *Case) bool { return c.Unreviewed }},
+}
+
+// CaseField returns the field named name, or nil.
+func CaseFieldByName(name string) *CaseField {
+	for i := range CaseFields {
+		if CaseFields[i].Name == name {
+			return &CaseFields[i]
+		}
+	}
+	return nil
+}
+
+// ExprCaseFields lists the names of the `case` object's attributes, in
+// order.
+func ExprCaseFields() []string {
+	var out []string
+	for _, f := range CaseFields {
+		if f.Expr {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// CSVCaseFields lists the fields of `generate --format csv`, in column
+// order.
+func CSVCaseFields() []*CaseField {
+	var out []*CaseField
+	for i := range CaseFields {
+		if CaseFields[i].CSV > 0 {
+			out = append(out, &CaseFields[i])
+		}
+	}
+	slices.SortFunc(out, func(a, b *CaseField) int { return a.CSV - b.CSV })
+	return out
+}
