@@ -1,9 +1,9 @@
-package runner
+package runner_test
 
 // Throughput and rate benchmarks of a whole run against a local service that
 // answers instantly (SPEC §11: "runner overhead allows at least 10,000
 // requests/s on 2 cores; rate held within 2% over a minute"). The wiring is
-// cmd/nlutest/run.go's: a real Caller, assert's Evaluator in the workers, a
+// pipeline.Run.Execute's: a real Caller, assert's Evaluator in the workers, a
 // ResultsWriter and assert's Collector in OnResult.
 //
 //	go test -run '^$' -bench 'BenchmarkRun$' -benchtime 1x -count 3 -cpu 2 ./runner
@@ -32,6 +32,8 @@ import (
 	"time"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -97,7 +99,7 @@ template "订机票" {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(path, spec.Options{})
+	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds()})
 	if diags.HasErrors() {
 		b.Fatalf("suite: %s", diags.Error())
 	}
@@ -143,25 +145,25 @@ func heapPeak() (stop func() uint64) {
 
 // benchRun makes one run of suite s as `nlutest run` does and returns the
 // collector. It fails the benchmark unless every case passed.
-func benchRun(b *testing.B, s *spec.Suite, resultsPath string, o CallerOptions) *assert.Collector {
+func benchRun(b *testing.B, s *spec.Suite, resultsPath string, o runner.CallerOptions) *assert.Collector {
 	b.Helper()
 	ctx := context.Background()
 	t := s.Target("")
-	caller, err := NewCaller(ctx, s, t, o)
+	caller, err := targets.NewCaller(ctx, s, t, o)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer caller.Close()
-	rw, err := CreateResults(resultsPath)
+	rw, err := runner.CreateResults(resultsPath)
 	if err != nil {
 		b.Fatal(err)
 	}
 	ev := assert.NewEvaluator(s)
 	col := assert.NewCollector(s)
-	err = Run(ctx, caller, func(yield func(*schema.Script) error) error {
+	err = runner.Run(ctx, caller, func(yield func(*schema.Script) error) error {
 		return s.Generate(spec.GenOptions{}, func(c *schema.Case) error { return yield(schema.Single(c)) })
-	}, Config[*assert.Evaluation]{
-		Concurrency: Concurrency(t, o),
+	}, runner.Config[*assert.Evaluation]{
+		Concurrency: runner.Concurrency(t, o),
 		Evaluate:    ev.Evaluate,
 		OnResult: func(r *schema.Result, e *assert.Evaluation) error {
 			defer e.Release()
@@ -199,7 +201,7 @@ func BenchmarkRun(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
-				col := benchRun(b, s, filepath.Join(dir, fmt.Sprintf("results-%d.jsonl", i)), CallerOptions{})
+				col := benchRun(b, s, filepath.Join(dir, fmt.Sprintf("results-%d.jsonl", i)), runner.CallerOptions{})
 				if col.Total() != n {
 					b.Fatalf("%d results, want %d", col.Total(), n)
 				}
@@ -252,7 +254,7 @@ func BenchmarkRunRate(b *testing.B) {
 		mu.Lock()
 		starts = starts[:0]
 		mu.Unlock()
-		benchRun(b, s, filepath.Join(dir, fmt.Sprintf("results-%d.jsonl", i)), CallerOptions{})
+		benchRun(b, s, filepath.Join(dir, fmt.Sprintf("results-%d.jsonl", i)), runner.CallerOptions{})
 		mu.Lock()
 		got := append([]time.Time(nil), starts...)
 		mu.Unlock()

@@ -35,9 +35,9 @@ type cacheEntry struct {
 	LatencyMS float64           `json:"latency_ms"`
 }
 
-// key hashes the fingerprint and the request (headers sorted). Secrets in
+// Key hashes the fingerprint and the request (headers sorted). Secrets in
 // the request only enter the hash, never the file.
-func (c *Cache) key(fingerprint string, r transport.Request) string {
+func (c *Cache) Key(fingerprint string, r transport.Request) string {
 	h := sha256.New()
 	h.Write([]byte(fingerprint))
 	h.Write([]byte{0})
@@ -61,8 +61,8 @@ func (c *Cache) key(fingerprint string, r transport.Request) string {
 
 func (c *Cache) path(key string) string { return filepath.Join(c.dir, key[:2], key+".json") }
 
-// get fills r from the cache and reports whether it had the response.
-func (c *Cache) get(key string, r *schema.Result) bool {
+// Get fills r from the cache and reports whether it had the response.
+func (c *Cache) Get(key string, r *schema.Result) bool {
 	b, err := os.ReadFile(c.path(key))
 	if err != nil {
 		return false
@@ -76,9 +76,9 @@ func (c *Cache) get(key string, r *schema.Result) bool {
 	return true
 }
 
-// put stores a usable response; failures to write are ignored (the cache
+// Put stores a usable response; failures to write are ignored (the cache
 // is an optimisation, never a source of errors).
-func (c *Cache) put(key string, r *schema.Result) {
+func (c *Cache) Put(key string, r *schema.Result) {
 	if r.Error != nil || len(r.Response) == 0 {
 		return
 	}

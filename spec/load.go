@@ -30,6 +30,11 @@ type Options struct {
 	// Env looks up environment variables (NLUTEST_VAR_NAME and env()).
 	// Nil means no environment.
 	Env func(string) (string, bool)
+	// TargetKinds are the kinds a target block may have, in the order
+	// messages list them (runner/targets.Kinds()). Nil loads every target
+	// with its kind block undecoded: enough for commands that never call
+	// the target.
+	TargetKinds []TargetKind
 }
 
 // fileSchemaBase lists the top-level blocks other than case sources.

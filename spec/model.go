@@ -2,7 +2,6 @@ package spec
 
 import (
 	"sync"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/ohler55/ojg/jp"
@@ -73,51 +72,6 @@ type Variable struct {
 	Description string
 	Sensitive   bool
 	DeclRange   hcl.Range
-}
-
-// Target kinds.
-const (
-	TargetHTTP   = "http"
-	TargetDemo   = "demo"
-	TargetRasa   = "rasa"
-	TargetReplay = "replay"
-	TargetExec   = "exec"
-)
-
-// Target is a `target` block: how cases reach the system under test.
-type Target struct {
-	Name string
-	Kind string
-	// HTTP holds the request expressions of an http target, evaluated per case.
-	HTTP *HTTPTarget
-	// DemoEndpoint is "rasa" or "iao" for the demo target.
-	DemoEndpoint string
-	// ReplaySource is the results file a replay target answers from.
-	ReplaySource string
-	ReplayRange  hcl.Range
-	// Command, CommandEnv and CommandDir define an exec target.
-	Command          []string
-	CommandEnv       map[string]string
-	CommandDir       string
-	Timeout          time.Duration
-	Concurrency      int
-	Rate             float64
-	Retries          int
-	RetryOn          []string
-	MaxResponseBytes int64
-	ErrorBudget      float64
-	DeclRange        hcl.Range
-}
-
-// HTTPTarget keeps the request expressions of an http target.
-type HTTPTarget struct {
-	URL     hcl.Expression
-	Method  hcl.Expression
-	Headers hcl.Expression
-	Body    hcl.Expression
-	// Static reports whether URL, method and headers use no per-case names,
-	// so the runner may evaluate them once.
-	Static bool
 }
 
 // Materials is a `materials` block: the values one slot name draws from.
@@ -248,17 +202,6 @@ type Schema struct {
 	Extends   string
 	Builtin   bool
 	DeclRange hcl.Range
-}
-
-// Target returns the target named name, or the first target when name is
-// empty.
-func (s *Suite) Target(name string) *Target {
-	for _, t := range s.Targets {
-		if name == "" || t.Name == name {
-			return t
-		}
-	}
-	return nil
 }
 
 // FileLine returns the file and line a range starts at, for reports.

@@ -429,13 +429,8 @@ func (l *loader) checkDimensionMetric(sub *schema.Sub, steps hcl.Traversal) bool
 func (l *loader) checkReferences() {
 	s := l.suite
 	for _, t := range s.Targets {
-		if t.HTTP == nil {
-			continue
-		}
-		for _, e := range []hcl.Expression{t.HTTP.URL, t.HTTP.Method, t.HTTP.Headers, t.HTTP.Body} {
-			if e != nil {
-				l.checkExpr(e, "target request", []string{"var", "case", "slot"}, nil)
-			}
+		for _, e := range t.PerCase {
+			l.checkExpr(e, "target request", []string{"var", "case", "slot"}, nil)
 		}
 	}
 	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms"}

@@ -15,6 +15,7 @@ import (
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -338,7 +339,7 @@ func (a *App) writeInPlace(s *spec.Suite, path string, lf *loadFlags, drafts []*
 		}
 		written = append(written, f)
 	}
-	if _, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env}); diags.HasErrors() {
+	if _, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, TargetKinds: targets.Kinds()}); diags.HasErrors() {
 		var sources = map[string][]byte{}
 		for f, src := range edited {
 			sources[f] = src

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -15,7 +16,7 @@ import (
 // the exit code: 2 for a target whose expressions are wrong, 3 for one that
 // cannot be reached. what names what did not happen ("Nothing ran").
 func (a *App) openTarget(ctx context.Context, s *spec.Suite, t *spec.Target, opts runner.CallerOptions, color, what string) (runner.Caller, int) {
-	caller, err := runner.NewCaller(ctx, s, t, opts)
+	caller, err := targets.NewCaller(ctx, s, t, opts)
 	if err != nil {
 		var ce *runner.ConfigError
 		if errors.As(err, &ce) {

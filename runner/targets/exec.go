@@ -1,4 +1,4 @@
-package runner
+package targets
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/transport"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -21,27 +23,64 @@ import (
 // ErrExec is the error type of an exec target whose command failed.
 const ErrExec = "ExecError"
 
-// execCaller runs a command per case: the case as JSON on stdin
+// execKind runs a command per case: the case as JSON on stdin
 // ({"text": …, "case": {…}}), the response as JSON on stdout. On timeout
 // the whole process group is killed.
+//
+//	exec {
+//	  command = ["python3", "nlu.py"]
+//	  env     = { MODEL = "small" }
+//	  dir     = "tools" # relative to the suite file; default its directory
+//	}
+type execKind struct{}
+
+var execSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "command", Required: true}, {Name: "env"}, {Name: "dir"}},
+}
+
+// execConfig is an exec target's command, its extra environment and its
+// working directory (absolute, or relative to where nlutest runs).
+type execConfig struct {
+	Command []string
+	Env     map[string]string
+	Dir     string
+}
+
+func (execKind) Name() string { return "exec" }
+
+func (execKind) Decode(d *spec.TargetDecoder) (any, bool) {
+	c, ok := d.Content(execSchema)
+	if !ok {
+		return nil, false
+	}
+	cfg := &execConfig{Command: d.StringList(c.Attributes, "command")}
+	if len(cfg.Command) == 0 {
+		d.Errorf(c.Attributes["command"].Expr.Range().Ptr(), "Empty command", "command is the program and its arguments, e.g. [\"python3\", \"nlu.py\"].")
+	}
+	cfg.Env = d.StringMap(c.Attributes, "env")
+	cfg.Dir = d.Path(d.String(c.Attributes, "dir", "."))
+	return cfg, true
+}
+
+func (execKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
+	cfg := b.Target.Config.(*execConfig)
+	env := os.Environ()
+	for k, v := range cfg.Env {
+		env = append(env, k+"="+v)
+	}
+	return &execCaller{target: b.Target, cfg: cfg, lim: b.Limiter, red: b.Redactor, env: env}, nil
+}
+
 type execCaller struct {
-	suite  *spec.Suite
 	target *spec.Target
+	cfg    *execConfig
 	lim    *transport.Limiter
-	red    *Redactor
+	red    *runner.Redactor
 	env    []string
 }
 
-func newExecCaller(s *spec.Suite, t *spec.Target, lim *transport.Limiter) *execCaller {
-	env := os.Environ()
-	for k, v := range t.CommandEnv {
-		env = append(env, k+"="+v)
-	}
-	return &execCaller{suite: s, target: t, lim: lim, red: NewRedactor(s.Secrets), env: env}
-}
-
 func (e *execCaller) Preflight(context.Context) error {
-	if _, err := exec.LookPath(e.target.Command[0]); err != nil {
+	if _, err := exec.LookPath(e.cfg.Command[0]); err != nil {
 		return fmt.Errorf("exec target %q: %v", e.target.Name, err)
 	}
 	return nil
@@ -82,11 +121,11 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	if err != nil {
 		return fail(schema.ErrRequest, err.Error())
 	}
-	r.Request = &schema.Request{Method: "EXEC", URL: e.red.String(strings.Join(e.target.Command, " ")), Body: e.red.String(string(in))}
+	r.Request = &schema.Request{Method: "EXEC", URL: e.red.String(strings.Join(e.cfg.Command, " ")), Body: e.red.String(string(in))}
 	cctx, cancel := context.WithTimeout(ctx, e.target.Timeout)
 	defer cancel()
-	cmd := exec.Command(e.target.Command[0], e.target.Command[1:]...)
-	cmd.Dir, cmd.Env = e.target.CommandDir, e.env
+	cmd := exec.Command(e.cfg.Command[0], e.cfg.Command[1:]...)
+	cmd.Dir, cmd.Env = e.cfg.Dir, e.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stdin = bytes.NewReader(in)
 	stdout := &capWriter{limit: e.target.MaxResponseBytes}
@@ -94,7 +133,7 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return fail(ErrExec, fmt.Sprintf("cannot start %s: %v", e.target.Command[0], err))
+		return fail(ErrExec, fmt.Sprintf("cannot start %s: %v", e.cfg.Command[0], err))
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -105,7 +144,7 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 		r.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
-		return fail(schema.ErrTimeout, fmt.Sprintf("no answer from %s within %s; its process group was killed", e.target.Command[0], e.target.Timeout))
+		return fail(schema.ErrTimeout, fmt.Sprintf("no answer from %s within %s; its process group was killed", e.cfg.Command[0], e.target.Timeout))
 	}
 	r.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	if werr != nil {
@@ -118,7 +157,7 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 			msg = werr.Error()
 		}
 		r.Body = truncateUTF8(stdout.buf.Bytes(), maxRecordedBody)
-		return fail(ErrExec, fmt.Sprintf("%s exited with %v: %s", e.target.Command[0], werr, msg))
+		return fail(ErrExec, fmt.Sprintf("%s exited with %v: %s", e.cfg.Command[0], werr, msg))
 	}
 	if stdout.over {
 		return fail(schema.ErrTooLarge, fmt.Sprintf("output exceeds %d bytes", e.target.MaxResponseBytes))
@@ -132,7 +171,9 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	return r
 }
 
-func (e *execCaller) Open(context.Context, *schema.Script) (Session, error) { return Stateless(e), nil }
+func (e *execCaller) Open(context.Context, *schema.Script) (runner.Session, error) {
+	return runner.Stateless(e), nil
+}
 
 func (e *execCaller) Close() {}
 

@@ -1,0 +1,284 @@
+package targets
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/runner/transport"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// httpCaller is the caller of the http, rasa and demo kinds: one HTTP
+// request per turn, built from the kind's request (per-case expressions) or
+// by fixedBody.
+type httpCaller struct {
+	suite  *spec.Suite
+	target *spec.Target
+	// req holds the request expressions; nil for a fixed request shape.
+	req    *httpConfig
+	client *transport.Client
+	red    *runner.Redactor
+	stop   func()
+
+	// static parts, evaluated once when they use only var.
+	url     string
+	method  string
+	headers http.Header
+	// fixedBody builds the body of targets whose request shape is fixed
+	// (demo, rasa).
+	fixedBody func(c *schema.Case) []byte
+	// fixedHealth: the preflight asks the demo's /health endpoint.
+	fixedHealth bool
+	cache       *runner.Cache
+	fingerprint string
+	// needs are the per-case names the request expressions use.
+	needs spec.Needs
+}
+
+// newHTTPCaller makes the caller every HTTP kind shares; endpoint tells
+// apart the cache entries of kinds that differ by more than name (demo).
+func newHTTPCaller(b *Build, endpoint string) *httpCaller {
+	t := b.Target
+	return &httpCaller{
+		suite: b.Suite, target: t, red: b.Redactor, cache: b.Options.Cache,
+		fingerprint: t.Kind + "\x00" + t.Name + "\x00" + endpoint,
+		client:      b.Client(),
+	}
+}
+
+func jsonBody(key, text string) []byte {
+	b, _ := json.Marshal(map[string]string{key: text})
+	return b
+}
+
+// evalStatic evaluates the url, method and headers of ht.
+func evalStatic(ht *httpConfig, ctx *hcl.EvalContext) (u, method string, hdr http.Header, diags hcl.Diagnostics) {
+	u, d := evalString(ht.URL, ctx, "url")
+	diags = append(diags, d...)
+	method = http.MethodPost
+	if ht.Method != nil {
+		m, d := evalString(ht.Method, ctx, "method")
+		diags = append(diags, d...)
+		if m != "" {
+			method = strings.ToUpper(m)
+		}
+	}
+	hdr = http.Header{}
+	if ht.Headers != nil {
+		v, d := ht.Headers.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() && !v.IsNull() {
+			if !v.CanIterateElements() || v.Type().IsListType() || v.Type().IsTupleType() {
+				diags = append(diags, exprDiag(ht.Headers, "Invalid headers", "headers must be a map of strings, e.g. { Authorization = \"Bearer ${var.token}\" }."))
+			} else {
+				for it := v.ElementIterator(); it.Next(); {
+					k, e := it.Element()
+					if e.IsNull() || e.Type() != cty.String {
+						diags = append(diags, exprDiag(ht.Headers, "Invalid header value", fmt.Sprintf("The header %q must be a string.", k.AsString())))
+						continue
+					}
+					hdr.Set(k.AsString(), e.AsString())
+				}
+			}
+		}
+	}
+	return u, method, hdr, diags
+}
+
+func exprDiag(e hcl.Expression, summary, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: e.Range().Ptr()}
+}
+
+func evalString(e hcl.Expression, ctx *hcl.EvalContext, what string) (string, hcl.Diagnostics) {
+	v, diags := e.Value(ctx)
+	if diags.HasErrors() {
+		return "", diags
+	}
+	if v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+		return "", hcl.Diagnostics{exprDiag(e, "Invalid "+what, fmt.Sprintf("The %s must be a string.", what))}
+	}
+	return v.AsString(), nil
+}
+
+// request builds the HTTP request of one case.
+func (h *httpCaller) request(c *schema.Case) (transport.Request, hcl.Diagnostics) {
+	if h.fixedBody != nil {
+		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: h.fixedBody(c)}, nil
+	}
+	ht := h.req
+	ctx := h.suite.ContextFor(c, h.needs)
+	u, method, hdr := h.url, h.method, h.headers
+	if !ht.Static {
+		var diags hcl.Diagnostics
+		u, method, hdr, diags = evalStatic(ht, ctx)
+		if diags.HasErrors() {
+			return transport.Request{}, diags
+		}
+	}
+	var body []byte
+	if ht.Body == nil {
+		body = jsonBody("text", c.Text)
+	} else {
+		v, diags := ht.Body.Value(ctx)
+		if diags.HasErrors() {
+			return transport.Request{}, diags
+		}
+		switch {
+		case v.IsNull():
+		case v.Type() == cty.String:
+			body = []byte(v.AsString())
+		default:
+			b, err := ctyjson.Marshal(v, v.Type())
+			if err != nil {
+				return transport.Request{}, hcl.Diagnostics{exprDiag(ht.Body, "Invalid body", err.Error())}
+			}
+			body = b
+		}
+	}
+	if len(body) > 0 && hdr.Get("Content-Type") == "" {
+		hdr = hdr.Clone()
+		if json.Valid(body) {
+			hdr.Set("Content-Type", "application/json")
+		} else {
+			hdr.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}
+	return transport.Request{Method: method, URL: u, Header: hdr, Body: body}, nil
+}
+
+// maxRecordedBody caps a non-JSON body kept in the results file.
+const maxRecordedBody = 4 << 10
+
+func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
+	r := &schema.Result{Case: *c, Target: h.target.Name, Started: time.Now().UTC()}
+	req, diags := h.request(c)
+	if diags.HasErrors() {
+		r.Error = &schema.CallError{Type: schema.ErrRequest, Message: h.red.String(diagText(diags))}
+		r.Outcome = schema.Error
+		return r
+	}
+	r.Request = &schema.Request{Method: req.Method, URL: h.red.String(req.URL), Headers: h.red.Headers(req.Header), Body: h.red.String(string(req.Body))}
+	var key string
+	if h.cache != nil {
+		key = h.cache.Key(h.fingerprint, req)
+		if h.cache.Get(key, r) {
+			return r
+		}
+		defer h.cache.Put(key, r)
+	}
+	resp := h.client.Do(ctx, req)
+	r.Status = resp.Status
+	r.Headers = h.red.Headers(resp.Header)
+	r.Attempts = resp.Attempts
+	r.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
+	r.Error = resp.Err
+	if r.Error != nil {
+		if len(resp.Body) > 0 {
+			// Redact the whole body before cutting it, so a secret across
+			// the cut is not left in part.
+			body := []byte(h.red.String(string(resp.Body)))
+			r.Body = truncateUTF8(body, maxRecordedBody)
+			if r.Error.Type == schema.ErrInvalidJSON {
+				r.Error = transport.InvalidJSON(body) // its preview quotes the body
+			}
+		}
+		r.Error.Message = h.red.String(r.Error.Message)
+		r.Outcome = schema.Error
+		return r
+	}
+	// Compact so the record is one line and re-reading it gives the same bytes.
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, resp.Body); err != nil {
+		r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: err.Error()}
+		r.Outcome = schema.Error
+		return r
+	}
+	r.Response = json.RawMessage(h.red.JSON(buf.Bytes()))
+	return r
+}
+
+func truncateUTF8(b []byte, n int) string {
+	if len(b) <= n {
+		return strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strings.ToValidUTF8(string(b[:cut]), "\uFFFD") + fmt.Sprintf("… (%d bytes in all)", len(b))
+}
+
+func diagText(diags hcl.Diagnostics) string {
+	var parts []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			s := d.Summary
+			if d.Detail != "" {
+				s += ": " + d.Detail
+			}
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Preflight checks that the target's host accepts connections (http) or
+// that the demo service answers its health check.
+func (h *httpCaller) Preflight(ctx context.Context) error {
+	if h.fixedHealth {
+		base := strings.TrimSuffix(strings.TrimSuffix(h.url, "/iao"), "/model/parse")
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return fmt.Errorf("demo service not answering: %w", err)
+		}
+		resp.Body.Close()
+		return nil
+	}
+	if h.url == "" {
+		return nil // per-case URLs: nothing to check before the first case
+	}
+	u, err := url.Parse(h.url)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("target %q: the url %q is not an absolute URL", h.target.Name, h.red.String(h.url))
+	}
+	host := u.Host
+	if u.Port() == "" {
+		if u.Scheme == "https" {
+			host = net.JoinHostPort(u.Hostname(), "443")
+		} else {
+			host = net.JoinHostPort(u.Hostname(), "80")
+		}
+	}
+	d := net.Dialer{Timeout: min(h.target.Timeout, 5*time.Second)}
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return fmt.Errorf("target %q is unreachable at %s: %v", h.target.Name, h.red.String(u.Scheme+"://"+u.Host), err)
+	}
+	conn.Close()
+	return nil
+}
+
+func (h *httpCaller) Open(context.Context, *schema.Script) (runner.Session, error) {
+	return runner.Stateless(h), nil
+}
+
+func (h *httpCaller) Close() {
+	h.client.Close()
+	if h.stop != nil {
+		h.stop()
+	}
+}

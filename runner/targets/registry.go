@@ -1,0 +1,96 @@
+package targets
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/runner/transport"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// Kind is one kind of target: the decoding of its kind block and its caller.
+type Kind interface {
+	spec.TargetKind
+	// NewCaller prepares the caller of b.Target, whose kind block Decode
+	// made b.Target.Config of.
+	NewCaller(ctx context.Context, b *Build) (runner.Caller, error)
+}
+
+// kinds are the registered kinds, in the order messages list them. A kind
+// nlutest ships is one entry here.
+var kinds = []Kind{httpKind{}, rasaKind{}, execKind{}, replayKind{}, demoKind{}}
+
+// Register adds a kind defined outside this package (a test's kind); call
+// it from an init func. A name already taken panics.
+func Register(k Kind) {
+	if lookup(k.Name()) != nil {
+		panic(fmt.Sprintf("targets: kind %q registered twice", k.Name()))
+	}
+	kinds = append(kinds, k)
+}
+
+// Kinds returns the registered kinds' decoders, for spec.Options.TargetKinds.
+func Kinds() []spec.TargetKind {
+	out := make([]spec.TargetKind, len(kinds))
+	for i, k := range kinds {
+		out[i] = k
+	}
+	return out
+}
+
+func lookup(name string) Kind {
+	for _, k := range kinds {
+		if k.Name() == name {
+			return k
+		}
+	}
+	return nil
+}
+
+// Build is what a kind's caller is made from.
+type Build struct {
+	Suite   *spec.Suite
+	Target  *spec.Target
+	Options runner.CallerOptions
+	// Limiter admits call starts at the target's rate (or --rate); Clock
+	// drives it and retry back-off.
+	Limiter *transport.Limiter
+	Clock   transport.Clock
+	// Redactor masks the suite's secrets in everything recorded.
+	Redactor *runner.Redactor
+}
+
+// Client returns an HTTP client with the target's timeout, retries, retry
+// conditions and response cap, pacing its starts with b.Limiter.
+func (b *Build) Client() *transport.Client {
+	t := b.Target
+	policy := transport.Policy{
+		Timeout: t.Timeout, Retries: t.Retries, RetryOn: t.RetryOn, Backoff: 200 * time.Millisecond,
+		MaxResponseBytes: t.MaxResponseBytes, ExpectJSON: true,
+	}
+	return transport.NewClient(policy, runner.Concurrency(t, b.Options), b.Limiter, transport.WithClock(b.Clock))
+}
+
+// NewCaller prepares a caller for target t of suite s, loaded with Kinds().
+// The demo kind starts its embedded service on 127.0.0.1. An error of type
+// *runner.ConfigError is a problem with the suite (exit 2).
+func NewCaller(ctx context.Context, s *spec.Suite, t *spec.Target, o runner.CallerOptions) (runner.Caller, error) {
+	k := lookup(t.Kind)
+	if k == nil || t.Config == nil {
+		return nil, fmt.Errorf("target %q: kind %q was not decoded (load the suite with targets.Kinds())", t.Name, t.Kind)
+	}
+	rate := t.Rate
+	if o.Rate > 0 {
+		rate = o.Rate
+	}
+	clk := o.Clock
+	if clk == nil {
+		clk = transport.RealClock{}
+	}
+	return k.NewCaller(ctx, &Build{
+		Suite: s, Target: t, Options: o, Clock: clk,
+		Limiter: transport.NewLimiter(rate, clk), Redactor: runner.NewRedactor(s.Secrets),
+	})
+}

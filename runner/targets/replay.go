@@ -1,0 +1,89 @@
+package targets
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// replayKind answers from an earlier results file: the recorded response
+// of the same case id, or else of the same utterance text. It lets a suite
+// be re-run offline against what a service once answered.
+//
+//	replay {
+//	  source = "runs/0301/results.jsonl" # relative to the suite file
+//	}
+type replayKind struct{}
+
+var replaySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "source", Required: true}},
+}
+
+// replayConfig is the results file a replay target answers from.
+type replayConfig struct{ Source string }
+
+func (replayKind) Name() string { return "replay" }
+
+func (replayKind) Decode(d *spec.TargetDecoder) (any, bool) {
+	c, ok := d.Content(replaySchema)
+	if !ok {
+		return nil, false
+	}
+	return &replayConfig{Source: d.Path(d.String(c.Attributes, "source", ""))}, true
+}
+
+func (replayKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
+	t, src := b.Target, b.Target.Config.(*replayConfig).Source
+	rc := &replayCaller{target: t, source: src, byID: map[string]*schema.Result{}, byText: map[string]*schema.Result{}}
+	err := runner.ReadResults(src, func(r *schema.Result) error {
+		rc.byID[r.ID] = r
+		if _, ok := rc.byText[r.Text]; !ok {
+			rc.byText[r.Text] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replay target %q: %w", t.Name, err)
+	}
+	return rc, nil
+}
+
+type replayCaller struct {
+	target *spec.Target
+	source string
+	byID   map[string]*schema.Result
+	byText map[string]*schema.Result
+}
+
+func (rc *replayCaller) Preflight(context.Context) error {
+	if len(rc.byID) == 0 {
+		return fmt.Errorf("replay target %q: %s holds no results", rc.target.Name, rc.source)
+	}
+	return nil
+}
+
+func (rc *replayCaller) Call(_ context.Context, c *schema.Case) *schema.Result {
+	rec := rc.byID[c.ID]
+	if rec == nil {
+		rec = rc.byText[c.Text]
+	}
+	r := &schema.Result{Case: *c, Target: rc.target.Name}
+	if rec == nil {
+		r.Error = &schema.CallError{Type: schema.ErrRequest, Message: fmt.Sprintf("no recorded response for this case in %s", rc.source)}
+		r.Outcome = schema.Error
+		return r
+	}
+	r.Request, r.Status, r.Headers, r.Response, r.Body = rec.Request, rec.Status, rec.Headers, rec.Response, rec.Body
+	r.LatencyMS, r.Attempts, r.Started, r.Error = rec.LatencyMS, rec.Attempts, rec.Started, rec.Error
+	return r
+}
+
+func (rc *replayCaller) Open(context.Context, *schema.Script) (runner.Session, error) {
+	return runner.Stateless(rc), nil
+}
+
+func (rc *replayCaller) Close() {}

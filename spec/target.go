@@ -1,0 +1,212 @@
+package spec
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// Target is a `target` block: how cases reach the system under test. spec
+// reads the settings every kind shares; the block's one kind block (http
+// { … }, rasa { … }, …) is decoded by its TargetKind, which keeps what it
+// made of it in Config. spec itself never calls a target.
+type Target struct {
+	Name string
+	// Kind is the kind block's type ("http", "rasa", …); Body is that
+	// block's body and KindRange its header.
+	Kind      string
+	Body      hcl.Body
+	KindRange hcl.Range
+	// Config is the kind's decoding of Body (its own type), nil when the
+	// suite was loaded without target kinds (Options.TargetKinds).
+	Config any
+	// PerCase are the kind's expressions evaluated per case (a request's
+	// url, headers, body); the load checks the names they use once every
+	// block is declared.
+	PerCase []hcl.Expression
+
+	Timeout          time.Duration
+	Concurrency      int
+	Rate             float64
+	Retries          int
+	RetryOn          []string
+	MaxResponseBytes int64
+	ErrorBudget      float64
+	DeclRange        hcl.Range
+}
+
+// Target returns the target named name, or the first target when name is
+// empty; nil when there is none.
+func (s *Suite) Target(name string) *Target {
+	for _, t := range s.Targets {
+		if name == "" || t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// TargetKind decodes the kind block of one kind of target. The kinds live
+// outside spec (package runner/targets, next to their callers) and reach
+// the load through Options.TargetKinds.
+type TargetKind interface {
+	// Name is the kind block's type, e.g. "http".
+	Name() string
+	// Decode reads the kind block through d, which reports problems the
+	// way every other block's are reported. It returns the kind's settings
+	// (kept as Target.Config), or ok false when the block is too broken to
+	// keep the target.
+	Decode(d *TargetDecoder) (config any, ok bool)
+}
+
+// TargetDecoder is what a TargetKind decodes its block with: the block, and
+// the loader's attribute readers, so a kind's diagnostics read like every
+// other block's (file:line:col, did-you-mean).
+type TargetDecoder struct {
+	l *loader
+	// Target is the target being decoded, its shared settings already read.
+	Target *Target
+	// Block is the kind block.
+	Block *hcl.Block
+}
+
+// Content checks the kind block's body against schema and reports what it
+// finds; ok is false when that found an error.
+func (d *TargetDecoder) Content(schema *hcl.BodySchema) (c *hcl.BodyContent, ok bool) {
+	c, diags := d.Block.Body.Content(schema)
+	d.l.diags = append(d.l.diags, diags...)
+	return c, !diags.HasErrors()
+}
+
+// String reads a string attribute that may use only var and functions;
+// def when it is absent, null or wrong (reported).
+func (d *TargetDecoder) String(attrs hcl.Attributes, name, def string) string {
+	return d.l.str(attrs, name, def)
+}
+
+// StringList reads a list of strings the way String reads a string.
+func (d *TargetDecoder) StringList(attrs hcl.Attributes, name string) []string {
+	return d.l.strList(attrs, name)
+}
+
+// StringMap reads a map of strings the way String reads a string.
+func (d *TargetDecoder) StringMap(attrs hcl.Attributes, name string) map[string]string {
+	return d.l.strMap(attrs, name)
+}
+
+// OnlyVar reports (and returns false) when e uses a name other than var,
+// or an undeclared variable; what names e in the message.
+func (d *TargetDecoder) OnlyVar(e hcl.Expression, what string) bool {
+	return d.l.onlyRoots(e, what, "var")
+}
+
+// PerCase records expressions evaluated per case; nil ones are skipped.
+// The load checks the names they use (var, case, slot) at its end.
+func (d *TargetDecoder) PerCase(es ...hcl.Expression) {
+	for _, e := range es {
+		if e != nil {
+			d.Target.PerCase = append(d.Target.PerCase, e)
+		}
+	}
+}
+
+// Errorf reports an error at rng.
+func (d *TargetDecoder) Errorf(rng *hcl.Range, summary, detail string, args ...any) {
+	d.l.errorf(rng, summary, detail, args...)
+}
+
+// Path resolves p against the directory of the file declaring the target.
+func (d *TargetDecoder) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(d.Target.DeclRange.Filename), p)
+}
+
+// RetryOnValues are the conditions a target's retry_on may name.
+var RetryOnValues = []string{"timeout", "reset", "429", "5xx", "500", "502", "503", "504"}
+
+var targetAttrs = []hcl.AttributeSchema{
+	{Name: "timeout"}, {Name: "concurrency"}, {Name: "rate"}, {Name: "retries"},
+	{Name: "retry_on"}, {Name: "max_response_bytes"}, {Name: "error_budget"},
+}
+
+// targetSchema is a target block's schema: the shared attributes and one
+// block per known kind. Loaded without kinds, any block is taken for a kind
+// block and left undecoded.
+func (l *loader) targetSchema(b *hcl.Block) *hcl.BodySchema {
+	s := &hcl.BodySchema{Attributes: targetAttrs}
+	if l.opts.TargetKinds != nil {
+		for _, k := range l.opts.TargetKinds {
+			s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: k.Name()})
+		}
+		return s
+	}
+	if sb, ok := b.Body.(*hclsyntax.Body); ok {
+		for _, kb := range sb.Blocks {
+			if !slices.ContainsFunc(s.Blocks, func(h hcl.BlockHeaderSchema) bool { return h.Type == kb.Type }) {
+				s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: kb.Type})
+			}
+		}
+	}
+	return s
+}
+
+// kindList lists the known kinds for a message: http { … }, rasa { … } or demo { … }.
+func (l *loader) kindList() string {
+	var names []string
+	for _, k := range l.opts.TargetKinds {
+		names = append(names, k.Name()+" { … }")
+	}
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+func (l *loader) decodeTarget(b *hcl.Block) {
+	c, diags := b.Body.Content(l.targetSchema(b))
+	l.diags = append(l.diags, diags...)
+	l.checkLabel(b)
+	t := &Target{
+		Name:        label(b),
+		DeclRange:   b.DefRange,
+		Timeout:     l.duration(c.Attributes, "timeout", 10*time.Second),
+		Concurrency: l.integer(c.Attributes, "concurrency", 4, 1),
+		Rate:        l.number(c.Attributes, "rate", 0, 0, math.MaxFloat64),
+		Retries:     l.integer(c.Attributes, "retries", 0, 0),
+		RetryOn:     l.strList(c.Attributes, "retry_on"),
+		ErrorBudget: l.number(c.Attributes, "error_budget", 0, 0, 1),
+	}
+	t.MaxResponseBytes = int64(l.integer(c.Attributes, "max_response_bytes", 10<<20, 1))
+	for _, r := range t.RetryOn {
+		if !slices.Contains(RetryOnValues, r) {
+			l.errorf(c.Attributes["retry_on"].Expr.Range().Ptr(), "Unknown retry condition", "retry_on may name %s; %q is none of them.%s", quoteList(RetryOnValues), r, didYouMean(r, RetryOnValues))
+		}
+	}
+	if len(c.Blocks) != 1 {
+		rng := b.DefRange
+		if len(c.Blocks) > 1 {
+			rng = c.Blocks[1].DefRange
+		}
+		l.errorf(&rng, "Target kind required", "A target has exactly one kind block: %s.", l.kindList())
+		return
+	}
+	kb := c.Blocks[0]
+	t.Kind, t.Body, t.KindRange = kb.Type, kb.Body, kb.DefRange
+	for _, k := range l.opts.TargetKinds {
+		if k.Name() == kb.Type {
+			cfg, ok := k.Decode(&TargetDecoder{l: l, Target: t, Block: kb})
+			if !ok {
+				return
+			}
+			t.Config = cfg
+		}
+	}
+	l.suite.Targets = append(l.suite.Targets, t)
+}
