@@ -64,34 +64,16 @@ type TargetKind interface {
 	Decode(d *TargetDecoder) (config any, ok bool)
 }
 
-// TargetDecoder is what a TargetKind decodes its block with: the block, and
-// the loader's attribute readers, so a kind's diagnostics read like every
-// other block's (file:line:col, did-you-mean).
+// TargetDecoder is what a TargetKind decodes its kind block with: the
+// Decoder's attribute readers (as source kinds have them, so a kind's
+// diagnostics read like every other block's: file:line:col, did-you-mean),
+// the block, and what only targets need.
 type TargetDecoder struct {
-	l *loader
+	*Decoder
 	// Target is the target being decoded, its shared settings already read.
 	Target *Target
 	// Block is the kind block.
 	Block *hcl.Block
-}
-
-// Content checks the kind block's body against schema and reports what it
-// finds; ok is false when that found an error.
-func (d *TargetDecoder) Content(schema *hcl.BodySchema) (c *hcl.BodyContent, ok bool) {
-	c, diags := d.Block.Body.Content(schema)
-	d.l.diags = append(d.l.diags, diags...)
-	return c, !diags.HasErrors()
-}
-
-// String reads a string attribute that may use only var and functions;
-// def when it is absent, null or wrong (reported).
-func (d *TargetDecoder) String(attrs hcl.Attributes, name, def string) string {
-	return d.l.str(attrs, name, def)
-}
-
-// StringList reads a list of strings the way String reads a string.
-func (d *TargetDecoder) StringList(attrs hcl.Attributes, name string) []string {
-	return d.l.strList(attrs, name)
 }
 
 // StringMap reads a map of strings the way String reads a string.
@@ -113,11 +95,6 @@ func (d *TargetDecoder) PerCase(es ...hcl.Expression) {
 			d.Target.PerCase = append(d.Target.PerCase, e)
 		}
 	}
-}
-
-// Errorf reports an error at rng.
-func (d *TargetDecoder) Errorf(rng *hcl.Range, summary, detail string, args ...any) {
-	d.l.errorf(rng, summary, detail, args...)
 }
 
 // Path resolves p against the directory of the file declaring the target.
@@ -201,7 +178,7 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 	t.Kind, t.Body, t.KindRange = kb.Type, kb.Body, kb.DefRange
 	for _, k := range l.opts.TargetKinds {
 		if k.Name() == kb.Type {
-			cfg, ok := k.Decode(&TargetDecoder{l: l, Target: t, Block: kb})
+			cfg, ok := k.Decode(&TargetDecoder{Decoder: &Decoder{l: l}, Target: t, Block: kb})
 			if !ok {
 				return
 			}

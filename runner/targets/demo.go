@@ -30,7 +30,7 @@ type demoConfig struct{ Endpoint string }
 func (demoKind) Name() string { return "demo" }
 
 func (demoKind) Decode(d *spec.TargetDecoder) (any, bool) {
-	c, _ := d.Content(demoSchema)
+	c, _ := d.Content(d.Block, demoSchema)
 	ep := d.String(c.Attributes, "endpoint", "rasa")
 	if ep != "rasa" && ep != "iao" {
 		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities) and \"iao\" (seed 000's IAO relation queries); %q is neither.", ep)

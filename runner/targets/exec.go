@@ -49,11 +49,11 @@ type execConfig struct {
 func (execKind) Name() string { return "exec" }
 
 func (execKind) Decode(d *spec.TargetDecoder) (any, bool) {
-	c, ok := d.Content(execSchema)
+	c, ok := d.Content(d.Block, execSchema)
 	if !ok {
 		return nil, false
 	}
-	cfg := &execConfig{Command: d.StringList(c.Attributes, "command")}
+	cfg := &execConfig{Command: d.Strings(c.Attributes, "command")}
 	if len(cfg.Command) == 0 {
 		d.Errorf(c.Attributes["command"].Expr.Range().Ptr(), "Empty command", "command is the program and its arguments, e.g. [\"python3\", \"nlu.py\"].")
 	}

@@ -36,7 +36,7 @@ type httpConfig struct {
 func (httpKind) Name() string { return "http" }
 
 func (httpKind) Decode(d *spec.TargetDecoder) (any, bool) {
-	c, ok := d.Content(httpSchema)
+	c, ok := d.Content(d.Block, httpSchema)
 	if !ok {
 		return nil, false
 	}

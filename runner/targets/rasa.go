@@ -26,7 +26,7 @@ var rasaSchema = &hcl.BodySchema{
 func (rasaKind) Name() string { return "rasa" }
 
 func (rasaKind) Decode(d *spec.TargetDecoder) (any, bool) {
-	c, ok := d.Content(rasaSchema)
+	c, ok := d.Content(d.Block, rasaSchema)
 	if !ok {
 		return nil, false
 	}

@@ -29,7 +29,7 @@ type replayConfig struct{ Source string }
 func (replayKind) Name() string { return "replay" }
 
 func (replayKind) Decode(d *spec.TargetDecoder) (any, bool) {
-	c, ok := d.Content(replaySchema)
+	c, ok := d.Content(d.Block, replaySchema)
 	if !ok {
 		return nil, false
 	}
