@@ -18,35 +18,9 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 	b = b[:len(b)-1] // reopen the case object
 	b = append(b, `,"target":`...)
 	b = appendJSONString(b, r.Target)
-	if q := r.Request; q != nil {
-		b = append(b, `,"request":{`...)
-		first := true
-		field := func(name string) {
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = append(b, '"')
-			b = append(b, name...)
-			b = append(b, `":`...)
-		}
-		if q.Method != "" {
-			field("method")
-			b = appendJSONString(b, q.Method)
-		}
-		if q.URL != "" {
-			field("url")
-			b = appendJSONString(b, q.URL)
-		}
-		if len(q.Headers) > 0 {
-			field("headers")
-			b = appendStringMap(b, q.Headers)
-		}
-		if q.Body != "" {
-			field("body")
-			b = appendJSONString(b, q.Body)
-		}
-		b = append(b, '}')
+	if r.Request != nil {
+		b = append(b, `,"request":`...)
+		b = appendRequest(b, r.Request)
 	}
 	if r.Status != 0 {
 		b = append(b, `,"status":`...)
@@ -100,6 +74,39 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = append(b, fb...)
 	}
 	return append(b, '}'), nil
+}
+
+// appendRequest writes the request object, members in field order and
+// empty ones left out, as encoding/json does.
+func appendRequest(b []byte, q *Request) []byte {
+	b = append(b, '{')
+	first := true
+	field := func(name string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":`...)
+	}
+	if q.Method != "" {
+		field("method")
+		b = appendJSONString(b, q.Method)
+	}
+	if q.URL != "" {
+		field("url")
+		b = appendJSONString(b, q.URL)
+	}
+	if len(q.Headers) > 0 {
+		field("headers")
+		b = appendStringMap(b, q.Headers)
+	}
+	if q.Body != "" {
+		field("body")
+		b = appendJSONString(b, q.Body)
+	}
+	return append(b, '}')
 }
 
 func appendStringMap(b []byte, m map[string]string) []byte {

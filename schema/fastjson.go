@@ -375,28 +375,34 @@ func isCaseField(key []byte) bool {
 	return false
 }
 
+// defer1 handles one member of a record DecodeForEval reads: it keeps the
+// deferred case fields and the slots in lazy, aliases the response, skips
+// what evaluation recomputes, and reports false for members to decode now.
+func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
+	switch string(key) {
+	case "id", "template", "source", "source_kind", "text":
+		return false
+	case "slots":
+		lazy.Slots = val
+	case "failures", "outcome":
+	case "response":
+		if string(val) != "null" {
+			r.Response = json.RawMessage(val)
+		}
+	default:
+		if !isCaseField(key) {
+			return false
+		}
+		lazy.fields = append(lazy.fields, [2][]byte{key, val})
+	}
+	return true
+}
+
 func (r *Result) decode(b []byte, lazy *Deferred) error {
 	*r = Result{}
 	return eachMember(b, func(key []byte, val []byte) error {
-		if lazy != nil {
-			switch string(key) {
-			case "id", "template", "source", "source_kind", "text":
-			case "slots":
-				lazy.Slots = val
-				return nil
-			case "failures", "outcome":
-				return nil
-			case "response":
-				if string(val) != "null" {
-					r.Response = json.RawMessage(val)
-				}
-				return nil
-			default:
-				if isCaseField(key) {
-					lazy.fields = append(lazy.fields, [2][]byte{key, val})
-					return nil
-				}
-			}
+		if lazy != nil && r.defer1(lazy, key, val) {
+			return nil
 		}
 		if ok, err := r.Case.decodeField(key, val); ok {
 			return err

@@ -584,35 +584,14 @@ func (s *Suite) ProbeCase(t *Template, c *schema.Case, key string) *schema.Case 
 			ref = &t.Slots[i]
 		}
 	}
-	if ref == nil {
+	if ref == nil || s.Materials[ref.Material] == nil {
 		return nil
 	}
 	m := s.Materials[ref.Material]
-	if m == nil {
-		return nil
-	}
 	schemaKey := strings.ToLower(s.SchemaName)
-	usable := func(mv MaterialValue) bool {
-		if len(t.MaterialLevels) > 0 && !slices.Contains(t.MaterialLevels, mv.Level) {
-			return false
-		}
-		exp := mv.Normalize[schemaKey]
-		if exp == "" {
-			exp = mv.Value
-		}
-		if mv.Value == cur.Value || exp == cur.Expected() || exp == "" {
-			return false
-		}
-		for k, sl := range c.Slots {
-			if k != key && (sl.Value == mv.Value || sl.Expected() == exp) {
-				return false
-			}
-		}
-		return true
-	}
 	pick := -1
 	for i, mv := range m.Values {
-		if usable(mv) && (pick < 0 || mv.Level == cur.Level && m.Values[pick].Level != cur.Level) {
+		if probeUsable(t, c, key, cur, mv, schemaKey) && (pick < 0 || mv.Level == cur.Level && m.Values[pick].Level != cur.Level) {
 			pick = i
 		}
 	}
@@ -642,6 +621,29 @@ func (s *Suite) ProbeCase(t *Template, c *schema.Case, key string) *schema.Case 
 	p.ID = CaseID(t.Name, p.Slots)
 	p.Expect = nil
 	return &p
+}
+
+// probeUsable reports whether material value mv can replace slot key's
+// current value cur in case c for a probe: a level the template allows,
+// and raw and expected values that differ from the current ones and from
+// the other slots'.
+func probeUsable(t *Template, c *schema.Case, key string, cur schema.Slot, mv MaterialValue, schemaKey string) bool {
+	if len(t.MaterialLevels) > 0 && !slices.Contains(t.MaterialLevels, mv.Level) {
+		return false
+	}
+	exp := mv.Normalize[schemaKey]
+	if exp == "" {
+		exp = mv.Value
+	}
+	if mv.Value == cur.Value || exp == cur.Expected() || exp == "" {
+		return false
+	}
+	for k, sl := range c.Slots {
+		if k != key && (sl.Value == mv.Value || sl.Expected() == exp) {
+			return false
+		}
+	}
+	return true
 }
 
 func annotSortedKeys[V any](m map[string]V) []string {

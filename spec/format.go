@@ -420,111 +420,135 @@ func fixNewAttribute(a *hclwrite.Attribute, indent int) {
 // each to the path on its line (trailing) or on the next key line (lead).
 // annotate's own comments are left out.
 func collectComments(toks hclwrite.Tokens) *keptComments {
-	k := &keptComments{lead: map[string][]string{}, trailing: map[string]string{}}
-	depth := 0
-	lineStart := true
-	keyPos := false
-	var pending []string
-	cur := ""
-	var keyToks hclwrite.Tokens
-	collecting := false
-	inOrphans := false
-	finishKey := func() {
-		collecting = false
-		var src bytes.Buffer
-		for _, t := range keyToks {
-			src.Write(t.Bytes)
-		}
-		keyToks = nil
-		cur = ""
-		expr, diags := hclsyntax.ParseExpression(src.Bytes(), "key", hcl.InitialPos)
-		if diags.HasErrors() {
-			return
-		}
-		v, diags := expr.Value(nil)
-		if diags.HasErrors() || v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
-			return
-		}
-		x, _, err := CompilePath(v.AsString())
-		if err != nil {
-			return
-		}
-		cur = x.String()
-		if p, ok := canonicalPath(x); ok {
-			cur = p
-		}
-		if len(pending) > 0 {
-			k.lead[cur] = append(k.lead[cur], pending...)
-			pending = nil
-		}
-	}
+	cc := &commentCollector{k: &keptComments{lead: map[string][]string{}, trailing: map[string]string{}}, lineStart: true}
 	for _, t := range toks {
-		switch t.Type {
-		case hclsyntax.TokenComment:
-			text := strings.TrimRight(string(t.Bytes), "\r\n")
-			body := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(text, "#"), "//"), " "))
-			if strings.TrimSpace(body) == orphanHeading {
-				// What follows, up to the first key, was kept from an
-				// earlier expect: it stays under the heading.
-				inOrphans, k.dropped = true, true
-			} else if !generatedComment(strings.TrimSpace(body)) {
-				switch {
-				case inOrphans && cur == "":
-					k.orphans = append(k.orphans, text)
-				case depth > 1 && cur != "":
-					k.lead[cur] = append(k.lead[cur], text)
-				case lineStart || cur == "":
-					pending = append(pending, text)
-				case k.trailing[cur] == "":
-					k.trailing[cur] = text
-				default:
-					k.lead[cur] = append(k.lead[cur], text)
-				}
-			}
-			if strings.HasSuffix(string(t.Bytes), "\n") {
-				lineStart = true
-			}
-			continue
-		case hclsyntax.TokenNewline:
-			lineStart = true
-			if collecting {
-				finishKey()
-			}
-			continue
-		}
-		if collecting {
-			if depth == 1 && (t.Type == hclsyntax.TokenEqual || t.Type == hclsyntax.TokenColon) {
-				finishKey()
-			} else {
-				keyToks = append(keyToks, t)
-			}
-			lineStart = false
-			continue
-		}
-		if depth == 1 && (lineStart || keyPos) && t.Type != hclsyntax.TokenCBrace {
-			collecting = true
-			keyToks = append(keyToks[:0], t)
-			lineStart, keyPos = false, false
-			continue
-		}
-		keyPos = false
-		switch t.Type {
-		case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen, hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl:
-			depth++
-			if depth == 1 {
-				keyPos = true
-			}
-		case hclsyntax.TokenCBrace, hclsyntax.TokenCBrack, hclsyntax.TokenCParen, hclsyntax.TokenTemplateSeqEnd:
-			depth--
-		case hclsyntax.TokenComma:
-			if depth == 1 {
-				keyPos = true
-			}
-		}
-		lineStart = false
+		cc.token(t)
 	}
-	k.orphans = append(k.orphans, pending...)
-	return k
+	cc.k.orphans = append(cc.k.orphans, cc.pending...)
+	return cc.k
+}
+
+// commentCollector is the state of collectComments' walk over the tokens.
+type commentCollector struct {
+	k     *keptComments
+	depth int
+	// lineStart: no token yet on this line; keyPos: the next token starts
+	// a key (after { or a comma).
+	lineStart, keyPos bool
+	// pending are comments waiting for the next key (lead comments).
+	pending []string
+	// cur is the canonical path of the current key ("" before the first).
+	cur string
+	// keyToks are the tokens of the key being read, while collecting.
+	keyToks    hclwrite.Tokens
+	collecting bool
+	// inOrphans: under the heading of comments kept from an earlier expect.
+	inOrphans bool
+}
+
+func (cc *commentCollector) token(t *hclwrite.Token) {
+	switch t.Type {
+	case hclsyntax.TokenComment:
+		cc.comment(t)
+		return
+	case hclsyntax.TokenNewline:
+		cc.lineStart = true
+		if cc.collecting {
+			cc.finishKey()
+		}
+		return
+	}
+	if cc.collecting {
+		if cc.depth == 1 && (t.Type == hclsyntax.TokenEqual || t.Type == hclsyntax.TokenColon) {
+			cc.finishKey()
+		} else {
+			cc.keyToks = append(cc.keyToks, t)
+		}
+		cc.lineStart = false
+		return
+	}
+	if cc.depth == 1 && (cc.lineStart || cc.keyPos) && t.Type != hclsyntax.TokenCBrace {
+		cc.collecting = true
+		cc.keyToks = append(cc.keyToks[:0], t)
+		cc.lineStart, cc.keyPos = false, false
+		return
+	}
+	cc.keyPos = false
+	switch t.Type {
+	case hclsyntax.TokenOBrace, hclsyntax.TokenOBrack, hclsyntax.TokenOParen, hclsyntax.TokenTemplateInterp, hclsyntax.TokenTemplateControl:
+		cc.depth++
+		if cc.depth == 1 {
+			cc.keyPos = true
+		}
+	case hclsyntax.TokenCBrace, hclsyntax.TokenCBrack, hclsyntax.TokenCParen, hclsyntax.TokenTemplateSeqEnd:
+		cc.depth--
+	case hclsyntax.TokenComma:
+		if cc.depth == 1 {
+			cc.keyPos = true
+		}
+	}
+	cc.lineStart = false
+}
+
+// comment files one comment token: trailing the key on its line, leading
+// the next key, or kept under the orphans heading.
+func (cc *commentCollector) comment(t *hclwrite.Token) {
+	k := cc.k
+	text := strings.TrimRight(string(t.Bytes), "\r\n")
+	body := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(text, "#"), "//"), " "))
+	if strings.TrimSpace(body) == orphanHeading {
+		// What follows, up to the first key, was kept from an earlier
+		// expect: it stays under the heading.
+		cc.inOrphans, k.dropped = true, true
+	} else if !generatedComment(strings.TrimSpace(body)) {
+		switch {
+		case cc.inOrphans && cc.cur == "":
+			k.orphans = append(k.orphans, text)
+		case cc.depth > 1 && cc.cur != "":
+			k.lead[cc.cur] = append(k.lead[cc.cur], text)
+		case cc.lineStart || cc.cur == "":
+			cc.pending = append(cc.pending, text)
+		case k.trailing[cc.cur] == "":
+			k.trailing[cc.cur] = text
+		default:
+			k.lead[cc.cur] = append(k.lead[cc.cur], text)
+		}
+	}
+	if strings.HasSuffix(string(t.Bytes), "\n") {
+		cc.lineStart = true
+	}
+}
+
+// finishKey reads the collected key tokens as a path; the pending lead
+// comments go to it.
+func (cc *commentCollector) finishKey() {
+	cc.collecting = false
+	var src bytes.Buffer
+	for _, t := range cc.keyToks {
+		src.Write(t.Bytes)
+	}
+	cc.keyToks = nil
+	cc.cur = ""
+	expr, diags := hclsyntax.ParseExpression(src.Bytes(), "key", hcl.InitialPos)
+	if diags.HasErrors() {
+		return
+	}
+	v, diags := expr.Value(nil)
+	if diags.HasErrors() || v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+		return
+	}
+	x, _, err := CompilePath(v.AsString())
+	if err != nil {
+		return
+	}
+	cc.cur = x.String()
+	if p, ok := canonicalPath(x); ok {
+		cc.cur = p
+	}
+	if len(cc.pending) > 0 {
+		cc.k.lead[cc.cur] = append(cc.k.lead[cc.cur], cc.pending...)
+		cc.pending = nil
+	}
 }
 
 // UpdateAnnotations returns the annotations file src (empty for a new file)

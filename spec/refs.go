@@ -92,44 +92,16 @@ func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) b
 		return false
 	}
 	name, named := stepName(tr[1])
-	rng := tr[1].SourceRange()
-	bad := func(summary, detail string, args ...any) bool {
-		l.errorf(&rng, summary, detail, args...)
-		return false
-	}
 	switch root {
 	case "var":
-		if !named {
-			return bad("Invalid variable reference", "Write var.NAME with the name of a declared variable.")
-		}
-		if _, ok := l.varDecl[name]; !ok {
-			names := make([]string, 0, len(l.varDecl))
-			for n := range l.varDecl {
-				names = append(names, n)
-			}
-			return bad("Undeclared variable", "There is no variable %q.%s Declare it with variable %q { default = … }.", name, didYouMean(name, names), name)
-		}
+		return l.checkVarRef(tr, name, named)
 	case "case":
-		if named && !slices.Contains(CaseAttributes, name) {
-			return bad("Unsupported attribute", "case has no attribute %q.%s case has %s.", name, didYouMean(name, CaseAttributes), quoteList(CaseAttributes))
-		}
-		if named && name == "slots" && len(tr) > 2 {
-			if sn, ok := stepName(tr[2]); ok && !l.slotKnown(sn, slots) {
-				rng = tr[2].SourceRange()
-				return bad("Unknown slot", "No slot %q here.%s", sn, didYouMean(sn, l.slotNames(slots)))
-			}
-		}
+		return l.checkCaseRef(tr, name, named, slots)
 	case "slot":
-		if named && !l.slotKnown(name, slots) {
-			return bad("Unknown slot", "No slot %q here.%s Slots are the placeholders of the template's text.", name, didYouMean(name, l.slotNames(slots)))
-		}
-		if len(tr) > 2 {
-			rng = tr[2].SourceRange()
-			return bad("Unsupported attribute", "slot.%s is the raw value (a string). For its normalised value, tag or level use case.slots[%q].normalized (or .tag, .level).", name, name)
-		}
+		return l.checkSlotRef(tr, name, named, slots)
 	case "http":
 		if named && !slices.Contains(HTTPAttributes, name) {
-			return bad("Unsupported attribute", "http has no attribute %q.%s http has %s.", name, didYouMean(name, HTTPAttributes), quoteList(HTTPAttributes))
+			return l.badRef(tr[1], "Unsupported attribute", "http has no attribute %q.%s http has %s.", name, didYouMean(name, HTTPAttributes), quoteList(HTTPAttributes))
 		}
 	case "response":
 		if sch := l.suite.Schema; sch != nil && sch.HasType {
@@ -138,7 +110,54 @@ func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) b
 	case "metrics":
 		return l.checkMetrics(tr)
 	case "latency_ms":
-		return bad("Unsupported attribute", "latency_ms is a number of milliseconds; it has no attributes.")
+		return l.badRef(tr[1], "Unsupported attribute", "latency_ms is a number of milliseconds; it has no attributes.")
+	}
+	return true
+}
+
+// badRef reports an error at one step of a traversal and returns false.
+func (l *loader) badRef(step hcl.Traverser, summary, detail string, args ...any) bool {
+	rng := step.SourceRange()
+	l.errorf(&rng, summary, detail, args...)
+	return false
+}
+
+// checkVarRef checks var.NAME: NAME must be a declared variable.
+func (l *loader) checkVarRef(tr hcl.Traversal, name string, named bool) bool {
+	if !named {
+		return l.badRef(tr[1], "Invalid variable reference", "Write var.NAME with the name of a declared variable.")
+	}
+	if _, ok := l.varDecl[name]; !ok {
+		names := make([]string, 0, len(l.varDecl))
+		for n := range l.varDecl {
+			names = append(names, n)
+		}
+		return l.badRef(tr[1], "Undeclared variable", "There is no variable %q.%s Declare it with variable %q { default = … }.", name, didYouMean(name, names), name)
+	}
+	return true
+}
+
+// checkCaseRef checks case.NAME (and case.slots.SLOT against slots).
+func (l *loader) checkCaseRef(tr hcl.Traversal, name string, named bool, slots []string) bool {
+	if named && !slices.Contains(CaseAttributes, name) {
+		return l.badRef(tr[1], "Unsupported attribute", "case has no attribute %q.%s case has %s.", name, didYouMean(name, CaseAttributes), quoteList(CaseAttributes))
+	}
+	if named && name == "slots" && len(tr) > 2 {
+		if sn, ok := stepName(tr[2]); ok && !l.slotKnown(sn, slots) {
+			return l.badRef(tr[2], "Unknown slot", "No slot %q here.%s", sn, didYouMean(sn, l.slotNames(slots)))
+		}
+	}
+	return true
+}
+
+// checkSlotRef checks slot.NAME against slots; a slot value has no
+// attributes.
+func (l *loader) checkSlotRef(tr hcl.Traversal, name string, named bool, slots []string) bool {
+	if named && !l.slotKnown(name, slots) {
+		return l.badRef(tr[1], "Unknown slot", "No slot %q here.%s Slots are the placeholders of the template's text.", name, didYouMean(name, l.slotNames(slots)))
+	}
+	if len(tr) > 2 {
+		return l.badRef(tr[2], "Unsupported attribute", "slot.%s is the raw value (a string). For its normalised value, tag or level use case.slots[%q].normalized (or .tag, .level).", name, name)
 	}
 	return true
 }
