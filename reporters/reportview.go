@@ -201,7 +201,11 @@ func templateSections(r, _ *schema.Report) []Section {
 		}
 		acc := ""
 		if r.Metrics != nil {
-			if n := r.Metrics.Template[g.Name]; n != nil {
+			nodes := r.Metrics.Template
+			if k := groupKind(g); k != "template" {
+				nodes = r.Metrics.Sources[k]
+			}
+			if n := nodes[g.Name]; n != nil {
 				acc = fmtRatio(n.Accuracy)
 			}
 		}

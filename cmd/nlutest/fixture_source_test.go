@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,6 +127,9 @@ func TestTestOnlySourceKindEndToEnd(t *testing.T) {
 	if code != ExitPass {
 		t.Fatalf("run: exit %d, want 0 (2 of 3 greetings)\n%s\n%s", code, out, errs)
 	}
+	if !strings.Contains(out, "fixture 问候") || !strings.Contains(out, "0.667 (2/3)") {
+		t.Errorf("the console report has no row for fixture 问候 with its accuracy:\n%s", out)
+	}
 	if !strings.Contains(errs, "fixture 问候: 3 cases, 2 passed, 1 failed") {
 		t.Errorf("no per-source progress line:\n%s", errs)
 	}
@@ -148,8 +152,17 @@ func TestTestOnlySourceKindEndToEnd(t *testing.T) {
 		t.Errorf("JUnit lacks the threshold on metrics.fixture:\n%s", j)
 	}
 
-	if _, err := os.ReadFile(jsonReport); err != nil {
-		t.Error(err)
+	var rep struct {
+		Metrics struct {
+			Fixture map[string]struct{ Total int } `json:"fixture"`
+		} `json:"metrics"`
+		Groups []schema.Group `json:"groups"`
+	}
+	if raw, err := os.ReadFile(jsonReport); err != nil || json.Unmarshal(raw, &rep) != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	if rep.Metrics.Fixture["问候"].Total != 3 || len(rep.Groups) != 1 || rep.Groups[0].Kind != "fixture" || rep.Groups[0].Name != "问候" {
+		t.Errorf("the JSON report's metrics.fixture %+v, groups %+v: want 3 cases of fixture 问候", rep.Metrics.Fixture, rep.Groups)
 	}
 	// eval --list-metrics lists the fixture node; the threshold, tightened,
 	// fails on replay.
