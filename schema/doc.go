@@ -2,7 +2,9 @@
 // the generated case (one JSONL line of `nlutest generate`), the result of
 // calling the target with it (one JSONL line of a run's results file), and the
 // finished report that every reporter renders. It also defines the ordered
-// outcome type shared by all stages.
+// outcome type shared by all stages, and the descriptor of the metrics tree
+// (MetricsTree, tree.go): the one place the tree's shape is written, which
+// thresholds, validate, --list-metrics, JUnit and the report JSON read.
 //
 // Field names are part of nlutest's file formats; they are documented in
 // docs/records.md and must only change together with that document.

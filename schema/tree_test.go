@@ -1,0 +1,113 @@
+package schema
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestStepStyles(t *testing.T) {
+	for _, c := range []struct {
+		addr string
+		want []StepStyle
+	}{
+		{"accuracy", []StepStyle{StepName}},
+		{"split.smoke.accuracy", []StepStyle{StepName, StepKey, StepName}},
+		{"label.intent.labels.订机票.f1", []StepStyle{StepName, StepNameKey, StepName, StepKey, StepName}},
+		{"scene.出行/天气.dimension.city.values.北京.recall", []StepStyle{StepName, StepKey, StepName, StepNameKey, StepName, StepKey, StepName}},
+		{"latency.bucket.<=20.p95_ms", []StepStyle{StepName, StepName, StepKey, StepName}},
+		{"core.accuracy", []StepStyle{StepName, StepName}},
+		{"nosuch.x.y", []StepStyle{StepName, StepName, StepName}},
+	} {
+		if got := MetricsTree.StepStyles(strings.Split(c.addr, ".")); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.addr, got, c.want)
+		}
+	}
+}
+
+// A registered name may not shadow another: the tree's addresses must
+// stay unambiguous.
+func TestRegisterTwicePanics(t *testing.T) {
+	tree := &Tree{Families: []*Family{CasesFamily, LatencyFamily}, Groups: MetricsTree.Groups}
+	for _, f := range []func(){
+		func() { tree.RegisterFamily(&Family{Name: "x", Attrs: []Attr{{Name: "accuracy"}}}) },
+		func() { tree.RegisterFamily(&Family{Name: "x", Subs: []*Sub{{Name: "split"}}}) },
+		func() { tree.RegisterSourceKind("latency", "latency") },
+		func() { tree.RegisterSourceKind("template", "template") },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("registering a name the tree has did not panic")
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// The values of registered families and source kinds are written in the
+// report JSON after the built-in members, and read back.
+func TestMetricsJSONWithRegisteredParts(t *testing.T) {
+	tree := MetricsTree
+	defer func(f []*Family, g []*Sub) { tree.Families, tree.Groups = f, g }(tree.Families, tree.Groups)
+	tree.RegisterFamily(&Family{Name: "tone", Subs: []*Sub{{Name: "tone", Shape: &Shape{Attrs: []Attr{{Name: "polite", Kind: MetricRatio}}}}}})
+	tree.RegisterSourceKind("dataset", "dataset")
+	m := &Metrics{Node: Node{Total: 2, Families: map[string]any{"tone": map[string]any{"polite": R(1, 2)}}},
+		Sources: map[string]map[string]*Node{"dataset": {"faq": {Total: 2, Accuracy: R(1, 2)}}}}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"total":2,"passed":0,"failed":0,"errored":0,"accuracy":{"value":null,"num":0,"den":0},"error_rate":{"value":null,"num":0,"den":0},` +
+		`"tone":{"polite":{"value":0.5,"num":1,"den":2}},` +
+		`"dataset":{"faq":{"total":2,"passed":0,"failed":0,"errored":0,"accuracy":{"value":0.5,"num":1,"den":2},"error_rate":{"value":null,"num":0,"den":0}}}}`
+	if string(b) != want {
+		t.Fatalf("JSON\n%s\nwant\n%s", b, want)
+	}
+	var back Metrics
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	metric := func(o *Obj, path ...string) *Metric {
+		for len(path) > 1 {
+			var next *Obj
+			for _, c := range o.Children {
+				if c.Sub.Name != path[0] {
+					continue
+				}
+				next = c.Obj
+				if c.Sub.Keyed {
+					path = path[1:]
+					for i, k := range c.Keys {
+						if k == path[0] {
+							next = c.Entries[i]
+						}
+					}
+				}
+			}
+			if next == nil {
+				t.Fatalf("no %s in %s", path[0], o.Addr)
+			}
+			o, path = next, path[1:]
+		}
+		for i := range o.Metrics {
+			if o.Metrics[i].Name == path[0] {
+				return &o.Metrics[i]
+			}
+		}
+		t.Fatalf("no metric %s in %s", path[0], o.Addr)
+		return nil
+	}
+	for _, m := range []*Metrics{m, &back} {
+		root := tree.ReadMetrics(m)
+		if r := metric(root, "tone", "polite").Ratio; r == nil || *r != R(1, 2) {
+			t.Errorf("metrics.tone.polite = %v", r)
+		}
+		d := metric(root, "dataset", "faq", "accuracy")
+		if d.Addr != `metrics.dataset["faq"].accuracy` || *d.Value != 0.5 {
+			t.Errorf("%s = %v", d.Addr, *d.Value)
+		}
+	}
+}
