@@ -72,6 +72,7 @@ func (c *Cache) Get(key string, r *schema.Result) bool {
 		return false
 	}
 	r.Status, r.Headers, r.Response, r.LatencyMS = e.Status, e.Headers, e.Response, e.LatencyMS
+	r.Reply = schema.ReplyOf(r.Response)
 	r.Attempts, r.Cached = 0, true
 	return true
 }

@@ -116,6 +116,12 @@ func runScript[E any](ctx context.Context, caller Caller, s *schema.Script, cfg 
 		}
 		results <- done[E]{r, ev}
 	}
+	if s.Turns[0].Turn > 0 { // a conversation: a new session id each run
+		sid := NewSessionID(s.ID)
+		for _, t := range s.Turns {
+			t.Conversation = sid
+		}
+	}
 	sess, err := caller.Open(ctx, s)
 	if err != nil {
 		send(SessionError(s.Turns[0], err))
@@ -133,7 +139,7 @@ func runScript[E any](ctx context.Context, caller Caller, s *schema.Script, cfg 
 			return
 		}
 		if i+1 < len(s.Turns) {
-			history = append(history, schema.Message{Role: "user", Text: turn.Text}, schema.Message{Role: "bot", Text: string(r.Response)})
+			history = append(history, schema.Message{Role: "user", Content: turn.Text}, schema.Message{Role: "assistant", Content: r.Reply})
 		}
 	}
 }

@@ -51,7 +51,7 @@ func (s *fakeSession) Call(_ context.Context, turn *schema.Case, history []schem
 		panic(fmt.Sprintf("script %s turn %d: history of %d messages, want %d", s.script.ID, i, len(history), 2*i))
 	}
 	for j := range i {
-		if history[2*j].Role != "user" || history[2*j].Text != s.script.Turns[j].Text || history[2*j+1].Role != "bot" || history[2*j+1].Text != `"re:`+s.script.Turns[j].Text+`"` {
+		if history[2*j].Role != "user" || history[2*j].Content != s.script.Turns[j].Text || history[2*j+1].Role != "assistant" || history[2*j+1].Content != "re:"+s.script.Turns[j].Text {
 			panic(fmt.Sprintf("script %s turn %d: history %v", s.script.ID, i, history))
 		}
 	}
@@ -61,7 +61,7 @@ func (s *fakeSession) Call(_ context.Context, turn *schema.Case, history []schem
 	s.c.mu.Lock()
 	s.c.calls = append(s.c.calls, fmt.Sprintf("%s/%d", s.script.ID, i))
 	s.c.mu.Unlock()
-	r := &schema.Result{Case: *turn, Response: []byte(`"re:` + turn.Text + `"`)}
+	r := &schema.Result{Case: *turn, Response: []byte(`"re:` + turn.Text + `"`), Reply: "re:" + turn.Text}
 	if strings.HasPrefix(turn.Text, "fail") {
 		r.Error = &schema.CallError{Type: schema.ErrHTTP, Message: "boom"}
 		r.Response = nil

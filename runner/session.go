@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"time"
 
 	"github.com/nlutest/nlutest/schema"
@@ -26,8 +28,8 @@ type Session interface {
 	// Call makes one logical call (retries included) for turn and returns
 	// the result with the case, request, response, latency and any error
 	// set. history holds the script's earlier turns: for each, the user's
-	// message (the turn's text) and the bot's (the response as recorded,
-	// JSON text). It is nil for a script's first turn.
+	// message (the turn's text) and the assistant's (the result's Reply).
+	// It is nil for a script's first turn.
 	Call(ctx context.Context, turn *schema.Case, history []schema.Message) *schema.Result
 	// Close ends the session once its last turn is done.
 	Close()
@@ -72,4 +74,14 @@ func CallOne(ctx context.Context, caller Caller, c *schema.Case) *schema.Result 
 	}
 	defer sess.Close()
 	return sess.Call(ctx, c, nil)
+}
+
+// NewSessionID returns a new session id for a run of the script with id
+// scriptID: the script id and 8 random hex digits, so every run of a
+// conversation (a re-run after an interruption, each --repeat) talks to the
+// bot in a session of its own.
+func NewSessionID(scriptID string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return scriptID + "-" + hex.EncodeToString(b[:])
 }

@@ -151,6 +151,31 @@ type Case struct {
 	// Unreviewed marks cases of templates whose expectations were drafted
 	// by `nlutest annotate` and not yet reviewed.
 	Unreviewed bool `json:"unreviewed,omitempty"`
+	// Script is the id of the script (a conversation instance) the case is
+	// a turn of, and Turn its index from 1; both are empty for a case that
+	// is a script of its own (a template or dataset case).
+	Script string `json:"script,omitempty"`
+	Turn   int    `json:"turn,omitempty"`
+	// Conversation is the session id the runner opened for the script (a
+	// new one each time the script runs, so a conversation re-run after an
+	// interruption or repeated by --repeat is a new session); empty for a
+	// single-turn case. Request expressions read it as case.conversation.
+	Conversation string `json:"conversation,omitempty"`
+	// Repeat is the repetition (from 1) under --repeat N; 0 without it.
+	Repeat int `json:"repeat,omitempty"`
+	// Captures are the values earlier turns of the conversation captured
+	// (capture = { NAME = "$.path" }), as this turn's expressions saw them
+	// (capture.NAME).
+	Captures map[string]string `json:"captures,omitempty"`
+}
+
+// ScriptID is the id of the script the case belongs to: Script for a turn
+// of a conversation, else the case's own id.
+func (c *Case) ScriptID() string {
+	if c.Script != "" {
+		return c.Script
+	}
+	return c.ID
 }
 
 // KindTemplate is the source kind of cases generated from a template block.

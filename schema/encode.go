@@ -100,7 +100,7 @@ func appendCase(b []byte, c *Case) ([]byte, error) {
 	if c.Unreviewed {
 		b = append(b, `,"unreviewed":true`...)
 	}
-	return append(b, '}'), nil
+	return appendTurnFields(b, c), nil
 }
 
 func appendStrings(b []byte, xs []string) []byte {
@@ -446,4 +446,30 @@ func appendEscaped[T ~string | ~[]byte](b []byte, s T) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendTurnFields writes the fields of a conversation's turn and a
+// repetition, and closes the case object.
+func appendTurnFields(b []byte, c *Case) []byte {
+	if c.Script != "" {
+		b = append(b, `,"script":`...)
+		b = appendJSONString(b, c.Script)
+	}
+	if c.Turn != 0 {
+		b = append(b, `,"turn":`...)
+		b = strconv.AppendInt(b, int64(c.Turn), 10)
+	}
+	if c.Conversation != "" {
+		b = append(b, `,"conversation":`...)
+		b = appendJSONString(b, c.Conversation)
+	}
+	if c.Repeat != 0 {
+		b = append(b, `,"repeat":`...)
+		b = strconv.AppendInt(b, int64(c.Repeat), 10)
+	}
+	if len(c.Captures) > 0 {
+		b = append(b, `,"captures":`...)
+		b = appendStringMap(b, c.Captures)
+	}
+	return append(b, '}')
 }

@@ -41,6 +41,10 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = append(b, `,"body":`...)
 		b = appendJSONString(b, r.Body)
 	}
+	if r.Reply != "" {
+		b = append(b, `,"reply":`...)
+		b = appendJSONString(b, r.Reply)
+	}
 	b = append(b, `,"latency_ms":`...)
 	if b, err = appendJSONFloat(b, r.LatencyMS); err != nil {
 		return b, err

@@ -53,3 +53,20 @@ func TestResultLineMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// The default reply is the response when it is one JSON string (escapes
+// decoded), else empty.
+func TestReplyOf(t *testing.T) {
+	for _, tc := range []struct{ resp, want string }{
+		{`"您好，请问去哪里？"`, "您好，请问去哪里？"},
+		{`"a\nb \u4e2d"`, "a\nb 中"},
+		{`{"text":"hi"}`, ""},
+		{`["hi"]`, ""},
+		{``, ""},
+		{`"broken`, ""},
+	} {
+		if got := ReplyOf([]byte(tc.resp)); got != tc.want {
+			t.Errorf("ReplyOf(%s) = %q, want %q", tc.resp, got, tc.want)
+		}
+	}
+}

@@ -277,6 +277,16 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Core = string(val) == "true"
 	case "unreviewed":
 		c.Unreviewed = string(val) == "true"
+	case "script":
+		c.Script, err = unquote(val)
+	case "turn":
+		c.Turn, err = strconv.Atoi(string(val))
+	case "conversation":
+		c.Conversation, err = unquote(val)
+	case "repeat":
+		c.Repeat, err = strconv.Atoi(string(val))
+	case "captures":
+		c.Captures, err = decodeStringMap(val)
 	case "scene":
 		c.Scene, err = stringList(val)
 	case "tags":
@@ -380,7 +390,7 @@ func isCaseField(key []byte) bool {
 // what evaluation recomputes, and reports false for members to decode now.
 func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
 	switch string(key) {
-	case "id", "template", "source", "source_kind", "text":
+	case "id", "template", "source", "source_kind", "text", "script", "turn", "conversation", "repeat", "captures":
 		return false
 	case "slots":
 		lazy.Slots = val
@@ -425,6 +435,8 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 			}
 		case "body":
 			r.Body, err = unquote(val)
+		case "reply":
+			r.Reply, err = unquote(val)
 		case "latency_ms":
 			r.LatencyMS, err = strconv.ParseFloat(string(val), 64)
 		case "attempts":

@@ -12,6 +12,8 @@ const (
 	FieldStrings           // a list of strings
 	FieldSlots             // the slots object (Slot per placeholder)
 	FieldExpect            // the expectations object
+	FieldInt               // a whole number
+	FieldStringMap         // an object of strings
 )
 
 // CaseField describes one field of the case record. CaseFields is the one
@@ -38,6 +40,7 @@ type CaseField struct {
 	Str  func(*Case) string
 	Bool func(*Case) bool
 	List func(*Case) []string
+	Int  func(*Case) int
 }
 
 // CaseFields lists the case record's fields, in the order the `case`
@@ -58,6 +61,11 @@ var CaseFields = []CaseField{
 	{Name: "source_kind", Kind: FieldString, Doc: "case source kind", CSV: 12, Str: func(c *Case) string { return c.SourceKind }},
 	{Name: "expect", Kind: FieldExpect, Doc: "resolved expectations, in source order", CSV: 10},
 	{Name: "unreviewed", Kind: FieldBool, Doc: "the expectations are drafts", Bool: func(c *Case) bool { return c.Unreviewed }},
+	{Name: "script", Kind: FieldString, Doc: "the conversation instance the case is a turn of (empty for a single case)", Str: func(c *Case) string { return c.Script }},
+	{Name: "turn", Kind: FieldInt, Doc: "the turn's index in its conversation, from 1 (0 for a single case)", Expr: true, Int: func(c *Case) int { return c.Turn }},
+	{Name: "conversation", Kind: FieldString, Doc: "the conversation's session id (new each run of it; empty for a single case)", Expr: true, Str: func(c *Case) string { return c.Conversation }},
+	{Name: "repeat", Kind: FieldInt, Doc: "the repetition under --repeat, from 1 (0 without it)", Int: func(c *Case) int { return c.Repeat }},
+	{Name: "captures", Kind: FieldStringMap, Doc: "values earlier turns captured (capture.NAME)"},
 }
 
 // CaseField returns the field named name, or nil.

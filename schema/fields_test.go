@@ -128,6 +128,8 @@ func checkGetter(t *testing.T, f *CaseField, c *Case, want reflect.Value) {
 		got = f.Bool(c)
 	case FieldStrings:
 		got = f.List(c)
+	case FieldInt:
+		got = f.Int(c)
 	default:
 		return // slots and expect are read whole
 	}

@@ -72,6 +72,10 @@ type Result struct {
 	Response json.RawMessage `json:"response,omitempty"`
 	// Body is the (capped) response body when it was not JSON.
 	Body string `json:"body,omitempty"`
+	// Reply is the bot's reply text: what a chatbot target's reply
+	// expression or API gives, else the response when it is a JSON string
+	// (see ReplyOf); empty when there is none.
+	Reply string `json:"reply,omitempty"`
 	// LatencyMS is the duration of the last attempt in milliseconds.
 	LatencyMS float64 `json:"latency_ms"`
 	// Attempts counts calls made, retries included (0 when the response
@@ -88,4 +92,17 @@ type Result struct {
 	Outcome Outcome `json:"outcome"`
 	// Failures lists every failed expectation and condition.
 	Failures []Failure `json:"failures,omitempty"`
+}
+
+// ReplyOf is the default reply of a response: the text of a response that
+// is one JSON string, else "".
+func ReplyOf(response json.RawMessage) string {
+	if len(response) < 2 || response[0] != '"' || response[len(response)-1] != '"' {
+		return ""
+	}
+	s, err := unquote(response)
+	if err != nil {
+		return ""
+	}
+	return s
 }

@@ -59,9 +59,10 @@ func (s *Script) Seal() *Script {
 }
 
 // Message is one utterance of a session's history, as a chatbot target
-// sends it back with the next turn.
+// sends it back with the next turn (case.history in request expressions).
 type Message struct {
-	// Role is "user" for what the test said and "bot" for the reply.
-	Role string `json:"role"`
-	Text string `json:"text"`
+	// Role is "user" for what the test said and "assistant" for the bot's
+	// reply (the names of OpenAI's chat messages).
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }

@@ -47,7 +47,24 @@ func CaseValue(c *schema.Case) cty.Value {
 			attrs[f.Name] = caseAttr(f, c)
 		}
 	}
+	attrs["history"] = HistoryValue(nil)
 	return cty.ObjectVal(attrs)
+}
+
+// messageType is the type of one case.history message.
+var messageType = cty.Object(map[string]cty.Type{"role": cty.String, "content": cty.String})
+
+// HistoryValue is case.history: a list of {role, content} objects, role
+// "user" or "assistant", oldest first.
+func HistoryValue(h []schema.Message) cty.Value {
+	if len(h) == 0 {
+		return cty.ListValEmpty(messageType)
+	}
+	vs := make([]cty.Value, len(h))
+	for i, m := range h {
+		vs[i] = cty.ObjectVal(map[string]cty.Value{"role": cty.StringVal(m.Role), "content": cty.StringVal(m.Content)})
+	}
+	return cty.ListVal(vs)
 }
 
 // caseAttr is field f of c as a cty value.
@@ -61,6 +78,8 @@ func caseAttr(f *schema.CaseField, c *schema.Case) cty.Value {
 		return strList(f.List(c))
 	case schema.FieldSlots:
 		return slotsValue(c)
+	case schema.FieldInt:
+		return cty.NumberIntVal(int64(f.Int(c)))
 	}
 	panic("spec: case field " + f.Name + " has no value in expressions")
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // CaseAttributes are the attributes of `case` in per-case expressions
-// (schema.CaseFields marked Expr).
-var CaseAttributes = schema.ExprCaseFields()
+// (schema.CaseFields marked Expr, and history: a conversation's earlier
+// messages, empty for a single case).
+var CaseAttributes = append(schema.ExprCaseFields(), "history")
 
 // HTTPAttributes are the attributes of `http` in conditions.
 var HTTPAttributes = []string{"status", "headers"}

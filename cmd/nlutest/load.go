@@ -198,6 +198,8 @@ func csvValue(f *schema.CaseField, c *schema.Case) (string, error) {
 		return f.Str(c), nil
 	case schema.FieldBool:
 		return strconv.FormatBool(f.Bool(c)), nil
+	case schema.FieldInt:
+		return strconv.Itoa(f.Int(c)), nil
 	case schema.FieldStrings:
 		sep := "|"
 		if f.Name == "scene" {

@@ -168,6 +168,7 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		return fail(schema.ErrInvalidJSON, fmt.Sprintf("output is not JSON: %v", err))
 	}
 	r.Response = json.RawMessage(e.red.JSON(buf.Bytes()))
+	r.Reply = schema.ReplyOf(r.Response)
 	return r
 }
 

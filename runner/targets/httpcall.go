@@ -207,6 +207,7 @@ func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		return r
 	}
 	r.Response = json.RawMessage(h.red.JSON(buf.Bytes()))
+	r.Reply = schema.ReplyOf(r.Response)
 	return r
 }
 

@@ -77,7 +77,7 @@ func (rc *replayCaller) Call(_ context.Context, c *schema.Case) *schema.Result {
 		r.Outcome = schema.Error
 		return r
 	}
-	r.Request, r.Status, r.Headers, r.Response, r.Body = rec.Request, rec.Status, rec.Headers, rec.Response, rec.Body
+	r.Request, r.Status, r.Headers, r.Response, r.Body, r.Reply = rec.Request, rec.Status, rec.Headers, rec.Response, rec.Body, rec.Reply
 	r.LatencyMS, r.Attempts, r.Started, r.Error = rec.LatencyMS, rec.Attempts, rec.Started, rec.Error
 	return r
 }
