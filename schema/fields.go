@@ -7,13 +7,13 @@ type FieldKind uint8
 
 // Case field kinds.
 const (
-	FieldString  FieldKind = iota
-	FieldBool              // true or false
-	FieldStrings           // a list of strings
-	FieldSlots             // the slots object (Slot per placeholder)
-	FieldExpect            // the expectations object
-	FieldInt               // a whole number
-	FieldStringMap         // an object of strings
+	FieldString    FieldKind = iota
+	FieldBool                // true or false
+	FieldStrings             // a list of strings
+	FieldSlots               // the slots object (Slot per placeholder)
+	FieldExpect              // the expectations object
+	FieldInt                 // a whole number
+	FieldStringMap           // an object of strings
 )
 
 // CaseField describes one field of the case record. CaseFields is the one
