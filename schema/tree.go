@@ -212,9 +212,14 @@ func entrySubs(s *Sub, node *Shape) []*Sub {
 }
 
 // RegisterFamily adds a metric family's part to every node of the tree.
-// Its names must be new. Call it from an init function (assert does, for
-// the families it registers).
+// A registered family has one subtree, named after the family
+// (metrics.NAME…, its value in Node.Families[NAME]); node metrics of their
+// own are the case counts' alone. Its name must be new. Call it from an
+// init function (assert.RegisterFamily does).
 func (t *Tree) RegisterFamily(f *Family) {
+	if len(f.Attrs) > 0 || len(f.Subs) != 1 || f.Subs[0].Name != f.Name {
+		panic(fmt.Sprintf("schema: metrics tree: family %q must have one subtree named %q and no node metrics", f.Name, f.Name))
+	}
 	for _, a := range f.Attrs {
 		t.mustBeNew(a.Name)
 	}

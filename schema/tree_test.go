@@ -31,8 +31,10 @@ func TestStepStyles(t *testing.T) {
 func TestRegisterTwicePanics(t *testing.T) {
 	tree := &Tree{Families: []*Family{CasesFamily, LatencyFamily}, Groups: MetricsTree.Groups}
 	for _, f := range []func(){
-		func() { tree.RegisterFamily(&Family{Name: "x", Attrs: []Attr{{Name: "accuracy"}}}) },
-		func() { tree.RegisterFamily(&Family{Name: "x", Subs: []*Sub{{Name: "split"}}}) },
+		func() { tree.RegisterFamily(&Family{Name: "latency", Subs: []*Sub{{Name: "latency"}}}) },
+		func() { tree.RegisterFamily(&Family{Name: "split", Subs: []*Sub{{Name: "split"}}}) },
+		func() { tree.RegisterFamily(&Family{Name: "x", Attrs: []Attr{{Name: "y"}}, Subs: []*Sub{{Name: "x"}}}) },
+		func() { tree.RegisterFamily(&Family{Name: "x", Subs: []*Sub{{Name: "y"}}}) },
 		func() { tree.RegisterSourceKind("latency", "latency") },
 		func() { tree.RegisterSourceKind("template", "template") },
 	} {

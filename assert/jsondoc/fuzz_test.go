@@ -267,7 +267,7 @@ func compareStd(t *testing.T, v, std any) {
 				t.Fatalf("int64 %d for %s", n, text)
 			}
 		case float64:
-			if f, err := strconv.ParseFloat(text, 64); err != nil || f != n || strings.IndexAny(text, ".eE") < 0 {
+			if f, err := strconv.ParseFloat(text, 64); err != nil || f != n || !strings.ContainsAny(text, ".eE") {
 				t.Fatalf("float64 %v for %s", n, text)
 			}
 		case json.Number:
