@@ -113,3 +113,57 @@ func TestMetricsJSONWithRegisteredParts(t *testing.T) {
 		}
 	}
 }
+
+// The descriptor and the report's types name the same metrics: every
+// metric the descriptor lists is a field of the type holding it, and every
+// number or ratio field of those types is in the descriptor (or is listed
+// here as not a metric).
+func TestDescriptorMatchesReportTypes(t *testing.T) {
+	notMetrics := map[string]bool{"kind": true, "k": true}
+	node := MetricsTree.NodeShape()
+	dim := DimensionFamily.Subs[0]
+	for _, c := range []struct {
+		name   string
+		shapes []*Shape // the shapes the type serves
+		value  any
+	}{
+		{"node", []*Shape{{Attrs: caseAttrs}}, Node{}},
+		{"dimension", []*Shape{dim.Shape, dim.Variants[KindCase]}, Dimension{}},
+		{"label", []*Shape{LabelFamily.Subs[0].Shape}, Label{}},
+		{"per label", []*Shape{LabelFamily.Subs[0].Shape.Subs[0].Shape}, LabelStats{}},
+		{"latency", []*Shape{LatencyFamily.Subs[0].Shape}, Latency{}},
+		{"latency bucket", []*Shape{LatencyFamily.Subs[0].Shape.Subs[0].Shape}, LatencyStats{}},
+	} {
+		ty := reflect.TypeOf(c.value)
+		fields := jsonFields(ty)
+		listed := map[string]bool{}
+		for _, sh := range c.shapes {
+			for _, a := range sh.Attrs {
+				listed[a.Name] = true
+				if _, ok := fields[a.Name]; !ok {
+					t.Errorf("%s: the descriptor lists %q, %s has no such field", c.name, a.Name, ty)
+				}
+			}
+			for _, s := range sh.Subs {
+				listed[s.Name] = true
+			}
+		}
+		for name, idx := range fields {
+			f := ty.FieldByIndex(idx).Type
+			numeric := f == ratioType || f == reflect.PointerTo(ratioType) || f.Kind() == reflect.Int || f.Kind() == reflect.Float64
+			if numeric && !listed[name] && !notMetrics[name] {
+				t.Errorf("%s: %s.%s is a number the descriptor does not list", c.name, ty, name)
+			}
+		}
+	}
+	for _, s := range node.Subs {
+		if _, ok := jsonFields(nodeType)[s.Name]; !ok {
+			t.Errorf("node subtree %q is not a field of Node", s.Name)
+		}
+	}
+	for _, g := range MetricsTree.Groups {
+		if _, ok := jsonFields(groupsType)[g.Name]; !ok {
+			t.Errorf("group %q is not a field of Metrics", g.Name)
+		}
+	}
+}
