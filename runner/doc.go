@@ -1,9 +1,14 @@
-// Package runner owns the execution of scripts (ordered turns, one session
-// each; a single case is a script of one turn) against a target: building each
-// request from the suite's expressions, the demo target's in-process
-// service, concurrency and rate limits (through runner/transport), the
-// results store (append-only JSONL flushed as calls finish) and redaction of
-// secrets in everything it records.
+// Package runner owns the execution of scripts against a target: Run takes
+// scripts (ordered turns; a single case is a script of one turn), opens a
+// session per script through the target's Caller, runs the turns of a
+// script in order and scripts in parallel, and hands each result with its
+// evaluation to a callback. It also owns the results store (append-only
+// JSONL flushed as calls finish), the response cache and redaction of
+// secrets in everything recorded.
+//
+// The kinds of target (http, rasa, exec, replay, demo), with their requests,
+// concurrency and rate limits (through runner/transport) and the demo's
+// in-process service, live in runner/targets.
 //
 // runner never prints: progress and results are handed to callbacks, and
 // the command line decides what a person sees.

@@ -7,5 +7,7 @@
 //
 // spec never touches the network: expressions that depend on a case or a
 // response are kept as hcl.Expression and evaluated later by runner and
-// assert through the contexts built here.
+// assert through the contexts built here. A target block's shared settings
+// are read here; its kind block is decoded by the TargetKind the load is
+// given (Options.TargetKinds, from runner/targets), through TargetDecoder.
 package spec
