@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/nlutest/nlutest/assert/jsondoc"
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/ohler55/ojg/jp"
 	"golang.org/x/text/unicode/norm"
 )

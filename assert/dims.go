@@ -4,8 +4,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/nlutest/nlutest/assert/jsondoc"
 	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/ohler55/ojg/jp"

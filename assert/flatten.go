@@ -3,6 +3,7 @@ package assert
 import (
 	"slices"
 
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -78,28 +79,5 @@ func hasContainer(a []any) bool {
 	return false
 }
 
-// isEmpty reports whether v carries no information: null, "", [], {} or a
-// list of such values.
-func isEmpty(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return true
-	case string:
-		return t == ""
-	case []any:
-		for _, e := range t {
-			if !isEmpty(e) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		for _, e := range t {
-			if !isEmpty(e) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
+// isEmpty is jsondoc.Empty, nlutest's one definition of an empty value.
+var isEmpty = jsondoc.Empty

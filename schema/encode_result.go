@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/nlutest/nlutest/jsondoc"
 	"slices"
 	"strconv"
 )
@@ -17,7 +18,7 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 	}
 	b = b[:len(b)-1] // reopen the case object
 	b = append(b, `,"target":`...)
-	b = appendJSONString(b, r.Target)
+	b = jsondoc.AppendString(b, r.Target)
 	if r.Request != nil {
 		b = append(b, `,"request":`...)
 		b = appendRequest(b, r.Request)
@@ -39,14 +40,14 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 	}
 	if r.Body != "" {
 		b = append(b, `,"body":`...)
-		b = appendJSONString(b, r.Body)
+		b = jsondoc.AppendString(b, r.Body)
 	}
 	if r.Reply != "" {
 		b = append(b, `,"reply":`...)
-		b = appendJSONString(b, r.Reply)
+		b = jsondoc.AppendString(b, r.Reply)
 	}
 	b = append(b, `,"latency_ms":`...)
-	if b, err = appendJSONFloat(b, r.LatencyMS); err != nil {
+	if b, err = jsondoc.AppendFloat(b, r.LatencyMS); err != nil {
 		return b, err
 	}
 	b = append(b, `,"attempts":`...)
@@ -62,13 +63,13 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 	b = append(b, tb...)
 	if e := r.Error; e != nil {
 		b = append(b, `,"error":{"type":`...)
-		b = appendJSONString(b, e.Type)
+		b = jsondoc.AppendString(b, e.Type)
 		b = append(b, `,"message":`...)
-		b = appendJSONString(b, e.Message)
+		b = jsondoc.AppendString(b, e.Message)
 		b = append(b, '}')
 	}
 	b = append(b, `,"outcome":`...)
-	b = appendJSONString(b, r.Outcome.String())
+	b = jsondoc.AppendString(b, r.Outcome.String())
 	if len(r.Failures) > 0 {
 		fb, err := marshalNoEscape(r.Failures)
 		if err != nil {
@@ -96,11 +97,11 @@ func appendRequest(b []byte, q *Request) []byte {
 	}
 	if q.Method != "" {
 		field("method")
-		b = appendJSONString(b, q.Method)
+		b = jsondoc.AppendString(b, q.Method)
 	}
 	if q.URL != "" {
 		field("url")
-		b = appendJSONString(b, q.URL)
+		b = jsondoc.AppendString(b, q.URL)
 	}
 	if len(q.Headers) > 0 {
 		field("headers")
@@ -108,7 +109,7 @@ func appendRequest(b []byte, q *Request) []byte {
 	}
 	if q.Body != "" {
 		field("body")
-		b = appendJSONString(b, q.Body)
+		b = jsondoc.AppendString(b, q.Body)
 	}
 	return append(b, '}')
 }
@@ -124,9 +125,9 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsondoc.AppendString(b, k)
 		b = append(b, ':')
-		b = appendJSONString(b, m[k])
+		b = jsondoc.AppendString(b, m[k])
 	}
 	return append(b, '}')
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/ohler55/ojg/jp"
@@ -386,7 +387,7 @@ func itemText(item map[string]any, keys []string) string {
 	var parts []string
 	for _, k := range keys {
 		v, ok := item[k]
-		if !ok || empty(v) {
+		if !ok || jsondoc.Empty(v) {
 			continue
 		}
 		parts = append(parts, k+"="+text(v))
@@ -395,20 +396,6 @@ func itemText(item map[string]any, keys []string) string {
 		return "(empty)"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func empty(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return true
-	case string:
-		return t == ""
-	case []any:
-		return len(t) == 0
-	case map[string]any:
-		return len(t) == 0
-	}
-	return false
 }
 
 // text is a value as the statistics show it: a string as it is, anything

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/ohler55/ojg/oj"
-
-	"github.com/nlutest/nlutest/schema"
 )
 
 // seed000 is seed 000's IAO response: Chinese text, nested containers, an
@@ -200,7 +198,7 @@ func TestValueMatchesOj(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("Value(%.60q) = %#v, oj gives %#v", s, got, want)
 		}
-		if c, oc := string(d.AppendCanonical(nil, d.Root())), schema.CanonicalJSON(want); c != oc {
+		if c, oc := string(d.AppendCanonical(nil, d.Root())), CanonicalJSON(want); c != oc {
 			t.Errorf("AppendCanonical(%.60q) = %s, oj's value is %s", s, c, oc)
 		}
 	}
@@ -287,8 +285,8 @@ func TestNumberCorners(t *testing.T) {
 			t.Errorf("Value(%s) = %#v, want %#v", tc.in, got, tc.want)
 		}
 		canon := string(d.AppendCanonical(nil, d.Root()))
-		if canon != schema.CanonicalJSON(got) {
-			t.Errorf("AppendCanonical(%s) = %s, CanonicalJSON(Value) = %s", tc.in, canon, schema.CanonicalJSON(got))
+		if canon != CanonicalJSON(got) {
+			t.Errorf("AppendCanonical(%s) = %s, CanonicalJSON(Value) = %s", tc.in, canon, CanonicalJSON(got))
 		}
 		if !sameNumber(canon, tc.in) {
 			t.Errorf("AppendCanonical(%s) = %s, not the same number", tc.in, canon)
@@ -303,7 +301,7 @@ func TestNumberCorners(t *testing.T) {
 			}
 			continue
 		}
-		if oc := schema.CanonicalJSON(ov); !sameNumber(canon, oc) {
+		if oc := CanonicalJSON(ov); !sameNumber(canon, oc) {
 			t.Errorf("canonical %s, oj's %s: not the same number", canon, oc)
 		}
 	}
@@ -477,7 +475,7 @@ func TestAppendCanonical(t *testing.T) {
 		if got := string(d.AppendCanonical(nil, root)); got != tc.want {
 			t.Errorf("AppendCanonical(%s) = %s, want %s", tc.in, got, tc.want)
 		}
-		if got := schema.CanonicalJSON(d.Value(root)); got != tc.want {
+		if got := CanonicalJSON(d.Value(root)); got != tc.want {
 			t.Errorf("CanonicalJSON(Value(%s)) = %s, want %s", tc.in, got, tc.want)
 		}
 		if got := string(d.AppendCanonical([]byte("x:"), root)); got != "x:"+tc.want {
@@ -494,7 +492,7 @@ func TestAppendCanonical(t *testing.T) {
 	}
 	for _, s := range all {
 		mustParse(t, &d, s)
-		if got, want := string(d.AppendCanonical(nil, d.Root())), schema.CanonicalJSON(d.Value(d.Root())); got != want {
+		if got, want := string(d.AppendCanonical(nil, d.Root())), CanonicalJSON(d.Value(d.Root())); got != want {
 			t.Errorf("AppendCanonical(%.60q) = %.80s, CanonicalJSON(Value) = %.80s", s, got, want)
 		}
 	}
@@ -806,7 +804,7 @@ func TestParseAllocs(t *testing.T) {
 	}
 	var b []byte
 	b = d.AppendCanonical(b, d.Root())
-	if string(b) != schema.CanonicalJSON(d.Value(d.Root())) {
+	if string(b) != CanonicalJSON(d.Value(d.Root())) {
 		t.Fatal("AppendCanonical differs from CanonicalJSON(Value)")
 	}
 }

@@ -1,4 +1,9 @@
-// Package jsondoc parses a JSON text once into a flat tape of nodes that
+// Package jsondoc is nlutest's JSON package, a leaf that imports only the
+// standard library, so records (schema), responses (assert) and material
+// rows (spec) share one parser, one writer and one definition of an empty
+// value (Empty).
+//
+// It parses a JSON text once into a flat tape of nodes that
 // refer back into the text, so a response can be checked without building
 // a tree of maps and strings: expectations look values up by path and
 // compare them in place, dimension analysis walks the tape, and only the
@@ -20,8 +25,6 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/nlutest/nlutest/schema"
 )
 
 // Kind is the type of a JSON value.
@@ -609,8 +612,7 @@ func (d *Doc) Index(r Ref, i int) (Ref, bool) {
 	return Ref(j), true
 }
 
-// Empty reports whether r carries no information: null, "", [], {} or a
-// container of only such values (seed 000's annotation skips them).
+// Empty reports whether the value r carries no information (see Empty).
 func (d *Doc) Empty(r Ref) bool {
 	n := &d.nodes[r]
 	switch n.kind {
@@ -632,6 +634,40 @@ func (d *Doc) Empty(r Ref) bool {
 			return empty
 		})
 		return empty
+	}
+	return false
+}
+
+// Empty reports whether a value in generic form (nil, bool, numbers,
+// string, []any, map[string]any) carries no information: null, "", or an
+// array or object holding only such values, however deep ([], {}, [""],
+// {"a": null, "b": []}). It is nlutest's one definition of an empty JSON
+// value, and Doc.Empty the same on the tape: seed 000's annotation leaves
+// such values out of drafted expectations, dimension analysis does not
+// count them as recognised units, and statistics list them as "(empty)".
+// Deep rather than shallow, because a response that nests nothing but
+// nulls and empty strings says as little as one that holds null: false
+// and 0 are information.
+func Empty(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case string:
+		return t == ""
+	case []any:
+		for _, e := range t {
+			if !Empty(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range t {
+			if !Empty(e) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -766,7 +802,7 @@ func btoi(b bool) int {
 }
 
 // AppendCanonical appends the canonical JSON text of r, the same as
-// schema.AppendCanonicalJSON(b, d.Value(r)), without building the value
+// AppendCanonical(b, d.Value(r)), without building the value
 // for strings and integers.
 func (d *Doc) AppendCanonical(b []byte, r Ref) []byte {
 	n := &d.nodes[r]
@@ -779,14 +815,14 @@ func (d *Doc) AppendCanonical(b []byte, r Ref) []byte {
 		return append(b, "false"...)
 	case String:
 		if n.flags&flagEscaped == 0 {
-			return schema.AppendCanonicalString(b, d.src[n.start:n.end])
+			return AppendString(b, d.src[n.start:n.end])
 		}
-		return schema.AppendCanonicalString(b, d.str(uint32(r)))
+		return AppendString(b, d.str(uint32(r)))
 	case Number:
 		if i, ok := d.int64Of(n); ok {
 			return strconv.AppendInt(b, i, 10)
 		}
-		return schema.AppendCanonicalJSON(b, d.number(n))
+		return AppendCanonical(b, d.number(n))
 	case Array:
 		b = append(b, '[')
 		d.Elems(r, func(i int, v Ref) bool {
@@ -822,7 +858,7 @@ func (d *Doc) AppendCanonical(b []byte, r Ref) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = schema.AppendCanonicalString(b, m.key)
+		b = AppendString(b, m.key)
 		b = append(b, ':')
 		b = d.AppendCanonical(b, m.val)
 	}

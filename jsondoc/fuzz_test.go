@@ -3,7 +3,7 @@ package jsondoc
 // FuzzParse also runs as a normal test over its seeds (the tables of
 // doc_test.go and testdata/fuzz/FuzzParse). To fuzz it:
 //
-//	go test -run '^$' -fuzz FuzzParse -fuzztime 180s ./assert/jsondoc
+//	go test -run '^$' -fuzz FuzzParse -fuzztime 180s ./jsondoc
 
 import (
 	"bytes"
@@ -17,8 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ohler55/ojg/oj"
-
-	"github.com/nlutest/nlutest/schema"
 )
 
 // surrogatePair matches an escaped UTF-16 surrogate pair, which
@@ -57,7 +55,7 @@ func FuzzParse(f *testing.F) {
 		}
 		root := d.Root()
 		v := d.Value(root)
-		canon := schema.CanonicalJSON(v)
+		canon := CanonicalJSON(v)
 		if got := string(d.AppendCanonical(nil, root)); got != canon {
 			t.Fatalf("AppendCanonical = %s, CanonicalJSON(Value) = %s", got, canon)
 		}
@@ -96,7 +94,7 @@ func FuzzParse(f *testing.F) {
 		// it cannot hold (json.Number on either side, ±Inf from ojg) and
 		// escaped surrogate pairs.
 		if ov, oerr := oj.Parse(in); oerr == nil && !hasNumber(v) && !hasNumber(ov) && !surrogatePair.Match(in) {
-			if oc := schema.CanonicalJSON(ov); oc != canon {
+			if oc := CanonicalJSON(ov); oc != canon {
 				t.Fatalf("canonical %s, oj's %s", canon, oc)
 			}
 		}
