@@ -148,6 +148,14 @@ type Case struct {
 	Slots map[string]Slot `json:"slots,omitempty"`
 	// Expect holds the resolved expectations in source order.
 	Expect Expectations `json:"expect,omitempty"`
+	// References are the reference answers or replies the text metrics
+	// compare the case's reply with (dataset cases).
+	References []string `json:"references,omitempty"`
+	// Perturbation is the kind of perturbation (swap, delete, insert,
+	// width, punct, synonym, homophone) that made this case from the case
+	// whose id is Original; both are empty for an unperturbed case.
+	Perturbation string `json:"perturbation,omitempty"`
+	Original     string `json:"original,omitempty"`
 	// Unreviewed marks cases of templates whose expectations were drafted
 	// by `nlutest annotate` and not yet reviewed.
 	Unreviewed bool `json:"unreviewed,omitempty"`

@@ -96,6 +96,7 @@ func appendCase(b []byte, c *Case) ([]byte, error) {
 			return b, fmt.Errorf("json: error calling MarshalJSON for type schema.Expectations: %w", err)
 		}
 	}
+	b = appendDatasetFields(b, c)
 	if c.Unreviewed {
 		b = append(b, `,"unreviewed":true`...)
 	}
@@ -210,4 +211,22 @@ func appendTurnFields(b []byte, c *Case) []byte {
 		b = appendStringMap(b, c.Captures)
 	}
 	return append(b, '}')
+}
+
+// appendDatasetFields writes the references and the perturbation of a
+// case, when it has them.
+func appendDatasetFields(b []byte, c *Case) []byte {
+	if len(c.References) > 0 {
+		b = append(b, `,"references":`...)
+		b = appendStrings(b, c.References)
+	}
+	if c.Perturbation != "" {
+		b = append(b, `,"perturbation":`...)
+		b = appendJSONString(b, c.Perturbation)
+	}
+	if c.Original != "" {
+		b = append(b, `,"original":`...)
+		b = appendJSONString(b, c.Original)
+	}
+	return b
 }

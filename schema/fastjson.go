@@ -297,6 +297,12 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Slots, err = decodeSlots(val)
 	case "expect":
 		err = c.Expect.UnmarshalJSON(val)
+	case "references":
+		c.References, err = stringList(val)
+	case "perturbation":
+		c.Perturbation, err = unquote(val)
+	case "original":
+		c.Original, err = unquote(val)
 	default:
 		return false, nil
 	}
@@ -379,7 +385,8 @@ func EachSlotValue(slots []byte, fn func(name, value []byte) error) error {
 // isCaseField reports whether key is a case field DecodeForEval defers.
 func isCaseField(key []byte) bool {
 	switch string(key) {
-	case "suite", "level", "schema", "core", "unreviewed", "scene", "tags", "split", "expect":
+	case "suite", "level", "schema", "core", "unreviewed", "scene", "tags", "split", "expect",
+		"references", "perturbation", "original":
 		return true
 	}
 	return false

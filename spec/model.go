@@ -120,6 +120,7 @@ type Template struct {
 	Expect         []*ExpectSpec
 	Asserts        []*Assert
 	Reviewed       bool
+	Perturb        *Perturb
 	DeclRange      hcl.Range
 	TextRange      hcl.Range
 }

@@ -52,6 +52,9 @@ type SourceInfo struct {
 	Slots []string
 	// Reviewed is false when the source's expectations are drafts.
 	Reviewed bool
+	// Perturb is the source's perturb block (nil without one): its cases
+	// are followed by their perturbed variants.
+	Perturb *Perturb
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it
@@ -77,6 +80,7 @@ type SourceKind interface {
 // kind is a file with its SourceKind and Source, and a line here.
 var builtinSourceKinds = []SourceKind{
 	templateKind{},
+	datasetKind{},
 }
 
 var sourceKinds = map[string]SourceKind{}

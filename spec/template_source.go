@@ -37,7 +37,7 @@ type templateSource struct {
 func newTemplateSource(s *Suite, t *Template) *templateSource {
 	return &templateSource{s: s, t: t, info: SourceInfo{
 		Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Asserts: t.Asserts,
-		Slots: t.slotKeys(), Reviewed: t.Reviewed,
+		Slots: t.slotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb,
 	}}
 }
 
@@ -55,7 +55,16 @@ func TemplateOf(src Source) *Template {
 }
 
 func (ts *templateSource) Generate(g *Gen, yield func(*schema.Script) error) error {
-	return ts.s.generateTemplate(ts.t, g, yield)
+	p := ts.t.Perturb
+	if p == nil {
+		return ts.s.generateTemplate(ts.t, g, yield)
+	}
+	return ts.s.generateTemplate(ts.t, g, func(sc *schema.Script) error {
+		if err := yield(sc); err != nil {
+			return err
+		}
+		return p.each(sc.Turns[0], yield)
+	})
 }
 
 // slotKeys lists the template's placeholders as written ("城市", "城市#2").
@@ -121,7 +130,7 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 			}
 			tuple = append(tuple, j)
 		}
-		return p.build(tuple, saved.Case.ID, saved.Case.Text)
+		return ts.build(p, tuple, saved.Case.ID, saved.Case.Text)
 	}
 	for range t.Slots {
 		tuple = append(tuple, -1)
@@ -144,20 +153,30 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	if err != nil || n != len(t.Slots) {
 		return nil, false
 	}
-	return p.build(tuple, saved.ID, saved.Text)
+	return ts.build(p, tuple, saved.ID, saved.Text)
 }
 
-// build makes the case of tuple and checks it is the saved one.
-func (p *templateRebuild) build(tuple []int, id, text string) (*schema.Case, bool) {
+// build makes the case of tuple and checks it is the saved one (or, for
+// the id of a perturbed variant, makes that variant of it).
+func (ts *templateSource) build(p *templateRebuild, tuple []int, id, text string) (*schema.Case, bool) {
 	cb := p.pool.Get().(*caseBuilder)
 	defer p.pool.Put(cb)
 	c := &schema.Case{}
 	cb.fill(c, tuple)
-	if c.ID != id || c.Text != text {
+	variant := false
+	if c.ID != id && ts.t.Perturb != nil {
+		orig, ok := splitPerturbedID(id)
+		variant = ok && orig == c.ID
+	}
+	if (c.ID != id && !variant) || (c.Text != text && !variant) {
 		return nil, false
 	}
 	if err := cb.sp.assign(c); err != nil {
 		return nil, false
+	}
+	if variant {
+		v, ok := ts.t.Perturb.variant(c, id)
+		return v, ok && v.Text == text
 	}
 	return c, true
 }
@@ -168,7 +187,7 @@ var templateSchema = &hcl.BodySchema{
 		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
 		{Name: "expect"}, {Name: "reviewed"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}},
 }
 
 // decodeTemplate decodes a template block; nil when it has errors that
@@ -238,6 +257,14 @@ func (l *loader) decodeTemplate(b *hcl.Block) *Template {
 		t.Expect = l.decodeExpect(a, t.slotKeys())
 	}
 	for _, ab := range c.Blocks {
+		if ab.Type == "perturb" {
+			if t.Perturb != nil {
+				l.errorf(ab.DefRange.Ptr(), "Duplicate perturb block", "A template has one perturb block; list every kind in its kinds.")
+			} else {
+				t.Perturb = l.decodePerturb(ab)
+			}
+			continue
+		}
 		if as := l.decodeAssert(ab); as != nil {
 			t.Asserts = append(t.Asserts, as)
 		}

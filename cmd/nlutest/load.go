@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -97,7 +98,9 @@ func (a *App) cmdValidate(args []string) int {
 	n := 0
 	err = s.Generate(spec.GenOptions{}, func(*schema.Case) error { n++; return nil })
 	if err != nil {
-		fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
+		if !a.dataDiagnostics(err, s, &lf) {
+			fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
+		}
 		return ExitInvalid
 	}
 	fmt.Fprintf(a.Stdout, "%s: suite %q is valid: %d file%s, %d template%s, %d materials, %d cases, %d threshold%s.\n",
@@ -155,10 +158,25 @@ func (a *App) cmdGenerate(args []string) int {
 		err = reporters.WriteFile(*out, render)
 	}
 	if err != nil {
+		if a.dataDiagnostics(err, s, &lf) {
+			return ExitInvalid
+		}
 		fmt.Fprintf(a.Stderr, "nlutest: generate: %s\n", err)
 		return ExitCannotRun
 	}
 	return ExitPass
+}
+
+// dataDiagnostics prints a generation error that is a bad data row (a
+// spec.DiagnosticError) as diagnostics; false for other errors.
+func (a *App) dataDiagnostics(err error, s *spec.Suite, lf *loadFlags) bool {
+	var de *spec.DiagnosticError
+	if !errors.As(err, &de) {
+		return false
+	}
+	spec.WriteDiagnostics(a.Stderr, de.Diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
+	fmt.Fprintf(a.Stderr, "nlutest: %s has a bad data row; nothing ran.\n", s.Dir)
+	return true
 }
 
 // writeCasesCSV writes the cases as CSV, one column per field

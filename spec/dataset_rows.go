@@ -1,0 +1,313 @@
+package spec
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/assert/jsondoc"
+)
+
+// DiagnosticError is a problem found while generating, reported as
+// diagnostics with file and line (a bad dataset row): the command line
+// prints them and exits 2.
+type DiagnosticError struct{ Diags hcl.Diagnostics }
+
+func (e *DiagnosticError) Error() string {
+	var parts []string
+	for _, d := range e.Diags {
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += ": " + d.Detail
+		}
+		if d.Subject != nil {
+			msg = fmt.Sprintf("%s:%d:%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, msg)
+		}
+		parts = append(parts, msg)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// dataError is a DiagnosticError at line of path.
+func dataError(path string, line int, summary, detail string, args ...any) error {
+	pos := hcl.Pos{Line: line, Column: 1}
+	return &DiagnosticError{hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary,
+		Detail: fmt.Sprintf(detail, args...), Subject: &hcl.Range{Filename: path, Start: pos, End: pos}}}}
+}
+
+// dsRow is one row of a dataset file.
+type dsRow struct {
+	line int    // the row's first line, from 1
+	off  int64  // its byte offset
+	raw  []byte // its text, which the default id hashes
+	doc  *jsondoc.Doc
+	cols []string
+	ex   *rasaExample
+}
+
+// rowReader streams a dataset file's rows; next returns nil at the end.
+// The row it returns is valid until the next call.
+type rowReader interface {
+	next() (*dsRow, error)
+	close()
+}
+
+// open starts reading the dataset file.
+func (ds *datasetSource) open() (rowReader, error) {
+	f, err := os.Open(ds.path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset %q: %w", ds.name, err)
+	}
+	switch ds.format {
+	case "csv":
+		return newCSVReader(f, ds.path, len(ds.header))
+	case "rasa":
+		defer f.Close()
+		exs, err := readRasaNLU(f, ds.path)
+		if err != nil {
+			return nil, err
+		}
+		return &rasaReader{exs: exs}, nil
+	}
+	return &jsonlReader{f: f, path: ds.path, br: bufio.NewReaderSize(f, 1<<16), doc: &jsondoc.Doc{}}, nil
+}
+
+// jsonlReader reads one JSON object a line; blank lines are skipped.
+type jsonlReader struct {
+	f    *os.File
+	path string
+	br   *bufio.Reader
+	buf  []byte
+	line int
+	off  int64
+	doc  *jsondoc.Doc
+	row  dsRow
+}
+
+func (r *jsonlReader) close() { r.f.Close() }
+
+func (r *jsonlReader) next() (*dsRow, error) {
+	for {
+		start := r.off
+		line, err := r.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if line == nil {
+			return nil, nil
+		}
+		r.line++
+		trimmed := bytes.TrimSpace(line)
+		if r.line == 1 {
+			trimmed = bytes.TrimPrefix(trimmed, []byte("\xef\xbb\xbf"))
+		}
+		if len(trimmed) == 0 {
+			continue
+		}
+		if err := r.doc.Parse(trimmed); err != nil {
+			return nil, dataError(r.path, r.line, "Invalid JSON in dataset row", "%s. Each line of a .jsonl dataset is one JSON object.", err)
+		}
+		if r.doc.Kind(r.doc.Root()) != jsondoc.Object {
+			return nil, dataError(r.path, r.line, "Dataset row is not an object", "Each line of a .jsonl dataset is one JSON object such as {\"text\": \"…\", \"intent\": \"…\"}.")
+		}
+		r.row = dsRow{line: r.line, off: start, raw: trimmed, doc: r.doc}
+		return &r.row, nil
+	}
+}
+
+// readLine returns the next line without its newline (nil at the end).
+func (r *jsonlReader) readLine() ([]byte, error) {
+	r.buf = r.buf[:0]
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		r.buf = append(r.buf, chunk...)
+		r.off += int64(len(chunk))
+		switch {
+		case err == nil:
+			return r.buf[:len(r.buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(r.buf) == 0 {
+				return nil, nil
+			}
+			return r.buf, nil
+		default:
+			return nil, fmt.Errorf("%s: %w", r.path, err)
+		}
+	}
+}
+
+// readCSVHeader reads the header row of a CSV dataset.
+func readCSVHeader(path string) ([]string, *hcl.Diagnostic) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read dataset file", Detail: err.Error()}
+	}
+	defer f.Close()
+	cr := csv.NewReader(bufio.NewReader(f))
+	h, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = errors.New("the file is empty; a CSV dataset starts with a header row naming its columns")
+		}
+		pos := hcl.Pos{Line: 1, Column: 1}
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid CSV header", Detail: err.Error() + ".", Subject: &hcl.Range{Filename: path, Start: pos, End: pos}}
+	}
+	if len(h) > 0 {
+		h[0] = strings.TrimPrefix(h[0], "\ufeff")
+	}
+	return h, nil
+}
+
+// csvReader reads the records after the header row.
+type csvReader struct {
+	f    *os.File
+	path string
+	cr   *csv.Reader
+	off  int64
+	raw  []byte
+	row  dsRow
+}
+
+func newCSVReader(f *os.File, path string, columns int) (*csvReader, error) {
+	cr := csv.NewReader(bufio.NewReaderSize(f, 1<<16))
+	cr.ReuseRecord = true
+	if _, err := cr.Read(); err != nil {
+		f.Close()
+		return nil, dataError(path, 1, "Invalid CSV header", "%s.", err)
+	}
+	cr.FieldsPerRecord = columns
+	return &csvReader{f: f, path: path, cr: cr, off: cr.InputOffset()}, nil
+}
+
+func (r *csvReader) close() { r.f.Close() }
+
+func (r *csvReader) next() (*dsRow, error) {
+	start := r.off
+	rec, err := r.cr.Read()
+	r.off = r.cr.InputOffset()
+	if errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, dataError(r.path, pe.StartLine, "Invalid CSV row", "%s. Every row has the header's columns.", pe.Err)
+		}
+		return nil, fmt.Errorf("%s: %w", r.path, err)
+	}
+	line, _ := r.cr.FieldPos(0)
+	r.raw = r.raw[:0]
+	for i, v := range rec {
+		if i > 0 {
+			r.raw = append(r.raw, 0x1f)
+		}
+		r.raw = append(r.raw, v...)
+	}
+	r.row = dsRow{line: line, off: start, raw: r.raw, cols: rec}
+	return &r.row, nil
+}
+
+// rasaReader yields the examples of a Rasa nlu.yml file.
+type rasaReader struct {
+	exs []rasaExample
+	i   int
+	row dsRow
+}
+
+func (r *rasaReader) close() {}
+
+func (r *rasaReader) next() (*dsRow, error) {
+	if r.i >= len(r.exs) {
+		return nil, nil
+	}
+	ex := &r.exs[r.i]
+	r.i++
+	r.row = dsRow{line: ex.line, off: int64(r.i - 1), raw: []byte(ex.intent + "\x00" + ex.raw), ex: ex}
+	return &r.row, nil
+}
+
+// rowIndex finds rows by case id for Rebuild.
+type rowIndex struct {
+	ds   *datasetSource
+	f    *os.File // kept open for the process: eval rebuilds cases concurrently
+	at   map[string]dsRow
+	rasa []rasaExample
+}
+
+// buildIndex reads the file once, keeping each row's position by id (nil
+// when the file no longer reads).
+func (ds *datasetSource) buildIndex() *rowIndex {
+	rd, err := ds.open()
+	if err != nil {
+		return nil
+	}
+	defer rd.close()
+	ix := &rowIndex{ds: ds, at: map[string]dsRow{}}
+	if rr, ok := rd.(*rasaReader); ok {
+		ix.rasa = rr.exs
+	}
+	var ev rowEval
+	for {
+		r, err := rd.next()
+		if err != nil || r == nil {
+			break
+		}
+		id := rowID(ds.name, r.raw)
+		if ds.id != nil {
+			ev.reset(r)
+			if id, err = ds.str(&ev, ds.id, true); err != nil {
+				continue
+			}
+		}
+		if _, dup := ix.at[id]; !dup {
+			ix.at[id] = dsRow{line: r.line, off: r.off}
+		}
+	}
+	if ix.f, err = os.Open(ds.path); err != nil {
+		return nil
+	}
+	return ix
+}
+
+// row reads the row of a case id again.
+func (ix *rowIndex) row(id string) (*dsRow, bool) {
+	loc, ok := ix.at[id]
+	if !ok {
+		return nil, false
+	}
+	switch ix.ds.format {
+	case "rasa":
+		ex := &ix.rasa[loc.off]
+		return &dsRow{line: ex.line, raw: []byte(ex.intent + "\x00" + ex.raw), ex: ex}, true
+	case "csv":
+		cr := csv.NewReader(io.NewSectionReader(ix.f, loc.off, 1<<62))
+		cr.FieldsPerRecord = len(ix.ds.header)
+		rec, err := cr.Read()
+		if err != nil {
+			return nil, false
+		}
+		return &dsRow{line: loc.line, raw: []byte(strings.Join(rec, "\x1f")), cols: rec}, true
+	}
+	br := bufio.NewReader(io.NewSectionReader(ix.f, loc.off, 1<<62))
+	line, err := br.ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	raw := bytes.TrimSpace(line)
+	if loc.line == 1 {
+		raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
+	}
+	doc := &jsondoc.Doc{}
+	if doc.Parse(raw) != nil {
+		return nil, false
+	}
+	return &dsRow{line: loc.line, raw: raw, doc: doc}, true
+}

@@ -1,0 +1,367 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// This file is the dataset case source kind: a team's own labelled test
+// set (JSONL, CSV with a header row, or Rasa nlu.yml training data), one
+// case per row (or per Rasa example), its attributes expressions over
+// `row`. Rows stream from the file: generating a million rows keeps memory
+// flat. The row readers are in dataset_rows.go and dataset_rasa.go, the
+// expressions in dataset_expr.go.
+
+// KindDataset is the source kind of dataset blocks.
+const KindDataset = "dataset"
+
+type datasetKind struct{}
+
+func (datasetKind) Block() string { return KindDataset }
+
+var datasetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "source", Required: true}, {Name: "format"}, {Name: "text"}, {Name: "expect"},
+		{Name: "references"}, {Name: "id"}, {Name: "level"}, {Name: "core"}, {Name: "scene"},
+		{Name: "tags"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}},
+}
+
+// datasetSource is a dataset block as a case source.
+type datasetSource struct {
+	s      *Suite
+	name   string
+	rng    hcl.Range
+	path   string // the file, resolved
+	format string // jsonl, csv or rasa
+	header []string
+	info   SourceInfo
+	core   bool
+
+	text, id, level, references, scene, tags *rowExpr
+	expect                                   []expectExpr
+	perturb                                  *Perturb
+
+	// index maps ids to rows for Rebuild, made on its first call.
+	once  sync.Once
+	index *rowIndex
+}
+
+// expectExpr is one `path = EXPR` pair of a dataset's expect map.
+type expectExpr struct {
+	path string
+	val  *rowExpr
+}
+
+func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
+	l := d.l
+	c, ok := d.Content(b, datasetSchema)
+	if !ok {
+		return nil
+	}
+	ds := &datasetSource{s: l.suite, name: label(b), rng: b.DefRange}
+	if !ds.decodeFile(l, c) {
+		return nil
+	}
+	ds.core = l.boolean(c.Attributes, "core", false)
+	ds.info = SourceInfo{Core: ds.core, Slots: []string{}, Reviewed: true}
+	if !ds.decodeExprs(l, c, b) {
+		return nil
+	}
+	for _, ab := range c.Blocks {
+		switch ab.Type {
+		case "assert":
+			if a := l.decodeAssert(ab); a != nil {
+				ds.info.Asserts = append(ds.info.Asserts, a)
+			}
+		case "perturb":
+			if ds.perturb != nil {
+				l.errorf(ab.DefRange.Ptr(), "Duplicate perturb block", "A dataset has one perturb block; list every kind in its kinds.")
+				continue
+			}
+			ds.perturb = l.decodePerturb(ab)
+		}
+	}
+	ds.info.Perturb = ds.perturb
+	return ds
+}
+
+// decodeFile reads source and format, and a CSV file's header row.
+func (ds *datasetSource) decodeFile(l *loader, c *hcl.BodyContent) bool {
+	a := c.Attributes["source"]
+	rel := l.str(c.Attributes, "source", "")
+	if rel == "" {
+		return false
+	}
+	ds.path = rel
+	if !filepath.IsAbs(rel) {
+		ds.path = filepath.Join(filepath.Dir(a.Range.Filename), rel)
+	}
+	ds.format = l.str(c.Attributes, "format", formatOf(ds.path))
+	switch ds.format {
+	case "jsonl", "csv", "rasa":
+	case "":
+		l.errorf(a.Expr.Range().Ptr(), "Unknown dataset file type", "%s: a dataset is a .jsonl (or .ndjson), a .csv file with a header row, or a Rasa nlu.yml (.yml, .yaml); set format = \"jsonl\", \"csv\" or \"rasa\" for another extension.", rel)
+		return false
+	default:
+		l.errorf(c.Attributes["format"].Expr.Range().Ptr(), "Unknown dataset format", "format is \"jsonl\", \"csv\" or \"rasa\", not %q.", ds.format)
+		return false
+	}
+	st, err := os.Stat(ds.path)
+	if err == nil && st.IsDir() {
+		err = fmt.Errorf("%s is a directory", ds.path)
+	}
+	if err != nil {
+		l.errorf(a.Expr.Range().Ptr(), "Cannot read dataset file", "%s. The path is resolved from the directory of the suite file that names it.", err)
+		return false
+	}
+	if ds.format == "csv" {
+		h, diag := readCSVHeader(ds.path)
+		if diag != nil {
+			l.diags = append(l.diags, diag)
+			return false
+		}
+		ds.header = h
+	}
+	return true
+}
+
+func formatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		return "jsonl"
+	case ".csv":
+		return "csv"
+	case ".yml", ".yaml":
+		return "rasa"
+	}
+	return ""
+}
+
+// decodeExprs compiles the row expressions; a Rasa file's text and expect
+// default to its examples' text, intent and entities.
+func (ds *datasetSource) decodeExprs(l *loader, c *hcl.BodyContent, b *hcl.Block) bool {
+	ok := true
+	get := func(name string) *rowExpr {
+		a, has := c.Attributes[name]
+		if !has {
+			return nil
+		}
+		e, good := ds.compile(l, a.Expr, name)
+		ok = ok && good
+		return e
+	}
+	ds.text = get("text")
+	if ds.text == nil && ds.format != "rasa" {
+		l.errorf(b.DefRange.Ptr(), "Missing text", "A %s dataset needs text = row.COLUMN (the utterance of each row).", ds.format)
+		return false
+	}
+	ds.id, ds.level, ds.references = get("id"), get("level"), get("references")
+	ds.scene, ds.tags = get("scene"), get("tags")
+	if a, has := c.Attributes["expect"]; has {
+		ok = ds.decodeExpect(l, a) && ok
+	}
+	if ds.level != nil && ds.level.constant {
+		ds.info.Level = ds.level.constStr
+	} else if ds.level == nil {
+		ds.info.Level = l.suite.Defaults.Level
+	}
+	if ds.scene != nil && ds.scene.constant {
+		ds.info.Scene = ds.scene.constList
+	}
+	return ok
+}
+
+// decodeExpect reads expect = { PATH = EXPR }: the paths are JSONPaths as
+// in templates, the values expressions over row.
+func (ds *datasetSource) decodeExpect(l *loader, a *hcl.Attribute) bool {
+	pairs, diags := hcl.ExprMap(a.Expr)
+	if diags.HasErrors() {
+		l.errorf(a.Expr.Range().Ptr(), "Invalid expect", "expect is a map from JSONPath to an expression over row, e.g. expect = { \"$.intent.name\" = row.intent }.")
+		return false
+	}
+	ok := true
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		kv, diags := p.Key.Value(l.staticCtx())
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() || kv.IsNull() || kv.Type() != cty.String {
+			l.errorf(p.Key.Range().Ptr(), "Invalid expect key", "Each expect key is a JSONPath string such as \"$.intent.name\".")
+			ok = false
+			continue
+		}
+		x, norm, err := CompilePath(kv.AsString())
+		if err != nil {
+			l.errorf(p.Key.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s.", kv.AsString(), err)
+			ok = false
+			continue
+		}
+		if seen[norm] {
+			l.errorf(p.Key.Range().Ptr(), "Duplicate expectation", "The path %s is expected twice.", norm)
+			ok = false
+			continue
+		}
+		seen[norm] = true
+		e, good := ds.compile(l, p.Value, "expected value")
+		if !good {
+			ok = false
+			continue
+		}
+		ds.expect = append(ds.expect, expectExpr{path: norm, val: e})
+		ds.info.Expect = append(ds.info.Expect, &ExpectSpec{Path: norm, Expr: x, Value: cty.DynamicVal, Range: p.Key.Range()})
+	}
+	return ok
+}
+
+func (ds *datasetSource) Name() string         { return ds.name }
+func (ds *datasetSource) Kind() string         { return KindDataset }
+func (ds *datasetSource) DeclRange() hcl.Range { return ds.rng }
+func (ds *datasetSource) Info() *SourceInfo    { return &ds.info }
+
+// Generate streams the file's rows as cases, each followed by its
+// perturbations (which share its splits).
+func (ds *datasetSource) Generate(g *Gen, yield func(*schema.Script) error) error {
+	rd, err := ds.open()
+	if err != nil {
+		return err
+	}
+	defer rd.close()
+	var ev rowEval
+	for {
+		r, err := rd.next()
+		if err != nil || r == nil {
+			return err
+		}
+		sc, c := schema.NewSingle()
+		if err := ds.build(c, r, &ev); err != nil {
+			return err
+		}
+		in, err := g.Admit(c)
+		if err != nil {
+			return err
+		}
+		if !in {
+			continue
+		}
+		if err := yield(sc.Seal()); err != nil {
+			return err
+		}
+		if ds.perturb != nil {
+			if err := ds.perturb.each(c, yield); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// build fills c from row r.
+func (ds *datasetSource) build(c *schema.Case, r *dsRow, ev *rowEval) error {
+	ev.reset(r)
+	*c = schema.Case{Suite: ds.s.Name, Source: ds.name, SourceKind: KindDataset, Core: ds.core, Schema: ds.s.SchemaName, Level: ds.info.Level}
+	var err error
+	if ds.text == nil {
+		c.Text = r.ex.text
+	} else if c.Text, err = ds.str(ev, ds.text, true); err != nil {
+		return err
+	}
+	if ds.id != nil {
+		c.ID, err = ds.str(ev, ds.id, true)
+	} else {
+		c.ID = rowID(ds.name, r.raw)
+	}
+	if err != nil {
+		return err
+	}
+	if ds.level != nil && !ds.level.constant {
+		if c.Level, err = ds.str(ev, ds.level, false); err != nil {
+			return err
+		}
+	}
+	if c.Scene, err = ds.strs(ev, ds.scene); err != nil {
+		return err
+	}
+	if c.Tags, err = ds.strs(ev, ds.tags); err != nil {
+		return err
+	}
+	if c.References, err = ds.strs(ev, ds.references); err != nil {
+		return err
+	}
+	return ds.buildExpect(c, r, ev)
+}
+
+func (ds *datasetSource) buildExpect(c *schema.Case, r *dsRow, ev *rowEval) error {
+	if len(ds.expect) == 0 {
+		if r.ex != nil {
+			c.Expect = r.ex.expect()
+		}
+		return nil
+	}
+	c.Expect = make(schema.Expectations, len(ds.expect))
+	for i, x := range ds.expect {
+		v, err := ds.generic(ev, x.val)
+		if err != nil {
+			return ds.rowError(r, x.val, err)
+		}
+		c.Expect[i] = schema.Expectation{Path: x.path, Value: v}
+	}
+	return nil
+}
+
+// rowID is the default case id: a hash of the source name and the row's
+// text (identical rows share it).
+func rowID(name string, raw []byte) string {
+	h := sha256.New()
+	h.Write([]byte("dataset\x00"))
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(raw)
+	var sum [32]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:8])
+}
+
+// Rebuild finds the saved case's row by id (an index of the file made on
+// the first call) and builds it again from the file as it is now; a
+// perturbed case is rebuilt from its original's row. A case whose text
+// changed is not rebuilt (its saved response answers another text).
+func (ds *datasetSource) Rebuild(saved Saved) (*schema.Case, bool) {
+	id, text := saved.ID, saved.Text
+	if saved.Case != nil {
+		id, text = saved.Case.ID, saved.Case.Text
+	}
+	ds.once.Do(func() { ds.index = ds.buildIndex() })
+	if ds.index == nil {
+		return nil, false
+	}
+	rowID := id
+	r, ok := ds.index.row(id)
+	if !ok && ds.perturb != nil {
+		if orig, isVariant := splitPerturbedID(id); isVariant {
+			rowID = orig
+			r, ok = ds.index.row(orig)
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	c := &schema.Case{}
+	var ev rowEval
+	if err := ds.build(c, r, &ev); err != nil || c.ID != rowID || ds.s.AssignSplits(c) != nil {
+		return nil, false
+	}
+	if rowID != id {
+		if c, ok = ds.perturb.variant(c, id); !ok {
+			return nil, false
+		}
+	}
+	return c, c.Text == text
+}
