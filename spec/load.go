@@ -48,6 +48,7 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "split", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
+		{Type: "text_metrics"},
 	},
 }
 
@@ -229,6 +230,7 @@ func (l *loader) decode() {
 	for _, b := range byType["threshold"] {
 		l.decodeThreshold(b)
 	}
+	l.decodeTextMetrics(byType["text_metrics"])
 	l.checkReferences()
 }
 

@@ -38,6 +38,8 @@ type Suite struct {
 	Thresholds  []*Threshold
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
+	// TextMetrics is the text_metrics block (defaults without one).
+	TextMetrics TextMetrics
 
 	// Vars holds the resolved value of every variable (var.NAME).
 	Vars map[string]cty.Value
