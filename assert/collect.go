@@ -134,7 +134,8 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 	kind, name := r.SourceOf()
 	key := sourceKey{kind, name}
 	c.addCase(r, seq, key)
-	c.obs = Observation{Result: r, Eval: ev, Latency: metrics.NewSample(metrics.InputLength(r.Text), r.LatencyMS)}
+	clear(c.obs.memo)
+	c.obs = Observation{Result: r, Eval: ev, Latency: metrics.NewSample(metrics.InputLength(r.Text), r.LatencyMS), memo: c.obs.memo[:0]}
 	o := &c.obs
 	g := c.groups[key]
 	if g == nil {

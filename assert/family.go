@@ -43,6 +43,27 @@ type Observation struct {
 	Eval   *Evaluation
 	// Latency is the call's latency with its input length.
 	Latency metrics.Sample
+	// memo holds what families derived from the case (Memo).
+	memo []memoEntry
+}
+
+type memoEntry struct {
+	key Family
+	val any
+}
+
+// Memo returns what compute derives from the case, computed once for all
+// the nodes the case counts in (per-case work such as tokenising a reply
+// then costs once, not once per node). key is the family asking.
+func (o *Observation) Memo(key Family, compute func() any) any {
+	for _, m := range o.memo {
+		if m.key == key {
+			return m.val
+		}
+	}
+	v := compute()
+	o.memo = append(o.memo, memoEntry{key, v})
+	return v
 }
 
 // SetFamily stores the value of a registered family in the node, for

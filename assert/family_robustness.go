@@ -1,0 +1,194 @@
+package assert
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// robustnessFamily is metrics.robustness, the robustness score of the YD/T
+// draft "面向应用场景的自然语言处理模型评估方法": R = (D1 + S1) / (D + S),
+// D the original inputs (cases of sources with a perturb block, not
+// perturbed themselves), D1 those that passed, S the perturbed inputs and
+// S1 those that passed; per perturbation kind, total, passed and accuracy.
+// It also lists the perturbed cases that failed while their original
+// passed ("broken"), with the original's text.
+type robustnessFamily struct{}
+
+func init() { RegisterFamily(robustnessFamily{}) }
+
+var countsShape = &schema.Shape{Attrs: []schema.Attr{
+	{Name: "total", Kind: schema.MetricCount, Doc: "cases"},
+	{Name: "passed", Kind: schema.MetricCount, Doc: "cases that passed"},
+}}
+
+var robustnessShape = &schema.Family{Name: "robustness", Subs: []*schema.Sub{{
+	Name: "robustness", Doc: "original and perturbed inputs: R = (D1 + S1) / (D + S)",
+	Shape: &schema.Shape{
+		Attrs: []schema.Attr{{Name: "score", Kind: schema.MetricRatio, Doc: "(originals passed + perturbed passed) / (originals + perturbed)"}},
+		Subs: []*schema.Sub{
+			{Name: "original", Doc: "cases of perturbing sources, unperturbed (D, D1)", Shape: countsShape},
+			{Name: "perturbed", Doc: "perturbed cases (S, S1)", Shape: countsShape},
+			{Name: "kind", Doc: "per perturbation kind", Keyed: true, What: "perturbation kind", Shape: &schema.Shape{Attrs: []schema.Attr{
+				{Name: "total", Kind: schema.MetricCount, Doc: "perturbed cases of the kind"},
+				{Name: "passed", Kind: schema.MetricCount, Doc: "those that passed"},
+				{Name: "accuracy", Kind: schema.MetricRatio, Doc: "passed / total"},
+			}}},
+		},
+	},
+	Props: []string{"score"},
+}}}
+
+func (robustnessFamily) Shape() *schema.Family { return robustnessShape }
+
+func (robustnessFamily) NewAcc(s *spec.Suite) Acc {
+	a := &robustAcc{perturbing: map[schema.SourceKey]bool{}}
+	if s != nil {
+		for _, src := range s.CaseSources {
+			if src.Info().Perturb != nil {
+				a.perturbing[schema.SourceKey{Kind: src.Kind(), Name: src.Name()}] = true
+			}
+		}
+	}
+	return a
+}
+
+// RobustnessValue is metrics.robustness in a node.
+type RobustnessValue struct {
+	Original  RobustCounts           `json:"original"`
+	Perturbed RobustCounts           `json:"perturbed"`
+	Score     schema.Ratio           `json:"score"`
+	Kind      map[string]*RobustKind `json:"kind"`
+	Broken    []BrokenCase           `json:"broken,omitempty"`
+}
+
+// RobustCounts are D and D1, or S and S1.
+type RobustCounts struct {
+	Total  int `json:"total"`
+	Passed int `json:"passed"`
+}
+
+// RobustKind are one perturbation kind's figures.
+type RobustKind struct {
+	Total    int          `json:"total"`
+	Passed   int          `json:"passed"`
+	Accuracy schema.Ratio `json:"accuracy"`
+}
+
+// BrokenCase is a perturbed case that failed while its original passed.
+type BrokenCase struct {
+	ID           string `json:"id"`
+	Perturbation string `json:"perturbation"`
+	Text         string `json:"text"`
+	Original     string `json:"original"`
+	OriginalText string `json:"original_text"`
+}
+
+// MaxBroken caps the broken cases a node lists.
+const MaxBroken = 50
+
+// robustAcc accumulates one node. It keeps each original's outcome and
+// text and each failed variant until Fill pairs them.
+type robustAcc struct {
+	perturbing map[schema.SourceKey]bool
+	d, d1      int
+	kinds      map[string]*RobustKind
+	originals  map[string]robustOrig
+	failed     []BrokenCase
+}
+
+type robustOrig struct {
+	passed bool
+	text   string
+}
+
+func (a *robustAcc) Add(o *Observation) {
+	r := o.Result
+	passed := r.Outcome == schema.Pass
+	if r.Perturbation == "" {
+		if !a.perturbing[r.SourceKey()] {
+			return
+		}
+		a.d++
+		if passed {
+			a.d1++
+		}
+		if a.originals == nil {
+			a.originals = map[string]robustOrig{}
+		}
+		a.originals[r.ID] = robustOrig{passed, r.Text}
+		return
+	}
+	if a.kinds == nil {
+		a.kinds = map[string]*RobustKind{}
+	}
+	k := a.kinds[r.Perturbation]
+	if k == nil {
+		k = &RobustKind{}
+		a.kinds[r.Perturbation] = k
+	}
+	k.Total++
+	if passed {
+		k.Passed++
+		return
+	}
+	a.failed = append(a.failed, BrokenCase{ID: r.ID, Perturbation: r.Perturbation, Text: r.Text, Original: r.Original})
+}
+
+func (a *robustAcc) Merge(o Acc) {
+	b := o.(*robustAcc)
+	a.d += b.d
+	a.d1 += b.d1
+	for name, bk := range b.kinds {
+		if a.kinds == nil {
+			a.kinds = map[string]*RobustKind{}
+		}
+		k := a.kinds[name]
+		if k == nil {
+			k = &RobustKind{}
+			a.kinds[name] = k
+		}
+		k.Total += bk.Total
+		k.Passed += bk.Passed
+	}
+	for id, v := range b.originals {
+		if a.originals == nil {
+			a.originals = map[string]robustOrig{}
+		}
+		a.originals[id] = v
+	}
+	a.failed = append(a.failed, b.failed...)
+}
+
+func (a *robustAcc) Fill(n *schema.Node) {
+	if a.d == 0 && len(a.kinds) == 0 {
+		return
+	}
+	v := &RobustnessValue{Original: RobustCounts{a.d, a.d1}, Kind: map[string]*RobustKind{}}
+	for name, k := range a.kinds {
+		kc := *k
+		kc.Accuracy = schema.R(k.Passed, k.Total)
+		v.Kind[name] = &kc
+		v.Perturbed.Total += k.Total
+		v.Perturbed.Passed += k.Passed
+	}
+	v.Score = schema.R(a.d1+v.Perturbed.Passed, a.d+v.Perturbed.Total)
+	for _, f := range a.failed {
+		if orig, ok := a.originals[f.Original]; ok && orig.passed {
+			f.OriginalText = orig.text
+			v.Broken = append(v.Broken, f)
+		}
+	}
+	slices.SortFunc(v.Broken, func(x, y BrokenCase) int {
+		if c := strings.Compare(x.Original, y.Original); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
+	if len(v.Broken) > MaxBroken {
+		v.Broken = v.Broken[:MaxBroken]
+	}
+	SetFamily(n, "robustness", v)
+}

@@ -1,0 +1,200 @@
+package assert
+
+import (
+	"math"
+
+	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// textFamily is metrics.text: each case's reply against its references
+// (the YD/T draft on NLP model evaluation: EM/F1, BLEU, ROUGE, distinct).
+// Only cases with references count; a case whose call errored counts with
+// an empty reply. Per case: exact match and token F1 (SQuAD v1.1, or MLQA's
+// Chinese rule), ROUGE-1/2/L F (rouge-score; the best reference), each
+// averaged over cases; corpus BLEU (sacrebleu's corpus_bleu) from summed
+// statistics; distinct-1/2 over all replies (Li et al. 2016).
+//
+// Tokenisation follows the text unless text_metrics sets it: a case whose
+// references hold a CJK character is Chinese (MLQA, rouge's character
+// tokens, sacrebleu zh); a node's BLEU uses zh when any of its cases is
+// Chinese, else 13a.
+type textFamily struct{}
+
+func init() { RegisterFamily(textFamily{}) }
+
+var textShape = &schema.Family{Name: "text", Subs: []*schema.Sub{{
+	Name: "text", Doc: "reply against references: EM/F1, BLEU, ROUGE, distinct (cases with references)",
+	Shape: &schema.Shape{Attrs: []schema.Attr{
+		{Name: "cases", Kind: schema.MetricCount, Doc: "cases with references"},
+		{Name: "exact_match", Kind: schema.MetricRatio, Doc: "replies equal to a reference after normalisation / cases"},
+		{Name: "f1", Kind: schema.MetricRatio, Doc: "mean token F1 against the best reference"},
+		{Name: "bleu", Kind: schema.MetricNumber, Doc: "corpus BLEU as sacrebleu's corpus_bleu, 0–1 (the report shows 0–100)"},
+		{Name: "rouge1", Kind: schema.MetricRatio, Doc: "mean ROUGE-1 F against the best reference"},
+		{Name: "rouge2", Kind: schema.MetricRatio, Doc: "mean ROUGE-2 F against the best reference"},
+		{Name: "rougeL", Kind: schema.MetricRatio, Doc: "mean ROUGE-L F against the best reference"},
+		{Name: "distinct1", Kind: schema.MetricRatio, Doc: "distinct unigrams of all replies / reply tokens"},
+		{Name: "distinct2", Kind: schema.MetricRatio, Doc: "distinct bigrams of all replies / reply tokens"},
+	}},
+	Props: []string{"exact_match", "f1", "bleu", "rougeL"},
+}}}
+
+func (textFamily) Shape() *schema.Family { return textShape }
+
+func (textFamily) NewAcc(s *spec.Suite) Acc {
+	a := &textAcc{opts: spec.TextMetrics{Smooth: metrics.SmoothExp}}
+	if s != nil {
+		a.opts = s.TextMetrics
+	}
+	return a
+}
+
+// TextValue is metrics.text in a node: the figures of textShape, BLEU on
+// sacrebleu's 0–100 scale and its signature.
+type TextValue struct {
+	Cases         int          `json:"cases"`
+	ExactMatch    schema.Ratio `json:"exact_match"`
+	F1            schema.Ratio `json:"f1"`
+	BLEU          float64      `json:"bleu"`
+	BLEUScore     float64      `json:"bleu_score"`
+	BLEUSignature string       `json:"bleu_signature"`
+	Rouge1        schema.Ratio `json:"rouge1"`
+	Rouge2        schema.Ratio `json:"rouge2"`
+	RougeL        schema.Ratio `json:"rougeL"`
+	Distinct1     schema.Ratio `json:"distinct1"`
+	Distinct2     schema.Ratio `json:"distinct2"`
+}
+
+// textAcc accumulates one node's text metrics.
+type textAcc struct {
+	opts               spec.TextMetrics
+	cases, zh          int
+	nrefs              int // references per case; -1 when they vary
+	em, f1, r1, r2, rl float64
+	bleu13a, bleuZh    metrics.BLEUStats
+	distinct           metrics.DistinctAcc
+}
+
+// textCase is what one case contributes, worked out once for its nodes.
+type textCase struct {
+	zh                 bool
+	nrefs              int
+	em, f1, r1, r2, rl float64
+	bleu13a, bleuZh    metrics.BLEUStats
+	toks               []string
+}
+
+func (a *textAcc) Add(o *Observation) {
+	if len(o.Result.References) == 0 {
+		return
+	}
+	tc := o.Memo(textFamily{}, func() any { return newTextCase(o.Result, a.opts) }).(*textCase)
+	if a.cases == 0 {
+		a.nrefs = tc.nrefs
+	} else if a.nrefs != tc.nrefs {
+		a.nrefs = -1
+	}
+	a.cases++
+	if tc.zh {
+		a.zh++
+	}
+	a.em += tc.em
+	a.f1 += tc.f1
+	a.r1 += tc.r1
+	a.r2 += tc.r2
+	a.rl += tc.rl
+	a.bleu13a.Add(&tc.bleu13a)
+	a.bleuZh.Add(&tc.bleuZh)
+	a.distinct.Add(tc.toks)
+}
+
+// newTextCase scores one case's reply against its references.
+func newTextCase(r *schema.Result, opts spec.TextMetrics) *textCase {
+	refs := r.References
+	reply := r.Reply
+	tc := &textCase{nrefs: len(refs)}
+	for _, ref := range refs {
+		tc.zh = tc.zh || metrics.HasCJK(ref)
+	}
+	if opts.Tokenize == metrics.TokZh || opts.Tokenize == metrics.TokChr {
+		tc.zh = true
+	}
+	norm, rougeTok, tok := metrics.NormSQuAD, metrics.RougeTokens, metrics.Tok13a
+	if tc.zh {
+		norm, rougeTok, tok = metrics.NormMLQA, metrics.RougeTokensZh, metrics.TokZh
+	}
+	tc.em = metrics.ExactMatch(norm, reply, refs)
+	tc.f1 = metrics.TokenF1(norm, reply, refs)
+	pred := rougeTok(reply)
+	for _, ref := range refs {
+		target := rougeTok(ref)
+		tc.r1 = math.Max(tc.r1, metrics.RougeN(1, target, pred).F)
+		tc.r2 = math.Max(tc.r2, metrics.RougeN(2, target, pred).F)
+		tc.rl = math.Max(tc.rl, metrics.RougeL(target, pred).F)
+	}
+	if opts.Tokenize != "" {
+		tc.bleu13a = segmentBLEU(opts.Tokenize, reply, refs)
+		tc.bleuZh = tc.bleu13a
+		tok = opts.Tokenize
+	} else {
+		tc.bleu13a = segmentBLEU(metrics.Tok13a, reply, refs)
+		tc.bleuZh = segmentBLEU(metrics.TokZh, reply, refs)
+	}
+	tc.toks = metrics.Tokenize(tok, reply)
+	return tc
+}
+
+func segmentBLEU(tok metrics.Tokenizer, hyp string, refs []string) metrics.BLEUStats {
+	rt := make([][]string, len(refs))
+	for i, r := range refs {
+		rt[i] = metrics.Tokenize(tok, r)
+	}
+	return metrics.SegmentBLEU(metrics.Tokenize(tok, hyp), rt)
+}
+
+func (a *textAcc) Merge(o Acc) {
+	b := o.(*textAcc)
+	if b.cases == 0 {
+		return
+	}
+	if a.cases == 0 {
+		a.nrefs = b.nrefs
+	} else if a.nrefs != b.nrefs {
+		a.nrefs = -1
+	}
+	a.cases += b.cases
+	a.zh += b.zh
+	a.em, a.f1, a.r1, a.r2, a.rl = a.em+b.em, a.f1+b.f1, a.r1+b.r1, a.r2+b.r2, a.rl+b.rl
+	a.bleu13a.Add(&b.bleu13a)
+	a.bleuZh.Add(&b.bleuZh)
+	a.distinct.Merge(&b.distinct)
+}
+
+// Tokenizer is the BLEU tokenizer of the node: the suite's, else zh when
+// any case is Chinese, else 13a.
+func (a *textAcc) tokenizer() (metrics.Tokenizer, metrics.BLEUStats) {
+	switch {
+	case a.opts.Tokenize != "":
+		return a.opts.Tokenize, a.bleu13a
+	case a.zh > 0:
+		return metrics.TokZh, a.bleuZh
+	}
+	return metrics.Tok13a, a.bleu13a
+}
+
+func (a *textAcc) Fill(n *schema.Node) {
+	if a.cases == 0 {
+		return
+	}
+	tok, st := a.tokenizer()
+	score := metrics.BLEUScore(st, a.opts.Smooth, a.opts.SmoothValue)
+	c := float64(a.cases)
+	SetFamily(n, "text", &TextValue{
+		Cases: a.cases, ExactMatch: schema.Ratio{Num: a.em, Den: c}, F1: schema.Ratio{Num: a.f1, Den: c},
+		BLEU: score / 100, BLEUScore: score, BLEUSignature: metrics.BLEUSignature(a.nrefs, tok, a.opts.Smooth, a.opts.SmoothValue),
+		Rouge1: schema.Ratio{Num: a.r1, Den: c}, Rouge2: schema.Ratio{Num: a.r2, Den: c}, RougeL: schema.Ratio{Num: a.rl, Den: c},
+		Distinct1: schema.R(a.distinct.Distinct1(), a.distinct.Tokens()),
+		Distinct2: schema.R(a.distinct.Distinct2(), a.distinct.Tokens()),
+	})
+}
