@@ -42,6 +42,7 @@ type flip struct {
 
 type reportDiff struct {
 	metrics    []metricDelta
+	hidden     int      // changed metrics left out without --all
 	thresholds []string // "name: pass → fail"
 	worse      []flip   // pass → fail/error
 	better     []flip   // fail/error → pass
@@ -57,8 +58,9 @@ func DiffView(a, b *schema.Report, o DiffOptions) *View {
 	d.compareMetrics(a, b, o)
 	d.compareThresholds(a, b)
 	d.compareCases(a, b)
-	head := fmt.Sprintf("%d metrics changed · %d cases got worse (pass → fail/error) · %d got better · %d thresholds changed",
-		len(d.metrics), len(d.worse), len(d.better), len(d.thresholds))
+	head := fmt.Sprintf("%d %s got worse (pass → fail/error) · %d got better · %d %s changed · %d %s changed",
+		len(d.worse), plural(len(d.worse), "case", "cases"), len(d.better), len(d.thresholds), plural(len(d.thresholds), "threshold", "thresholds"),
+		len(d.metrics)+d.hidden, plural(len(d.metrics)+d.hidden, "metric", "metrics"))
 	v := &View{Title: "nlutest diff: " + head, Level: 2, Capitalize: true,
 		Context: []Field{{Label: "A =", Value: o.NameA, Code: true}, {Label: "B =", Value: o.NameB, Code: true}}}
 	if len(d.thresholds) > 0 {
@@ -68,7 +70,14 @@ func DiffView(a, b *schema.Report, o DiffOptions) *View {
 		}
 		v.Sections = append(v.Sections, s)
 	}
-	if len(d.metrics) > 0 {
+	for _, s := range []Section{flipSection("Worse: pass → fail or error", d.worse, o.MaxCases),
+		flipSection("Better: fail or error → pass", d.better, o.MaxCases),
+		flipSection("Changed between fail and error", d.changed, o.MaxCases)} {
+		if s.Title != "" {
+			v.Sections = append(v.Sections, s)
+		}
+	}
+	if len(d.metrics) > 0 || d.hidden > 0 {
 		t := Table{Columns: []Column{col("metric"), rcol("A"), rcol("B"), rcol("Δ")}}
 		for _, m := range d.metrics {
 			va, vb := fmtVal(m.a), fmtVal(m.b)
@@ -80,14 +89,16 @@ func DiffView(a, b *schema.Report, o DiffOptions) *View {
 			}
 			t.Rows = append(t.Rows, []Cell{code(m.name), text(va), text(vb), text(fmtChange(m.a, m.b))})
 		}
-		v.Sections = append(v.Sections, Section{Title: "Metrics", Tables: []Table{t}})
-	}
-	for _, s := range []Section{flipSection("Worse: pass → fail or error", d.worse, o.MaxCases),
-		flipSection("Better: fail or error → pass", d.better, o.MaxCases),
-		flipSection("Changed between fail and error", d.changed, o.MaxCases)} {
-		if s.Title != "" {
-			v.Sections = append(v.Sections, s)
+		if d.hidden > 0 {
+			t.Note = fmt.Sprintf("%d more %s changed per label or per split, level, scene and template; --all lists them.",
+				d.hidden, plural(d.hidden, "metric", "metrics"))
 		}
+		s := Section{Title: "Metrics", Tables: []Table{t}}
+		if len(t.Rows) == 0 {
+			s.Tables = nil
+			s.Notes = []Note{{Text: t.Note}}
+		}
+		v.Sections = append(v.Sections, s)
 	}
 	var notes []Note
 	if d.onlyA+d.onlyB > 0 {
@@ -143,11 +154,16 @@ func (d *reportDiff) compareMetrics(a, b *schema.Report, o DiffOptions) {
 	for k := range mb {
 		names[k] = true
 	}
+	gated := thresholdText(a) + "\n" + thresholdText(b)
 	for k := range names {
 		x, y := ma[k], mb[k]
 		md := metricDelta{name: k, a: x.Value, b: y.Value, na: x.Ratio, nb: y.Ratio}
 		same := (md.a == nil) == (md.b == nil) && (md.a == nil || math.Abs(*md.a-*md.b) < 1e-12)
 		if !o.All && (same || noisy(k)) {
+			continue
+		}
+		if !o.All && detailMetric(k) && !strings.Contains(gated, k) {
+			d.hidden++
 			continue
 		}
 		d.metrics = append(d.metrics, md)
@@ -205,6 +221,49 @@ func (d *reportDiff) compareCases(a, b *schema.Report) {
 			return l[i].id < l[j].id
 		})
 	}
+}
+
+// thresholdText is the conditions of a report's thresholds, one a line.
+func thresholdText(r *schema.Report) string {
+	var b strings.Builder
+	for _, t := range r.Thresholds {
+		b.WriteString(t.Condition + "\n")
+	}
+	return b.String()
+}
+
+// detailMetric reports metrics a diff shows only with --all unless a
+// threshold names them: per-label figures and every metric of a split,
+// level, scene, template or core scope (the run's own figures stay).
+func detailMetric(name string) bool {
+	if strings.Contains(name, ".labels.") || strings.Contains(name, ".values.") {
+		return true
+	}
+	for _, p := range []string{"metrics.core", "metrics.noncore", "metrics.level", "metrics.scene",
+		"metrics.split", "metrics.template"} {
+		if rest, ok := strings.CutPrefix(name, p); ok && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[")) {
+			return true
+		}
+	}
+	return false
+}
+
+// Regressions counts what --fail-on-worse gates on between run a and a
+// later run b: cases that went from pass to fail or error, and thresholds
+// that went from pass to anything else.
+func Regressions(a, b *schema.Report) (worseCases int, failingThresholds []string) {
+	d := &reportDiff{}
+	d.compareCases(a, b)
+	tb := map[string]schema.Outcome{}
+	for _, t := range b.Thresholds {
+		tb[t.Name] = t.Outcome
+	}
+	for _, t := range a.Thresholds {
+		if o, ok := tb[t.Name]; ok && t.Outcome == schema.Pass && o != schema.Pass {
+			failingThresholds = append(failingThresholds, t.Name)
+		}
+	}
+	return len(d.worse), failingThresholds
 }
 
 // noisy reports metrics left out of a diff unless --all: latency below the

@@ -50,6 +50,9 @@ func renderCases() []renderCase {
 	md := func(r *schema.Report, o Options) func(*bytes.Buffer) error {
 		return func(b *bytes.Buffer) error { return Markdown(b, r, o) }
 	}
+	page := func(r *schema.Report, o Options) func(*bytes.Buffer) error {
+		return func(b *bytes.Buffer) error { return HTML(b, r, o) }
+	}
 	js := func(r *schema.Report) func(*bytes.Buffer) error {
 		return func(b *bytes.Buffer) error { return JSON(b, r) }
 	}
@@ -60,6 +63,7 @@ func renderCases() []renderCase {
 		{"iao_pass.junit-cases.xml", junit(pass, Options{JUnitCases: true})},
 		{"iao_pass.md", md(pass, Options{})},
 		{"iao_pass.json", js(pass)},
+		{"iao_pass.html", page(pass, Options{})},
 
 		{"iao_fail.console.txt", console(fail, Options{})},
 		{"iao_fail.baseline.console.txt", console(fail, Options{Baseline: pass, MaxFailures: 3})},
@@ -67,11 +71,13 @@ func renderCases() []renderCase {
 		{"iao_fail.md", md(fail, Options{})},
 		{"iao_fail.baseline.md", md(fail, Options{Baseline: pass, MaxFailures: 3})},
 		{"iao_fail.json", js(fail)},
+		{"iao_fail.baseline.html", page(fail, Options{Baseline: pass})},
 
 		{"quickstart.console.txt", console(qs, Options{})},
 		{"quickstart.junit.xml", junit(qs, Options{})},
 		{"quickstart.md", md(qs, Options{})},
 		{"quickstart.json", js(qs)},
+		{"quickstart.html", page(qs, Options{})},
 	}
 }
 

@@ -21,7 +21,7 @@ const (
 // failing cases and warnings. base, when set, adds Δ columns against that
 // earlier report. It walks the report once; every renderer shares it.
 func ReportView(r *schema.Report, base *schema.Report) *View {
-	v := &View{Level: 2, Capitalize: true, Verdict: verdictOf(r), Context: reportContext(r)}
+	v := &View{Level: 2, Capitalize: true, Verdict: verdictOf(r), Context: reportContext(r, base)}
 	builders := []func(*schema.Report, *schema.Report) []Section{
 		thresholdSections, caseSections, sceneSections, templateSections,
 		dimensionSections, labelSections, latencySections, failureSections, warningSections,
@@ -41,7 +41,7 @@ func verdictOf(r *schema.Report) *Verdict {
 	}
 }
 
-func reportContext(r *schema.Report) []Field {
+func reportContext(r, base *schema.Report) []Field {
 	var ctx []Field
 	add := func(f Field) {
 		if f.Value = strings.TrimSpace(oneLine(f.Value)); f.Value != "" {
@@ -56,6 +56,9 @@ func reportContext(r *schema.Report) []Field {
 		add(Field{Label: "started", Value: startedText(r.Run.Started), Wide: true})
 	}
 	add(Field{Label: toolName(r), Value: r.Version})
+	if base != nil {
+		add(Field{Label: "baseline", Value: baselineName(base), Code: true})
+	}
 	return ctx
 }
 
@@ -173,7 +176,7 @@ func sceneSections(r, _ *schema.Report) []Section {
 		return nil
 	}
 	t := Table{Columns: []Column{col("scene"), rcol("total"), rcol("passed"), rcol("failed"), rcol("errored"), rcol("accuracy")}}
-	chart := Chart{Kind: ChartBars, Title: "Accuracy by scene", Unit: "ratio", Series: []string{"accuracy"}}
+	chart := Chart{Kind: ChartBars, Title: "Accuracy by scene", Unit: "ratio", Series: []string{"accuracy"}, Tree: true}
 	for _, k := range sortedKeys(r.Metrics.Scene) {
 		n := r.Metrics.Scene[k]
 		if n == nil {
@@ -343,9 +346,48 @@ func latencySections(r, _ *schema.Report) []Section {
 		hist.Points = append(hist.Points, Point{Label: b, N: s.Count,
 			Values: []float64{s.MeanMS, s.P50MS, s.P90MS, s.P95MS, s.P99MS, s.MaxMS}})
 	}
+	charts := []Chart{hist}
+	if d := latencyDistribution(r); len(d.Points) > 0 {
+		charts = append(charts, d)
+	}
 	return []Section{{ID: "latency", Title: "Latency (ms)", Brief: "Latency (ms; buckets by input length)",
 		Intro:  "Buckets by input length (characters for CJK text, words otherwise).",
-		Tables: []Table{t}, Charts: []Chart{hist}}}
+		Tables: []Table{t}, Charts: charts}}
+}
+
+// latencyBins is the number of bins of the latency distribution.
+const latencyBins = 20
+
+// latencyDistribution is a histogram of the latencies of the cases the
+// report lists (calls that answered), in latencyBins equal bins.
+func latencyDistribution(r *schema.Report) Chart {
+	ch := Chart{Kind: ChartDistribution, Title: "Latency distribution (ms)", Unit: "cases", Series: []string{"cases"}}
+	hi := 0.0
+	for i := range r.Cases {
+		if c := &r.Cases[i]; c.Error == nil {
+			hi = max(hi, c.LatencyMS)
+		}
+	}
+	if hi <= 0 {
+		return ch
+	}
+	width := niceCeil(hi / latencyBins)
+	counts := make([]int, int(math.Ceil(hi/width))+1)
+	for i := range r.Cases {
+		if c := &r.Cases[i]; c.Error == nil {
+			counts[min(len(counts)-1, int(c.LatencyMS/width))]++
+		}
+	}
+	for len(counts) > 1 && counts[len(counts)-1] == 0 {
+		counts = counts[:len(counts)-1]
+	}
+	for i, n := range counts {
+		ch.Points = append(ch.Points, Point{Label: "<" + fmtNum(float64(i+1)*width), Values: []float64{float64(n)}, N: n})
+	}
+	if r.CasesOmitted > 0 {
+		ch.Title += fmt.Sprintf(" (the %d cases listed)", len(r.Cases))
+	}
+	return ch
 }
 
 func failureSections(r, _ *schema.Report) []Section {
@@ -367,4 +409,16 @@ func warningSections(r, _ *schema.Report) []Section {
 		s.Notes = append(s.Notes, Note{Mark: MarkAlert, Text: w})
 	}
 	return []Section{s}
+}
+
+// baselineName names the run a baseline report is about: its run id, or
+// its start time when it has none.
+func baselineName(base *schema.Report) string {
+	if id := oneLine(base.Run.ID); strings.TrimSpace(id) != "" {
+		return id
+	}
+	if !base.Run.Started.IsZero() {
+		return "started " + startedText(base.Run.Started)
+	}
+	return "(unnamed run)"
 }

@@ -9,7 +9,7 @@ import (
 // View is what a human-readable report shows, independent of the format:
 // a head, then sections of titled tables, charts and notes. It is built
 // once (ReportView, StatsView, DiffView) and rendered by each renderer
-// (ConsoleView, MarkdownView; an HTML renderer needs nothing more). Cells
+// (ConsoleView, MarkdownView, HTMLView). Cells
 // hold user text raw: each renderer cleans and escapes it for its format,
 // so cleaning is written once per format, not once per table.
 type View struct {
@@ -178,6 +178,9 @@ const (
 	ChartHistogram ChartKind = "histogram"
 	// ChartBars is a bar chart: one point per label, one bar per series.
 	ChartBars ChartKind = "bars"
+	// ChartDistribution is a histogram of one value over the cases: one
+	// point per bin, in order, one series (the number of cases).
+	ChartDistribution ChartKind = "distribution"
 )
 
 // Chart is data for a graphical renderer; text renderers draw only the
@@ -194,6 +197,10 @@ type Chart struct {
 	Series []string
 	Points []Point
 	Matrix *Matrix
+	// Tree says the point labels are "/"-separated paths (scenes), in
+	// order, each prefix before its children: a graphical renderer may
+	// draw them as a tree.
+	Tree bool
 }
 
 // Point is one bar or bucket. Values line up with the chart's Series; a

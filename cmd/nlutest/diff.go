@@ -3,18 +3,22 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/schema"
 )
 
-// cmdDiff compares two runs: metric deltas, thresholds that changed, and
-// the cases that flipped.
+// cmdDiff compares two runs: thresholds that changed, the cases that
+// flipped, then metric deltas; with --fail-on-worse it gates on B not
+// being worse than A.
 func (a *App) cmdDiff(args []string) int {
 	fs := newFlagSet(a, "diff", "diff [flags] RUN_A RUN_B")
 	format := fs.String("format", "text", "output: text or markdown")
 	all := fs.Bool("all", false, "list unchanged metrics too")
 	maxCases := fs.Int("max-cases", 50, "flipped cases listed per direction (0 = all)")
+	htmlFile := fs.String("html", "", "also write the diff as a self-contained HTML page to FILE")
+	failOnWorse := fs.Bool("fail-on-worse", false, "exit 1 when a case went from pass to fail/error or a threshold stopped passing")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return a.flagErr(err)
@@ -47,6 +51,21 @@ func (a *App) cmdDiff(args []string) int {
 	}
 	if _, err := a.Stdout.Write(out.Bytes()); err != nil {
 		return ExitCannotRun
+	}
+	if *htmlFile != "" {
+		if err := reporters.WriteFile(*htmlFile, func(w io.Writer) error { return reporters.HTMLView(w, v, reporters.Options{}) }); err != nil {
+			fmt.Fprintf(a.Stderr, "nlutest: cannot write html diff %s: %s\n", *htmlFile, err)
+			return ExitCannotRun
+		}
+		fmt.Fprintf(a.Stderr, "Reports: html → %s\n", *htmlFile)
+	}
+	if *failOnWorse {
+		worse, failing := reporters.Regressions(ra, rb)
+		if worse > 0 || len(failing) > 0 {
+			fmt.Fprintf(a.Stderr, "nlutest: B is worse than A: %d %s went from pass to fail or error, %d %s stopped passing\n",
+				worse, "case"+plural(worse), len(failing), "threshold"+plural(len(failing)))
+			return ExitFail
+		}
 	}
 	return ExitPass
 }

@@ -24,6 +24,7 @@ type runFlags struct {
 	junit       listFlag
 	markdown    listFlag
 	jsonReports listFlag
+	html        listFlag
 	concurrency int
 	rate        float64
 	filter      string
@@ -45,6 +46,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&rf.junit, "report-junit", "write a JUnit XML report to FILE (repeatable)")
 	fs.Var(&rf.markdown, "report-markdown", "write a Markdown report to FILE, e.g. $GITHUB_STEP_SUMMARY (repeatable)")
 	fs.Var(&rf.jsonReports, "report-json", "write the JSON report to FILE (repeatable)")
+	fs.Var(&rf.html, "report-html", "write a self-contained HTML report with charts to FILE (repeatable)")
 	fs.IntVar(&rf.concurrency, "concurrency", 0, "calls in flight at once (overrides the target's concurrency)")
 	fs.Float64Var(&rf.rate, "rate", 0, "at most R requests per second (overrides the target's rate)")
 	fs.StringVar(&rf.filter, "filter", "", "run only cases whose template (or other source) name, id or text matches REGEX")
@@ -186,6 +188,9 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, base
 	mopts.Color = false
 	for _, p := range rf.markdown {
 		outs = append(outs, out{"markdown", p, func(w io.Writer) error { return reporters.Markdown(w, rep, mopts) }})
+	}
+	for _, p := range rf.html {
+		outs = append(outs, out{"html", p, func(w io.Writer) error { return reporters.HTML(w, rep, mopts) }})
 	}
 	failed := false
 	var written []string
