@@ -1,17 +1,19 @@
-// Package reporters owns the four renderings of a finished run: the console
+// Package reporters owns the five renderings of a finished run: the console
 // report people read in a terminal, the JUnit XML file CI systems read, the
 // GitHub-flavoured Markdown summary for $GITHUB_STEP_SUMMARY and pull
-// requests, and the JSON report other tools read (its shape is documented in
+// requests, the self-contained HTML page with SVG charts (html.go,
+// htmlchart.go), and the JSON report other tools read (its shape is documented in
 // docs/report-json.md). It also owns WriteFile, which writes any of them
 // atomically.
 //
 // The human-readable renderings share one view model (view.go): ReportView
 // builds it once from a report (sections of titled tables, notes and chart
 // data), StatsView and DiffView build it for `nlutest stats` and `nlutest
-// diff`, and ConsoleView and MarkdownView render any view. Text cleaning
+// diff`, and ConsoleView, MarkdownView and HTMLView render any view. Text cleaning
 // and escaping live in the renderers (console: one line, no control
 // characters, clipped by display width; Markdown: HTML, pipes, backticks
-// and Markdown punctuation escaped), so every table gets the same.
+// and Markdown punctuation escaped; HTML: cleaned, then HTML-escaped), so
+// every table gets the same.
 //
 // Renderers only render: they read a *schema.Report and never call the
 // network, read suites or compute metrics. Every figure they show comes from
