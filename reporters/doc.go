@@ -17,7 +17,7 @@
 //
 // Renderers only render: they read a *schema.Report and never call the
 // network, read suites or compute metrics. Every figure they show comes from
-// the report (ratios through schema.Ratio.Value), so the four reports always
+// the report (ratios through schema.Ratio.Value), so the five reports always
 // agree with each other and with the verdict.
 //
 // The rule every renderer keeps is SPEC §9's: a red mark means what the
