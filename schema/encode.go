@@ -222,11 +222,11 @@ func appendDatasetFields(b []byte, c *Case) []byte {
 	}
 	if c.Perturbation != "" {
 		b = append(b, `,"perturbation":`...)
-		b = appendJSONString(b, c.Perturbation)
+		b = jsondoc.AppendString(b, c.Perturbation)
 	}
 	if c.Original != "" {
 		b = append(b, `,"original":`...)
-		b = appendJSONString(b, c.Original)
+		b = jsondoc.AppendString(b, c.Original)
 	}
 	return b
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/nlutest/nlutest/assert/jsondoc"
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/nlutest/nlutest/assert/jsondoc"
+	"github.com/nlutest/nlutest/jsondoc"
 )
 
 // DiagnosticError is a problem found while generating, reported as
