@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/nlutest/nlutest/jsondoc"
 )
 
 // Slot is one material value filled into a case's placeholder.
@@ -57,7 +58,7 @@ func (e *Expectations) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	out := Expectations{}
-	err := eachMember(data, func(key []byte, val []byte) error {
+	err := jsondoc.Members(data, func(key []byte, val []byte) error {
 		v, err := decodeGeneric(val)
 		if err != nil {
 			return err

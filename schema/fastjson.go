@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nlutest/nlutest/jsondoc"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/ohler55/ojg/oj"
 )
@@ -15,208 +15,20 @@ import (
 // decoding of each line (with its 1 KiB response validated twice) was most
 // of that time.
 
-var errSyntax = errors.New("invalid JSON")
+var errSyntax = jsondoc.ErrSyntax
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// structural marks the bytes a container scan stops at: quotes and
-// brackets. stringStop marks the bytes a string scan stops at.
-var structural, stringStop [256]bool
-
-func init() {
-	for _, c := range []byte(`"{}[]`) {
-		structural[c] = true
-	}
-	stringStop['"'], stringStop['\\'] = true, true
-}
-
-// scanValue returns the end of the JSON value starting at b[i] (after
-// spaces). It checks structure only as far as finding the end needs.
-func scanValue(b []byte, i int) (start, end int, err error) {
-	i = skipSpace(b, i)
-	if i >= len(b) {
-		return 0, 0, errSyntax
-	}
-	start = i
-	switch b[i] {
-	case '"':
-		end, err = scanString(b, i)
-		return start, end, err
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			for i < len(b) && !structural[b[i]] {
-				i++
-			}
-			if i >= len(b) {
-				break
-			}
-			switch b[i] {
-			case '"':
-				e, err := scanString(b, i)
-				if err != nil {
-					return 0, 0, err
-				}
-				i = e
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return start, i + 1, nil
-				}
-			}
-			i++
-		}
-		return 0, 0, errSyntax
-	default:
-		for i < len(b) {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return start, i, nil
-			}
-			i++
-		}
-		return start, i, nil
-	}
-}
-
-func scanString(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); j++ {
-		for j < len(b) && !stringStop[b[j]] {
-			j++
-		}
-		if j >= len(b) {
-			break
-		}
-		if b[j] == '"' {
-			return j + 1, nil
-		}
-		j++ // the byte after a backslash
-	}
-	return 0, errSyntax
-}
-
-// unquote decodes a JSON string token (with its quotes).
-func unquote(tok []byte) (string, error) {
-	if len(tok) < 2 || tok[0] != '"' {
-		return "", errSyntax
-	}
-	if inner := tok[1 : len(tok)-1]; plainBytes(inner) {
-		return string(inner), nil
-	}
-	var s string
-	err := json.Unmarshal(tok, &s)
-	return s, err
-}
-
-// eachMember calls fn for every member of the JSON object in b, with the
-// member's key (its text: the raw bytes when the key has no escapes, so
-// reading a record allocates no keys) and the raw bytes of its value.
-func eachMember(b []byte, fn func(key []byte, val []byte) error) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return fmt.Errorf("want a JSON object")
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
-	for i < len(b) {
-		ks, ke, err := scanValue(b, i)
-		if err != nil || b[ks] != '"' {
-			return errSyntax
-		}
-		key := b[ks+1 : ke-1]
-		if !plainBytes(key) {
-			k, err := unquote(b[ks:ke])
-			if err != nil {
-				return err
-			}
-			key = []byte(k)
-		}
-		i = skipSpace(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return errSyntax
-		}
-		vs, ve, err := scanValue(b, i+1)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, b[vs:ve]); err != nil {
-			if err == errFound {
-				return err // a search that ended, not a failure
-			}
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		i = skipSpace(b, ve)
-		if i < len(b) && b[i] == ',' {
-			i++
-			continue
-		}
-		if i < len(b) && b[i] == '}' {
-			return nil
-		}
-		return errSyntax
-	}
-	return errSyntax
-}
-
-// plainBytes reports whether a string body is its own text: no escapes, no
-// control characters, valid UTF-8.
-func plainBytes(inner []byte) bool {
-	for _, c := range inner {
-		if c == '\\' || c < 0x20 {
-			return false
-		}
-	}
-	return utf8.Valid(inner)
-}
-
-// eachElement calls fn for every element of the JSON array in b.
-func eachElement(b []byte, fn func(val []byte) error) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return fmt.Errorf("want a JSON array")
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return nil
-	}
-	for i < len(b) {
-		vs, ve, err := scanValue(b, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(b[vs:ve]); err != nil {
-			return err
-		}
-		i = skipSpace(b, ve)
-		if i < len(b) && b[i] == ',' {
-			i++
-			continue
-		}
-		if i < len(b) && b[i] == ']' {
-			return nil
-		}
-		return errSyntax
-	}
-	return errSyntax
-}
+// The record readers below scan with jsondoc's tokenizer (Members,
+// Elements, Unquote): specialised to nlutest's records, they find each
+// member's value without building the parse tape, which eval's million
+// records would pay for with nothing to show.
 
 func stringList(val []byte) ([]string, error) {
 	if string(val) == "null" {
 		return nil, nil
 	}
 	out := []string{}
-	err := eachElement(val, func(v []byte) error {
-		s, err := unquote(v)
+	err := jsondoc.Elements(val, func(v []byte) error {
+		s, err := jsondoc.Unquote(v)
 		out = append(out, s)
 		return err
 	})
@@ -234,7 +46,7 @@ func decodeGeneric(val []byte) (any, error) {
 		return false, nil
 	}
 	if val[0] == '"' {
-		return unquote(val)
+		return jsondoc.Unquote(val)
 	}
 	if val[0] == '-' || val[0] >= '0' && val[0] <= '9' {
 		if i, err := strconv.ParseInt(string(val), 10, 64); err == nil {
@@ -258,31 +70,31 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 	var err error
 	switch string(key) {
 	case "id":
-		c.ID, err = unquote(val)
+		c.ID, err = jsondoc.Unquote(val)
 	case "suite":
-		c.Suite, err = unquote(val)
+		c.Suite, err = jsondoc.Unquote(val)
 	case "template":
-		c.Template, err = unquote(val)
+		c.Template, err = jsondoc.Unquote(val)
 	case "source":
-		c.Source, err = unquote(val)
+		c.Source, err = jsondoc.Unquote(val)
 	case "source_kind":
-		c.SourceKind, err = unquote(val)
+		c.SourceKind, err = jsondoc.Unquote(val)
 	case "text":
-		c.Text, err = unquote(val)
+		c.Text, err = jsondoc.Unquote(val)
 	case "level":
-		c.Level, err = unquote(val)
+		c.Level, err = jsondoc.Unquote(val)
 	case "schema":
-		c.Schema, err = unquote(val)
+		c.Schema, err = jsondoc.Unquote(val)
 	case "core":
 		c.Core = string(val) == "true"
 	case "unreviewed":
 		c.Unreviewed = string(val) == "true"
 	case "script":
-		c.Script, err = unquote(val)
+		c.Script, err = jsondoc.Unquote(val)
 	case "turn":
 		c.Turn, err = strconv.Atoi(string(val))
 	case "conversation":
-		c.Conversation, err = unquote(val)
+		c.Conversation, err = jsondoc.Unquote(val)
 	case "repeat":
 		c.Repeat, err = strconv.Atoi(string(val))
 	case "captures":
@@ -312,7 +124,7 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 // UnmarshalJSON reads a case record.
 func (c *Case) UnmarshalJSON(b []byte) error {
 	*c = Case{}
-	return eachMember(b, func(key []byte, val []byte) error {
+	return jsondoc.Members(b, func(key []byte, val []byte) error {
 		_, err := c.decodeField(key, val)
 		return err
 	})
@@ -362,18 +174,18 @@ func EachSlotValue(slots []byte, fn func(name, value []byte) error) error {
 	if len(slots) == 0 || string(slots) == "null" {
 		return nil
 	}
-	return eachMember(slots, func(name []byte, sv []byte) error {
-		return eachMember(sv, func(k []byte, v []byte) error {
+	return jsondoc.Members(slots, func(name []byte, sv []byte) error {
+		return jsondoc.Members(sv, func(k []byte, v []byte) error {
 			if string(k) != "value" {
 				return nil
 			}
 			if len(v) < 2 || v[0] != '"' {
 				return errSyntax
 			}
-			if inner := v[1 : len(v)-1]; plainBytes(inner) {
+			if inner := v[1 : len(v)-1]; jsondoc.PlainString(inner) {
 				return fn(name, inner)
 			}
-			s, err := unquote(v)
+			s, err := jsondoc.Unquote(v)
 			if err != nil {
 				return err
 			}
@@ -417,7 +229,7 @@ func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
 
 func (r *Result) decode(b []byte, lazy *Deferred) error {
 	*r = Result{}
-	return eachMember(b, func(key []byte, val []byte) error {
+	return jsondoc.Members(b, func(key []byte, val []byte) error {
 		if lazy != nil && r.defer1(lazy, key, val) {
 			return nil
 		}
@@ -427,7 +239,7 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 		var err error
 		switch string(key) {
 		case "target":
-			r.Target, err = unquote(val)
+			r.Target, err = jsondoc.Unquote(val)
 		case "request":
 			if string(val) != "null" {
 				r.Request, err = decodeRequest(val)
@@ -441,9 +253,9 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 				r.Response = append(json.RawMessage(nil), val...)
 			}
 		case "body":
-			r.Body, err = unquote(val)
+			r.Body, err = jsondoc.Unquote(val)
 		case "reply":
-			r.Reply, err = unquote(val)
+			r.Reply, err = jsondoc.Unquote(val)
 		case "latency_ms":
 			r.LatencyMS, err = strconv.ParseFloat(string(val), 64)
 		case "attempts":
@@ -459,7 +271,7 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 			}
 		case "outcome":
 			var s string
-			if s, err = unquote(val); err == nil {
+			if s, err = jsondoc.Unquote(val); err == nil {
 				r.Outcome, err = ParseOutcome(s)
 			}
 		case "failures":
@@ -475,21 +287,21 @@ func decodeSlots(val []byte) (map[string]Slot, error) {
 		return nil, nil
 	}
 	out := map[string]Slot{}
-	err := eachMember(val, func(key []byte, sv []byte) error {
+	err := jsondoc.Members(val, func(key []byte, sv []byte) error {
 		var sl Slot
-		err := eachMember(sv, func(k []byte, v []byte) error {
+		err := jsondoc.Members(sv, func(k []byte, v []byte) error {
 			var err error
 			switch string(k) {
 			case "value":
-				sl.Value, err = unquote(v)
+				sl.Value, err = jsondoc.Unquote(v)
 			case "normalized":
-				sl.Normalized, err = unquote(v)
+				sl.Normalized, err = jsondoc.Unquote(v)
 			case "tag":
-				sl.Tag, err = unquote(v)
+				sl.Tag, err = jsondoc.Unquote(v)
 			case "level":
-				sl.Level, err = unquote(v)
+				sl.Level, err = jsondoc.Unquote(v)
 			case "source":
-				sl.Source, err = unquote(v)
+				sl.Source, err = jsondoc.Unquote(v)
 			}
 			return err
 		})
@@ -504,8 +316,8 @@ func decodeStringMap(val []byte) (map[string]string, error) {
 		return nil, nil
 	}
 	out := map[string]string{}
-	err := eachMember(val, func(k []byte, v []byte) error {
-		s, err := unquote(v)
+	err := jsondoc.Members(val, func(k []byte, v []byte) error {
+		s, err := jsondoc.Unquote(v)
 		out[string(k)] = s
 		return err
 	})
@@ -514,15 +326,15 @@ func decodeStringMap(val []byte) (map[string]string, error) {
 
 func decodeRequest(val []byte) (*Request, error) {
 	q := &Request{}
-	err := eachMember(val, func(k []byte, v []byte) error {
+	err := jsondoc.Members(val, func(k []byte, v []byte) error {
 		var err error
 		switch string(k) {
 		case "method":
-			q.Method, err = unquote(v)
+			q.Method, err = jsondoc.Unquote(v)
 		case "url":
-			q.URL, err = unquote(v)
+			q.URL, err = jsondoc.Unquote(v)
 		case "body":
-			q.Body, err = unquote(v)
+			q.Body, err = jsondoc.Unquote(v)
 		case "headers":
 			q.Headers, err = decodeStringMap(v)
 		}
@@ -531,26 +343,24 @@ func decodeRequest(val []byte) (*Request, error) {
 	return q, err
 }
 
-var errFound = errors.New("found")
-
 // RecordID returns the id of a case or result record, reading no further
 // than its "id" member (the first, as nlutest writes records).
 func RecordID(b []byte) (string, error) {
 	var id string
-	err := eachMember(b, func(key []byte, val []byte) error {
+	err := jsondoc.Members(b, func(key []byte, val []byte) error {
 		if string(key) != "id" {
 			return nil
 		}
 		var err error
-		if id, err = unquote(val); err != nil {
+		if id, err = jsondoc.Unquote(val); err != nil {
 			return err
 		}
-		return errFound
+		return jsondoc.ErrStop
 	})
 	if err == nil {
 		return "", errors.New("record has no id")
 	}
-	if !errors.Is(err, errFound) {
+	if !errors.Is(err, jsondoc.ErrStop) {
 		return "", err
 	}
 	return id, nil

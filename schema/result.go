@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"github.com/nlutest/nlutest/jsondoc"
 	"time"
 )
 
@@ -100,7 +101,7 @@ func ReplyOf(response json.RawMessage) string {
 	if len(response) < 2 || response[0] != '"' || response[len(response)-1] != '"' {
 		return ""
 	}
-	s, err := unquote(response)
+	s, err := jsondoc.Unquote(response)
 	if err != nil {
 		return ""
 	}

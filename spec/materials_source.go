@@ -3,7 +3,6 @@ package spec
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/jsondoc"
 )
 
 // ReadMaterials reads a material source file: .txt (one value a line; blank
@@ -424,7 +424,9 @@ func (r *matReader) parseRow(line string) (jsonlRow, error) {
 	return row, nil
 }
 
-// jsonScan reads JSON tokens from a string.
+// jsonScan reads the JSON tokens of a material row from a string, with
+// the column of each problem for the row's diagnostic; strings with
+// escapes decode with jsondoc.Unquote, as every JSON string nlutest reads.
 type jsonScan struct {
 	s string
 	i int
@@ -511,8 +513,8 @@ func (p *jsonScan) str() (string, error) {
 				p.i = start
 				return "", p.fail("a string is not valid UTF-8")
 			}
-			var s string
-			if err := json.Unmarshal([]byte(tok), &s); err != nil {
+			s, err := jsondoc.Unquote([]byte(tok))
+			if err != nil {
 				p.i = start
 				return "", p.fail("a string has an invalid escape")
 			}
