@@ -12,7 +12,8 @@ import (
 )
 
 // nodeAcc accumulates one node of the metrics tree: one accumulator per
-// registered family, in the descriptor's order (accs[0] counts outcomes).
+// registered family, in the descriptor's order (accs[0] counts outcomes);
+// nil for a family that does not apply to the suite (Family.NewAcc).
 type nodeAcc struct {
 	accs []Acc
 }
@@ -27,14 +28,18 @@ func newNodeAcc(s *spec.Suite) *nodeAcc {
 
 func (n *nodeAcc) add(o *Observation) {
 	for _, a := range n.accs {
-		a.Add(o)
+		if a != nil {
+			a.Add(o)
+		}
 	}
 }
 
 // merge adds o's results to n.
 func (n *nodeAcc) merge(o *nodeAcc) {
 	for i, a := range n.accs {
-		a.Merge(o.accs[i])
+		if a != nil {
+			a.Merge(o.accs[i])
+		}
 	}
 }
 
@@ -43,7 +48,9 @@ func (n *nodeAcc) counts() *counts { return n.accs[0].(*counts) }
 func (n *nodeAcc) node() *schema.Node {
 	out := &schema.Node{}
 	for _, a := range n.accs {
-		a.Fill(out)
+		if a != nil {
+			a.Fill(out)
+		}
 	}
 	return out
 }

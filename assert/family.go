@@ -18,7 +18,10 @@ type Family interface {
 	// Shape is the family's part of the descriptor: what its figures are
 	// called, their kinds and docs. Its Name identifies the family.
 	Shape() *schema.Family
-	// NewAcc returns an empty accumulator for one node of a run of s.
+	// NewAcc returns an empty accumulator for one node of a run of s, or
+	// nil when the family does not apply to s (a dialogue family in a
+	// suite without conversations): the family then has no figures in
+	// any node, no report section and no JUnit property for that suite.
 	NewAcc(s *spec.Suite) Acc
 }
 
@@ -116,6 +119,9 @@ func (c *Collector) AddExternal(family string, at NodeKey, acc Acc) error {
 	n, err := c.nodeAt(at)
 	if err != nil {
 		return err
+	}
+	if n.accs[i] == nil {
+		return fmt.Errorf("the metric family %q does not apply to suite %q", family, c.suite.Name)
 	}
 	n.accs[i].Merge(acc)
 	return nil

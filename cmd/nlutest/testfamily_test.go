@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -33,8 +34,23 @@ var charsShape = &schema.Family{Name: "chars", Subs: []*schema.Sub{{
 
 type charsFamily struct{}
 
-func (charsFamily) Shape() *schema.Family         { return charsShape }
-func (charsFamily) NewAcc(*spec.Suite) assert.Acc { return &charsAcc{} }
+func (charsFamily) Shape() *schema.Family { return charsShape }
+
+// NewAcc applies the family only to suites with a threshold that reads it,
+// so the other tests of this package (and their golden reports) do not
+// see it: a family that does not apply to a suite returns nil.
+func (charsFamily) NewAcc(s *spec.Suite) assert.Acc {
+	for _, th := range s.Thresholds {
+		for _, tr := range th.Condition.Variables() {
+			if len(tr) > 1 && tr.RootName() == "metrics" {
+				if a, ok := tr[1].(hcl.TraverseAttr); ok && a.Name == "chars" {
+					return &charsAcc{}
+				}
+			}
+		}
+	}
+	return nil
+}
 
 type charsAcc struct{ cases, runes, long int }
 

@@ -1,0 +1,188 @@
+package reporters
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// familySections shows the run's figures of every metric family
+// registered beyond the built-in ones (dialogue, text, ranking…), laid out
+// from the descriptor (schema.MetricsTree): one section per family with a
+// table of its metrics and one table per subtree. A new family therefore
+// appears in console, Markdown and HTML reports without a line here.
+func familySections(r, _ *schema.Report) []Section {
+	if r.Metrics == nil || len(r.Metrics.Families) == 0 {
+		return nil
+	}
+	var out []Section
+	for _, f := range schema.MetricsTree.Families {
+		v, ok := r.Metrics.Families[f.Name]
+		if !ok || len(f.Subs) != 1 {
+			continue
+		}
+		obj, ok := genericValue(v).(map[string]any)
+		if !ok {
+			continue
+		}
+		sub := f.Subs[0]
+		sec := Section{ID: "family-" + f.Name, Title: familyTitle(f.Name), Code: "metrics." + f.Name, Intro: sub.Doc}
+		sec.Tables = shapeTables("metrics."+f.Name, sub.Shape, obj)
+		if len(sec.Tables) > 0 {
+			out = append(out, sec)
+		}
+	}
+	return out
+}
+
+// familyTitle turns a family name into a section title: "dialogue" →
+// "Dialogue", "text_metrics" → "Text metrics".
+func familyTitle(name string) string {
+	t := strings.ReplaceAll(name, "_", " ")
+	if t == "" {
+		return t
+	}
+	return strings.ToUpper(t[:1]) + t[1:]
+}
+
+// genericValue turns a family's value (a Go struct when the report was
+// just built, raw JSON when it was read back) into decoded JSON.
+func genericValue(v any) any {
+	var b []byte
+	switch t := v.(type) {
+	case json.RawMessage:
+		b = t
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil
+		}
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil
+	}
+	return out
+}
+
+// shapeTables lays out one object of shape sh: a table of its metrics,
+// then each subtree (a keyed map becomes one table with a row per key; an
+// object recurses). prefix is the object's address (metrics.dialogue),
+// which titles the subtrees' tables.
+func shapeTables(prefix string, sh *schema.Shape, obj map[string]any) []Table {
+	if sh == nil {
+		return nil
+	}
+	var out []Table
+	if len(sh.Attrs) > 0 {
+		t := Table{Columns: []Column{col("metric"), rcol("value"), {Header: "meaning", Wide: true}}}
+		for _, a := range sh.Attrs {
+			if val, ok := obj[a.Name]; ok {
+				t.Rows = append(t.Rows, []Cell{code(a.Name), text(fmtMetric(a.Kind, val)), text(a.Doc)})
+			}
+		}
+		if len(t.Rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	for _, s := range sh.Subs {
+		name := joinName(prefix, s.Name)
+		val, ok := obj[s.Name].(map[string]any)
+		if !ok || len(val) == 0 {
+			continue
+		}
+		if !s.Keyed {
+			out = append(out, shapeTables(name, s.Shape, val)...)
+			continue
+		}
+		out = append(out, keyedTable(name, s, val))
+	}
+	return out
+}
+
+// keyedTable is one table for a keyed map: a row per key (the descriptor's
+// order first, then sorted), a column per metric of the entries.
+func keyedTable(name string, s *schema.Sub, entries map[string]any) Table {
+	t := Table{Title: name + "[…]", Note: s.Doc, Collapsed: true}
+	t.Columns = []Column{col(s.Name)}
+	var attrs []schema.Attr
+	if s.Shape != nil {
+		attrs = s.Shape.Attrs
+	}
+	for _, a := range attrs {
+		t.Columns = append(t.Columns, rcol(strings.ReplaceAll(a.Name, "_", " ")))
+	}
+	for _, k := range orderedKeys(s.Order, entries) {
+		e, _ := entries[k].(map[string]any)
+		row := []Cell{clip(k)}
+		for _, a := range attrs {
+			row = append(row, text(fmtMetric(a.Kind, e[a.Name])))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func joinName(prefix, name string) string { return prefix + "." + name }
+
+// orderedKeys lists the keys of m: those of order first, in that order,
+// then the others sorted (numerically when they are all numbers, so turn
+// "10" follows turn "9").
+func orderedKeys(order []string, m map[string]any) []string {
+	var out, rest []string
+	for _, k := range order {
+		if _, ok := m[k]; ok {
+			out = append(out, k)
+		}
+	}
+	for k := range m {
+		if !slices.Contains(order, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		a, b := rest[i], rest[j]
+		if len(a) != len(b) && allDigits(a) && allDigits(b) {
+			return len(a) < len(b)
+		}
+		return a < b
+	})
+	return append(out, rest...)
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// fmtMetric prints one metric of decoded JSON as its kind reads: a ratio
+// as "0.875 (35/40)", milliseconds with one decimal, other numbers as
+// fmtNum does; "" when absent.
+func fmtMetric(kind schema.MetricKind, v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case map[string]any:
+		if kind == schema.MetricRatio {
+			num, _ := t["num"].(float64)
+			den, _ := t["den"].(float64)
+			return fmtRatio(schema.Ratio{Num: num, Den: den})
+		}
+		return ""
+	case float64:
+		if kind == schema.MetricMillis {
+			return fmtMS(t)
+		}
+		return fmtNum(t)
+	case string:
+		return t
+	case bool:
+		if t {
+			return "yes"
+		}
+		return "no"
+	}
+	return ""
+}

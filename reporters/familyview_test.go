@@ -1,0 +1,99 @@
+package reporters
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// A family registered beyond the built-in ones ("turns", test-only) shows
+// in the console and Markdown reports laid out from its descriptor alone:
+// its metrics with num/den, and a keyed subtree as a table whose numeric
+// keys sort as numbers.
+func init() {
+	schema.MetricsTree.RegisterFamily(&schema.Family{Name: "turns", Subs: []*schema.Sub{{
+		Name: "turns", Doc: "per-turn figures (test-only family)",
+		Shape: &schema.Shape{
+			Attrs: []schema.Attr{
+				{Name: "conversations", Kind: schema.MetricCount, Doc: "conversations run"},
+				{Name: "completion", Kind: schema.MetricRatio, Doc: "completed / conversations"},
+				{Name: "mean_ms", Kind: schema.MetricMillis, Doc: "mean turn latency"},
+			},
+			Subs: []*schema.Sub{{Name: "turn", Doc: "per turn index", Keyed: true, Shape: &schema.Shape{Attrs: []schema.Attr{
+				{Name: "total", Kind: schema.MetricCount, Doc: "turns"},
+				{Name: "accuracy", Kind: schema.MetricRatio, Doc: "passed / total"},
+			}}}},
+		},
+	}}})
+}
+
+type turnsValue struct {
+	Conversations int                    `json:"conversations"`
+	Completion    schema.Ratio           `json:"completion"`
+	MeanMS        float64                `json:"mean_ms"`
+	Turn          map[string]turnsByTurn `json:"turn"`
+}
+
+type turnsByTurn struct {
+	Total    int          `json:"total"`
+	Accuracy schema.Ratio `json:"accuracy"`
+}
+
+func turnsReport(t *testing.T, readBack bool) *schema.Report {
+	r := iaoPass()
+	r.Metrics.Families = map[string]any{"turns": &turnsValue{Conversations: 4, Completion: schema.R(3, 4), MeanMS: 12.34,
+		Turn: map[string]turnsByTurn{"1": {4, schema.R(4, 4)}, "10": {1, schema.R(0, 1)}, "2": {4, schema.R(3, 4)}}}}
+	if !readBack {
+		return r
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back schema.Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return &back
+}
+
+func TestRegisteredFamilySection(t *testing.T) {
+	for _, readBack := range []bool{false, true} {
+		r := turnsReport(t, readBack)
+		var con, md bytes.Buffer
+		if err := Console(&con, r, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := Markdown(&md, r, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for name, out := range map[string]string{"console": con.String(), "markdown": md.String()} {
+			for _, want := range []string{"Turns", "conversations", "0.750 (3/4)", "12.3", "1.000 (4/4)", "0.000 (0/1)"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("read back %v: %s report lacks %q:\n%s", readBack, name, want, out)
+				}
+			}
+			i1, i2, i10 := strings.Index(out, "1.000 (4/4)"), strings.Index(out, "0.750 (3/4) |"), strings.Index(out, "0.000 (0/1)")
+			if name == "console" {
+				i2 = strings.LastIndex(out, "0.750 (3/4)")
+			}
+			if !(i1 < i2 && i2 < i10) {
+				t.Errorf("read back %v: %s report: turn rows not in numeric order (1, 2, 10):\n%s", readBack, name, out)
+			}
+		}
+	}
+}
+
+// A report without the family's value has no section for it.
+func TestRegisteredFamilyAbsent(t *testing.T) {
+	var con bytes.Buffer
+	if err := Console(&con, iaoPass(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(con.String(), "Turns") {
+		t.Errorf("a report without the family shows it:\n%s", con.String())
+	}
+}
