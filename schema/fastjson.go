@@ -112,9 +112,9 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 	case "references":
 		c.References, err = stringList(val)
 	case "perturbation":
-		c.Perturbation, err = unquote(val)
+		c.Perturbation, err = jsondoc.Unquote(val)
 	case "original":
-		c.Original, err = unquote(val)
+		c.Original, err = jsondoc.Unquote(val)
 	default:
 		return false, nil
 	}
