@@ -21,7 +21,7 @@ func familySections(r, _ *schema.Report) []Section {
 	var out []Section
 	for _, f := range schema.MetricsTree.Families {
 		v, ok := r.Metrics.Families[f.Name]
-		if !ok || len(f.Subs) != 1 {
+		if !ok || len(f.Subs) != 1 || dedicatedSections[f.Name] {
 			continue
 		}
 		obj, ok := genericValue(v).(map[string]any)
