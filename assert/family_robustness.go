@@ -43,14 +43,19 @@ var robustnessShape = &schema.Family{Name: "robustness", Subs: []*schema.Sub{{
 
 func (robustnessFamily) Shape() *schema.Family { return robustnessShape }
 
+// NewAcc applies to suites with a source that has a perturb block.
 func (robustnessFamily) NewAcc(s *spec.Suite) Acc {
 	a := &robustAcc{perturbing: map[schema.SourceKey]bool{}}
-	if s != nil {
-		for _, src := range s.CaseSources {
-			if src.Info().Perturb != nil {
-				a.perturbing[schema.SourceKey{Kind: src.Kind(), Name: src.Name()}] = true
-			}
+	if s == nil {
+		return a
+	}
+	for _, src := range s.CaseSources {
+		if src.Info().Perturb != nil {
+			a.perturbing[schema.SourceKey{Kind: src.Kind(), Name: src.Name()}] = true
 		}
+	}
+	if len(a.perturbing) == 0 {
+		return nil
 	}
 	return a
 }

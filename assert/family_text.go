@@ -42,12 +42,19 @@ var textShape = &schema.Family{Name: "text", Subs: []*schema.Sub{{
 
 func (textFamily) Shape() *schema.Family { return textShape }
 
+// NewAcc applies to suites with a source whose cases carry references.
 func (textFamily) NewAcc(s *spec.Suite) Acc {
 	a := &textAcc{opts: spec.TextMetrics{Smooth: metrics.SmoothExp}}
-	if s != nil {
-		a.opts = s.TextMetrics
+	if s == nil {
+		return a
 	}
-	return a
+	a.opts = s.TextMetrics
+	for _, src := range s.CaseSources {
+		if src.Info().References {
+			return a
+		}
+	}
+	return nil
 }
 
 // TextValue is metrics.text in a node: the figures of textShape, BLEU on

@@ -93,6 +93,7 @@ func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
 		}
 	}
 	ds.info.Perturb = ds.perturb
+	ds.info.References = ds.references != nil
 	return ds
 }
 

@@ -55,6 +55,9 @@ type SourceInfo struct {
 	// Perturb is the source's perturb block (nil without one): its cases
 	// are followed by their perturbed variants.
 	Perturb *Perturb
+	// References is true when the source's cases may carry references
+	// (the text metrics apply).
+	References bool
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it
