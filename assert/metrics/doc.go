@@ -64,4 +64,19 @@
 // exact values. Input length
 // is measured by [InputLength]: characters for Chinese, Japanese and Korean
 // script, words otherwise.
+//
+// # Ranking (the Tencent AI Lab rated chit-chat dataset paper; trec_eval)
+//
+// [ScoreQuestion] scores one question's ranking at a positive grade N as
+// trec_eval -lN: AP (denominator: the question's positives), reciprocal
+// rank, P@1 and nDCG (gain = grade). [SortByScore] ranks by score, ties
+// by the candidates' order in the file. [RankAcc] averages questions under
+// the paper's rule (single-class questions dropped and counted) or
+// trec_eval's (kept).
+//
+// # Agreement (ratings)
+//
+// [CohenKappa] is scikit-learn's cohen_kappa_score (weights none, linear,
+// quadratic over label indexes); [FleissKappa] is statsmodels'
+// fleiss_kappa.
 package metrics
