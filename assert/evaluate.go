@@ -329,7 +329,7 @@ func (e *Evaluator) conditions(r *schema.Result, sc *sourceChecks) {
 // conditionContext is the context of assert conditions: var, case, slot,
 // response, http and latency_ms.
 func (e *Evaluator) conditionContext(r *schema.Result) *hcl.EvalContext {
-	ctx := e.suite.CaseContext(&r.Case)
+	ctx := e.suite.CheckContext(&r.Case)
 	resp := cty.NullVal(cty.DynamicPseudoType)
 	if len(r.Response) > 0 {
 		if v, err := spec.JSONToCty(r.Response); err == nil {
@@ -362,6 +362,7 @@ func headerMap(m map[string]cty.Value) cty.Value {
 func (e *Evaluator) condition(r *schema.Result, a *spec.Assert, ctx *hcl.EvalContext) {
 	f := schema.Failure{Kind: "assert", Dimension: a.Dimension, File: a.DeclRange.Filename, Line: a.DeclRange.Start.Line}
 	v, diags := a.Condition.Value(ctx)
+	v = spec.Unmark(v)
 	src := exprSource(e.suite, a.Condition)
 	switch {
 	case diags.HasErrors():
@@ -379,6 +380,8 @@ func (e *Evaluator) condition(r *schema.Result, a *spec.Assert, ctx *hcl.EvalCon
 		}
 		f.Message = fmt.Sprintf("%s: %s%s", msg, src, usedValues(a.Condition, ctx))
 	}
+	// A message built from a diagnostic or a value may quote a secret.
+	f.Message = e.suite.Redactor().String(f.Message)
 	r.Failures = append(r.Failures, f)
 }
 

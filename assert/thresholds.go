@@ -108,7 +108,7 @@ func canonicalAddress(tr hcl.Traversal) string {
 // EvaluateThresholds evaluates every threshold of s against m.
 func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResult {
 	mv, idx := MetricsValue(m)
-	ctx := s.BaseContext().NewChild()
+	ctx := s.CheckBaseContext().NewChild()
 	ctx.Variables = map[string]cty.Value{"metrics": mv}
 	var out []schema.ThresholdResult
 	for _, th := range s.Thresholds {
@@ -129,6 +129,7 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 			seen[name] = true
 			ob := schema.Observed{Name: name}
 			v, diags := t.TraverseAbs(ctx)
+			v = spec.Unmark(v)
 			if !diags.HasErrors() && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
 				f, _ := v.AsBigFloat().Float64()
 				ob.Value = &f
@@ -142,13 +143,14 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 			tr.Observed = append(tr.Observed, ob)
 		}
 		v, diags := th.Condition.Value(ctx)
+		v = spec.Unmark(v)
 		switch {
 		case len(noData) > 0:
 			tr.Outcome = schema.Error
 			tr.Error = fmt.Sprintf("%s has no data (its denominator is 0): no case of the run counts towards it", strings.Join(noData, ", "))
 		case diags.HasErrors():
 			tr.Outcome = schema.Error
-			tr.Error = "the condition could not be evaluated: " + diagSummary(diags)
+			tr.Error = "the condition could not be evaluated: " + s.Redactor().String(diagSummary(diags))
 		case !v.IsKnown() || v.IsNull() || v.Type() != cty.Bool:
 			tr.Outcome = schema.Error
 			tr.Error = "the condition must be true or false"

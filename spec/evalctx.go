@@ -20,9 +20,33 @@ func (s *Suite) BaseContext() *hcl.EvalContext {
 	return s.base
 }
 
+// CheckBaseContext is the base context of checks (assert conditions,
+// thresholds, split where): sensitive variables' values carry the Sensitive
+// mark and functions that fail on them do not quote them. Go code reading a
+// value computed there unmarks it first (Unmark).
+func (s *Suite) CheckBaseContext() *hcl.EvalContext {
+	s.checkOnce.Do(func() {
+		s.check = &hcl.EvalContext{
+			Variables: map[string]cty.Value{"var": s.markedVars()},
+			Functions: hideSensitiveErrors(Functions(s.Dir)),
+		}
+	})
+	return s.check
+}
+
 // CaseContext returns a child of the base context with case and slot set.
 func (s *Suite) CaseContext(c *schema.Case) *hcl.EvalContext {
-	ctx := s.BaseContext().NewChild()
+	return caseContext(s.BaseContext(), c)
+}
+
+// CheckContext returns a child of the check base context with case and
+// slot set.
+func (s *Suite) CheckContext(c *schema.Case) *hcl.EvalContext {
+	return caseContext(s.CheckBaseContext(), c)
+}
+
+func caseContext(base *hcl.EvalContext, c *schema.Case) *hcl.EvalContext {
+	ctx := base.NewChild()
 	ctx.Variables = map[string]cty.Value{"case": CaseValue(c), "slot": SlotValue(c)}
 	return ctx
 }
@@ -157,10 +181,14 @@ func NeedsOf(exprs ...hcl.Expression) Needs {
 // names n says are used; the expressions behave exactly as with
 // CaseContext.
 func (s *Suite) ContextFor(c *schema.Case, n Needs) *hcl.EvalContext {
+	return contextFor(s.BaseContext(), c, n)
+}
+
+func contextFor(base *hcl.EvalContext, c *schema.Case, n Needs) *hcl.EvalContext {
 	if n.caseAll {
-		return s.CaseContext(c)
+		return caseContext(base, c)
 	}
-	ctx := s.BaseContext().NewChild()
+	ctx := base.NewChild()
 	ctx.Variables = map[string]cty.Value{}
 	if n.slot {
 		ctx.Variables["slot"] = SlotValue(c)
@@ -170,7 +198,7 @@ func (s *Suite) ContextFor(c *schema.Case, n Needs) *hcl.EvalContext {
 		for a := range n.caseAttrs {
 			f := schema.CaseFieldByName(a)
 			if f == nil || !f.Expr || f.Kind == schema.FieldSlots {
-				return s.CaseContext(c) // slots, or a name validate rejected: build it all
+				return caseContext(base, c) // slots, or a name validate rejected: build it all
 			}
 			attrs[a] = caseAttr(f, c)
 		}
@@ -179,7 +207,7 @@ func (s *Suite) ContextFor(c *schema.Case, n Needs) *hcl.EvalContext {
 	return ctx
 }
 
-// SplitContext is the context of split `where` conditions for case c,
+// SplitContext is the (check) context of split `where` conditions for case c,
 // holding only the per-case names those conditions use.
 func (s *Suite) SplitContext(c *schema.Case) *hcl.EvalContext {
 	s.splitNeedsOnce.Do(func() {
@@ -191,7 +219,7 @@ func (s *Suite) SplitContext(c *schema.Case) *hcl.EvalContext {
 		}
 		s.splitNeeds = NeedsOf(exprs...)
 	})
-	return s.ContextFor(c, s.splitNeeds)
+	return contextFor(s.CheckBaseContext(), c, s.splitNeeds)
 }
 
 // TemplateOnly reports whether the expressions read nothing that differs

@@ -686,8 +686,9 @@ func (sp *splitter) where(i int, split *Split, c *schema.Case, ctx **hcl.EvalCon
 	}
 	v, diags := split.Where.Value(*ctx)
 	if diags.HasErrors() {
-		return false, fmt.Errorf("split %q: %s", split.Name, diags.Error())
+		return false, fmt.Errorf("split %q: %s", split.Name, sp.s.Redactor().String(diags.Error()))
 	}
+	v = Unmark(v)
 	if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
 		return false, fmt.Errorf("split %q: where must be true or false, got %s", split.Name, typeName(v.Type()))
 	}

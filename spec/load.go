@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"github.com/nlutest/nlutest/redact"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,6 +75,9 @@ type loader struct {
 	defaultRanges []hcl.Range
 	envCalls      []hcl.Range
 	schemas       []*Schema
+	// hidden are values set for sensitive or undeclared variables, hidden
+	// from this load's diagnostics besides the suite's secrets.
+	hidden []string
 }
 
 // Load reads the suite at path: a directory (every *.nlutest.hcl in it) or one
@@ -114,7 +118,7 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	}
 	l.decode()
 	l.envCallDiags()
-	return s, l.diags
+	return s, RedactDiags(l.diags, redact.New(append(l.hidden, s.Secrets...)))
 }
 
 func suiteFiles(path string) ([]string, string, error) {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"github.com/nlutest/nlutest/redact"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -43,13 +44,18 @@ type Suite struct {
 
 	// Vars holds the resolved value of every variable (var.NAME).
 	Vars map[string]cty.Value
-	// Secrets lists the string values of sensitive variables, for redaction.
+	// Secrets lists the text forms of sensitive variables' values, for
+	// redaction (see Redactor).
 	Secrets []string
 
 	DeclRange hcl.Range
 
 	base           *hcl.EvalContext
 	baseOnce       sync.Once
+	check          *hcl.EvalContext
+	checkOnce      sync.Once
+	red            *redact.Redactor
+	redOnce        sync.Once
 	splitNeeds     Needs
 	splitNeedsOnce sync.Once
 	// gen caches each template prepared for generation; genMu guards it, so

@@ -26,6 +26,12 @@ func (l *loader) resolveVars() {
 	}
 	assign := func(name string, val cty.Value, from string, rng *hcl.Range) {
 		v, ok := l.varDecl[name]
+		if !ok || v.Sensitive {
+			// A value set under a misspelt name may be a secret too: it
+			// is hidden from this load's diagnostics.
+			texts, _ := secretTexts(val)
+			l.hidden = append(l.hidden, texts...)
+		}
 		if !ok {
 			names := make([]string, 0, len(l.varDecl))
 			for n := range l.varDecl {
@@ -38,7 +44,7 @@ func (l *loader) resolveVars() {
 			if cv, err := convert.Convert(val, v.Default.Type()); err == nil {
 				val = cv
 			} else {
-				l.errorf(rng, "Invalid variable value", "%s sets %q to %q, but its default is %s.", from, name, val.AsString(), typeName(v.Default.Type()))
+				l.errorf(rng, "Invalid variable value", "%s sets %q to %s, but its default is %s.", from, name, shownValue(v, val), typeName(v.Default.Type()))
 				return
 			}
 		}
@@ -71,17 +77,9 @@ func (l *loader) resolveVars() {
 		}
 		s.Vars[v.Name] = val
 		if v.Sensitive {
-			collectSecrets(val, &s.Secrets)
+			l.collectSecret(v, val)
 		}
 	}
-}
-
-func collectSecrets(v cty.Value, out *[]string) {
-	walkStrings(v, func(s string) {
-		if len(s) >= 3 {
-			*out = append(*out, s)
-		}
-	})
 }
 
 // readVarFile reads NAME = VALUE attributes from an HCL (or .json) file.
@@ -91,7 +89,8 @@ func (l *loader) readVarFile(path string, assign func(string, cty.Value, string,
 		l.errorf(nil, "Cannot read variable file", "%s.", err)
 		return
 	}
-	l.suite.Sources[path] = src
+	// Excerpts of a variable file never show values (maskVarSource).
+	l.suite.Sources[path] = maskVarSource(src)
 	p := hclparse.NewParser()
 	var f *hcl.File
 	var diags hcl.Diagnostics

@@ -20,7 +20,7 @@ func (a *App) openTarget(ctx context.Context, s *spec.Suite, t *spec.Target, opt
 	if err != nil {
 		var ce *runner.ConfigError
 		if errors.As(err, &ce) {
-			spec.WriteDiagnostics(a.Stderr, ce.Diags, s.Sources, a.useColor(color, a.StderrTTY))
+			spec.WriteDiagnostics(a.Stderr, spec.RedactDiags(ce.Diags, s.Redactor()), s.Sources, a.useColor(color, a.StderrTTY))
 			return nil, ExitInvalid
 		}
 		return nil, a.fail(err)
