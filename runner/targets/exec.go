@@ -64,12 +64,29 @@ func (execKind) Decode(d *spec.TargetDecoder) (any, bool) {
 
 func (execKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	cfg := b.Target.Config.(*execConfig)
-	env := os.Environ()
+	env := childEnv(os.Environ())
 	for k, v := range cfg.Env {
 		env = append(env, k+"="+v)
 	}
 	return &execCaller{target: b.Target, cfg: cfg, lim: b.Limiter, red: b.Redactor, env: env}, nil
 }
+
+// childEnv is the environment of an exec target's command: nlutest's own,
+// without the NLUTEST_VAR_ variables (they may hold secrets, and the suite
+// passes the command what it needs through env), plus the target's env.
+func childEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, spec.EnvVarPrefix) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// waitDelay is how long an exec call waits, after its command ended or was
+// killed, for output pipes other processes still hold.
+const waitDelay = 500 * time.Millisecond
 
 type execCaller struct {
 	target *spec.Target
@@ -124,9 +141,14 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	r.Request = &schema.Request{Method: "EXEC", URL: e.red.String(strings.Join(e.cfg.Command, " ")), Body: e.red.String(string(in))}
 	cctx, cancel := context.WithTimeout(ctx, e.target.Timeout)
 	defer cancel()
-	cmd := exec.Command(e.cfg.Command[0], e.cfg.Command[1:]...)
+	cmd := exec.CommandContext(cctx, e.cfg.Command[0], e.cfg.Command[1:]...)
 	cmd.Dir, cmd.Env = e.cfg.Dir, e.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// On timeout the whole process group is killed, and Wait gives up on
+	// output pipes a process outside the group still holds after
+	// waitDelay: the timeout bounds the call.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = waitDelay
 	cmd.Stdin = bytes.NewReader(in)
 	stdout := &capWriter{limit: e.target.MaxResponseBytes}
 	stderr := &capWriter{limit: 4 << 10}
@@ -135,18 +157,14 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	if err := cmd.Start(); err != nil {
 		return fail(ErrExec, fmt.Sprintf("cannot start %s: %v", e.cfg.Command[0], err))
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var werr error
-	select {
-	case werr = <-done:
-	case <-cctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		r.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	werr := cmd.Wait()
+	r.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	// The output is recorded redacted on every path, and redacted whole
+	// before it is cut, so a secret across the cut is not left in part.
+	out := []byte(e.red.String(string(stdout.buf.Bytes())))
+	if cctx.Err() != nil {
 		return fail(schema.ErrTimeout, fmt.Sprintf("no answer from %s within %s; its process group was killed", e.cfg.Command[0], e.target.Timeout))
 	}
-	r.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	if werr != nil {
 		var ee *exec.ExitError
 		if errors.As(werr, &ee) {
@@ -156,7 +174,7 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		if msg == "" {
 			msg = werr.Error()
 		}
-		r.Body = truncateUTF8(stdout.buf.Bytes(), maxRecordedBody)
+		r.Body = truncateUTF8(out, maxRecordedBody)
 		return fail(ErrExec, fmt.Sprintf("%s exited with %v: %s", e.cfg.Command[0], werr, msg))
 	}
 	if stdout.over {
@@ -164,7 +182,7 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, bytes.TrimSpace(stdout.buf.Bytes())); err != nil {
-		r.Body = truncateUTF8(stdout.buf.Bytes(), maxRecordedBody)
+		r.Body = truncateUTF8(out, maxRecordedBody)
 		return fail(schema.ErrInvalidJSON, fmt.Sprintf("output is not JSON: %v", err))
 	}
 	r.Response = json.RawMessage(e.red.JSON(buf.Bytes()))
