@@ -46,6 +46,15 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = append(b, `,"reply":`...)
 		b = jsondoc.AppendString(b, r.Reply)
 	}
+	if u := r.Usage; u != nil {
+		b = append(b, `,"usage":{"prompt_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.PromptTokens), 10)
+		b = append(b, `,"completion_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.CompletionTokens), 10)
+		b = append(b, `,"total_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.TotalTokens), 10)
+		b = append(b, '}')
+	}
 	b = append(b, `,"latency_ms":`...)
 	if b, err = jsondoc.AppendFloat(b, r.LatencyMS); err != nil {
 		return b, err

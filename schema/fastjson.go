@@ -256,6 +256,11 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 			r.Body, err = jsondoc.Unquote(val)
 		case "reply":
 			r.Reply, err = jsondoc.Unquote(val)
+		case "usage":
+			if string(val) != "null" {
+				r.Usage = new(Usage)
+				err = json.Unmarshal(val, r.Usage)
+			}
 		case "latency_ms":
 			r.LatencyMS, err = strconv.ParseFloat(string(val), 64)
 		case "attempts":

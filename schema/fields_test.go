@@ -38,6 +38,8 @@ func sample(t *testing.T, ty reflect.Type, name string) reflect.Value {
 		v = time.Date(2026, 12, 1, 10, 0, 0, 500, time.UTC)
 	case reflect.TypeFor[*CallError]():
 		v = &CallError{Type: ErrTimeout, Message: "slow"}
+	case reflect.TypeFor[*Usage]():
+		v = &Usage{PromptTokens: 30, CompletionTokens: 12, TotalTokens: 42}
 	case reflect.TypeFor[Outcome]():
 		v = Error
 	case reflect.TypeFor[[]Failure]():

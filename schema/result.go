@@ -77,6 +77,9 @@ type Result struct {
 	// expression or API gives, else the response when it is a JSON string
 	// (see ReplyOf); empty when there is none.
 	Reply string `json:"reply,omitempty"`
+	// Usage is the token count a language-model target reported for the
+	// call (an openai target's usage), nil when it reported none.
+	Usage *Usage `json:"usage,omitempty"`
 	// LatencyMS is the duration of the last attempt in milliseconds.
 	LatencyMS float64 `json:"latency_ms"`
 	// Attempts counts calls made, retries included (0 when the response
@@ -106,4 +109,12 @@ func ReplyOf(response json.RawMessage) string {
 		return ""
 	}
 	return s
+}
+
+// Usage is the tokens a language-model call consumed, as OpenAI's chat
+// completions report them.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
 }

@@ -27,7 +27,7 @@ var allRoots = []string{"var", "case", "slot", "response", "http", "latency_ms",
 var rootWhere = map[string]string{
 	"case":       "per-case expressions (target requests, asserts, split conditions)",
 	"slot":       "per-case expressions (target requests, asserts, split conditions)",
-	"response":   "assert conditions, which run after the call",
+	"response":   "assert conditions and a target's reply, which run after the call",
 	"http":       "assert conditions, which run after the call",
 	"latency_ms": "assert conditions, which run after the call",
 	"metrics":    "threshold conditions, which run after all cases",
@@ -451,6 +451,9 @@ func (l *loader) checkReferences() {
 	for _, t := range s.Targets {
 		for _, e := range t.PerCase {
 			l.checkExpr(e, "target request", []string{"var", "case", "slot"}, nil)
+		}
+		for _, e := range t.AfterCall {
+			l.checkExpr(e, "target reply", []string{"var", "case", "slot", "response"}, nil)
 		}
 	}
 	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms"}

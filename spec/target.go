@@ -29,6 +29,9 @@ type Target struct {
 	// url, headers, body); the load checks the names they use once every
 	// block is declared.
 	PerCase []hcl.Expression
+	// AfterCall are the kind's expressions evaluated per case on the
+	// answer (an http target's reply): they may also use response.
+	AfterCall []hcl.Expression
 
 	Timeout          time.Duration
 	Concurrency      int
@@ -87,12 +90,46 @@ func (d *TargetDecoder) OnlyVar(e hcl.Expression, what string) bool {
 	return d.l.onlyRoots(e, what, "var")
 }
 
+// SensitiveVar returns the name of the variable e is (var.NAME), which
+// must be declared sensitive = true; otherwise it reports a diagnostic
+// naming attribute what and returns "". Use it for credentials a kind
+// sends (an API key): their value is then redacted from everything
+// recorded.
+func (d *TargetDecoder) SensitiveVar(e hcl.Expression, what string) string {
+	tr, diags := hcl.AbsTraversalForExpr(e)
+	var name string
+	if !diags.HasErrors() && tr.RootName() == "var" && len(tr) == 2 {
+		name, _ = stepName(tr[1])
+	}
+	v := d.l.varDecl[name]
+	switch {
+	case name == "" || v == nil:
+		d.l.checkExpr(e, "target attribute", []string{"var"}, nil)
+		d.Errorf(e.Range().Ptr(), "Sensitive variable required", "%s must be a variable declared with sensitive = true, written var.NAME, so its value is never printed or recorded: variable \"%s\" { sensitive = true } and --var %s=… or the environment variable %s%s.", what, what, what, EnvVarPrefix, what)
+		return ""
+	case !v.Sensitive:
+		d.Errorf(e.Range().Ptr(), "Sensitive variable required", "%s is a credential, so var.%s must be declared sensitive: add sensitive = true to variable %q (its value is then redacted from results, reports and diagnostics).", what, name, name)
+		return ""
+	}
+	return name
+}
+
 // PerCase records expressions evaluated per case; nil ones are skipped.
 // The load checks the names they use (var, case, slot) at its end.
 func (d *TargetDecoder) PerCase(es ...hcl.Expression) {
 	for _, e := range es {
 		if e != nil {
 			d.Target.PerCase = append(d.Target.PerCase, e)
+		}
+	}
+}
+
+// AfterCall records expressions evaluated on a call's answer; the load
+// checks the names they use (var, case, slot, response) at its end.
+func (d *TargetDecoder) AfterCall(es ...hcl.Expression) {
+	for _, e := range es {
+		if e != nil {
+			d.Target.AfterCall = append(d.Target.AfterCall, e)
 		}
 	}
 }

@@ -20,12 +20,14 @@ const MaxRequestBytes = 1 << 20
 const shutdownGrace = 5 * time.Second
 
 // Handler returns the demo NLU's HTTP handler with every endpoint:
-// POST /model/parse, POST /iao and GET /health. Each call returns a new,
-// independent handler.
+// POST /model/parse, POST /iao, POST /booking (the stateful booking bot)
+// and GET /health. Each call returns a new, independent handler, with
+// booking sessions of its own.
 func Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/model/parse", method(http.MethodPost, handleParse))
 	mux.HandleFunc("/iao", method(http.MethodPost, handleIAO))
+	mux.HandleFunc("/booking", method(http.MethodPost, newBookingBot().handle))
 	mux.HandleFunc("/health", method(http.MethodGet, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))
@@ -68,32 +70,44 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // decodeField reads a JSON object body and returns its string field name.
 // It writes the error response itself and returns ok=false on failure.
 func decodeField(w http.ResponseWriter, r *http.Request, name string) (string, bool) {
+	v, ok := decodeFields(w, r, name)
+	if !ok {
+		return "", false
+	}
+	return v[0], true
+}
+
+// decodeFields reads a JSON object body and returns its string fields
+// names, in order; like decodeField it answers errors itself.
+func decodeFields(w http.ResponseWriter, r *http.Request, names ...string) ([]string, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", MaxRequestBytes))
-			return "", false
+			return nil, false
 		}
 		writeError(w, http.StatusBadRequest, "cannot read request body: "+err.Error())
-		return "", false
+		return nil, false
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		writeError(w, http.StatusBadRequest, "request body is not a JSON object: "+err.Error())
-		return "", false
+		return nil, false
 	}
-	raw, ok := fields[name]
-	if !ok {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("missing field %q", name))
-		return "", false
+	out := make([]string, len(names))
+	for i, name := range names {
+		raw, ok := fields[name]
+		if !ok {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("missing field %q", name))
+			return nil, false
+		}
+		if err := json.Unmarshal(raw, &out[i]); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("field %q must be a string", name))
+			return nil, false
+		}
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("field %q must be a string", name))
-		return "", false
-	}
-	return s, true
+	return out, true
 }
 
 func handleParse(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -14,7 +15,9 @@ import (
 
 // demoKind starts the embedded reference service (runner/demo) on
 // 127.0.0.1 and calls it: endpoint "rasa" (travel intents and entities,
-// the default) or "iao" (seed 000's IAO relation queries).
+// the default), "iao" (seed 000's IAO relation queries) or "booking" (the
+// stateful booking bot: {"session": case.conversation, "text": …}, reply =
+// response.reply).
 //
 //	demo {
 //	  endpoint = "iao"
@@ -32,8 +35,8 @@ func (demoKind) Name() string { return "demo" }
 func (demoKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	c, _ := d.Content(d.Block, demoSchema)
 	ep := d.String(c.Attributes, "endpoint", "rasa")
-	if ep != "rasa" && ep != "iao" {
-		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities) and \"iao\" (seed 000's IAO relation queries); %q is neither.", ep)
+	if ep != "rasa" && ep != "iao" && ep != "booking" {
+		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (seed 000's IAO relation queries) and \"booking\" (a stateful booking bot); %q is none of them.", ep)
 	}
 	return &demoConfig{Endpoint: ep}, true
 }
@@ -46,15 +49,45 @@ func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) 
 	}
 	hc := newHTTPCaller(b, ep)
 	hc.stop = stop
-	hc.fixedHealth = true
+	hc.health = base + "/health"
 	hc.method = http.MethodPost
 	hc.headers = http.Header{"Content-Type": {"application/json"}}
-	if ep == "iao" {
+	switch ep {
+	case "iao":
 		hc.url = base + "/iao"
-		hc.fixedBody = func(c *schema.Case) []byte { return jsonBody("query", c.Text) }
-	} else {
+		hc.fixedBody = textBody("query")
+	case "booking":
+		hc.url = base + "/booking"
+		hc.fixedBody = bookingBody
+		hc.decode = bookingReply
+	default:
 		hc.url = base + "/model/parse"
-		hc.fixedBody = func(c *schema.Case) []byte { return jsonBody("text", c.Text) }
+		hc.fixedBody = textBody("text")
 	}
 	return hc, nil
+}
+
+// bookingBody is {"session": …, "text": …}: the session is the
+// conversation's id; a single case gets a session of its own.
+func bookingBody(c *schema.Case, _ []schema.Message) ([]byte, error) {
+	sess := c.Conversation
+	if sess == "" {
+		sess = runner.NewSessionID(c.ID)
+	}
+	return json.Marshal(struct {
+		Session string `json:"session"`
+		Text    string `json:"text"`
+	}{sess, c.Text})
+}
+
+// bookingReply reads the booking bot's reply member.
+func bookingReply(r *schema.Result, _ *hcl.EvalContext) error {
+	var a struct {
+		Reply string `json:"reply"`
+	}
+	if err := json.Unmarshal(r.Response, &a); err != nil {
+		return err
+	}
+	r.Reply = a.Reply
+	return nil
 }

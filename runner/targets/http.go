@@ -2,10 +2,15 @@ package targets
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // httpKind calls any HTTP service: url, method, headers and body are
@@ -17,17 +22,24 @@ import (
 //	  method  = "POST"
 //	  headers = { Authorization = "Bearer ${var.token}" }
 //	  body    = { text = case.text }
+//	  reply   = response.answer # optional: the bot's reply text
 //	}
+//
+// A chatbot's session is whatever the body sends: case.conversation (the
+// session id), case.history (the conversation so far), case.turn.
 type httpKind struct{}
 
 var httpSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "url", Required: true}, {Name: "method"}, {Name: "headers"}, {Name: "body"}},
+	Attributes: []hcl.AttributeSchema{{Name: "url", Required: true}, {Name: "method"}, {Name: "headers"}, {Name: "body"}, {Name: "reply"}},
 }
 
 // httpConfig keeps the request expressions of an http target (nil: not
 // written).
 type httpConfig struct {
 	URL, Method, Headers, Body hcl.Expression
+	// Reply is the reply expression (over response, var, case, slot);
+	// nil: the response when it is a JSON string.
+	Reply hcl.Expression
 	// Static reports whether URL, method and headers use no per-case names,
 	// so the caller may evaluate them once.
 	Static bool
@@ -50,6 +62,10 @@ func (httpKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if a, ok := c.Attributes["body"]; ok {
 		h.Body = a.Expr
 	}
+	if a, ok := c.Attributes["reply"]; ok {
+		h.Reply = a.Expr
+		d.AfterCall(a.Expr)
+	}
 	h.Static = true
 	for _, e := range []hcl.Expression{h.URL, h.Method, h.Headers} {
 		if e == nil {
@@ -69,7 +85,10 @@ func (httpKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	cfg := b.Target.Config.(*httpConfig)
 	hc := newHTTPCaller(b, "")
 	hc.req = cfg
-	hc.needs = spec.NeedsOf(cfg.URL, cfg.Method, cfg.Headers, cfg.Body)
+	hc.needs = spec.NeedsOf(cfg.URL, cfg.Method, cfg.Headers, cfg.Body, cfg.Reply)
+	if cfg.Reply != nil {
+		hc.decode = replyExpr(cfg.Reply)
+	}
 	if cfg.Static {
 		var diags hcl.Diagnostics
 		hc.url, hc.method, hc.headers, diags = evalStatic(cfg, b.Suite.BaseContext())
@@ -79,4 +98,35 @@ func (httpKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 		}
 	}
 	return hc, nil
+}
+
+// replyExpr reads the reply with expression e, which sees response (the
+// decoded answer) besides the request's names. Its value must be a string
+// (null: no reply).
+func replyExpr(e hcl.Expression) func(*schema.Result, *hcl.EvalContext) error {
+	return func(r *schema.Result, ctx *hcl.EvalContext) error {
+		resp, err := spec.JSONToCty(r.Response)
+		if err != nil {
+			return err
+		}
+		ctx = ctx.NewChild()
+		ctx.Variables = map[string]cty.Value{"response": resp}
+		v, diags := e.Value(ctx)
+		if diags.HasErrors() {
+			return errors.New("reply: " + diagText(diags))
+		}
+		switch {
+		case v.IsNull():
+			r.Reply = ""
+		case v.Type() == cty.String:
+			r.Reply = v.AsString()
+		default:
+			sv, err := convert.Convert(v, cty.String)
+			if err != nil {
+				return fmt.Errorf("reply: the expression gives %s, not a string", v.Type().FriendlyName())
+			}
+			r.Reply = sv.AsString()
+		}
+		return nil
+	}
 }

@@ -38,10 +38,17 @@ type httpCaller struct {
 	method  string
 	headers http.Header
 	// fixedBody builds the body of targets whose request shape is fixed
-	// (demo, rasa).
-	fixedBody func(c *schema.Case) []byte
-	// fixedHealth: the preflight asks the demo's /health endpoint.
-	fixedHealth bool
+	// (demo, rasa, openai); history is the conversation before the turn.
+	fixedBody func(c *schema.Case, history []schema.Message) ([]byte, error)
+	// decode, when set, fills the result's reply (and what else the kind
+	// reads from its answer) from r.Response; nil: schema.ReplyOf.
+	decode func(r *schema.Result, ctx *hcl.EvalContext) error
+	// withHistory: the kind's requests depend on the conversation so far,
+	// so its sessions pass the history on.
+	withHistory bool
+	// health is the preflight's health check URL (the demo's /health);
+	// empty: dial the target's host.
+	health string
 	cache       *runner.Cache
 	fingerprint string
 	// needs are the per-case names the request expressions use.
@@ -62,6 +69,11 @@ func newHTTPCaller(b *Build, endpoint string) *httpCaller {
 func jsonBody(key, text string) []byte {
 	b, _ := json.Marshal(map[string]string{key: text})
 	return b
+}
+
+// textBody is a fixed body {"KEY": turn text}.
+func textBody(key string) func(*schema.Case, []schema.Message) ([]byte, error) {
+	return func(c *schema.Case, _ []schema.Message) ([]byte, error) { return jsonBody(key, c.Text), nil }
 }
 
 // evalStatic evaluates the url, method and headers of ht.
@@ -114,9 +126,13 @@ func evalString(e hcl.Expression, ctx *hcl.EvalContext, what string) (string, hc
 }
 
 // request builds the HTTP request of one case.
-func (h *httpCaller) request(c *schema.Case) (transport.Request, hcl.Diagnostics) {
+func (h *httpCaller) request(c *schema.Case, history []schema.Message) (transport.Request, hcl.Diagnostics) {
 	if h.fixedBody != nil {
-		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: h.fixedBody(c)}, nil
+		body, err := h.fixedBody(c, history)
+		if err != nil {
+			return transport.Request{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid request", Detail: err.Error()}}
+		}
+		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: body}, nil
 	}
 	ht := h.req
 	ctx := h.suite.ContextFor(c, h.needs)
@@ -162,9 +178,14 @@ func (h *httpCaller) request(c *schema.Case) (transport.Request, hcl.Diagnostics
 // maxRecordedBody caps a non-JSON body kept in the results file.
 const maxRecordedBody = 4 << 10
 
+// Call makes the call of one turn of a stateless session.
 func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
+	return h.call(ctx, c, nil)
+}
+
+func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.Message) *schema.Result {
 	r := &schema.Result{Case: *c, Target: h.target.Name, Started: time.Now().UTC()}
-	req, diags := h.request(c)
+	req, diags := h.request(c, history)
 	if diags.HasErrors() {
 		r.Error = &schema.CallError{Type: schema.ErrRequest, Message: h.red.String(diagText(diags))}
 		r.Outcome = schema.Error
@@ -175,6 +196,7 @@ func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	if h.cache != nil {
 		key = h.cache.Key(h.fingerprint, req)
 		if h.cache.Get(key, r) {
+			h.decodeReply(r, c)
 			return r
 		}
 		defer h.cache.Put(key, r)
@@ -207,9 +229,32 @@ func (h *httpCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 		return r
 	}
 	r.Response = json.RawMessage(h.red.JSON(buf.Bytes()))
-	r.Reply = schema.ReplyOf(r.Response)
+	h.decodeReply(r, c)
 	return r
 }
+
+// decodeReply sets r's reply from its response: the kind's decode, else
+// the response when it is a JSON string. A decode error makes the result
+// an error (the answer is not what the kind's API gives).
+func (h *httpCaller) decodeReply(r *schema.Result, c *schema.Case) {
+	if h.decode == nil {
+		r.Reply = schema.ReplyOf(r.Response)
+		return
+	}
+	var ctx *hcl.EvalContext
+	if h.req != nil {
+		ctx = h.suite.ContextFor(c, h.needs)
+	}
+	if err := h.decode(r, ctx); err != nil {
+		r.Error = &schema.CallError{Type: ErrReply, Message: h.red.String(err.Error())}
+		r.Outcome = schema.Error
+	}
+	r.Reply = h.red.String(r.Reply)
+}
+
+// ErrReply is the error type of a response a chatbot target could not
+// read its reply from.
+const ErrReply = "ReplyError"
 
 func truncateUTF8(b []byte, n int) string {
 	if len(b) <= n {
@@ -239,9 +284,8 @@ func diagText(diags hcl.Diagnostics) string {
 // Preflight checks that the target's host accepts connections (http) or
 // that the demo service answers its health check.
 func (h *httpCaller) Preflight(ctx context.Context) error {
-	if h.fixedHealth {
-		base := strings.TrimSuffix(strings.TrimSuffix(h.url, "/iao"), "/model/parse")
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/health", nil)
+	if h.health != "" {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, h.health, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return fmt.Errorf("demo service not answering: %w", err)
@@ -274,8 +318,21 @@ func (h *httpCaller) Preflight(ctx context.Context) error {
 }
 
 func (h *httpCaller) Open(context.Context, *schema.Script) (runner.Session, error) {
+	if h.withHistory {
+		return httpSession{h}, nil
+	}
 	return runner.Stateless(h), nil
 }
+
+// httpSession is the session of a kind that sends the conversation so far
+// with every turn (openai): the state is the history the runner keeps.
+type httpSession struct{ h *httpCaller }
+
+func (s httpSession) Call(ctx context.Context, turn *schema.Case, history []schema.Message) *schema.Result {
+	return s.h.call(ctx, turn, history)
+}
+
+func (httpSession) Close() {}
 
 func (h *httpCaller) Close() {
 	h.client.Close()

@@ -2,7 +2,10 @@ package targets
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -11,17 +14,33 @@ import (
 	"github.com/nlutest/nlutest/spec"
 )
 
-// rasaKind calls a Rasa server's /model/parse with {"text": …}; url and
-// headers may use only var.
+// rasaKind calls a Rasa server; url and headers may use only var.
+//
+// mode "parse" (the default) posts {"text": …} to /model/parse (NLU only).
+// mode "webhook" talks to the bot through Rasa's REST channel: POST
+// /webhooks/rest/webhook with {"sender": the conversation id, "message":
+// …}; the response is the JSON array of the bot's messages (buttons,
+// images and custom payloads kept) and the reply their texts joined by
+// "\n". The conversation's state lives on the Rasa server, keyed by sender.
 //
 //	rasa {
-//	  url = "http://localhost:5005"
+//	  url  = "http://localhost:5005"
+//	  mode = "webhook"
 //	}
 type rasaKind struct{}
 
 var rasaSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "url", Required: true}, {Name: "headers"}},
+	Attributes: []hcl.AttributeSchema{{Name: "url", Required: true}, {Name: "headers"}, {Name: "mode"}},
 }
+
+// rasaConfig is a rasa target's request (url and headers) and its mode.
+type rasaConfig struct {
+	httpConfig
+	Mode string
+}
+
+// rasaModes are the values of a rasa target's mode.
+var rasaModes = []string{"parse", "webhook"}
 
 func (rasaKind) Name() string { return "rasa" }
 
@@ -30,7 +49,7 @@ func (rasaKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	h := &httpConfig{URL: c.Attributes["url"].Expr, Static: true}
+	h := &rasaConfig{httpConfig: httpConfig{URL: c.Attributes["url"].Expr, Static: true}}
 	if a, ok := c.Attributes["headers"]; ok {
 		h.Headers = a.Expr
 	}
@@ -39,21 +58,67 @@ func (rasaKind) Decode(d *spec.TargetDecoder) (any, bool) {
 			return nil, false
 		}
 	}
+	h.Mode = d.String(c.Attributes, "mode", "parse")
+	if !slices.Contains(rasaModes, h.Mode) {
+		d.Errorf(c.Attributes["mode"].Expr.Range().Ptr(), "Unknown rasa mode", "mode is \"parse\" (POST /model/parse, the NLU alone) or \"webhook\" (the bot, through the REST channel); %q is neither.", h.Mode)
+	}
 	d.PerCase(h.URL, h.Headers)
 	return h, true
 }
 
+
 func (rasaKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
+	cfg := b.Target.Config.(*rasaConfig)
 	hc := newHTTPCaller(b, "")
 	var diags hcl.Diagnostics
-	hc.url, hc.method, hc.headers, diags = evalStatic(b.Target.Config.(*httpConfig), b.Suite.BaseContext())
+	hc.url, hc.method, hc.headers, diags = evalStatic(&cfg.httpConfig, b.Suite.BaseContext())
 	if diags.HasErrors() {
 		hc.Close()
 		return nil, &runner.ConfigError{Diags: diags}
 	}
-	hc.url = strings.TrimSuffix(hc.url, "/") + "/model/parse"
 	hc.method = http.MethodPost
 	hc.headers.Set("Content-Type", "application/json")
-	hc.fixedBody = func(c *schema.Case) []byte { return jsonBody("text", c.Text) }
+	base := strings.TrimSuffix(hc.url, "/")
+	if cfg.Mode == "webhook" {
+		hc.url = base + "/webhooks/rest/webhook"
+		hc.fixedBody = rasaWebhookBody
+		hc.decode = rasaWebhookReply
+		return hc, nil
+	}
+	hc.url = base + "/model/parse"
+	hc.fixedBody = textBody("text")
 	return hc, nil
+}
+
+// rasaWebhookBody is {"sender": …, "message": …}: the sender is the
+// conversation's session id; a single case gets a session of its own.
+func rasaWebhookBody(c *schema.Case, _ []schema.Message) ([]byte, error) {
+	sender := c.Conversation
+	if sender == "" {
+		sender = runner.NewSessionID(c.ID)
+	}
+	return json.Marshal(struct {
+		Sender  string `json:"sender"`
+		Message string `json:"message"`
+	}{sender, c.Text})
+}
+
+// rasaWebhookReply sets the reply: the texts of the bot's messages, in
+// order, joined by "\n" (messages without text — buttons alone, images,
+// custom payloads — add none; they stay in the response).
+func rasaWebhookReply(r *schema.Result, _ *hcl.EvalContext) error {
+	var msgs []struct {
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(r.Response, &msgs); err != nil {
+		return fmt.Errorf("the REST channel's answer is not a JSON array of messages: %v", err)
+	}
+	var texts []string
+	for _, m := range msgs {
+		if m.Text != nil {
+			texts = append(texts, *m.Text)
+		}
+	}
+	r.Reply = strings.Join(texts, "\n")
+	return nil
 }

@@ -20,7 +20,7 @@ type Kind interface {
 
 // kinds are the registered kinds, in the order messages list them. A kind
 // nlutest ships is one entry here.
-var kinds = []Kind{httpKind{}, rasaKind{}, execKind{}, replayKind{}, demoKind{}}
+var kinds = []Kind{httpKind{}, rasaKind{}, execKind{}, replayKind{}, demoKind{}, openaiKind{}}
 
 // Register adds a kind defined outside this package (a test's kind); call
 // it from an init func. A name already taken panics.
