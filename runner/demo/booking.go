@@ -231,7 +231,7 @@ func (s *BookingSession) text(intent string, zh bool) string {
 		return pick("好的，请问要改成哪个城市或哪天？", "All right, which city or date should I change it to?")
 	case s.State == StateBooked && intent == IntentAffirm:
 		return pick("已为您预订"+s.Date+"去"+s.City+"的机票，订单号"+s.Order+"。",
-			"Booked: a flight to "+s.City+" on "+s.Date+". Your order number is "+s.Order+".")
+			"Booked: a flight to "+s.City+", "+s.Date+". Your order number is "+s.Order+".")
 	case s.State == StateBooked:
 		return pick("您的订单号是"+s.Order+"。还有什么可以帮您？", "Your order number is "+s.Order+". Anything else?")
 	case intent == IntentGreet:
@@ -239,7 +239,7 @@ func (s *BookingSession) text(intent string, zh bool) string {
 	case intent == IntentGoodbye || intent == IntentThankYou:
 		return pick("不客气，再见！", "You're welcome. Goodbye!")
 	case s.State == StateConfirm:
-		return pick("为您预订"+s.Date+"去"+s.City+"的机票，确认吗？", "A flight to "+s.City+" on "+s.Date+". Shall I book it?")
+		return pick("为您预订"+s.Date+"去"+s.City+"的机票，确认吗？", "A flight to "+s.City+", "+s.Date+". Shall I book it?")
 	case s.State == StateAskDate:
 		return pick("好的，去"+s.City+"。请问您哪天出发？", "Sure, to "+s.City+". What date would you like to fly?")
 	case intent == IntentBookFlight:
