@@ -48,7 +48,7 @@ type httpCaller struct {
 	withHistory bool
 	// health is the preflight's health check URL (the demo's /health);
 	// empty: dial the target's host.
-	health string
+	health      string
 	cache       *runner.Cache
 	fingerprint string
 	// needs are the per-case names the request expressions use.

@@ -66,7 +66,6 @@ func (rasaKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	return h, true
 }
 
-
 func (rasaKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	cfg := b.Target.Config.(*rasaConfig)
 	hc := newHTTPCaller(b, "")
