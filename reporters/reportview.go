@@ -55,6 +55,9 @@ func reportContext(r, base *schema.Report) []Field {
 	if !r.Run.Started.IsZero() {
 		add(Field{Label: "started", Value: startedText(r.Run.Started), Wide: true})
 	}
+	if u := usageOf(r); u != nil {
+		add(Field{Label: "tokens", Value: fmt.Sprintf("%d (prompt %d, completion %d) over %d calls", u.TotalTokens, u.PromptTokens, u.CompletionTokens, u.Calls)})
+	}
 	add(Field{Label: toolName(r), Value: r.Version})
 	if base != nil {
 		add(Field{Label: "baseline", Value: baselineName(base), Code: true})
@@ -421,4 +424,12 @@ func baselineName(base *schema.Report) string {
 		return "started " + startedText(base.Run.Started)
 	}
 	return "(unnamed run)"
+}
+
+// usageOf is the run's metrics.usage, nil when no call reported tokens.
+func usageOf(r *schema.Report) *schema.TokenUsage {
+	if r.Metrics == nil {
+		return nil
+	}
+	return schema.UsageOf(&r.Metrics.Node)
 }

@@ -133,6 +133,7 @@ func TestDescriptorMatchesReportTypes(t *testing.T) {
 		{"per label", []*Shape{LabelFamily.Subs[0].Shape.Subs[0].Shape}, LabelStats{}},
 		{"latency", []*Shape{LatencyFamily.Subs[0].Shape}, Latency{}},
 		{"latency bucket", []*Shape{LatencyFamily.Subs[0].Shape.Subs[0].Shape}, LatencyStats{}},
+		{"usage", []*Shape{UsageFamily.Subs[0].Shape}, TokenUsage{}},
 	} {
 		ty := reflect.TypeOf(c.value)
 		fields := jsonFields(ty)

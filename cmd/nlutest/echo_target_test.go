@@ -138,7 +138,7 @@ func TestTestOnlyTargetKindValidate(t *testing.T) {
 		}},
 		{"unknown kind", `echo {`, `ehco {`, []string{
 			`Error: Unsupported block type`, `suite.nlutest.hcl:13:3:`, `Did you mean "echo"?`,
-			`Error: Target kind required`, `http { … }, rasa { … }, exec { … }, replay { … }, demo { … } or echo { … }.`,
+			`Error: Target kind required`, `http { … }, rasa { … }, exec { … }, replay { … }, demo { … }, openai { … } or echo { … }.`,
 		}},
 	}
 	for _, tc := range cases {
