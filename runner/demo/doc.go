@@ -10,7 +10,7 @@
 //
 // # README section
 //
-// The demo NLU serves three endpoints. Requests and responses are JSON
+// The demo NLU serves four endpoints. Requests and responses are JSON
 // (Content-Type application/json); keys of response objects are sorted, and
 // the same input always gives byte-identical output. A body that is not a JSON
 // object, a missing field or a field that is not a string gives 400 with
@@ -91,6 +91,11 @@
 // hop). A query with no number of 7 or more digits gives
 // {"code": 200, "data": [], "msg": "无法理解", …}.
 //
+// POST /booking — a stateful bilingual flight-booking bot (booking.go):
+// {"session": "ID", "text": "…"} → {"session", "intent", "slots", "normalized",
+// "state", "order_id", "reply"}. It asks for the missing city and date,
+// asks to confirm, and books with an order number; docs/demo.md describes it.
+//
 // GET /health — {"status": "ok"}.
 //
 // # Known weaknesses
@@ -121,6 +126,12 @@
 //     evidence, so "有去北京的航班吗？" is book_flight below 0.5.
 //  9. Traditional Chinese is not supported: "訂機票" is nlu_fallback.
 //  10. No spelling tolerance: "what's the wether in Paris" is not check_weather.
+//
+// Booking bot (/booking):
+//
+//  1. A corrected destination drops the date ("改成深圳" after a full
+//     request: the date is asked for again).
+//  2. 大后天 is read as 后天, and "next friday" as "friday".
 //
 // IAO (/iao):
 //
