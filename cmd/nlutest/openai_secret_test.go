@@ -78,7 +78,7 @@ func keyEchoingLLM(t *testing.T, key string) (*httptest.Server, *[]string) {
 		}
 		content := "好的，请问去哪里？"
 		if strings.Contains(last, "密钥") {
-			content = "您的密钥是 " + key
+			content = "您的密钥是 " + key + "，Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+key))
 		}
 		c, _ := json.Marshal(content)
 		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":`+string(c)+`},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19}}`)
