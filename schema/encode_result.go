@@ -120,6 +120,17 @@ func appendRequest(b []byte, q *Request) []byte {
 		field("body")
 		b = jsondoc.AppendString(b, q.Body)
 	}
+	if len(q.Redirects) > 0 {
+		field("redirects")
+		b = append(b, '[')
+		for i, u := range q.Redirects {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsondoc.AppendString(b, u)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}')
 }
 

@@ -34,6 +34,8 @@ func TestResultLineMatchesEncodingJSON(t *testing.T) {
 			Error: &CallError{Type: ErrInvalidJSON, Message: "bad <json>"}, Outcome: Error},
 		"fail": {Case: base, Target: "demo", LatencyMS: 0, Outcome: Fail,
 			Failures: []Failure{{Kind: "expect", Path: "$.x", Expected: "a", Actual: []any{"b", 1.5}, Dimension: "relation", File: "s.nlutest.hcl", Line: 3}, {Kind: "assert", Message: "x < y", Missing: true}}},
+		"redirected": {Case: base, Target: "nlu", Request: &Request{Method: "POST", URL: "http://127.0.0.1:9/a", Redirects: []string{"http://127.0.0.1:9/b", "http://127.0.0.1:9/c?q=<&>"}},
+			Status: 200, Response: json.RawMessage(`{}`), Attempts: 1, Started: started, Outcome: Pass},
 	}
 	for name, r := range cases {
 		got, err := EncodeLine(&r)

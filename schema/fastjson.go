@@ -342,6 +342,8 @@ func decodeRequest(val []byte) (*Request, error) {
 			q.Body, err = jsondoc.Unquote(v)
 		case "headers":
 			q.Headers, err = decodeStringMap(v)
+		case "redirects":
+			q.Redirects, err = stringList(v)
 		}
 		return err
 	})

@@ -24,6 +24,9 @@ type Request struct {
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    string            `json:"body,omitempty"`
+	// Redirects are the URLs the request was redirected to and followed,
+	// in order (a target with redirects = "same-origin").
+	Redirects []string `json:"redirects,omitempty"`
 }
 
 // CallError describes a call that produced no usable response.

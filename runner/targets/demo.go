@@ -47,7 +47,11 @@ func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) 
 	if err != nil {
 		return nil, fmt.Errorf("starting the demo service: %w", err)
 	}
-	hc := newHTTPCaller(b, ep)
+	hc, err := newHTTPCaller(b, ep, nil)
+	if err != nil {
+		stop()
+		return nil, err
+	}
 	hc.stop = stop
 	hc.health = base + "/health"
 	hc.method = http.MethodPost

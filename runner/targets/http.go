@@ -23,6 +23,7 @@ import (
 //	  headers = { Authorization = "Bearer ${var.token}" }
 //	  body    = { text = case.text }
 //	  reply   = response.answer # optional: the bot's reply text
+//	  # connection settings (httpconn.go): redirects, ca_file, client_cert, client_key
 //	}
 //
 // A chatbot's session is whatever the body sends: case.conversation (the
@@ -30,7 +31,7 @@ import (
 type httpKind struct{}
 
 var httpSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "url", Required: true}, {Name: "method"}, {Name: "headers"}, {Name: "body"}, {Name: "reply"}},
+	Attributes: withConnAttrs(hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "method"}, hcl.AttributeSchema{Name: "headers"}, hcl.AttributeSchema{Name: "body"}, hcl.AttributeSchema{Name: "reply"}),
 }
 
 // httpConfig keeps the request expressions of an http target (nil: not
@@ -43,6 +44,8 @@ type httpConfig struct {
 	// Static reports whether URL, method and headers use no per-case names,
 	// so the caller may evaluate them once.
 	Static bool
+	// Conn are the redirect and TLS settings (httpconn.go).
+	Conn *connConfig
 }
 
 func (httpKind) Name() string { return "http" }
@@ -53,6 +56,9 @@ func (httpKind) Decode(d *spec.TargetDecoder) (any, bool) {
 		return nil, false
 	}
 	h := &httpConfig{URL: c.Attributes["url"].Expr}
+	if h.Conn, ok = decodeConn(d, c.Attributes); !ok {
+		return nil, false
+	}
 	if a, ok := c.Attributes["method"]; ok {
 		h.Method = a.Expr
 	}
@@ -83,7 +89,10 @@ func (httpKind) Decode(d *spec.TargetDecoder) (any, bool) {
 
 func (httpKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	cfg := b.Target.Config.(*httpConfig)
-	hc := newHTTPCaller(b, "")
+	hc, err := newHTTPCaller(b, "", cfg.Conn)
+	if err != nil {
+		return nil, err
+	}
 	hc.req = cfg
 	hc.needs = spec.NeedsOf(cfg.URL, cfg.Method, cfg.Headers, cfg.Body, cfg.Reply)
 	if cfg.Reply != nil {

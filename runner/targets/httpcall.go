@@ -57,13 +57,20 @@ type httpCaller struct {
 
 // newHTTPCaller makes the caller every HTTP kind shares; endpoint tells
 // apart the cache entries of kinds that differ by more than name (demo).
-func newHTTPCaller(b *Build, endpoint string) *httpCaller {
+// conn (nil for none) gives the redirect policy and TLS settings.
+func newHTTPCaller(b *Build, endpoint string, conn *connConfig) (*httpCaller, error) {
 	t := b.Target
+	var policy transport.Policy
+	if err := conn.apply(&policy); err != nil {
+		return nil, err
+	}
 	return &httpCaller{
 		suite: b.Suite, target: t, red: b.Redactor, cache: b.Options.Cache,
 		fingerprint: t.Kind + "\x00" + t.Name + "\x00" + endpoint,
-		client:      b.Client(),
-	}
+		client: b.Client(func(p *transport.Policy) {
+			p.Redirects, p.TLS = policy.Redirects, policy.TLS
+		}),
+	}, nil
 }
 
 func jsonBody(key, text string) []byte {
@@ -204,6 +211,9 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	resp := h.client.Do(ctx, req)
 	r.Status = resp.Status
 	r.Headers = h.red.Headers(resp.Header)
+	for _, u := range resp.Redirects {
+		r.Request.Redirects = append(r.Request.Redirects, h.red.String(u))
+	}
 	r.Attempts = resp.Attempts
 	r.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
 	r.Error = resp.Err

@@ -34,10 +34,10 @@ import (
 type openaiKind struct{}
 
 var openaiSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{
-		{Name: "url", Required: true}, {Name: "model", Required: true}, {Name: "api_key"},
-		{Name: "system"}, {Name: "params"}, {Name: "headers"},
-	},
+	Attributes: withConnAttrs(
+		hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "model", Required: true}, hcl.AttributeSchema{Name: "api_key"},
+		hcl.AttributeSchema{Name: "system"}, hcl.AttributeSchema{Name: "params"}, hcl.AttributeSchema{Name: "headers"},
+	),
 }
 
 // openaiConfig keeps an openai target's expressions (all var-only,
@@ -46,6 +46,8 @@ type openaiConfig struct {
 	URL, Model, System, Params, Headers hcl.Expression
 	// KeyVar is the sensitive variable holding the API key ("" for none).
 	KeyVar string
+	// Conn are the redirect and TLS settings (httpconn.go).
+	Conn *connConfig
 }
 
 func (openaiKind) Name() string { return "openai" }
@@ -56,6 +58,9 @@ func (openaiKind) Decode(d *spec.TargetDecoder) (any, bool) {
 		return nil, false
 	}
 	cfg := &openaiConfig{URL: c.Attributes["url"].Expr, Model: c.Attributes["model"].Expr}
+	if cfg.Conn, ok = decodeConn(d, c.Attributes); !ok {
+		return nil, false
+	}
 	for name, dst := range map[string]*hcl.Expression{"system": &cfg.System, "params": &cfg.Params, "headers": &cfg.Headers} {
 		if a, ok := c.Attributes[name]; ok {
 			*dst = a.Expr
@@ -97,7 +102,10 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 		}
 	}
 	hdr.Set("Content-Type", "application/json")
-	hc := newHTTPCaller(b, "")
+	hc, err := newHTTPCaller(b, "", cfg.Conn)
+	if err != nil {
+		return nil, err
+	}
 	hc.url = strings.TrimSuffix(base, "/") + "/chat/completions"
 	hc.method = http.MethodPost
 	hc.headers = hdr

@@ -30,7 +30,7 @@ import (
 type rasaKind struct{}
 
 var rasaSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "url", Required: true}, {Name: "headers"}, {Name: "mode"}},
+	Attributes: withConnAttrs(hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "headers"}, hcl.AttributeSchema{Name: "mode"}),
 }
 
 // rasaConfig is a rasa target's request (url and headers) and its mode.
@@ -50,6 +50,9 @@ func (rasaKind) Decode(d *spec.TargetDecoder) (any, bool) {
 		return nil, false
 	}
 	h := &rasaConfig{httpConfig: httpConfig{URL: c.Attributes["url"].Expr, Static: true}}
+	if h.Conn, ok = decodeConn(d, c.Attributes); !ok {
+		return nil, false
+	}
 	if a, ok := c.Attributes["headers"]; ok {
 		h.Headers = a.Expr
 	}
@@ -68,7 +71,10 @@ func (rasaKind) Decode(d *spec.TargetDecoder) (any, bool) {
 
 func (rasaKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	cfg := b.Target.Config.(*rasaConfig)
-	hc := newHTTPCaller(b, "")
+	hc, err := newHTTPCaller(b, "", cfg.Conn)
+	if err != nil {
+		return nil, err
+	}
 	var diags hcl.Diagnostics
 	hc.url, hc.method, hc.headers, diags = evalStatic(&cfg.httpConfig, b.Suite.BaseContext())
 	if diags.HasErrors() {

@@ -63,12 +63,16 @@ type Build struct {
 }
 
 // Client returns an HTTP client with the target's timeout, retries, retry
-// conditions and response cap, pacing its starts with b.Limiter.
-func (b *Build) Client() *transport.Client {
+// conditions and response cap, pacing its starts with b.Limiter; adjust
+// (when given) sets what a kind adds (redirects, TLS).
+func (b *Build) Client(adjust ...func(*transport.Policy)) *transport.Client {
 	t := b.Target
 	policy := transport.Policy{
 		Timeout: t.Timeout, Retries: t.Retries, RetryOn: t.RetryOn, Backoff: 200 * time.Millisecond,
 		MaxResponseBytes: t.MaxResponseBytes, ExpectJSON: true,
+	}
+	for _, f := range adjust {
+		f(&policy)
 	}
 	return transport.NewClient(policy, runner.Concurrency(t, b.Options), b.Limiter, transport.WithClock(b.Clock))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
@@ -57,6 +58,9 @@ type Response struct {
 	Attempts int
 	// Err is nil when the response is usable.
 	Err *schema.CallError
+	// Redirects are the URLs the last attempt was redirected to, in order
+	// (Policy.Redirects).
+	Redirects []string
 	// Interrupted is set when the parent context ended the call (Ctrl-C).
 	// Err then has Type schema.ErrRequest and Message "interrupted"; the
 	// case should be left unrecorded so --resume runs it again.
@@ -128,10 +132,46 @@ func NewClient(p Policy, concurrency int, lim *Limiter, opts ...Option) *Client 
 			IdleConnTimeout:       90 * time.Second,
 			TLSHandshakeTimeout:   10 * time.Second,
 			ExpectContinueTimeout: time.Second,
+			TLSClientConfig:       p.TLS,
 		}
 	}
-	c.hc = &http.Client{Transport: c.tr}
+	c.hc = &http.Client{Transport: c.tr, CheckRedirect: c.checkRedirect}
 	return c
+}
+
+// redirectsKey holds, in an attempt's context, the redirects it followed.
+type redirectsKey struct{}
+
+// checkRedirect follows only what Policy.Redirects allows: nothing by
+// default, or same-origin redirects that keep the method, without Referer
+// (it would carry the previous URL, secrets in its query included).
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if c.policy.Redirects != RedirectSameOrigin || len(via) > MaxRedirects {
+		return http.ErrUseLastResponse
+	}
+	first, last := via[0].URL, via[len(via)-1]
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host || req.Method != last.Method {
+		return http.ErrUseLastResponse
+	}
+	req.Header.Del("Referer")
+	if followed, ok := req.Context().Value(redirectsKey{}).(*[]string); ok {
+		*followed = append(*followed, req.URL.String())
+	}
+	return nil
+}
+
+// redirectMessage is the HTTPError message of a 3xx response that was not
+// followed: it names where it pointed and the rule that stopped it.
+func (c *Client) redirectMessage(hr *http.Response) string {
+	msg := statusMessage(hr.StatusCode)
+	loc, err := hr.Location()
+	if err != nil {
+		return msg + " (a redirect without a Location)"
+	}
+	if c.policy.Redirects == RedirectSameOrigin {
+		return fmt.Sprintf("%s: redirect to %s not followed (only redirects to the same scheme, host and port that keep the method are followed, at most %d)", msg, loc, MaxRedirects)
+	}
+	return fmt.Sprintf("%s: redirect to %s not followed (redirects = %q in the target follows redirects to the same scheme, host and port)", msg, loc, RedirectSameOrigin)
 }
 
 // Close releases the client's idle connections.
@@ -308,6 +348,10 @@ func validHeader(k, v string) bool {
 func (c *Client) attempt(parent context.Context, base *http.Request, body []byte) (Response, failClass, time.Duration) {
 	ctx, cancel := context.WithTimeout(parent, c.timeout)
 	defer cancel()
+	var followed []string
+	if c.policy.Redirects == RedirectSameOrigin {
+		ctx = context.WithValue(ctx, redirectsKey{}, &followed)
+	}
 	req := base.WithContext(ctx)
 	if body != nil {
 		req.Body, _ = base.GetBody() // never fails for a *bytes.Reader body
@@ -325,7 +369,7 @@ func (c *Client) attempt(parent context.Context, base *http.Request, body []byte
 	}
 	defer hr.Body.Close()
 
-	out := Response{Status: hr.StatusCode, Header: hr.Header}
+	out := Response{Status: hr.StatusCode, Header: hr.Header, Redirects: followed}
 	accepted := c.accepted(hr.StatusCode)
 	if accepted && hr.ContentLength > c.max {
 		out.Latency = time.Since(start)
@@ -340,6 +384,9 @@ func (c *Client) attempt(parent context.Context, base *http.Request, body []byte
 	if !accepted {
 		out.Body = b
 		out.Err = &schema.CallError{Type: schema.ErrHTTP, Message: statusMessage(hr.StatusCode)}
+		if hr.StatusCode >= 300 && hr.StatusCode <= 399 {
+			out.Err.Message = c.redirectMessage(hr)
+		}
 		var ra time.Duration
 		if hr.StatusCode == http.StatusTooManyRequests || hr.StatusCode == http.StatusServiceUnavailable {
 			ra = retryAfter(hr.Header.Get("Retry-After"), c.clk.Now())

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"crypto/tls"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,7 +61,24 @@ type Policy struct {
 	// AcceptStatus says which statuses are usable; nil accepts 2xx only.
 	// Other statuses are HTTPError, with the (capped) body kept.
 	AcceptStatus func(status int) bool
+	// Redirects says which redirects are followed: RedirectNone (the
+	// default) follows none, so a 3xx is an HTTPError naming its Location;
+	// RedirectSameOrigin follows those to the same scheme, host and port
+	// that keep the method (at most MaxRedirects), never sending Referer.
+	Redirects string
+	// TLS, when set, configures https connections (trusted CAs, a client
+	// certificate).
+	TLS *tls.Config
 }
+
+// Redirect policies (Policy.Redirects; the target's redirects attribute).
+const (
+	RedirectNone       = "none"
+	RedirectSameOrigin = "same-origin"
+)
+
+// MaxRedirects caps the redirects one attempt follows.
+const MaxRedirects = 10
 
 // Validate reports the first problem with the policy's fields, naming the
 // setting as a suite writer would (retry_on, timeout, …).
@@ -76,6 +94,9 @@ func (p Policy) Validate() error {
 	}
 	if p.MaxResponseBytes < 0 {
 		return fmt.Errorf("max_response_bytes must not be negative, got %d", p.MaxResponseBytes)
+	}
+	if p.Redirects != "" && p.Redirects != RedirectNone && p.Redirects != RedirectSameOrigin {
+		return fmt.Errorf("redirects must be %q or %q, got %q", RedirectNone, RedirectSameOrigin, p.Redirects)
 	}
 	for _, s := range p.RetryOn {
 		if _, err := parseRetryCond(s); err != nil {
