@@ -158,41 +158,7 @@ func (l *loader) warnf(rng *hcl.Range, summary, detail string, args ...any) {
 // attributes use them), then schemas and materials, then everything else.
 func (l *loader) decode() {
 	s := l.suite
-	seen := map[string]map[string]*hcl.Block{}
-	dup := func(b *hcl.Block) bool {
-		if len(b.Labels) == 0 {
-			return false
-		}
-		m := seen[b.Type]
-		if m == nil {
-			m = map[string]*hcl.Block{}
-			seen[b.Type] = m
-		}
-		if prev, ok := m[b.Labels[0]]; ok {
-			l.diags = append(l.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  fmt.Sprintf("Duplicate %s block", b.Type),
-				Detail: fmt.Sprintf("A %s named %q was already declared at %s. Each %s needs a unique name; rename or remove one of them.",
-					b.Type, b.Labels[0], rangeString(prev.LabelRanges[0]), b.Type),
-				Subject: b.LabelRanges[0].Ptr(),
-				Context: prev.LabelRanges[0].Ptr(),
-			})
-			return true
-		}
-		m[b.Labels[0]] = b
-		return false
-	}
-	byType := map[string][]*hcl.Block{}
-	var sourceBlocks []*hcl.Block // in declaration order, whatever their kind
-	for _, b := range l.blocks {
-		if dup(b) {
-			continue
-		}
-		byType[b.Type] = append(byType[b.Type], b)
-		if _, ok := sourceKinds[b.Type]; ok {
-			sourceBlocks = append(sourceBlocks, b)
-		}
-	}
+	byType, sourceBlocks := l.blocksByType()
 	for _, b := range byType["variable"] {
 		l.decodeVariable(b)
 	}
@@ -236,6 +202,47 @@ func (l *loader) decode() {
 	}
 	l.decodeTextMetrics(byType["text_metrics"])
 	l.checkReferences()
+}
+
+// blocksByType groups the blocks by type, reporting and dropping a block
+// whose label repeats an earlier one of its type; sourceBlocks are the
+// case source blocks (of every registered kind) in declaration order.
+func (l *loader) blocksByType() (byType map[string][]*hcl.Block, sourceBlocks []*hcl.Block) {
+	seen := map[string]map[string]*hcl.Block{}
+	dup := func(b *hcl.Block) bool {
+		if len(b.Labels) == 0 {
+			return false
+		}
+		m := seen[b.Type]
+		if m == nil {
+			m = map[string]*hcl.Block{}
+			seen[b.Type] = m
+		}
+		if prev, ok := m[b.Labels[0]]; ok {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  fmt.Sprintf("Duplicate %s block", b.Type),
+				Detail: fmt.Sprintf("A %s named %q was already declared at %s. Each %s needs a unique name; rename or remove one of them.",
+					b.Type, b.Labels[0], rangeString(prev.LabelRanges[0]), b.Type),
+				Subject: b.LabelRanges[0].Ptr(),
+				Context: prev.LabelRanges[0].Ptr(),
+			})
+			return true
+		}
+		m[b.Labels[0]] = b
+		return false
+	}
+	byType = map[string][]*hcl.Block{}
+	for _, b := range l.blocks {
+		if dup(b) {
+			continue
+		}
+		byType[b.Type] = append(byType[b.Type], b)
+		if _, ok := sourceKinds[b.Type]; ok {
+			sourceBlocks = append(sourceBlocks, b)
+		}
+	}
+	return byType, sourceBlocks
 }
 
 // staticCtx is the evaluation context of attributes evaluated at load time.
