@@ -6,6 +6,7 @@ package spec
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -106,6 +107,8 @@ func renderValue(v any) string {
 		return strconv.FormatInt(t, 10)
 	case int:
 		return strconv.Itoa(t)
+	case json.Number:
+		return string(t) // a number float64 does not hold exactly, as written
 	case float64:
 		if math.IsInf(t, 0) || math.IsNaN(t) {
 			return hclQuote(strconv.FormatFloat(t, 'g', -1, 64))

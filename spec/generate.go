@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/nlutest/nlutest/jsondoc"
 	"math"
 	"slices"
 	"sort"
@@ -703,6 +704,18 @@ func (sp *splitter) where(i int, split *Split, c *schema.Case, ctx **hcl.EvalCon
 	return v.True(), nil
 }
 
+// numberOf types a number's decimal text as the evaluator types a
+// response's numbers (jsondoc: int64, float64, or json.Number — the text —
+// for what float64 does not hold exactly), so an expectation equals the
+// response it was written from, however large or precise the number.
+func numberOf(text string) any {
+	var d jsondoc.Doc
+	if d.Parse([]byte(text)) != nil {
+		return text
+	}
+	return d.Value(d.Root())
+}
+
 // InSplit reports whether a generated case belongs to split name.
 func InSplit(c *schema.Case, name string) bool { return slices.Contains(c.Split, name) }
 
@@ -727,7 +740,8 @@ func UnitHash(seed, id string) float64 {
 }
 
 // ctyToGeneric converts a cty value to the generic JSON form used by
-// expectations (int64 for whole numbers, float64 otherwise).
+// expectations (int64 for whole numbers, otherwise typed as numberOf
+// does).
 func ctyToGeneric(v cty.Value) any {
 	if v.IsNull() || !v.IsKnown() {
 		return nil
@@ -745,11 +759,7 @@ func ctyToGeneric(v cty.Value) any {
 				return i
 			}
 		}
-		f, _ := bf.Float64()
-		if math.IsInf(f, 0) {
-			return bf.String()
-		}
-		return f
+		return numberOf(bf.Text('g', -1))
 	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
 		out := []any{}
 		for it := v.ElementIterator(); it.Next(); {

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nlutest/nlutest/jsondoc"
 	"io"
 	"os"
 	"path/filepath"
@@ -209,14 +208,14 @@ func observe(r *schema.Result, sc *spec.Schema) spec.Observation {
 	if r.Error != nil {
 		return spec.Observation{Err: r.Error.Type + ": " + r.Error.Message}
 	}
-	dec := json.NewDecoder(bytes.NewReader(r.Response))
-	dec.UseNumber()
-	var data any
-	if err := dec.Decode(&data); err != nil {
+	// Values typed as the evaluator types them (jsondoc), so a drafted
+	// number equals the response it came from.
+	var doc jsondoc.Doc
+	if err := doc.Parse(r.Response); err != nil {
 		return spec.Observation{Err: schema.ErrInvalidJSON + ": " + err.Error()}
 	}
 	var o spec.Observation
-	for _, lf := range assert.Flatten(schema.Generic(data), sc.Ignored) {
+	for _, lf := range assert.Flatten(doc.Value(doc.Root()), sc.Ignored) {
 		o.Leaves = append(o.Leaves, spec.ObservedLeaf{Path: lf.Path, Value: lf.Value})
 	}
 	return o
