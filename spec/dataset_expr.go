@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -24,6 +25,8 @@ type rowExpr struct {
 	field string
 	col   int
 	fast  bool
+	// tuple holds the elements of [row.A, row.B…], each fast.
+	tuple []*rowExpr
 	// constant: the expression does not read row (evaluated at load).
 	constant  bool
 	constVal  cty.Value
@@ -61,13 +64,33 @@ func (ds *datasetSource) compile(l *loader, expr hcl.Expression, what string) (*
 		e.constList, _ = ctyStrings(v)
 		return e, true
 	}
-	if tr, diags := hcl.AbsTraversalForExpr(expr); !diags.HasErrors() && len(tr) == 2 {
+	ds.fastPath(e, expr)
+	return e, true
+}
+
+// fastPath marks a plain row.NAME, or a tuple of them, as read straight
+// from the row.
+func (ds *datasetSource) fastPath(e *rowExpr, expr hcl.Expression) {
+	if ds.format == "rasa" {
+		return
+	}
+	if tc, ok := expr.(*hclsyntax.TupleConsExpr); ok {
+		elems := make([]*rowExpr, len(tc.Exprs))
+		for i, x := range tc.Exprs {
+			elems[i] = &rowExpr{expr: x, what: e.what, col: -1}
+			if ds.fastPath(elems[i], x); !elems[i].fast {
+				return
+			}
+		}
+		e.tuple = elems
+		return
+	}
+	if tr, diags := hcl.AbsTraversalForExpr(expr); !diags.HasErrors() && len(tr) == 2 && tr.RootName() == "row" {
 		if name, ok := stepName(tr[1]); ok {
-			e.field, e.fast = name, ds.format != "rasa"
+			e.field, e.fast = name, true
 			e.col = slices.Index(ds.header, name)
 		}
 	}
-	return e, true
 }
 
 // checkRowRef checks that row.NAME names a column of a CSV dataset or a
@@ -231,6 +254,19 @@ func (ds *datasetSource) strs(ev *rowEval, e *rowExpr) ([]string, error) {
 func (ds *datasetSource) strsOf(ev *rowEval, e *rowExpr) ([]string, error) {
 	if e.constant {
 		return e.constList, nil
+	}
+	if e.tuple != nil {
+		out := make([]string, 0, len(e.tuple))
+		for _, x := range e.tuple {
+			s, null, err := ds.strOf(ev, x)
+			if err != nil {
+				return nil, err
+			}
+			if !null {
+				out = append(out, s)
+			}
+		}
+		return out, nil
 	}
 	if e.fast && ev.r.cols != nil {
 		if v := ev.r.cols[e.col]; v != "" {
