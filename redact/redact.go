@@ -82,7 +82,41 @@ func secretForms(s string) []string {
 	}
 	userinfo := strings.TrimPrefix(url.UserPassword("", s).String(), ":")
 	forms = append(forms, url.QueryEscape(s), url.PathEscape(s), userinfo, strings.ReplaceAll(forms[1], "/", `\/`))
+	// Percent-encoding with lower-case hex, and of non-ASCII bytes only
+	// (as a URL's query reads once a client has escaped what it must).
+	for _, f := range []string{url.QueryEscape(s), url.PathEscape(s), userinfo} {
+		forms = append(forms, lowerHex(f))
+	}
+	forms = append(forms, escapeNonASCII(s, "%%%02X"), escapeNonASCII(s, "%%%02x"))
 	return forms
+}
+
+// lowerHex lower-cases the hex digits of s's percent escapes.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			for j := i + 1; j <= i+2; j++ {
+				if b[j] >= 'A' && b[j] <= 'F' {
+					b[j] += 'a' - 'A'
+				}
+			}
+		}
+	}
+	return string(b)
+}
+
+// escapeNonASCII percent-encodes the bytes of s from 0x80 up, with format.
+func escapeNonASCII(s, format string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			fmt.Fprintf(&b, format, s[i])
+		} else {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 func utf16Pair(r rune) (rune, rune) {

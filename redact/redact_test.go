@@ -25,6 +25,8 @@ func TestStringForms(t *testing.T) {
 		"basic-aligned1": "Basic " + base64.StdEncoding.EncodeToString([]byte("m:"+secret)),
 		"basic-aligned2": "Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+secret)),
 		"base64url":      base64.URLEncoding.EncodeToString([]byte("ab:" + secret + ":cd")),
+		"query-lower":    "?t=" + lowerHex(url.QueryEscape(secret)),
+		"non-ascii-only": "/steal?token=S3cr3t+k/%e6%9c%ba%e5%af%86=Q7",
 	}
 	for name, text := range cases {
 		got := r.String(text)

@@ -103,7 +103,7 @@ template "t" { text = "{句子}" }
 	if code != ExitFail {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
-	if el > 3*time.Second {
+	if el > 8*time.Second { // 20 s before the fix; a loaded machine may be slow
 		t.Errorf("two calls with a 500ms timeout took %s", el)
 	}
 	n := 0
