@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,7 @@ func Replay(path string, ev *assert.Evaluator, rb *spec.Rebuilder, col *assert.C
 	workers := runtime.GOMAXPROCS(0)
 	p := &replayer{path: path, ev: ev, rb: rb,
 		work: make(chan *batch, 2*workers), free: make(chan *batch, 3*workers)}
+	p.stopAt.Store(math.MaxInt64)
 	cols := make([]*assert.Collector, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -70,11 +72,14 @@ type replayer struct {
 	ev         *assert.Evaluator
 	rb         *spec.Rebuilder
 	work, free chan *batch
-	failed     atomic.Bool
-	stale      atomic.Int64
-	mu         sync.Mutex
-	firstErr   error
-	errLine    int
+	// stopAt is the first line known to be bad (math.MaxInt64 while none
+	// is): lines after it need no work, lines before it still get
+	// decoded, so the error reported is the first bad line's whatever
+	// the workers' timing.
+	stopAt   atomic.Int64
+	stale    atomic.Int64
+	mu       sync.Mutex
+	firstErr error
 }
 
 var errStop = errors.New("stop")
@@ -83,17 +88,20 @@ var errStop = errors.New("stop")
 func (p *replayer) fail(line int, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.firstErr == nil || line < p.errLine {
-		p.firstErr, p.errLine = err, line
+	if int64(line) < p.stopAt.Load() {
+		p.firstErr = err
+		p.stopAt.Store(int64(line))
 	}
-	p.failed.Store(true)
 }
+
+// past reports whether line comes after the first bad line found so far.
+func (p *replayer) past(line int) bool { return int64(line) > p.stopAt.Load() }
 
 // read hands batches of first-seen lines to the workers.
 func (p *replayer) read(seen map[string]bool, seq int64) error {
 	cur := &batch{}
 	err := runner.ReadLines(p.path, func(line []byte, n int) error {
-		if p.failed.Load() {
+		if p.past(n) {
 			return errStop
 		}
 		id, err := schema.RecordID(line)
@@ -155,8 +163,8 @@ func (p *replayer) worker(c *assert.Collector) {
 			line := b.buf[start:end]
 			start = end
 			lineNo = b.lines[i]
-			if p.failed.Load() {
-				break
+			if p.past(lineNo) {
+				break // lines of a batch ascend
 			}
 			evaluation, err := p.evaluate(&r, &rest, line)
 			if err != nil {
