@@ -74,6 +74,7 @@ func TestDatasetQASuite(t *testing.T) {
 		t.Errorf("BLEU %v (%v), want 45.7054 as sacrebleu", text.BLEUScore, text.BLEU)
 	}
 	checkRobustness(t, run)
+	checkShardsMerge(t, dir, text.BLEUScore)
 
 	if code, out, errs := runCLI(t, dir, nil, "eval", run); code != ExitPass {
 		t.Errorf("eval: exit %d\n%s\n%s", code, out, errs)
@@ -119,4 +120,31 @@ func checkRobustness(t *testing.T, run string) {
 	if kt != s || kp != s1 || len(rob.Broken) != 3 {
 		t.Errorf("kinds add to %d/%d, want %d/%d; broken %d", kp, kt, s1, s, len(rob.Broken))
 	}
+}
+
+// Two shards merged give the same text metrics and robustness as one run:
+// BLEU's statistics, the means and the robustness counts merge exactly.
+func checkShardsMerge(t *testing.T, dir string, bleu float64) {
+	t.Helper()
+	var runs []string
+	for _, sh := range []string{"1/2", "2/2"} {
+		out := filepath.Join(dir, "shard"+sh[:1])
+		runs = append(runs, out)
+		if code, o, errs := runCLI(t, dir, nil, "run", dir, "--out", out, "--shard", sh); code == ExitInvalid || code == ExitCannotRun {
+			t.Fatalf("shard %s: exit %d\n%s\n%s", sh, code, o, errs)
+		}
+	}
+	merged := filepath.Join(dir, "merged")
+	if code, o, errs := runCLI(t, dir, nil, append([]string{"merge", "--out", merged}, runs...)...); code != ExitPass {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, o, errs)
+	}
+	var text struct {
+		BLEUScore  float64   `json:"bleu_score"`
+		ExactMatch ratioJSON `json:"exact_match"`
+	}
+	reportFamily(t, merged, "text", &text)
+	if text.BLEUScore != bleu || text.ExactMatch != (ratioJSON{4, 12}) {
+		t.Errorf("merged shards: BLEU %v EM %+v, want %v and 4/12", text.BLEUScore, text.ExactMatch, bleu)
+	}
+	checkRobustness(t, merged)
 }
