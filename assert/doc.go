@@ -8,7 +8,9 @@
 //
 // A metric family is a Family (its part of schema.MetricsTree, the tree's
 // descriptor) and its Acc, one file each (family_cases.go,
-// family_dimension.go, family_label.go, family_latency.go); a new one is
-// registered with RegisterFamily. The pure metric formulas live in
+// family_dimension.go, family_label.go, family_latency.go, and registered
+// ones such as family_text.go and family_robustness.go); a new one is
+// registered with RegisterFamily. Per-case work a family shares between
+// the nodes a case counts in goes through Observation.Memo. The pure metric formulas live in
 // assert/metrics.
 package assert

@@ -2,8 +2,10 @@
 // *.nlutest.hcl file in it) or one file into a typed Suite, reports every
 // mistake as an hcl.Diagnostic with an exact source range, checks the names
 // each expression uses before anything runs, builds the evaluation contexts
-// and function table that expressions see, and generates cases from
-// templates (placeholders, strategies, splits).
+// and function table that expressions see, and generates cases from its
+// case sources: templates (placeholders, strategies, splits) and datasets
+// (JSONL, CSV and Rasa nlu.yml rows streamed from a file, their attributes
+// expressions over row), with the perturbed variants of a perturb block.
 //
 // spec never touches the network: expressions that depend on a case or a
 // response are kept as hcl.Expression and evaluated later by runner and

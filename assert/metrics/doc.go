@@ -79,4 +79,16 @@
 // [CohenKappa] is scikit-learn's cohen_kappa_score (weights none, linear,
 // quadratic over label indexes); [FleissKappa] is statsmodels'
 // fleiss_kappa.
+//
+// # Text (reply against references)
+//
+// The text metrics follow their reference implementations exactly:
+// sacrebleu's tokenizers ([Tokenize]: 13a, zh, char, none) and corpus BLEU
+// ([SegmentBLEU] statistics summed, [BLEUScore] with exp, floor, add-k or
+// no smoothing, [BLEUSignature]); the SQuAD v1.1 and MLQA (Chinese)
+// evaluation scripts' normalisation, exact match and token F1
+// ([ExactMatch], [TokenF1]); Google rouge-score's ROUGE-N and ROUGE-L
+// ([RougeN], [RougeL], [RougeTokens]; [RougeTokensZh] for Chinese, which
+// rouge-score cannot tokenise); and distinct-n as Li et al. 2016
+// ([DistinctAcc]). Their tests reproduce the references' published values.
 package metrics
