@@ -3,8 +3,8 @@
 // session per script through the target's Caller, runs the turns of a
 // script in order and scripts in parallel, and hands each result with its
 // evaluation to a callback. It also owns the results store (append-only
-// JSONL flushed as calls finish), the response cache and redaction of
-// secrets in everything recorded.
+// JSONL flushed as calls finish) and the response cache; the kinds redact
+// everything they record with package redact's Redactor (Build.Redactor).
 //
 // The kinds of target (http, rasa, exec, replay, demo), with their requests,
 // concurrency and rate limits (through runner/transport) and the demo's

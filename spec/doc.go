@@ -12,4 +12,11 @@
 // assert through the contexts built here. A target block's shared settings
 // are read here; its kind block is decoded by the TargetKind the load is
 // given (Options.TargetKinds, from runner/targets), through TargetDecoder.
+//
+// spec also owns what a secret is (secrets.go): the text forms of sensitive
+// variables' values (Suite.Secrets, Suite.Redactor), the refusal of values
+// too short to hide, and the check contexts (CheckContext, CheckBaseContext,
+// SplitContext) where sensitive values carry the Sensitive mark so a failing
+// function does not quote them; Go code reading a value computed there
+// unmarks it first (Unmark).
 package spec

@@ -161,7 +161,7 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	r.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
 	// The output is recorded redacted on every path, and redacted whole
 	// before it is cut, so a secret across the cut is not left in part.
-	out := []byte(e.red.String(string(stdout.buf.Bytes())))
+	out := []byte(e.red.String(stdout.buf.String()))
 	if cctx.Err() != nil {
 		return fail(schema.ErrTimeout, fmt.Sprintf("no answer from %s within %s; its process group was killed", e.cfg.Command[0], e.target.Timeout))
 	}
