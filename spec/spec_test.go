@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -314,6 +315,5 @@ split "test"  { fraction = 0.1 }
 	}
 }
 
-func itoa(i int) string {
-	return strings.TrimLeft(strings.Replace(string(rune('0'+i/100%10))+string(rune('0'+i/10%10))+string(rune('0'+i%10)), "", "", 0), "")
-}
+// itoa writes i's last three digits, zero-padded ("007").
+func itoa(i int) string { return fmt.Sprintf("%03d", i%1000) }
