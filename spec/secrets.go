@@ -139,6 +139,16 @@ func maskVarSource(src []byte) []byte {
 	return out.Bytes()
 }
 
+// hasSensitive reports whether any variable is sensitive.
+func (s *Suite) hasSensitive() bool {
+	for _, v := range s.Variables {
+		if v.Sensitive {
+			return true
+		}
+	}
+	return false
+}
+
 // markedVars returns the var object of check contexts: sensitive
 // variables' values carry the Sensitive mark.
 func (s *Suite) markedVars() cty.Value {
