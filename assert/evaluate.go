@@ -40,7 +40,7 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 	}
 	for _, src := range s.CaseSources {
 		info := src.Info()
-		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect))}
+		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect))}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
 			c := e.compile(x.Expr)
@@ -67,6 +67,8 @@ type sourceChecks struct {
 	// where locates expectations for failure reports: path → range.
 	where   map[string]hcl.Range
 	asserts []*spec.Assert
+	// turnAsserts, for a conversation, are the asserts of each turn.
+	turnAsserts [][]*spec.Assert
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -313,6 +315,12 @@ func (e *Evaluator) conditions(r *schema.Result, sc *sourceChecks) {
 	var asserts []*spec.Assert
 	if sc != nil {
 		asserts = sc.asserts
+		if sc.turnAsserts != nil {
+			asserts = nil
+			if r.Turn >= 1 && r.Turn <= len(sc.turnAsserts) {
+				asserts = sc.turnAsserts[r.Turn-1]
+			}
+		}
 	}
 	if len(asserts)+len(e.suite.Asserts) == 0 {
 		return
@@ -346,6 +354,7 @@ func (e *Evaluator) conditionContext(r *schema.Result) *hcl.EvalContext {
 		"headers": headerMap(hdrs),
 	})
 	ctx.Variables["latency_ms"] = cty.NumberFloatVal(r.LatencyMS)
+	ctx.Variables["reply"] = cty.StringVal(r.Reply)
 	return ctx
 }
 

@@ -133,13 +133,18 @@ func runScript[E any](ctx context.Context, caller Caller, s *schema.Script, cfg 
 		if i > 0 && halted.Load() {
 			return
 		}
+		turn.History = history
 		r := sess.Call(ctx, turn, history)
+		r.History = nil
+		if i+1 < len(s.Turns) && r.Error == nil {
+			history = append(history, schema.Message{Role: "user", Content: turn.Text}, schema.Message{Role: "assistant", Content: r.Reply})
+			if s.After != nil {
+				s.After(i, r, s.Turns[i+1])
+			}
+		}
 		send(r)
 		if r.Error != nil {
 			return
-		}
-		if i+1 < len(s.Turns) {
-			history = append(history, schema.Message{Role: "user", Content: turn.Text}, schema.Message{Role: "assistant", Content: r.Reply})
 		}
 	}
 }

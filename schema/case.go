@@ -176,6 +176,9 @@ type Case struct {
 	// (capture = { NAME = "$.path" }), as this turn's expressions saw them
 	// (capture.NAME).
 	Captures map[string]string `json:"captures,omitempty"`
+	// History is the conversation before this turn, as the runner hands it
+	// to the turn's request expressions (case.history); never recorded.
+	History []Message `json:"-"`
 }
 
 // ScriptID is the id of the script the case belongs to: Script for a turn

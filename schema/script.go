@@ -15,6 +15,9 @@ type Script struct {
 	SourceKind string
 	// Turns are the cases sent in order, one call each.
 	Turns []*Case
+	// After, when set, runs after turn i's result and before turn i+1
+	// (next) is called: a conversation's source hands captured values on.
+	After func(i int, r *Result, next *Case)
 }
 
 // Single wraps one case as a script of one turn.

@@ -51,7 +51,7 @@ func (s *Suite) CheckContext(c *schema.Case) *hcl.EvalContext {
 
 func caseContext(base *hcl.EvalContext, c *schema.Case) *hcl.EvalContext {
 	ctx := base.NewChild()
-	ctx.Variables = map[string]cty.Value{"case": CaseValue(c), "slot": SlotValue(c)}
+	ctx.Variables = map[string]cty.Value{"case": CaseValue(c), "slot": SlotValue(c), "capture": CaptureValue(c)}
 	return ctx
 }
 
@@ -75,7 +75,7 @@ func CaseValue(c *schema.Case) cty.Value {
 			attrs[f.Name] = caseAttr(f, c)
 		}
 	}
-	attrs["history"] = HistoryValue(nil)
+	attrs["history"] = HistoryValue(c.History)
 	return cty.ObjectVal(attrs)
 }
 
@@ -128,6 +128,19 @@ func slotsValue(c *schema.Case) cty.Value {
 	return cty.ObjectVal(slots)
 }
 
+// CaptureValue is the `capture` object: the values earlier turns of the
+// conversation captured, by name (empty for a single case).
+func CaptureValue(c *schema.Case) cty.Value {
+	if len(c.Captures) == 0 {
+		return cty.EmptyObjectVal
+	}
+	m := make(map[string]cty.Value, len(c.Captures))
+	for k, v := range c.Captures {
+		m[k] = cty.StringVal(v)
+	}
+	return cty.ObjectVal(m)
+}
+
 // SlotValue is the `slot` object: each slot's raw value.
 func SlotValue(c *schema.Case) cty.Value {
 	m := make(map[string]cty.Value, len(c.Slots))
@@ -148,6 +161,7 @@ type Needs struct {
 	caseAll   bool
 	caseAttrs map[string]bool
 	slot      bool
+	capture   bool
 }
 
 // NeedsOf collects the per-case names the expressions use.
@@ -161,6 +175,8 @@ func NeedsOf(exprs ...hcl.Expression) Needs {
 			switch tr.RootName() {
 			case "slot":
 				n.slot = true
+			case "capture":
+				n.capture = true
 			case "case":
 				if len(tr) < 2 {
 					n.caseAll = true
@@ -197,9 +213,16 @@ func contextFor(base *hcl.EvalContext, c *schema.Case, n Needs) *hcl.EvalContext
 	if n.slot {
 		ctx.Variables["slot"] = SlotValue(c)
 	}
+	if n.capture {
+		ctx.Variables["capture"] = CaptureValue(c)
+	}
 	if len(n.caseAttrs) > 0 {
 		attrs := make(map[string]cty.Value, len(n.caseAttrs))
 		for a := range n.caseAttrs {
+			if a == "history" {
+				attrs[a] = HistoryValue(c.History)
+				continue
+			}
 			f := schema.CaseFieldByName(a)
 			if f == nil || !f.Expr || f.Kind == schema.FieldSlots {
 				return caseContext(base, c) // slots, or a name validate rejected: build it all
@@ -231,7 +254,7 @@ func (s *Suite) SplitContext(c *schema.Case) *hcl.EvalContext {
 // PerSource: case.template, level, core, scene, tags and schema), so their
 // value can be computed once per source.
 func (n Needs) TemplateOnly() bool {
-	if n.caseAll || n.slot {
+	if n.caseAll || n.slot || n.capture {
 		return false
 	}
 	for a := range n.caseAttrs {

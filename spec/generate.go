@@ -363,6 +363,16 @@ func (s *Suite) newCaseBuilder(t *Template, g *genTemplate) *caseBuilder {
 // generateTemplate yields the cases of template t, each a script of one
 // turn.
 func (s *Suite) generateTemplate(t *Template, gen *Gen, yield func(*schema.Script) error) error {
+	return s.generateTemplateWith(t, gen, yield, nil)
+}
+
+// scriptOf turns the case of one slot assignment into the script yielded
+// and assigns its splits (a conversation cuts it into turns).
+type scriptOf func(c *schema.Case, sp *splitter) (*schema.Script, error)
+
+// generateTemplateWith is generateTemplate with each case made into a
+// script by conv (nil: the case alone).
+func (s *Suite) generateTemplateWith(t *Template, gen *Gen, yield func(*schema.Script) error, conv scriptOf) error {
 	g := s.prepare(t)
 	sizes, ok := g.sizes(t, gen)
 	if !ok {
@@ -372,7 +382,7 @@ func (s *Suite) generateTemplate(t *Template, gen *Gen, yield func(*schema.Scrip
 	if ll, ok := s.Defaults.LevelLimit[t.Level]; ok && (limit == 0 || ll < limit) {
 		limit = ll
 	}
-	tg := &tupleGen{cb: s.newCaseBuilder(t, g), split: gen.Split(), limit: limit, sizes: sizes, idx: make([]int, len(sizes)), yield: yield}
+	tg := &tupleGen{cb: s.newCaseBuilder(t, g), split: gen.Split(), limit: limit, sizes: sizes, idx: make([]int, len(sizes)), yield: yield, conv: conv}
 	// Distinct draws shift values, so two tuples can become one case; the
 	// seen-set (of mixed-radix tuple numbers when they fit in 64 bits, else
 	// of ids) drops the repeats.
@@ -436,6 +446,7 @@ type tupleGen struct {
 	seenID  map[string]struct{}
 	yield   func(*schema.Script) error
 	yerr    error
+	conv    scriptOf
 }
 
 // emit builds and yields the case of one tuple; false stops the strategy.
@@ -466,6 +477,9 @@ func (tg *tupleGen) emit(tuple []int) bool {
 		}
 		tg.seenID[c.ID] = struct{}{}
 	}
+	if tg.conv != nil {
+		return tg.emitScript(c)
+	}
 	if err := tg.cb.sp.assign(c); err != nil {
 		tg.yerr = err
 		return false
@@ -475,6 +489,24 @@ func (tg *tupleGen) emit(tuple []int) bool {
 	}
 	tg.emitted++
 	if err := tg.yield(sc.Seal()); err != nil {
+		tg.yerr = err
+		return false
+	}
+	return true
+}
+
+// emitScript yields the script conv makes of c; false stops the strategy.
+func (tg *tupleGen) emitScript(c *schema.Case) bool {
+	sc, err := tg.conv(c, &tg.cb.sp)
+	if err != nil {
+		tg.yerr = err
+		return false
+	}
+	if tg.split != "" && !InSplit(sc.Turns[0], tg.split) {
+		return true
+	}
+	tg.emitted++
+	if err := tg.yield(sc); err != nil {
 		tg.yerr = err
 		return false
 	}

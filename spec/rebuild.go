@@ -35,7 +35,17 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 	if src == nil {
 		return nil, false
 	}
-	return src.Rebuild(Saved{Case: saved})
+	c, ok = src.Rebuild(Saved{Case: saved})
+	if ok {
+		keepRunFields(c, saved)
+	}
+	return c, ok
+}
+
+// keepRunFields copies the fields a run set on a case (its session,
+// repetition and captures) from the record to the rebuilt case.
+func keepRunFields(c, rec *schema.Case) {
+	c.Conversation, c.Repeat, c.Captures = rec.Conversation, rec.Repeat, rec.Captures
 }
 
 // RebuildRecord is Rebuild for a result record read by
@@ -47,7 +57,11 @@ func (rb *Rebuilder) RebuildRecord(rec *schema.Case, slots []byte) (c *schema.Ca
 	if src == nil {
 		return nil, false
 	}
-	return src.Rebuild(Saved{ID: rec.ID, Text: rec.Text, Slots: slots})
+	c, ok = src.Rebuild(Saved{ID: rec.ID, Text: rec.Text, Slots: slots, Script: rec.Script, Turn: rec.Turn})
+	if ok && (rec.Repeat != 0 || rec.Conversation != "" || rec.Captures != nil) {
+		keepRunFields(c, rec)
+	}
+	return c, ok
 }
 
 var errNoRebuild = errors.New("case cannot be rebuilt")

@@ -22,7 +22,7 @@ var CaseAttributes = append(schema.ExprCaseFields(), "history")
 var HTTPAttributes = []string{"status", "headers"}
 
 // allRoots are every name an expression can start with somewhere.
-var allRoots = []string{"var", "case", "slot", "response", "http", "latency_ms", "metrics"}
+var allRoots = []string{"var", "case", "slot", "response", "http", "latency_ms", "metrics", "reply", "capture"}
 
 var rootWhere = map[string]string{
 	"case":       "per-case expressions (target requests, asserts, split conditions)",
@@ -30,6 +30,8 @@ var rootWhere = map[string]string{
 	"response":   "assert conditions and a target's reply, which run after the call",
 	"http":       "assert conditions, which run after the call",
 	"latency_ms": "assert conditions, which run after the call",
+	"reply":      "assert conditions, which run after the call",
+	"capture":    "target requests and assert conditions of a conversation's turns",
 	"metrics":    "threshold conditions, which run after all cases",
 	"var":        "every expression except a variable's default",
 }
@@ -85,7 +87,7 @@ func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) b
 	root := tr.RootName()
 	if len(tr) < 2 {
 		switch root {
-		case "latency_ms", "response", "http", "case", "slot", "metrics":
+		case "latency_ms", "response", "http", "case", "slot", "metrics", "reply", "capture":
 			return true
 		}
 		rng := tr.SourceRange()
@@ -112,6 +114,8 @@ func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) b
 		return l.checkMetrics(tr)
 	case "latency_ms":
 		return l.badRef(tr[1], "Unsupported attribute", "latency_ms is a number of milliseconds; it has no attributes.")
+	case "reply":
+		return l.badRef(tr[1], "Unsupported attribute", "reply is the bot's reply text (a string); it has no attributes.")
 	}
 	return true
 }
@@ -450,13 +454,13 @@ func (l *loader) checkReferences() {
 	s := l.suite
 	for _, t := range s.Targets {
 		for _, e := range t.PerCase {
-			l.checkExpr(e, "target request", []string{"var", "case", "slot"}, nil)
+			l.checkExpr(e, "target request", []string{"var", "case", "slot", "capture"}, nil)
 		}
 		for _, e := range t.AfterCall {
 			l.checkExpr(e, "target reply", []string{"var", "case", "slot", "response"}, nil)
 		}
 	}
-	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms"}
+	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms", "reply", "capture"}
 	for _, a := range s.Asserts {
 		l.checkExpr(a.Condition, "suite assert condition", condRoots, nil)
 	}

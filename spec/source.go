@@ -58,6 +58,13 @@ type SourceInfo struct {
 	// References is true when the source's cases may carry references
 	// (the text metrics apply).
 	References bool
+	// Turns is the number of turns of each of the source's scripts (a
+	// conversation's turn blocks); 0 for a source of single cases.
+	Turns int
+	// TurnAsserts, when set, holds the asserts checked on each turn
+	// (index Turn-1) instead of Asserts, which then lists them all for
+	// validation.
+	TurnAsserts [][]*Assert
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it
@@ -66,6 +73,9 @@ type Saved struct {
 	Case     *schema.Case
 	ID, Text string
 	Slots    []byte
+	// Script and Turn place a saved turn of a conversation.
+	Script string
+	Turn   int
 }
 
 // SourceKind decodes the blocks of one case source kind.
@@ -84,6 +94,7 @@ type SourceKind interface {
 var builtinSourceKinds = []SourceKind{
 	templateKind{},
 	datasetKind{},
+	conversationKind{},
 }
 
 var sourceKinds = map[string]SourceKind{}

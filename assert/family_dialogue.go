@@ -1,0 +1,241 @@
+package assert
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// dialogueFamily is metrics.dialogue: the conversations of a node, each
+// completed when every one of its turns ran and passed, and the turns by
+// index. Turns of one conversation run are told apart by their session id
+// (case.conversation); a conversation's expected number of turns is its
+// source's (spec.SourceInfo.Turns).
+type dialogueFamily struct{}
+
+func init() { RegisterFamily(dialogueFamily{}) }
+
+func (dialogueFamily) Shape() *schema.Family { return schema.DialogueFamily }
+func (dialogueFamily) NewAcc(s *spec.Suite) Acc {
+	return &dialogueAcc{suite: s}
+}
+
+// convRun is one conversation run as recorded so far.
+type convRun struct {
+	source string
+	ran    int
+	passed int
+}
+
+type dialogueAcc struct {
+	suite *spec.Suite
+	runs  map[string]*convRun
+	// byTurn[i] counts the turns of index i+1: ran, passed.
+	byTurn [][2]int
+}
+
+// runKey identifies a conversation run: its session id, or for a record
+// without one, its script and repetition.
+func runKey(r *schema.Result) string {
+	if r.Conversation != "" {
+		return r.Conversation
+	}
+	return r.Script + "#" + strconv.Itoa(r.Repeat)
+}
+
+func (d *dialogueAcc) Add(o *Observation) {
+	r := o.Result
+	if r.Turn < 1 {
+		return
+	}
+	if d.runs == nil {
+		d.runs = map[string]*convRun{}
+	}
+	k := runKey(r)
+	cr := d.runs[k]
+	if cr == nil {
+		cr = &convRun{source: r.Source}
+		d.runs[k] = cr
+	}
+	cr.ran++
+	for len(d.byTurn) < r.Turn {
+		d.byTurn = append(d.byTurn, [2]int{})
+	}
+	d.byTurn[r.Turn-1][0]++
+	if r.Outcome == schema.Pass {
+		cr.passed++
+		d.byTurn[r.Turn-1][1]++
+	}
+}
+
+func (d *dialogueAcc) Merge(o Acc) {
+	od := o.(*dialogueAcc)
+	if len(od.runs) > 0 && d.runs == nil {
+		d.runs = map[string]*convRun{}
+	}
+	for k, r := range od.runs {
+		cr := d.runs[k]
+		if cr == nil {
+			cr = &convRun{source: r.source}
+			d.runs[k] = cr
+		}
+		cr.ran += r.ran
+		cr.passed += r.passed
+	}
+	for len(d.byTurn) < len(od.byTurn) {
+		d.byTurn = append(d.byTurn, [2]int{})
+	}
+	for i, t := range od.byTurn {
+		d.byTurn[i][0] += t[0]
+		d.byTurn[i][1] += t[1]
+	}
+}
+
+// turnsOf is the number of turns of the conversation source named name
+// (0 when the suite no longer declares it).
+func turnsOf(s *spec.Suite, kind, name string) int {
+	if src := s.SourceByKind(kind, name); src != nil {
+		return src.Info().Turns
+	}
+	return 0
+}
+
+func (d *dialogueAcc) Fill(n *schema.Node) {
+	if len(d.runs) == 0 {
+		return
+	}
+	out := &schema.Dialogue{Conversations: len(d.runs), Turn: make(map[string]*schema.TurnStats, len(d.byTurn))}
+	want := map[string]int{}
+	for _, cr := range d.runs {
+		w, ok := want[cr.source]
+		if !ok {
+			w = turnsOf(d.suite, spec.KindConversation, cr.source)
+			want[cr.source] = w
+		}
+		w = max(w, cr.ran)
+		if cr.passed == w {
+			out.Completed++
+		}
+		out.Turns += cr.ran
+		out.TurnsPassed += cr.passed
+		out.NotRun += w - cr.ran
+	}
+	out.TaskCompletion = schema.R(out.Completed, out.Conversations)
+	out.TurnAccuracy = schema.R(out.TurnsPassed, out.Turns)
+	for i, t := range d.byTurn {
+		if t[0] > 0 {
+			out.Turn[strconv.Itoa(i+1)] = &schema.TurnStats{Total: t[0], Passed: t[1], Accuracy: schema.R(t[1], t[0])}
+		}
+	}
+	SetFamily(n, "dialogue", out)
+}
+
+// repeatFamily is metrics.repeat: under --repeat N, how the N runs of each
+// script agree. A repetition passes when every turn of the script ran and
+// passed.
+type repeatFamily struct{}
+
+func init() { RegisterFamily(repeatFamily{}) }
+
+func (repeatFamily) Shape() *schema.Family { return schema.RepeatFamily }
+func (repeatFamily) NewAcc(s *spec.Suite) Acc {
+	return &repeatAcc{suite: s}
+}
+
+type scriptRuns struct {
+	kind, source string
+	// reps holds per repetition (index Repeat-1) the turns ran and passed.
+	reps [][2]int
+}
+
+type repeatAcc struct {
+	suite   *spec.Suite
+	scripts map[string]*scriptRuns
+}
+
+func (a *repeatAcc) Add(o *Observation) {
+	r := o.Result
+	if r.Repeat < 1 {
+		return
+	}
+	if a.scripts == nil {
+		a.scripts = map[string]*scriptRuns{}
+	}
+	id := r.ScriptID()
+	sr := a.scripts[id]
+	if sr == nil {
+		kind, name := r.SourceOf()
+		sr = &scriptRuns{kind: kind, source: name}
+		a.scripts[id] = sr
+	}
+	for len(sr.reps) < r.Repeat {
+		sr.reps = append(sr.reps, [2]int{})
+	}
+	sr.reps[r.Repeat-1][0]++
+	if r.Outcome == schema.Pass {
+		sr.reps[r.Repeat-1][1]++
+	}
+}
+
+func (a *repeatAcc) Merge(o Acc) {
+	oa := o.(*repeatAcc)
+	if len(oa.scripts) > 0 && a.scripts == nil {
+		a.scripts = map[string]*scriptRuns{}
+	}
+	for id, s := range oa.scripts {
+		sr := a.scripts[id]
+		if sr == nil {
+			sr = &scriptRuns{kind: s.kind, source: s.source}
+			a.scripts[id] = sr
+		}
+		for len(sr.reps) < len(s.reps) {
+			sr.reps = append(sr.reps, [2]int{})
+		}
+		for i, rp := range s.reps {
+			sr.reps[i][0] += rp[0]
+			sr.reps[i][1] += rp[1]
+		}
+	}
+}
+
+func (a *repeatAcc) Fill(n *schema.Node) {
+	if len(a.scripts) == 0 {
+		return
+	}
+	out := &schema.Repeat{Scripts: len(a.scripts)}
+	var reps, passedReps, atK, allK int
+	for id, sr := range a.scripts {
+		out.N = max(out.N, len(sr.reps))
+		want := max(turnsOf(a.suite, sr.kind, sr.source), 1)
+		passes := 0
+		for _, rp := range sr.reps {
+			if rp[1] == max(want, rp[0]) {
+				passes++
+			}
+		}
+		reps += len(sr.reps)
+		passedReps += passes
+		if passes > 0 {
+			atK++
+		}
+		if passes == len(sr.reps) {
+			allK++
+		}
+		if passes == 0 || passes == len(sr.reps) {
+			out.Stable++
+		} else {
+			out.Flaky = append(out.Flaky, id)
+		}
+	}
+	slices.Sort(out.Flaky)
+	if len(out.Flaky) > schema.MaxFlaky {
+		out.Flaky = out.Flaky[:schema.MaxFlaky]
+	}
+	out.Stability = schema.R(out.Stable, out.Scripts)
+	out.PassAt1 = schema.R(passedReps, reps)
+	out.PassAtK = schema.R(atK, out.Scripts)
+	out.PassAllK = schema.R(allK, out.Scripts)
+	SetFamily(n, "repeat", out)
+}

@@ -1,0 +1,312 @@
+package spec
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/ohler55/ojg/jp"
+	"github.com/ohler55/ojg/oj"
+)
+
+// This file is the conversation case source kind (SPEC §13): ordered turn
+// blocks whose user texts share one slot assignment per conversation
+// instance. A conversation is generated as a template whose text is its
+// turns' texts joined by turnSep (so strategies, limits, ids and rebuilds
+// are the template's), and each generated case is cut back into turns.
+
+// KindConversation is the source kind of conversation blocks.
+const KindConversation = "conversation"
+
+// turnSep separates the turns' texts in a conversation's joined template
+// text; it cannot occur in a suite's strings.
+const turnSep = "\x1e"
+
+type conversationKind struct{}
+
+func (conversationKind) Block() string { return KindConversation }
+
+var conversationSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"}, {Name: "strategy"}, {Name: "limit"},
+		{Name: "count"}, {Name: "seed"}, {Name: "material_levels"}, {Name: "reviewed"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "turn"}},
+}
+
+var turnSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "user", Required: true}, {Name: "expect"}, {Name: "capture"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}},
+}
+
+// Turn is one turn block of a conversation.
+type Turn struct {
+	User      string
+	UserRange hcl.Range
+	Expect    []*ExpectSpec
+	Asserts   []*Assert
+	// Capture names values of the turn's response later turns read as
+	// capture.NAME, in source order.
+	Capture []Capture
+}
+
+// Capture is one `NAME = "$.path"` of a turn's capture map.
+type Capture struct {
+	Name string
+	Path string
+	x    jp.Expr
+}
+
+// conversationSource is a conversation block as a case source.
+type conversationSource struct {
+	s     *Suite
+	t     *Template // the joined template
+	turns []*Turn
+	info  SourceInfo
+	ts    *templateSource
+	// hasCaptures: some turn captures values.
+	hasCaptures bool
+}
+
+func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
+	c, ok := d.Content(b, conversationSchema)
+	if !ok {
+		return nil
+	}
+	l := d.l
+	s := l.suite
+	t := &Template{Name: label(b), DeclRange: b.DefRange, TextRange: b.DefRange}
+	t.Level = l.str(c.Attributes, "level", s.Defaults.Level)
+	t.Core = l.boolean(c.Attributes, "core", false)
+	t.Scene = l.strList(c.Attributes, "scene")
+	t.Tags = l.strList(c.Attributes, "tags")
+	t.Strategy = l.strategy(c.Attributes, s.Defaults.Strategy)
+	if t.Strategy == "" {
+		t.Strategy = "uniq"
+	}
+	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
+	t.Count = l.integer(c.Attributes, "count", 0, 0)
+	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
+	t.MaterialLevels = l.strList(c.Attributes, "material_levels")
+	t.Reviewed = l.boolean(c.Attributes, "reviewed", true)
+	if t.Strategy == "random" && t.Count == 0 {
+		l.errorf(b.DefRange.Ptr(), "Random strategy needs count", "strategy = \"random\" draws count cases; add count = N (and seed = S to choose another draw).")
+	}
+	if len(c.Blocks) == 0 {
+		l.errorf(b.DefRange.Ptr(), "Conversation without turns", "A conversation needs at least one turn block: turn { user = \"…\" }.")
+		return nil
+	}
+	cs := &conversationSource{s: s, t: t}
+	index := map[string]int{}
+	var bodies []*hcl.BodyContent
+	for i, tb := range c.Blocks {
+		tc, diags := tb.Body.Content(turnSchema)
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			return nil
+		}
+		bodies = append(bodies, tc)
+		turn := &Turn{User: l.str(tc.Attributes, "user", ""), UserRange: tc.Attributes["user"].Expr.Range()}
+		if !cs.addTurnText(l, turn, i, index) {
+			return nil
+		}
+		cs.turns = append(cs.turns, turn)
+	}
+	t.Parts = append(t.Parts, Part{Literal: "", Slot: -1})
+	slots := t.slotKeys()
+	for i, tc := range bodies {
+		cs.decodeTurnChecks(d, cs.turns[i], tc, slots)
+		t.Expect = append(t.Expect, cs.turns[i].Expect...)
+	}
+	cs.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Slots: slots, Reviewed: t.Reviewed, Turns: len(cs.turns)}
+	for _, turn := range cs.turns {
+		cs.info.Asserts = append(cs.info.Asserts, turn.Asserts...)
+		cs.info.TurnAsserts = append(cs.info.TurnAsserts, turn.Asserts)
+	}
+	cs.ts = newTemplateSource(s, t)
+	return cs
+}
+
+// addTurnText appends turn i's text to the joined template: its literal
+// parts and placeholders (a placeholder used in several turns is one slot).
+func (cs *conversationSource) addTurnText(l *loader, turn *Turn, i int, index map[string]int) bool {
+	t := cs.t
+	lits, phs, err := ParsePlaceholders(turn.User)
+	if err != nil {
+		l.errorf(turn.UserRange.Ptr(), "Invalid placeholder", "%s.", capitalize(err.Error()))
+		return false
+	}
+	sep := ""
+	if i > 0 {
+		sep = turnSep
+	}
+	t.Parts = append(t.Parts, Part{Literal: sep + lits[0], Slot: -1})
+	ok := true
+	for j, ph := range phs {
+		if _, known := l.suite.Materials[ph.Material]; !known {
+			rng := l.subRange(turn.UserRange, "{"+ph.Key+"}")
+			l.errorf(&rng, "Unknown materials",
+				"The placeholder {%s} names no materials block.%s Declare materials %q { values = [...] } or fix the name.",
+				ph.Key, didYouMeanBrace(ph.Material, l.suite.MatOrder), ph.Material)
+			ok = false
+			continue
+		}
+		k, seen := index[ph.Key]
+		if !seen {
+			k = len(t.Slots)
+			index[ph.Key] = k
+			t.Slots = append(t.Slots, SlotRef{Key: ph.Key, Material: ph.Material, Draw: ph.Draw})
+		}
+		t.Parts = append(t.Parts, Part{Slot: k}, Part{Literal: lits[j+1], Slot: -1})
+	}
+	return ok
+}
+
+// decodeTurnChecks reads a turn's expect, capture and assert blocks.
+func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.BodyContent, slots []string) {
+	if a, ok := tc.Attributes["expect"]; ok {
+		turn.Expect = d.Expect(a, slots)
+	}
+	for _, ab := range tc.Blocks {
+		if as := d.Assert(ab); as != nil {
+			turn.Asserts = append(turn.Asserts, as)
+		}
+	}
+	a, ok := tc.Attributes["capture"]
+	if !ok {
+		return
+	}
+	pairs, diags := hcl.ExprMap(a.Expr)
+	if diags.HasErrors() {
+		d.Errorf(a.Expr.Range().Ptr(), "Invalid capture", "capture is a map from a name to a JSONPath of the turn's response, e.g. capture = { order = \"$.order_id\" }.")
+		return
+	}
+	for _, p := range pairs {
+		name := hcl.ExprAsKeyword(p.Key)
+		if name == "" {
+			if v, diags := p.Key.Value(nil); !diags.HasErrors() && v.Type().FriendlyName() == "string" {
+				name = v.AsString()
+			}
+		}
+		v, diags := p.Value.Value(nil)
+		if name == "" || diags.HasErrors() || v.Type().FriendlyName() != "string" {
+			d.Errorf(p.Key.Range().Ptr(), "Invalid capture", "Each capture is NAME = \"$.path\": a name, and the JSONPath of the value in the turn's response.")
+			continue
+		}
+		x, norm, err := CompilePath(v.AsString())
+		if err != nil {
+			d.Errorf(p.Value.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s.", v.AsString(), err)
+			continue
+		}
+		turn.Capture = append(turn.Capture, Capture{Name: name, Path: norm, x: x})
+		cs.hasCaptures = true
+	}
+}
+
+func (cs *conversationSource) Name() string         { return cs.t.Name }
+func (cs *conversationSource) Kind() string         { return KindConversation }
+func (cs *conversationSource) DeclRange() hcl.Range { return cs.t.DeclRange }
+func (cs *conversationSource) Info() *SourceInfo    { return &cs.info }
+
+// Turns returns the turn blocks of a conversation source, or nil.
+func TurnsOf(src Source) []*Turn {
+	if cs, ok := src.(*conversationSource); ok {
+		return cs.turns
+	}
+	return nil
+}
+
+func (cs *conversationSource) Generate(g *Gen, yield func(*schema.Script) error) error {
+	return cs.s.generateTemplateWith(cs.t, g, yield, cs.script)
+}
+
+// script cuts the joined case c into the conversation's turns and assigns
+// the splits of its first turn to every turn.
+func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Script, error) {
+	texts := strings.Split(c.Text, turnSep)
+	sc := &schema.Script{ID: c.ID, Source: cs.t.Name, SourceKind: KindConversation, Turns: make([]*schema.Case, len(cs.turns))}
+	turns := make([]schema.Case, len(cs.turns))
+	at := 0
+	for i, turn := range cs.turns {
+		tc := &turns[i]
+		*tc = *c
+		tc.ID = c.ID + "/" + strconv.Itoa(i+1)
+		tc.Template, tc.Source, tc.SourceKind = "", cs.t.Name, KindConversation
+		tc.Script, tc.Turn = c.ID, i+1
+		if i < len(texts) {
+			tc.Text = texts[i]
+		}
+		n := len(turn.Expect)
+		tc.Expect = nil
+		if n > 0 {
+			tc.Expect = c.Expect[at : at+n : at+n]
+		}
+		at += n
+		sc.Turns[i] = tc
+	}
+	if err := sp.assign(sc.Turns[0]); err != nil {
+		return nil, err
+	}
+	for _, tc := range sc.Turns[1:] {
+		tc.Split = sc.Turns[0].Split
+	}
+	if cs.hasCaptures {
+		sc.After = cs.capture
+	}
+	return sc, nil
+}
+
+// capture runs after turn i of a script: it evaluates the turn's captures
+// on its response and hands every value captured so far to the next turn.
+func (cs *conversationSource) capture(i int, r *schema.Result, next *schema.Case) {
+	caps := r.Captures
+	if i < len(cs.turns) && len(cs.turns[i].Capture) > 0 && len(r.Response) > 0 {
+		if doc, err := oj.Parse(r.Response); err == nil {
+			out := make(map[string]string, len(caps)+len(cs.turns[i].Capture))
+			for k, v := range caps {
+				out[k] = v
+			}
+			for _, c := range cs.turns[i].Capture {
+				if got := c.x.Get(doc); len(got) > 0 {
+					out[c.Name] = captureText(got[0])
+				}
+			}
+			caps = out
+		}
+	}
+	next.Captures = caps
+}
+
+// captureText is a captured value as text: a string as is, anything else
+// as its JSON.
+func captureText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return oj.JSON(v, &oj.Options{Sort: true})
+}
+
+// Rebuild returns the turn the conversation now generates for a saved
+// turn: the conversation instance with the saved slots must have the saved
+// id, and its turn the saved text.
+func (cs *conversationSource) Rebuild(saved Saved) (*schema.Case, bool) {
+	script, turn, text := saved.Script, saved.Turn, saved.Text
+	in := Saved{ID: script, Text: anyText, Slots: saved.Slots}
+	if saved.Case != nil {
+		script, turn, text = saved.Case.Script, saved.Case.Turn, saved.Case.Text
+		in = Saved{Case: &schema.Case{ID: script, Text: anyText, Slots: saved.Case.Slots}}
+	}
+	if turn < 1 || turn > len(cs.turns) {
+		return nil, false
+	}
+	joined, ok := cs.ts.Rebuild(in)
+	if !ok {
+		return nil, false
+	}
+	sc, err := cs.script(joined, &splitter{s: cs.s})
+	if err != nil || sc.Turns[turn-1].Text != text {
+		return nil, false
+	}
+	return sc.Turns[turn-1], true
+}
