@@ -104,7 +104,7 @@ func (p *replayer) read(seen map[string]bool, seq int64) error {
 		if p.past(n) {
 			return errStop
 		}
-		id, err := schema.RecordID(line)
+		id, err := schema.RecordKey(line)
 		if err != nil {
 			p.fail(n, fmt.Errorf("%s:%d: not a result record: %v", p.path, n, err))
 			return errStop

@@ -29,6 +29,9 @@ type Options struct {
 	Concurrency int
 	// IncludeUnreviewed counts cases of unreviewed templates in metrics.
 	IncludeUnreviewed bool
+	// Repeat, when > 1, runs every selected script Repeat times, each in a
+	// new session (--repeat N); results record the repetition.
+	Repeat int
 	Version           string           // the tool's version, for run.json and the report
 	Now               func() time.Time // the clock; nil means time.Now
 	// Notice, when set, receives what a person may want to know while the
@@ -72,11 +75,18 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 	if counts.Total == 0 {
 		return nil, invalidf("no case to run: the suite generates no case%s", o.Selection.Note())
 	}
+	if o.Repeat > 1 {
+		counts.Scripts *= o.Repeat
+		counts.Total *= o.Repeat
+		for k := range counts.PerSource {
+			counts.PerSource[k] *= o.Repeat
+		}
+	}
 	r.Counts = counts
 	r.started = r.now()
 	r.Meta = Meta{Tool: "nlutest", Version: o.Version, Suite: o.SuitePath, Target: o.Target.Name,
 		Split: o.Selection.Split, Filter: o.Selection.Filter, Shard: o.Selection.Shard.String(),
-		Total: counts.Total, Started: r.started.UTC()}
+		Repeat: repeatOf(o), Total: counts.Total, Started: r.started.UTC()}
 	if err := r.chooseDir(); err != nil {
 		return nil, err
 	}
@@ -84,6 +94,14 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 	r.Collector = assert.NewCollector(s)
 	r.Collector.IncludeUnreviewed = o.IncludeUnreviewed
 	return r, nil
+}
+
+// repeatOf is the --repeat the run records (0 for one run of each script).
+func repeatOf(o Options) int {
+	if o.Repeat > 1 {
+		return o.Repeat
+	}
+	return 0
 }
 
 // chooseDir applies the run directory rules and creates the directory.
@@ -143,6 +161,12 @@ func (r *Run) Resume() error {
 	if dropped > 0 {
 		r.notice("dropped a torn last line (%d bytes) from %s", dropped, path)
 	}
+	turns := newTurnBuffer(r.Suite)
+	n, session, err := dropCutConversation(path, turns.turnsOf)
+	if err != nil {
+		return fmt.Errorf("cannot repair %s: %w", path, err)
+	}
+	r.noticeDropped(n, session)
 	// A run killed before its first result has nothing to replay.
 	if holdsRun(r.Dir) {
 		if _, err := Replay(path, r.Evaluator, nil, r.Collector, r.done); err != nil {
@@ -193,10 +217,15 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 		return Outcome{}, fmt.Errorf("cannot write results: %w", err)
 	}
 	col, ev := r.Collector, r.Evaluator
+	conv := newTurnBuffer(r.Suite)
+	defer conv.release()
 	runErr := runner.Run(ctx, caller, r.generate, runner.Config[*assert.Evaluation]{
 		Concurrency: runner.Concurrency(r.opts.Target, runner.CallerOptions{Concurrency: r.opts.Concurrency}),
 		Evaluate:    ev.Evaluate,
 		OnResult: func(res *schema.Result, evaluation *assert.Evaluation) error {
+			if res.Turn > 0 && res.Conversation != "" {
+				return r.recordConversation(rw, conv.add(res, evaluation), onResult)
+			}
 			defer evaluation.Release()
 			if err := rw.Write(res); err != nil {
 				return fmt.Errorf("writing results: %w", err)
@@ -228,13 +257,53 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 	return Outcome{Info: info, Interrupted: interrupted}, nil
 }
 
-// generate streams the selected scripts not yet recorded.
+// recordConversation records the turns of a conversation that ended, with
+// one write, then collects them.
+func (r *Run) recordConversation(rw *runner.ResultsWriter, turns []pendingTurn, onResult func(*schema.Result)) error {
+	if len(turns) == 0 {
+		return nil
+	}
+	rs := make([]*schema.Result, len(turns))
+	for i, p := range turns {
+		rs[i] = p.r
+	}
+	err := rw.WriteAll(rs)
+	for _, p := range turns {
+		if err == nil {
+			r.Collector.Add(p.r, p.ev)
+			if onResult != nil {
+				onResult(p.r)
+			}
+		}
+		p.ev.Release()
+	}
+	if err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	return nil
+}
+
+// generate streams the selected scripts not yet recorded (each Repeat
+// times under --repeat). A script counts as recorded when its first turn
+// is: a conversation's turns are recorded together.
 func (r *Run) generate(yield func(*schema.Script) error) error {
 	return r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
-		if r.done[sc.ID] {
-			return nil
+		if r.opts.Repeat <= 1 {
+			if r.done[scriptKey(sc)] {
+				return nil
+			}
+			return yield(sc)
 		}
-		return yield(sc)
+		for rep := 1; rep <= r.opts.Repeat; rep++ {
+			rs := repeated(sc, rep)
+			if r.done[scriptKey(rs)] {
+				continue
+			}
+			if err := yield(rs); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

@@ -30,6 +30,8 @@ type Meta struct {
 	Split    string    `json:"split,omitempty"`
 	Filter   string    `json:"filter,omitempty"`
 	Shard    string    `json:"shard,omitempty"`
+	// Repeat is --repeat N (0 without it).
+	Repeat   int       `json:"repeat,omitempty"`
 	Total    int       `json:"total"`
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitempty"`
@@ -38,7 +40,7 @@ type Meta struct {
 // sameSelection reports whether a run recorded with o was made with m's
 // target and selection.
 func (m Meta) sameSelection(o Meta) bool {
-	return m.Target == o.Target && m.Split == o.Split && m.Filter == o.Filter && m.Shard == o.Shard
+	return m.Target == o.Target && m.Split == o.Split && m.Filter == o.Filter && m.Shard == o.Shard && m.Repeat == o.Repeat
 }
 
 // WriteMeta writes dir/run.json atomically.

@@ -41,6 +41,26 @@ func (w *ResultsWriter) Write(r *schema.Result) error {
 	return w.w.Flush()
 }
 
+// WriteAll appends the results of one script (a conversation's turns)
+// with one write, so a run killed while writing leaves them whole or torn
+// in their last line only at the end of the file (see
+// pipeline's resume, which drops a conversation cut short there).
+func (w *ResultsWriter) WriteAll(rs []*schema.Result) error {
+	if err := w.w.Flush(); err != nil {
+		return err
+	}
+	var b []byte
+	for _, r := range rs {
+		line, err := schema.EncodeLine(r)
+		if err != nil {
+			return fmt.Errorf("encoding result %s: %w", r.ID, err)
+		}
+		b = append(b, line...)
+	}
+	_, err := w.f.Write(b)
+	return err
+}
+
 // Close flushes and closes the file.
 func (w *ResultsWriter) Close() error {
 	err := w.w.Flush()

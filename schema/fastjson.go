@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -371,4 +372,40 @@ func RecordID(b []byte) (string, error) {
 		return "", err
 	}
 	return id, nil
+}
+
+// RecordKey is the key a run records a result under: its id, and for a
+// repetition under --repeat, "#" and the repetition (the same case runs
+// once per repetition). Resume and the de-duplication of eval and merge
+// key on it.
+func RecordKey(b []byte) (string, error) {
+	id, err := RecordID(b)
+	if err != nil || !bytes.Contains(b, repeatMember) {
+		return id, err
+	}
+	rep := 0
+	err = jsondoc.Members(b, func(key []byte, val []byte) error {
+		switch string(key) {
+		case "repeat":
+			rep, _ = strconv.Atoi(string(val))
+			return jsondoc.ErrStop
+		case "target": // the case's fields are over
+			return jsondoc.ErrStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, jsondoc.ErrStop) {
+		return "", err
+	}
+	return KeyOf(id, rep), nil
+}
+
+var repeatMember = []byte(`"repeat":`)
+
+// KeyOf is RecordKey of a case with id id in repetition rep (0: none).
+func KeyOf(id string, rep int) string {
+	if rep == 0 {
+		return id
+	}
+	return id + "#" + strconv.Itoa(rep)
 }

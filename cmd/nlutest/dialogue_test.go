@@ -24,6 +24,9 @@ type bookingBot struct {
 	mu       sync.Mutex
 	sessions map[string]*booking
 	calls    int
+	// flaky: 北京 on 明天 is misread every second time.
+	flaky   bool
+	beijing int
 }
 
 type booking struct{ city, date, order string }
@@ -64,6 +67,11 @@ func (b *bookingBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st.date = req.Text
 		if st.date == "后天" {
 			st.date = "明天" // the defect
+		}
+		if b.flaky && st.city == "北京" && st.date == "明天" {
+			if b.beijing++; b.beijing%2 == 0 {
+				st.date = "今天"
+			}
 		}
 		st.order = fmt.Sprintf("A%d", len(b.sessions))
 		out["city"], out["date"], out["order_id"], out["text"] = st.city, st.date, st.order, "请确认"
@@ -205,5 +213,55 @@ func checkResultsSessions(t *testing.T, run string) {
 			t.Errorf("conversation %s ran in two sessions: %s and %s", r.Script, s, r.Conversation)
 		}
 		sessions[r.Script] = r.Conversation
+	}
+}
+
+// --repeat 3 runs each conversation three times in new sessions;
+// metrics.repeat by hand: of 6 conversations, 北京/明天 passes 2 of 3
+// times (flaky), 上海/明天 always, the other 4 never. So stable = 5,
+// pass@1 = (2+3)/18, pass@k = 2/6, pass^k = 1/6, and the flaky one is
+// listed.
+func TestRepeatConversations(t *testing.T) {
+	bot, srv := startBookingBot(t)
+	bot.flaky = true
+	dir := writeSuite(t, fmt.Sprintf(dialogueSuite, srv.URL))
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--repeat", "3", "--report-json", filepath.Join(dir, "r.json"))
+	if code != ExitFail {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	var rep struct {
+		Metrics struct {
+			Dialogue schema.Dialogue `json:"dialogue"`
+			Repeat   schema.Repeat   `json:"repeat"`
+		} `json:"metrics"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Metrics.Repeat
+	if r.N != 3 || r.Scripts != 6 || r.Stable != 5 || len(r.Flaky) != 1 {
+		t.Errorf("metrics.repeat = %+v, want n 3, 6 scripts, 5 stable, 1 flaky", r)
+	}
+	for name, got := range map[string]schema.Ratio{"pass_at_1": r.PassAt1, "pass_at_k": r.PassAtK, "pass_all_k": r.PassAllK} {
+		want := map[string]schema.Ratio{"pass_at_1": schema.R(5, 18), "pass_at_k": schema.R(2, 6), "pass_all_k": schema.R(1, 6)}[name]
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if d := rep.Metrics.Dialogue; d.Conversations != 18 || d.Completed != 5 {
+		t.Errorf("metrics.dialogue over repetitions: %d conversations, %d completed; want 18 and 5", d.Conversations, d.Completed)
+	}
+	if !strings.Contains(out, r.Flaky[0]) {
+		t.Errorf("the console report does not list the flaky conversation %s:\n%s", r.Flaky[0], out)
+	}
+	// eval of the repeated run keeps every repetition apart.
+	_, list, _ := runCLI(t, dir, nil, "eval", run, "--list-metrics")
+	if !strings.Contains(list, "metrics.repeat.pass_at_1 = 0.277778 (5/18)") {
+		t.Errorf("eval --list-metrics:\n%s", list)
 	}
 }

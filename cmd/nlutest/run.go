@@ -36,6 +36,7 @@ type runFlags struct {
 	baseline    string
 	unreviewed  bool
 	cache       bool
+	repeat      int
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -57,6 +58,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.shard, "shard", "", "run only the K-th of N stable partitions of the cases: K/N, e.g. 2/4")
 	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json): Δ columns in console and Markdown")
 	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates (reviewed = false) in metrics and thresholds")
+	fs.IntVar(&rf.repeat, "repeat", 0, "run every case and conversation N times, each in a new session: metrics.repeat (stability, pass@k) and flaky cases")
 	fs.BoolVar(&rf.cache, "cache", false, "answer repeated requests from the response cache in .nlutest/cache (keyed by target and exact request)")
 }
 
@@ -85,7 +87,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	}
 	run, err := pipeline.Prepare(s, pipeline.Options{
 		SuitePath: pos[0], Target: target, Selection: sel, Out: rf.out, Resume: rf.resume, Root: a.Getwd,
-		Concurrency: rf.concurrency, IncludeUnreviewed: rf.unreviewed, Version: version(), Now: a.now,
+		Concurrency: rf.concurrency, IncludeUnreviewed: rf.unreviewed, Version: version(), Now: a.now, Repeat: rf.repeat,
 		Notice: func(msg string) { fmt.Fprintf(a.Stderr, "nlutest: %s\n", msg) },
 	})
 	if err != nil {
@@ -126,8 +128,8 @@ func (rf *runFlags) check() (pipeline.Selection, *schema.Report, error) {
 	if err != nil {
 		return sel, nil, err
 	}
-	if rf.concurrency < 0 || rf.rate < 0 {
-		return sel, nil, usagef("--concurrency and --rate must not be negative")
+	if rf.concurrency < 0 || rf.rate < 0 || rf.repeat < 0 {
+		return sel, nil, usagef("--concurrency, --rate and --repeat must not be negative")
 	}
 	if sel.Shard, err = pipeline.ParseShard(rf.shard); err != nil {
 		return sel, nil, err
