@@ -31,9 +31,9 @@ type Options struct {
 	IncludeUnreviewed bool
 	// Repeat, when > 1, runs every selected script Repeat times, each in a
 	// new session (--repeat N); results record the repetition.
-	Repeat int
-	Version           string           // the tool's version, for run.json and the report
-	Now               func() time.Time // the clock; nil means time.Now
+	Repeat  int
+	Version string           // the tool's version, for run.json and the report
+	Now     func() time.Time // the clock; nil means time.Now
 	// Notice, when set, receives what a person may want to know while the
 	// run is prepared (a torn line dropped, how much a resume skips).
 	Notice func(string)

@@ -23,13 +23,13 @@ const (
 // suite and repeat the selection. It holds no variable values: secrets
 // never reach disk; pass the same --var flags again.
 type Meta struct {
-	Tool     string    `json:"tool"`
-	Version  string    `json:"version"`
-	Suite    string    `json:"suite"`
-	Target   string    `json:"target"`
-	Split    string    `json:"split,omitempty"`
-	Filter   string    `json:"filter,omitempty"`
-	Shard    string    `json:"shard,omitempty"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Suite   string `json:"suite"`
+	Target  string `json:"target"`
+	Split   string `json:"split,omitempty"`
+	Filter  string `json:"filter,omitempty"`
+	Shard   string `json:"shard,omitempty"`
 	// Repeat is --repeat N (0 without it).
 	Repeat   int       `json:"repeat,omitempty"`
 	Total    int       `json:"total"`
