@@ -249,6 +249,12 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 	if i, ok := c.srcOrder[key]; ok {
 		rng := c.suite.CaseSources[i].DeclRange()
 		cr.File, cr.Line = rng.Filename, rng.Start.Line
+		if r.Turn > 0 {
+			cr.Turns = c.suite.CaseSources[i].Info().Turns
+		}
+	}
+	if r.Turn > 0 {
+		c.keepTurn(&cr, r)
 	}
 	c.cases = append(c.cases, caseEntry{seq, cr})
 }
@@ -325,6 +331,26 @@ func (c *Collector) Merge(o *Collector) {
 	}
 	clear(c.cases[len(kept):])
 	c.cases = kept
+}
+
+// keepTurn keeps what a transcript shows of a conversation's turn: its
+// place, the reply, and the response even when the turn passed.
+func (c *Collector) keepTurn(cr *schema.CaseReport, r *schema.Result) {
+	cr.Script, cr.Turn, cr.Conversation, cr.Repeat = r.Script, r.Turn, r.Conversation, r.Repeat
+	cr.Reply = r.Reply
+	if len(cr.Reply) > c.MaxBody {
+		cr.Reply = truncate(cr.Reply, c.MaxBody)
+	}
+	if cr.Response == "" {
+		body := string(r.Response)
+		if body == "" {
+			body = r.Body
+		}
+		if len(body) > c.MaxBody {
+			body = truncate(body, c.MaxBody)
+		}
+		cr.Response = body
+	}
 }
 
 func truncate(s string, n int) string {

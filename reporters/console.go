@@ -166,6 +166,10 @@ func (c *console) section(s *Section) error {
 		c.failures(s.Failures)
 		return nil
 	}
+	if s.Transcripts != nil {
+		c.transcripts(s)
+		return nil
+	}
 	title := s.Title
 	if s.Brief != "" {
 		title = s.Brief
@@ -406,6 +410,34 @@ func (m *Matrix) count(i, j int) int {
 		return m.Counts[i][j]
 	}
 	return 0
+}
+
+// transcripts writes failed conversations turn by turn, capped like the
+// failing cases.
+func (c *console) transcripts(s *Section) {
+	c.title(s.Title)
+	limit := c.o.failureCap(defaultConsoleFailures)
+	for i, t := range s.Transcripts {
+		if limit > 0 && i >= limit {
+			fmt.Fprintf(&c.b, "  … and %d more failed %s\n", len(s.Transcripts)-limit, plural(len(s.Transcripts)-limit, "conversation", "conversations"))
+			break
+		}
+		for j, line := range t.Lines() {
+			switch {
+			case j == 0:
+				line = c.mark(outcomeMark(t.Outcome)) + "  " + c.long(line, 2)
+				if loc := location(t.File, t.Line); loc != "" {
+					line += "  " + c.p.dim.Sprint(loc)
+				}
+			case strings.HasPrefix(line, "    ✗ "), strings.HasPrefix(line, "    error: "):
+				line = c.p.fail.Sprint(c.long(line, 4))
+			default:
+				line = c.long(line, 4)
+			}
+			fmt.Fprintf(&c.b, "  %s\n", line)
+		}
+	}
+	c.b.WriteByte('\n')
 }
 
 // failures lists the failing cases, worst first, capped.

@@ -195,7 +195,12 @@ func junitCases(r *schema.Report, o Options) ([]jcase, int) {
 	}
 	if !withThresholds || o.JUnitCases {
 		for _, c := range r.Cases {
-			cases = append(cases, caseTestcase(suite, c, withThresholds, red))
+			if c.Turn == 0 {
+				cases = append(cases, caseTestcase(suite, c, withThresholds, red))
+			}
+		}
+		for _, t := range transcripts(r) {
+			cases = append(cases, conversationTestcase(suite, t, withThresholds, red))
 		}
 	}
 
@@ -343,8 +348,63 @@ func groupCase(r *schema.Report, suite string, g schema.Group) jcase {
 			fmt.Fprintf(&b, "\n… and %d more", total-len(worst))
 		}
 	}
+	if g.Kind == "conversation" {
+		writeGroupTranscripts(&b, r, g.Name)
+	}
 	c.out = b.String()
 	return c
+}
+
+// writeGroupTranscripts adds the transcripts of a conversation block's
+// first failed conversations to its group testcase's output.
+func writeGroupTranscripts(b *strings.Builder, r *schema.Report, source string) {
+	n := 0
+	for _, t := range failedTranscripts(r) {
+		if t.Source != source {
+			continue
+		}
+		if n++; n > groupWorstCases {
+			b.WriteString("\n… and more failed conversations")
+			return
+		}
+		b.WriteString("\n\n" + strings.Join(t.Lines(), "\n"))
+	}
+}
+
+// conversationTestcase is the testcase of one conversation: it fails when
+// a turn failed or was not run, and its output is the transcript. As for
+// cases, in a suite with thresholds it is informational.
+func conversationTestcase(suite string, t *Transcript, withThresholds, red bool) jcase {
+	j := jcase{classname: suite + "." + oneLine(t.Source), name: capLine(t.Name(), maxJUnitName), file: t.File, line: t.Line}
+	transcript := strings.Join(t.Lines(), "\n")
+	if t.Outcome == schema.Pass {
+		return j
+	}
+	j.failingSource = true
+	j.out = transcript
+	if withThresholds {
+		j.out = strings.ToUpper(t.Outcome.String()) + " (informational: the thresholds decide the verdict): " + t.firstFailure() + "\n" + transcript
+		return j
+	}
+	switch {
+	case t.Outcome == schema.Fail:
+		j.kind, j.typ, j.message, j.body = "failure", junitAssertionFailed, t.firstFailure(), transcript
+	case red:
+		j.kind, j.typ, j.message, j.body = "error", errTypeOf(t), t.firstFailure(), transcript
+	default:
+		j.kind, j.typ, j.message, j.body = "skipped", errTypeOf(t), t.firstFailure()+" (within the target's error budget)", transcript
+	}
+	return j
+}
+
+// errTypeOf is the error type of a conversation's errored turn.
+func errTypeOf(t *Transcript) string {
+	for _, tt := range t.Turns {
+		if tt.Error != nil && oneLine(tt.Error.Type) != "" {
+			return oneLine(tt.Error.Type)
+		}
+	}
+	return schema.ErrEvaluation
 }
 
 // caseTestcase is the testcase of one case.

@@ -284,7 +284,24 @@ func (m *md) section(s *Section) string {
 	if shown > 0 {
 		b.WriteByte('\n')
 	}
+	m.transcripts(&b, s.Transcripts)
 	return b.String()
+}
+
+// transcripts writes each failed conversation as a <details> block holding
+// its transcript, capped like the failing cases.
+func (m *md) transcripts(b *strings.Builder, ts []*Transcript) {
+	limit := m.o.failureCap(defaultMarkdownFailures)
+	for i, t := range ts {
+		if limit > 0 && i >= limit {
+			fmt.Fprintf(b, "…and %d more failed conversations (every turn is in results.jsonl)\n\n", len(ts)-limit)
+			return
+		}
+		body := capBytes(strings.Join(t.Lines()[1:], "\n"), markdownMaxDetail)
+		f := fence(body)
+		sum := icon(outcomeMark(t.Outcome)) + " " + htmlText(t.Name()) + ": " + htmlText(capLine(t.firstFailure(), markdownMaxSummary))
+		fmt.Fprintf(b, "<details><summary>%s</summary>\n\n%stext\n%s\n%s\n\n</details>\n\n", strings.ReplaceAll(sum, "@", "&#64;"), f, body, f)
+	}
 }
 
 // table writes one table of a view; a collapsed one inside <details>.

@@ -24,7 +24,7 @@ func ReportView(r *schema.Report, base *schema.Report) *View {
 	v := &View{Level: 2, Capitalize: true, Verdict: verdictOf(r), Context: reportContext(r, base)}
 	builders := []func(*schema.Report, *schema.Report) []Section{
 		thresholdSections, caseSections, sceneSections, templateSections,
-		dimensionSections, labelSections, textSections, robustnessSections, latencySections, familySections, failureSections, warningSections,
+		dimensionSections, labelSections, textSections, robustnessSections, latencySections, familySections, failureSections, transcriptSections, flakySections, warningSections,
 	}
 	for _, b := range builders {
 		v.Sections = append(v.Sections, b(r, base)...)
@@ -394,7 +394,12 @@ func latencyDistribution(r *schema.Report) Chart {
 }
 
 func failureSections(r, _ *schema.Report) []Section {
-	fail := failingCases(r)
+	var fail []*schema.CaseReport
+	for _, c := range failingCases(r) {
+		if c.Turn == 0 { // conversations' turns are in their transcripts
+			fail = append(fail, c)
+		}
+	}
 	if len(fail) == 0 {
 		return nil
 	}

@@ -62,6 +62,8 @@ type Section struct {
 	Charts   []Chart
 	Notes    []Note
 	Failures *Failures
+	// Transcripts are conversations shown turn by turn (failed ones).
+	Transcripts []*Transcript
 }
 
 // Table is one table: columns, rows of cells and a note on how to read it

@@ -240,6 +240,16 @@ type CaseReport struct {
 	Request    *Request        `json:"request,omitempty"`
 	Response   string          `json:"response,omitempty"`
 	Slots      map[string]Slot `json:"slots,omitempty"`
+	// Script, Turn, Conversation and Repeat place a turn of a
+	// conversation (see Case); Turns is the number of turns of its
+	// conversation, Reply the bot's reply. Every turn of a conversation
+	// keeps its response, so reports can show the transcript.
+	Script       string `json:"script,omitempty"`
+	Turn         int    `json:"turn,omitempty"`
+	Turns        int    `json:"turns,omitempty"`
+	Conversation string `json:"conversation,omitempty"`
+	Repeat       int    `json:"repeat,omitempty"`
+	Reply        string `json:"reply,omitempty"`
 }
 
 // SuiteInfo identifies the suite a report is about.

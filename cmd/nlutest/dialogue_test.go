@@ -142,9 +142,14 @@ func TestConversationScoresEveryTurn(t *testing.T) {
 	bot, srv := startBookingBot(t)
 	dir := writeSuite(t, fmt.Sprintf(dialogueSuite, srv.URL))
 	run := filepath.Join(dir, "run")
-	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--report-json", filepath.Join(dir, "r.json"))
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--report-json", filepath.Join(dir, "r.json"),
+		"--report-markdown", filepath.Join(dir, "r.md"), "--report-junit", filepath.Join(dir, "r.xml"))
 	if code != ExitFail {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	checkTranscripts(t, dir, out)
+	if os.Getenv("SHOW") != "" {
+		t.Logf("%s\n%s", out, errs)
 	}
 	if bot.calls != 16 { // 4 conversations × 3 turns + 2 × 2 (广州 ends at turn 2)
 		t.Errorf("bot called %d times, want 16", bot.calls)
@@ -256,12 +261,49 @@ func TestRepeatConversations(t *testing.T) {
 	if d := rep.Metrics.Dialogue; d.Conversations != 18 || d.Completed != 5 {
 		t.Errorf("metrics.dialogue over repetitions: %d conversations, %d completed; want 18 and 5", d.Conversations, d.Completed)
 	}
-	if !strings.Contains(out, r.Flaky[0]) {
+	if len(r.Flaky) == 0 || !strings.Contains(out, "Flaky cases (1)") || !strings.Contains(out, "flaky "+r.Flaky[0]) {
 		t.Errorf("the console report does not list the flaky conversation %s:\n%s", r.Flaky[0], out)
 	}
 	// eval of the repeated run keeps every repetition apart.
 	_, list, _ := runCLI(t, dir, nil, "eval", run, "--list-metrics")
 	if !strings.Contains(list, "metrics.repeat.pass_at_1 = 0.277778 (5/18)") {
 		t.Errorf("eval --list-metrics:\n%s", list)
+	}
+}
+
+// A failed conversation's transcript is in the console, Markdown and JUnit
+// reports: user and bot turns, the failing expectation under its turn,
+// turns not run shown as such; without thresholds a conversation is one
+// JUnit testcase.
+func checkTranscripts(t *testing.T, dir, console string) {
+	t.Helper()
+	md, err := os.ReadFile(filepath.Join(dir, "r.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "r.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{"console": console, "markdown": string(md), "junit": string(junit)} {
+		for _, want := range []string{
+			"Failed conversations (4)", "user: 订去北京的票", "bot:  {&#34;city&#34;:&#34;北京&#34;,&#34;date&#34;:&#34;明天&#34;",
+			`✗ $.date: expected "后天", got "明天"`, "turn 3  not run", "turn 3  pass",
+		} {
+			if name != "junit" {
+				want = strings.NewReplacer("&#34;", `"`).Replace(want)
+			} else {
+				want = strings.NewReplacer(`"`, "&#34;").Replace(want)
+			}
+			if name == "junit" && strings.HasPrefix(want, "Failed conversations") {
+				continue
+			}
+			if !strings.Contains(doc, want) {
+				t.Errorf("the %s report lacks %q", name, want)
+			}
+		}
+	}
+	if n := strings.Count(string(junit), "<testcase "); n != 6 {
+		t.Errorf("JUnit has %d testcases, want 6 (one per conversation)", n)
 	}
 }

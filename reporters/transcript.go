@@ -1,0 +1,211 @@
+package reporters
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// Transcript is one conversation run as reports show it: its turns in
+// order, each with what the user said, what the bot replied, and the
+// turn's failing expectations; turns after a turn whose call errored are
+// NotRun. ReportView puts the failed ones in a section's Transcripts.
+type Transcript struct {
+	Source  string // the conversation block
+	Script  string // the conversation instance (script id)
+	Session string // its session id in this run
+	Repeat  int    // the repetition under --repeat (0 without)
+	File    string
+	Line    int
+	// Outcome is pass when every turn ran and passed, else the worst
+	// turn's (fail when turns were not run).
+	Outcome schema.Outcome
+	Turns   []TranscriptTurn
+}
+
+// TranscriptTurn is one turn of a transcript.
+type TranscriptTurn struct {
+	N    int
+	User string
+	// Bot is the reply, or the response when the target gives no reply
+	// text.
+	Bot      string
+	Outcome  schema.Outcome
+	NotRun   bool
+	Error    *schema.CallError
+	Failures []schema.Failure
+}
+
+// Name is how reports name the conversation: its block and instance id,
+// and the repetition when there is one.
+func (t *Transcript) Name() string {
+	s := "conversation " + oneLine(t.Source) + " [" + oneLine(t.Script) + "]"
+	if t.Repeat > 0 {
+		s += " #" + strconv.Itoa(t.Repeat)
+	}
+	return s
+}
+
+// transcripts groups the conversation turns of a report's cases into
+// transcripts, by session, in the order of their script ids.
+func transcripts(r *schema.Report) []*Transcript {
+	by := map[string]*Transcript{}
+	var out []*Transcript
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		if c.Turn < 1 {
+			continue
+		}
+		key := c.Conversation
+		if key == "" {
+			key = c.Script + "#" + strconv.Itoa(c.Repeat)
+		}
+		t := by[key]
+		if t == nil {
+			t = &Transcript{Source: c.Source, Script: c.Script, Session: c.Conversation, Repeat: c.Repeat, File: c.File, Line: c.Line}
+			by[key] = t
+			out = append(out, t)
+		}
+		for len(t.Turns) < max(c.Turn, c.Turns) {
+			t.Turns = append(t.Turns, TranscriptTurn{N: len(t.Turns) + 1, NotRun: true})
+		}
+		bot := c.Reply
+		if bot == "" {
+			bot = c.Response
+		}
+		t.Turns[c.Turn-1] = TranscriptTurn{N: c.Turn, User: c.Text, Bot: bot, Outcome: c.Outcome, Error: c.Error, Failures: c.Failures}
+	}
+	for _, t := range out {
+		t.Outcome = schema.Pass
+		for _, tt := range t.Turns {
+			o := tt.Outcome
+			if tt.NotRun {
+				o = schema.Fail
+			}
+			t.Outcome = max(t.Outcome, o)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Transcript) int {
+		return strings.Compare(a.Script+"#"+strconv.Itoa(a.Repeat), b.Script+"#"+strconv.Itoa(b.Repeat))
+	})
+	return out
+}
+
+// failedTranscripts are the transcripts of the conversations that did not
+// pass.
+func failedTranscripts(r *schema.Report) []*Transcript {
+	var out []*Transcript
+	for _, t := range transcripts(r) {
+		if t.Outcome != schema.Pass {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Lines renders the transcript as plain text lines (no marks, no
+// colour): the console, Markdown's code blocks and JUnit's system-out use
+// them.
+func (t *Transcript) Lines() []string {
+	lines := []string{fmt.Sprintf("%s  session %s  %s", t.Name(), oneLine(t.Session), t.Outcome)}
+	for _, tt := range t.Turns {
+		if tt.NotRun {
+			lines = append(lines, fmt.Sprintf("  turn %d  not run (an earlier turn's call errored)", tt.N))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("  turn %d  %s", tt.N, tt.Outcome),
+			"    user: "+oneLine(tt.User))
+		if tt.Error != nil {
+			lines = append(lines, "    error: "+callErrorLine(tt.Error))
+		} else {
+			lines = append(lines, "    bot:  "+capLine(oneLine(tt.Bot), 400))
+		}
+		for _, f := range tt.Failures {
+			line := "    ✗ " + failureLine(f)
+			if loc := location(f.File, f.Line); loc != "" {
+				line += "  (" + loc + ")"
+			}
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// firstFailure is a one-line summary of the first turn that did not pass.
+func (t *Transcript) firstFailure() string {
+	for _, tt := range t.Turns {
+		switch {
+		case tt.NotRun:
+			return fmt.Sprintf("turn %d not run", tt.N)
+		case tt.Error != nil:
+			return fmt.Sprintf("turn %d: %s", tt.N, callErrorLine(tt.Error))
+		case len(tt.Failures) > 0:
+			return fmt.Sprintf("turn %d: %s", tt.N, failureLine(tt.Failures[0]))
+		}
+	}
+	return "passed"
+}
+
+// transcriptSections is the section of failed conversations' transcripts.
+func transcriptSections(r, _ *schema.Report) []Section {
+	ts := failedTranscripts(r)
+	if len(ts) == 0 {
+		return nil
+	}
+	return []Section{{ID: "conversations", Title: fmt.Sprintf("Failed conversations (%d)", len(ts)),
+		Intro:       "Each failed conversation's transcript: what the user said and the bot replied, turn by turn, with the failing expectations under their turn.",
+		Transcripts: ts}}
+}
+
+// flakySections lists the cases whose repetitions under --repeat
+// disagreed (metrics.repeat.flaky).
+func flakySections(r, _ *schema.Report) []Section {
+	if r.Metrics == nil {
+		return nil
+	}
+	rep := repeatOf(&r.Metrics.Node)
+	if rep == nil || len(rep.Flaky) == 0 {
+		return nil
+	}
+	s := Section{ID: "flaky", Title: fmt.Sprintf("Flaky cases (%d)", len(rep.Flaky)),
+		Intro: fmt.Sprintf("Cases and conversations whose %d repetitions (--repeat) did not all have the same outcome.", rep.N)}
+	text := map[string]string{}
+	for i := range r.Cases {
+		c := &r.Cases[i]
+		id := c.ID
+		if c.Script != "" {
+			id = c.Script
+		}
+		if _, ok := text[id]; !ok {
+			text[id] = c.Source + " " + c.Text
+			if c.Template != "" {
+				text[id] = c.Template + " " + c.Text
+			}
+		}
+	}
+	for _, id := range rep.Flaky {
+		s.Notes = append(s.Notes, Note{Mark: MarkAlert, Text: strings.TrimSpace("flaky " + id + "  " + text[id])})
+	}
+	return []Section{s}
+}
+
+// repeatOf is the node's metrics.repeat, whether built by a run or read
+// back from a report (raw JSON).
+func repeatOf(n *schema.Node) *schema.Repeat {
+	switch v := n.Families["repeat"].(type) {
+	case nil:
+		return nil
+	case *schema.Repeat:
+		return v
+	case json.RawMessage:
+		var out schema.Repeat
+		if json.Unmarshal(v, &out) == nil {
+			return &out
+		}
+	}
+	return nil
+}
