@@ -194,14 +194,7 @@ func junitCases(r *schema.Report, o Options) ([]jcase, int) {
 		}
 	}
 	if !withThresholds || o.JUnitCases {
-		for _, c := range r.Cases {
-			if c.Turn == 0 {
-				cases = append(cases, caseTestcase(suite, c, withThresholds, red))
-			}
-		}
-		for _, t := range transcripts(r) {
-			cases = append(cases, conversationTestcase(suite, t, withThresholds, red))
-		}
+		cases = append(cases, caseTestcases(r, suite, withThresholds, red)...)
 	}
 
 	// The cap applies to failing case testcases only; thresholds, groups
@@ -353,6 +346,21 @@ func groupCase(r *schema.Report, suite string, g schema.Group) jcase {
 	}
 	c.out = b.String()
 	return c
+}
+
+// caseTestcases are the testcases of the cases: one per single case, one
+// per conversation.
+func caseTestcases(r *schema.Report, suite string, withThresholds, red bool) []jcase {
+	var cases []jcase
+	for _, c := range r.Cases {
+		if c.Turn == 0 {
+			cases = append(cases, caseTestcase(suite, c, withThresholds, red))
+		}
+	}
+	for _, t := range transcripts(r) {
+		cases = append(cases, conversationTestcase(suite, t, withThresholds, red))
+	}
+	return cases
 }
 
 // writeGroupTranscripts adds the transcripts of a conversation block's
