@@ -232,14 +232,14 @@ func TestNoSecretEscapes(t *testing.T) {
 	}
 	reports := func(name string) []string {
 		return []string{"--report-json", filepath.Join(out, name+".json"), "--report-junit", filepath.Join(out, name+".xml"),
-			"--report-markdown", filepath.Join(out, name+".md"), "--junit-cases"}
+			"--report-markdown", filepath.Join(out, name+".md"), "--report-html", filepath.Join(out, name+".html"), "--junit-cases"}
 	}
 	runA, runB, runX := filepath.Join(dir, "runs", "a"), filepath.Join(dir, "runs", "b"), filepath.Join(dir, "runs", "exec")
 	cli([]int{ExitFail}, append([]string{"run", dir, "--var", "host=" + host, "--out", runA, "--color", "always"}, reports("a")...)...)
 	cli([]int{ExitFail}, append([]string{"run", dir, "--var", "host=" + host, "--out", runB, "--color", "never"}, reports("b")...)...)
 	cli([]int{ExitFail}, append([]string{"run", dir, "--target", "cmd", "--out", runX, "--var", "host=" + host}, reports("exec")...)...)
 	cli([]int{ExitFail}, append([]string{"eval", runA, "--var", "host=" + host}, reports("eval")...)...)
-	cli([]int{ExitPass, ExitFail}, "diff", runA, runB, "--all")
+	cli([]int{ExitPass, ExitFail}, "diff", runA, runB, "--all", "--html", filepath.Join(out, "diff.html"))
 	cli([]int{ExitPass, ExitFail}, "diff", runA, runX, "--all", "--format", "markdown")
 	cli([]int{ExitPass, ExitFail}, "annotate", dir, "--var", "host="+host, "-n", "6")
 	cli([]int{ExitPass, ExitFail}, "annotate", dir, "--var", "host="+host, "--target", "cmd", "-n", "6", "--write")
