@@ -312,6 +312,7 @@ func TestNoSecretEscapes(t *testing.T) {
 		where, text, _ := strings.Cut(s, "\x00")
 		search(where, text)
 	}
+	t.Logf("searched %d files and %d output streams for %d secrets in %d forms each", files, len(streams), len(secrets), len(hostileForms(hostileToken)))
 	if files < 20 {
 		t.Errorf("searched %d files, want the runs' results, reports, annotations and cases (20 or more)", files)
 	}
