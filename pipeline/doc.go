@@ -13,6 +13,9 @@
 //     line and replaying what is recorded, so only unrecorded scripts run),
 //     executing it through runner.Run with the evaluator, the collector, the
 //     results writer and a per-result callback, and assembling its report;
+//     a conversation's turns are recorded together when it ends, resume
+//     drops a conversation cut short at the end of the results, and
+//     --repeat runs every script N times (scripts.go);
 //   - replay of saved results (replay.go): the parallel engine behind
 //     `run --resume`, `eval` and `merge`, and the offline evaluation and
 //     merging of run directories (offline.go).

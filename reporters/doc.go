@@ -8,7 +8,8 @@
 //
 // The human-readable renderings share one view model (view.go): ReportView
 // builds it once from a report (sections of titled tables, notes and chart
-// data), StatsView and DiffView build it for `nlutest stats` and `nlutest
+// data, and the transcripts of failed conversations: transcript.go),
+// StatsView and DiffView build it for `nlutest stats` and `nlutest
 // diff`, and ConsoleView, MarkdownView and HTMLView render any view. Text cleaning
 // and escaping live in the renderers (console: one line, no control
 // characters, clipped by display width; Markdown: HTML, pipes, backticks

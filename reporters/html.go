@@ -173,7 +173,20 @@ func (h *htmlDoc) section(b *strings.Builder, s *Section) {
 		}
 		b.WriteString("</ul>\n")
 	}
+	h.transcripts(b, s.Transcripts)
 	b.WriteString("</section>\n")
+}
+
+// transcripts writes each failed conversation as a folded block holding
+// its transcript, turn by turn.
+func (h *htmlDoc) transcripts(b *strings.Builder, ts []*Transcript) {
+	for _, t := range ts {
+		b.WriteString("<details class=\"transcript\"><summary>" + htmlMark(outcomeMark(t.Outcome)) + esc(t.Name()) + ": " + esc(t.firstFailure()) + "</summary>\n<pre>")
+		for _, line := range t.Lines()[1:] {
+			b.WriteString(esc(line) + "\n")
+		}
+		b.WriteString("</pre></details>\n")
+	}
 }
 
 // htmlMark is a mark as a coloured symbol followed by a space; "" for none.

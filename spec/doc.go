@@ -5,7 +5,9 @@
 // and function table that expressions see, and generates cases from its
 // case sources: templates (placeholders, strategies, splits) and datasets
 // (JSONL, CSV and Rasa nlu.yml rows streamed from a file, their attributes
-// expressions over row), with the perturbed variants of a perturb block.
+// expressions over row), with the perturbed variants of a perturb block,
+// and conversations (ordered turns sharing one slot assignment, with
+// per-turn expectations, asserts and captures: conversation_source.go).
 //
 // spec never touches the network: expressions that depend on a case or a
 // response are kept as hcl.Expression and evaluated later by runner and

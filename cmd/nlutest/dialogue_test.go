@@ -143,7 +143,7 @@ func TestConversationScoresEveryTurn(t *testing.T) {
 	dir := writeSuite(t, fmt.Sprintf(dialogueSuite, srv.URL))
 	run := filepath.Join(dir, "run")
 	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--report-json", filepath.Join(dir, "r.json"),
-		"--report-markdown", filepath.Join(dir, "r.md"), "--report-junit", filepath.Join(dir, "r.xml"))
+		"--report-markdown", filepath.Join(dir, "r.md"), "--report-junit", filepath.Join(dir, "r.xml"), "--report-html", filepath.Join(dir, "r.html"))
 	if code != ExitFail {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
 	}
@@ -304,6 +304,15 @@ func checkTranscripts(t *testing.T, dir, console string) {
 			if !strings.Contains(doc, want) {
 				t.Errorf("the %s report lacks %q", name, want)
 			}
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Failed conversations (4)", "user: 订去北京的票", "turn 3  not run", "$.date: expected"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the HTML report lacks %q", want)
 		}
 	}
 	if n := strings.Count(string(junit), "<testcase "); n != 6 {

@@ -1,0 +1,136 @@
+package pipeline_test
+
+// Throughput of conversations against single-turn cases (issue 13,
+// acceptance 5): a whole run (pipeline.Prepare and Execute, as `nlutest
+// run` does: the http target, evaluation in the workers, results written
+// and collected) against a local bot that answers at once. The same number
+// of turns runs as 3,000 single-turn cases and as 1,000 conversations of 3
+// turns; the figure is turns per second of wall time, and CPU time per
+// turn.
+//
+//	go test -run '^$' -bench 'BenchmarkConversationThroughput' -benchtime 3x -count 3 -cpu 2 ./pipeline
+//
+// Results are in docs/performance.md.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/runner/targets"
+	"github.com/nlutest/nlutest/spec"
+)
+
+const throughputTarget = `
+suite "吞吐" {}
+
+target "bot" {
+  http {
+    url  = %q
+    body = jsonencode({ session = case.conversation, text = case.text })
+  }
+  concurrency = 8
+  timeout     = "10s"
+}
+
+materials "话语" {
+  source = "话语.txt"
+}
+`
+
+const throughputSingle = `
+template "单轮" {
+  text   = "{话语}"
+  expect = { "$.intent" = "book", "$.city" = "北京" }
+}
+`
+
+const throughputConversation = `
+conversation "三轮" {
+  turn {
+    user   = "{话语}"
+    expect = { "$.intent" = "book", "$.city" = "北京" }
+  }
+  turn {
+    user   = "明天"
+    expect = { "$.intent" = "book", "$.city" = "北京" }
+  }
+  turn {
+    user   = "确认"
+    expect = { "$.intent" = "book", "$.city" = "北京" }
+  }
+}
+`
+
+func throughputSuite(b *testing.B, url string, values int, sources string) *spec.Suite {
+	b.Helper()
+	dir := b.TempDir()
+	var vals strings.Builder
+	for i := range values {
+		fmt.Fprintf(&vals, "第%d次订一张去北京的机票\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "话语.txt"), []byte(vals.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, "bench"+spec.FileSuffix)
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(throughputTarget, url)+sources), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds()})
+	if diags.HasErrors() {
+		b.Fatal(diags.Error())
+	}
+	return s
+}
+
+func BenchmarkConversationThroughput(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"intent":"book","city":"北京","text":"好的"}`))
+	}))
+	b.Cleanup(srv.Close)
+	const turns = 3000
+	for _, bc := range []struct {
+		name    string
+		values  int
+		sources string
+	}{{"single", turns, throughputSingle}, {"conversation-3", turns / 3, throughputConversation}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := throughputSuite(b, srv.URL, bc.values, bc.sources)
+			dir := b.TempDir()
+			cpu0, cpuOK := processCPU()
+			b.ResetTimer()
+			for i := range b.N {
+				run, err := pipeline.Prepare(s, pipeline.Options{Target: s.Target(""), Out: filepath.Join(dir, fmt.Sprint(i))})
+				if err != nil {
+					b.Fatal(err)
+				}
+				caller, err := targets.NewCaller(context.Background(), s, s.Target(""), runner.CallerOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := run.Execute(context.Background(), caller, nil); err != nil {
+					b.Fatal(err)
+				}
+				caller.Close()
+				if m := run.Collector.Metrics(); m.Passed != turns {
+					b.Fatalf("%d of %d turns passed", m.Passed, m.Total)
+				}
+			}
+			b.StopTimer()
+			cpu1, _ := processCPU()
+			b.ReportMetric(float64(turns*b.N)/b.Elapsed().Seconds(), "turns/s")
+			if cpuOK {
+				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(turns*b.N), "cpu-µs/turn")
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
