@@ -319,3 +319,84 @@ func checkTranscripts(t *testing.T, dir, console string) {
 		t.Errorf("JUnit has %d testcases, want 6 (one per conversation)", n)
 	}
 }
+
+// Shards take conversations whole, and merging the shards gives the whole
+// run's metrics.dialogue; generate writes each turn as a case record with
+// its conversation and turn.
+func TestConversationShardsMergeGenerate(t *testing.T) {
+	_, srv := startBookingBot(t)
+	dir := writeSuite(t, fmt.Sprintf(dialogueSuite, srv.URL))
+	var runs []string
+	for _, sh := range []string{"1/2", "2/2"} {
+		run := filepath.Join(dir, "shard"+sh[:1])
+		runCLI(t, dir, nil, "run", dir, "--out", run, "--shard", sh, "--quiet")
+		runs = append(runs, run)
+		checkResultsSessions(t, run)
+		raw, err := os.ReadFile(filepath.Join(run, "results.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(raw), `"turn":1,`); n == 0 || n == 6 {
+			t.Errorf("shard %s holds %d conversations; the test wants both shards used", sh, n)
+		}
+	}
+	merged := filepath.Join(dir, "merged")
+	_, out, errs := runCLI(t, dir, nil, append([]string{"merge", "--out", merged}, runs...)...)
+	_, list, _ := runCLI(t, dir, nil, "eval", merged, "--list-metrics")
+	for _, want := range []string{"metrics.dialogue.conversations = 6", "metrics.dialogue.task_completion = 0.333333 (2/6)", "metrics.dialogue.not_run = 2"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("merged shards lack %q\n%s%s", want, out, errs)
+		}
+	}
+	code, gen, errs := runCLI(t, dir, nil, "generate", dir)
+	if code != ExitPass {
+		t.Fatalf("generate: exit %d\n%s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(gen), "\n")
+	var first schema.Case
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 18 || first.Turn != 1 || first.Script == "" || first.SourceKind != "conversation" || first.Conversation != "" {
+		t.Errorf("generate: %d lines, first %+v", len(lines), first)
+	}
+}
+
+// Mistakes in a conversation block are diagnostics at their place (exit 2).
+func TestConversationDiagnostics(t *testing.T) {
+	for _, tc := range []struct{ name, block, want string }{
+		{"no turns", `conversation "空" {}`, "Conversation without turns"},
+		{"unknown materials", `conversation "错" {
+  turn { user = "去{城巿}" }
+}`, `The placeholder {城巿} names no materials block. Did you mean {城市}?`},
+		{"placeholder of no turn", `conversation "错" {
+  turn {
+    user   = "去{城市}"
+    expect = { "$.date" = "{日期}" }
+  }
+}`, "{日期} does not appear"},
+		{"bad capture", `conversation "错" {
+  turn {
+    user    = "你好"
+    capture = { order = "$[?(" }
+  }
+}`, "Invalid JSONPath"},
+		{"reply in a request", `conversation "错" {
+  turn { user = "你好" }
+}
+target "t2" {
+  http {
+    url  = "http://127.0.0.1:1"
+    body = jsonencode({ r = reply })
+  }
+}`, `"reply" can be used only in assert conditions`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeSuite(t, "suite \"s\" {}\ntarget \"t\" {\n  demo {}\n}\nmaterials \"城市\" { values = [\"北京\"] }\n"+tc.block+"\n")
+			code, _, errs := runCLI(t, dir, nil, "validate", dir)
+			if code != ExitInvalid || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "suite.nlutest.hcl:") {
+				t.Errorf("exit %d, want 2 with %q at file:line:\n%s", code, tc.want, errs)
+			}
+		})
+	}
+}
