@@ -157,6 +157,9 @@ type Case struct {
 	// whose id is Original; both are empty for an unperturbed case.
 	Perturbation string `json:"perturbation,omitempty"`
 	Original     string `json:"original,omitempty"`
+	// Meta holds a dataset row's extra fields (the block's meta map), for
+	// conditions, filters and reports.
+	Meta map[string]string `json:"meta,omitempty"`
 	// Unreviewed marks cases of templates whose expectations were drafted
 	// by `nlutest annotate` and not yet reviewed.
 	Unreviewed bool `json:"unreviewed,omitempty"`

@@ -228,5 +228,9 @@ func appendDatasetFields(b []byte, c *Case) []byte {
 		b = append(b, `,"original":`...)
 		b = jsondoc.AppendString(b, c.Original)
 	}
+	if len(c.Meta) > 0 {
+		b = append(b, `,"meta":`...)
+		b = appendStringMap(b, c.Meta)
+	}
 	return b
 }

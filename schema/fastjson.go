@@ -116,6 +116,8 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Perturbation, err = jsondoc.Unquote(val)
 	case "original":
 		c.Original, err = jsondoc.Unquote(val)
+	case "meta":
+		c.Meta, err = decodeStringMap(val)
 	default:
 		return false, nil
 	}
@@ -199,7 +201,7 @@ func EachSlotValue(slots []byte, fn func(name, value []byte) error) error {
 func isCaseField(key []byte) bool {
 	switch string(key) {
 	case "suite", "level", "schema", "core", "unreviewed", "scene", "tags", "split", "expect",
-		"references", "perturbation", "original":
+		"references", "perturbation", "original", "meta":
 		return true
 	}
 	return false

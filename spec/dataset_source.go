@@ -32,7 +32,7 @@ var datasetSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "source", Required: true}, {Name: "format"}, {Name: "text"}, {Name: "expect"},
 		{Name: "references"}, {Name: "id"}, {Name: "level"}, {Name: "core"}, {Name: "scene"},
-		{Name: "tags"},
+		{Name: "tags"}, {Name: "meta"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}},
 }
@@ -50,11 +50,18 @@ type datasetSource struct {
 
 	text, id, level, references, scene, tags *rowExpr
 	expect                                   []expectExpr
+	meta                                     []metaExpr
 	perturb                                  *Perturb
 
 	// index maps ids to rows for Rebuild, made on its first call.
 	once  sync.Once
 	index *rowIndex
+}
+
+// metaExpr is one `KEY = EXPR` pair of a dataset's meta map.
+type metaExpr struct {
+	key string
+	val *rowExpr
 }
 
 // expectExpr is one `path = EXPR` pair of a dataset's expect map.
@@ -172,6 +179,9 @@ func (ds *datasetSource) decodeExprs(l *loader, c *hcl.BodyContent, b *hcl.Block
 	if a, has := c.Attributes["expect"]; has {
 		ok = ds.decodeExpect(l, a) && ok
 	}
+	if a, has := c.Attributes["meta"]; has {
+		ok = ds.decodeMeta(l, a) && ok
+	}
 	if ds.level != nil && ds.level.constant {
 		ds.info.Level = ds.level.constStr
 	} else if ds.level == nil {
@@ -220,6 +230,35 @@ func (ds *datasetSource) decodeExpect(l *loader, a *hcl.Attribute) bool {
 		}
 		ds.expect = append(ds.expect, expectExpr{path: norm, val: e})
 		ds.info.Expect = append(ds.info.Expect, &ExpectSpec{Path: norm, Expr: x, Value: cty.DynamicVal, Range: p.Key.Range()})
+	}
+	return ok
+}
+
+// decodeMeta reads meta = { KEY = EXPR }: extra fields of each case.
+func (ds *datasetSource) decodeMeta(l *loader, a *hcl.Attribute) bool {
+	pairs, diags := hcl.ExprMap(a.Expr)
+	if diags.HasErrors() {
+		l.errorf(a.Expr.Range().Ptr(), "Invalid meta", "meta is a map from a name to an expression over row, e.g. meta = { source = row.source }.")
+		return false
+	}
+	ok := true
+	for _, p := range pairs {
+		key := hcl.ExprAsKeyword(p.Key)
+		if key == "" {
+			kv, diags := p.Key.Value(l.staticCtx())
+			if diags.HasErrors() || kv.IsNull() || kv.Type() != cty.String {
+				l.errorf(p.Key.Range().Ptr(), "Invalid meta key", "Each meta key is a name or a string.")
+				ok = false
+				continue
+			}
+			key = kv.AsString()
+		}
+		e, good := ds.compile(l, p.Value, "meta."+key)
+		if !good {
+			ok = false
+			continue
+		}
+		ds.meta = append(ds.meta, metaExpr{key: key, val: e})
 	}
 	return ok
 }
@@ -296,6 +335,14 @@ func (ds *datasetSource) build(c *schema.Case, r *dsRow, ev *rowEval) error {
 	}
 	if c.References, err = ds.strs(ev, ds.references); err != nil {
 		return err
+	}
+	if len(ds.meta) > 0 {
+		c.Meta = make(map[string]string, len(ds.meta))
+		for _, m := range ds.meta {
+			if c.Meta[m.key], err = ds.str(ev, m.val, false); err != nil {
+				return err
+			}
+		}
 	}
 	return ds.buildExpect(c, r, ev)
 }

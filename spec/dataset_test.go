@@ -24,6 +24,7 @@ dataset "qa" {
   references = row.answer
   scene      = [row.domain]
   level      = "S2"
+  meta       = { domain = row.domain, "答案数" = length(flatten([row.answer])) }
 }
 `
 
@@ -39,6 +40,7 @@ func TestDatasetJSONL(t *testing.T) {
 	c := cases[1]
 	want := &schema.Case{ID: "q2", Suite: s.Name, Source: "qa", SourceKind: KindDataset, Text: "Who wrote Hamlet?", Level: "S2",
 		Scene: []string{"literature"}, References: []string{"William Shakespeare", "Shakespeare"},
+		Meta:   map[string]string{"domain": "literature", "答案数": "2"},
 		Expect: schema.Expectations{{Path: "$.intent.name", Value: "ask_person"}, {Path: "$.domain", Value: "LITERATURE"}}}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("case\n%+v\nwant\n%+v", c, want)

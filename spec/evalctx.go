@@ -106,6 +106,8 @@ func caseAttr(f *schema.CaseField, c *schema.Case) cty.Value {
 		return strList(f.List(c))
 	case schema.FieldSlots:
 		return slotsValue(c)
+	case schema.FieldStringMap:
+		return metaValue(c)
 	case schema.FieldInt:
 		return cty.NumberIntVal(int64(f.Int(c)))
 	}
@@ -263,4 +265,16 @@ func (n Needs) TemplateOnly() bool {
 		}
 	}
 	return true
+}
+
+// metaValue is case.meta: a map of strings (empty when the case has none).
+func metaValue(c *schema.Case) cty.Value {
+	if len(c.Meta) == 0 {
+		return cty.MapValEmpty(cty.String)
+	}
+	m := make(map[string]cty.Value, len(c.Meta))
+	for k, v := range c.Meta {
+		m[k] = cty.StringVal(v)
+	}
+	return cty.MapVal(m)
 }
