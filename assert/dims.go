@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/ohler55/ojg/jp"
+	"golang.org/x/text/unicode/norm"
 )
 
 // caseDims is the dimension analysis of one result: what each dimension
@@ -62,14 +63,22 @@ type dimIndex struct {
 	ignoreDescent map[string]bool
 	ignoreRoot    map[string]bool
 	ignoreSlow    []spec.Pattern
+	// tapeItems marks the items dimensions whose items are the elements
+	// of a collection path no ignore pattern reaches into: read on the
+	// tape, with their types and scope.
+	tapeItems []bool
 }
 
 func newDimIndex(sc *spec.Schema) *dimIndex {
 	d := &dimIndex{sc: sc, index: map[*spec.Dimension]int{}, ignoreDescent: map[string]bool{}, ignoreRoot: map[string]bool{}}
 	d.itemKeys = make([][]string, len(sc.Dimensions))
 	d.itemsName = make([]string, len(sc.Dimensions))
+	d.tapeItems = make([]bool, len(sc.Dimensions))
 	for i, dim := range sc.Dimensions {
 		d.index[dim] = i
+		if c := dim.Collection; c != nil {
+			d.tapeItems[i] = !sc.Ignored(append(slices.Clip(c.Expr), jp.Nth(0)))
+		}
 		if dim.Kind == schema.KindItems {
 			d.itemKeys[i] = slices.Compact(slices.Sorted(slices.Values(dim.Keys)))
 		}
@@ -154,14 +163,24 @@ type analysis struct {
 	scratch [2][]metrics.Unit
 	counts  []int
 	items   []expectedItem
+	// colls are the case's collection expectations; keys the keys their
+	// items are compared on; done the dimensions they recognised;
+	// outOfScope the response items each dimension left out.
+	spare      []byte // the other arena, for normalise
+	typed      []bool // dimensions with a type key
+	colls      []collExpect
+	keys       []string
+	done       []bool
+	outOfScope []int
 }
 
-// unit is a metrics.Unit whose value text is arena[start:end].
+// unit is a metrics.Unit whose value text is arena[start:typeAt] and
+// type text arena[typeAt:end].
 type unit struct {
-	dim        int32
-	recognised bool
-	start, end int32
-	key        string
+	dim                int32
+	recognised         bool
+	start, typeAt, end int32
+	key                string
 }
 
 type expectedItem struct {
@@ -171,7 +190,13 @@ type expectedItem struct {
 }
 
 func (a *analysis) add(dim int, recognised bool, key string, start int) {
-	a.units = append(a.units, unit{dim: int32(dim), recognised: recognised, start: int32(start), end: int32(len(a.arena)), key: key})
+	end := int32(len(a.arena))
+	a.units = append(a.units, unit{dim: int32(dim), recognised: recognised, start: int32(start), typeAt: end, end: end, key: key})
+}
+
+// addTyped adds an items unit whose type text follows its value at typeAt.
+func (a *analysis) addTyped(dim int, recognised bool, start, typeAt int) {
+	a.units = append(a.units, unit{dim: int32(dim), recognised: recognised, start: int32(start), typeAt: int32(typeAt), end: int32(len(a.arena))})
 }
 
 // analyse computes the dimension units of one evaluated result. met[i]
@@ -195,7 +220,8 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluat
 		a.expect(sc.Dimensions[c.dim].Kind, c, x.Value, met[i], n)
 	}
 	a.expectedItems(e.dims)
-	if len(a.units) > 0 {
+	w.collectionItems(rs)
+	if len(a.units) > 0 || len(a.colls) > 0 {
 		w.recognise(rs)
 		a.tally(n)
 	}
@@ -214,12 +240,10 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluat
 // reset prepares the analysis of one case with n dimensions into cd.
 func (a *analysis) reset(cd *caseDims, n int) {
 	a.cd = cd
-	a.arena, a.units, a.items = a.arena[:0], a.units[:0], a.items[:0]
-	if cap(a.wanted) < n {
-		a.wanted = make([]bool, n)
-	}
-	a.wanted = a.wanted[:n]
-	clear(a.wanted)
+	a.arena, a.units, a.items, a.colls = a.arena[:0], a.units[:0], a.items[:0], a.colls[:0]
+	a.wanted = grow(a.wanted, n)
+	a.done = grow(a.done, n)
+	a.outOfScope = grow(a.outOfScope, n)
 }
 
 // expect records one concrete expectation of a dimension of the given
@@ -249,7 +273,9 @@ func (a *analysis) expect(kind string, c *compiled, value any, met bool, n int) 
 			cd.labels[c.dim] = labelObs{has: true, expected: s}
 		}
 	case schema.KindItems:
-		if c.item {
+		if c.collection && itemList(value) {
+			a.expectCollection(c.dim, value)
+		} else if c.item {
 			a.expectItem(c, value)
 		}
 	}
@@ -278,7 +304,7 @@ func (a *analysis) expectItem(c *compiled, value any) {
 func (a *analysis) expectedItems(idx *dimIndex) {
 	for _, it := range a.items {
 		start := len(a.arena)
-		a.arena = appendItem(a.arena, idx.itemKeys[it.dim], func(k string) any {
+		get := func(k string) any {
 			// The last expectation of a key wins, as in a map.
 			for i := len(it.vals) - 1; i >= 0; i-- {
 				if it.vals[i].key == k {
@@ -286,8 +312,15 @@ func (a *analysis) expectedItems(idx *dimIndex) {
 				}
 			}
 			return nil
-		})
-		a.add(it.dim, false, "", start)
+		}
+		a.arena = appendItem(a.arena, idx.itemKeys[it.dim], get)
+		typeAt := len(a.arena)
+		if tk := idx.sc.Dimensions[it.dim].TypeKey; tk != "" {
+			if t := get(tk); !isEmpty(t) {
+				a.arena = schema.AppendCanonicalJSON(a.arena, t)
+			}
+		}
+		a.addTyped(it.dim, false, start, typeAt)
 	}
 }
 
@@ -307,9 +340,16 @@ func (w *walker) recognise(rs *response) {
 		return
 	}
 	for di, dim := range idx.sc.Dimensions {
-		if dim.Kind == schema.KindItems && dim.Items != nil && idx.itemsName[di] == "" && a.wanted[di] {
-			w.locateItems(di, dim, rs)
+		if dim.Kind != schema.KindItems || dim.Items == nil || idx.itemsName[di] != "" || !a.wanted[di] || a.done[di] {
+			continue
 		}
+		if idx.tapeItems[di] {
+			// on the tape, with types and scope
+			a.keys = append(a.keys[:0], idx.itemKeys[di]...)
+			w.collectionResponse(di, dim, rs)
+			continue
+		}
+		w.locateItems(di, dim, rs)
 	}
 }
 
@@ -332,6 +372,9 @@ func (w *walker) locateItems(di int, dim *spec.Dimension, rs *response) {
 
 // tally turns the units found into one tally per dimension.
 func (a *analysis) tally(n int) {
+	if !norm.NFC.IsNormal(a.arena) {
+		a.normalise()
+	}
 	text := string(a.arena) // one copy for every unit's text
 	cd := a.cd
 	cd.tallies = grow(cd.tallies, n)
@@ -343,8 +386,8 @@ func (a *analysis) tally(n int) {
 	for _, u := range a.units {
 		counts[u.dim]++
 	}
-	if cap(cd.values) < len(a.units) {
-		cd.values = metrics.NewTallyBuffer(len(a.units))
+	if cap(cd.values) < 2*len(a.units) {
+		cd.values = metrics.NewTallyBuffer(2 * len(a.units)) // values and types
 	}
 	buf := cd.values[:0]
 	for di := range n {
@@ -356,18 +399,42 @@ func (a *analysis) tally(n int) {
 			if int(u.dim) != di {
 				continue
 			}
-			mu := metrics.Unit{Key: u.key, Value: text[u.start:u.end]}
+			mu := metrics.Unit{Key: u.key, Value: text[u.start:u.typeAt]}
+			if u.typeAt < u.end {
+				mu.Key = text[u.typeAt:u.end]
+			}
 			if u.recognised {
 				rec = append(rec, mu)
 			} else {
 				exp = append(exp, mu)
 			}
 		}
-		cd.tallies[di] = buf.Tally(counts[di])
+		if a.typed[di] {
+			cd.tallies[di] = buf.TypedTally(counts[di])
+		} else {
+			cd.tallies[di] = buf.Tally(counts[di])
+		}
 		cd.tallies[di].Case(exp, rec)
+		cd.tallies[di].OutOfScope = a.outOfScope[di]
 		cd.counted[di] = true
 		a.scratch[0], a.scratch[1] = exp, rec
 	}
+}
+
+// normalise puts every unit's texts in Unicode NFC (labels, values and
+// types compare in NFC everywhere), rebuilding the arena.
+func (a *analysis) normalise() {
+	old := a.arena
+	b := a.spare[:0]
+	for i := range a.units {
+		u := &a.units[i]
+		start := len(b)
+		b = norm.NFC.Append(b, old[u.start:u.typeAt]...)
+		typeAt := len(b)
+		b = norm.NFC.Append(b, old[u.typeAt:u.end]...)
+		u.start, u.typeAt, u.end = int32(start), int32(typeAt), int32(len(b))
+	}
+	a.arena, a.spare = b, old
 }
 
 type keyValue struct {
@@ -512,6 +579,10 @@ const maxTrie = 1 << 16
 
 func newWalker(idx *dimIndex) *walker {
 	w := &walker{idx: idx}
+	w.a.typed = make([]bool, len(idx.sc.Dimensions))
+	for i, dim := range idx.sc.Dimensions {
+		w.a.typed[i] = dim.Kind == schema.KindItems && dim.TypeKey != ""
+	}
 	w.reset()
 	return w
 }

@@ -26,6 +26,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -377,6 +379,9 @@ type refFailure struct {
 	missing   bool
 	actual    any
 	dimension string
+	// collection: a failed collection expectation, which explains itself
+	// in a message.
+	collection bool
 }
 
 // refEvaluate computes what Evaluate and analyse must find, from the
@@ -391,6 +396,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 	}
 	items := map[itemID]map[string]any{}
 	var order []itemID
+	collKeys := make([][]string, n) // keys of a collection expectation's items
 	for _, x := range r.Expect {
 		expr, _, err := spec.CompilePath(x.Path)
 		if err != nil {
@@ -402,6 +408,14 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 		f := refFailure{path: x.Path}
 		if dim != nil {
 			f.dimension = dim.Name
+		}
+		if cd := sc.CollectionOf(expr); cd != nil {
+			f.dimension = cd.Name
+			if list, ok := refItemList(x.Value); ok {
+				di := index(cd)
+				collKeys[di] = refCollection(out, di, cd, list, data, f)
+				continue
+			}
 		}
 		met := true
 		got, found := matches(expr, data, multi)
@@ -426,7 +440,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 		di := index(dim)
 		switch dim.Kind {
 		case schema.KindLeaf:
-			out.exp[di] = append(out.exp[di], metrics.Unit{Key: expr.String(), Value: schema.CanonicalJSON(x.Value)})
+			out.exp[di] = append(out.exp[di], metrics.Unit{Key: expr.String(), Value: norm.NFC.String(schema.CanonicalJSON(x.Value))})
 			out.wanted[di] = true
 		case schema.KindCase:
 			if out.cases[di] == 0 {
@@ -460,7 +474,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 		}
 	}
 	for _, id := range order {
-		out.exp[id.dim] = append(out.exp[id.dim], metrics.Unit{Value: refItem(sc.Dimensions[id.dim], items[id])})
+		out.exp[id.dim] = append(out.exp[id.dim], metrics.Unit{Key: refType(sc.Dimensions[id.dim], items[id]), Value: norm.NFC.String(refItem(sc.Dimensions[id.dim], items[id]))})
 	}
 	// Recognised side, for the dimensions the expectations opened.
 	// Flatten asks at every step down, so an ignore pattern matching the
@@ -474,7 +488,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 			continue
 		}
 		di := index(d)
-		out.rec[di] = append(out.rec[di], metrics.Unit{Key: l.Path.String(), Value: schema.CanonicalJSON(l.Value)})
+		out.rec[di] = append(out.rec[di], metrics.Unit{Key: l.Path.String(), Value: norm.NFC.String(schema.CanonicalJSON(l.Value))})
 	}
 	for di, d := range sc.Dimensions {
 		switch d.Kind {
@@ -482,12 +496,16 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 			if !out.wanted[di] {
 				continue
 			}
+			if d.Collection != nil {
+				out.rec[di] = append(out.rec[di], refCollectionItems(d, data, collKeys[di], nil)...)
+				continue
+			}
 			for _, loc := range d.Items.Expr.Locate(data, 0) {
 				if sc.Ignored(loc) {
 					continue
 				}
 				if obj, ok := loc.First(data).(map[string]any); ok {
-					out.rec[di] = append(out.rec[di], metrics.Unit{Value: refItem(d, obj)})
+					out.rec[di] = append(out.rec[di], metrics.Unit{Key: refType(d, obj), Value: norm.NFC.String(refItem(d, obj))})
 				}
 			}
 		case schema.KindLabel:
@@ -598,7 +616,7 @@ func refDiff(rs *refSuite, ev *Evaluator, r0 *schema.Result) []string {
 			switch {
 			case f.Kind != "expect" || f.Path != w.path:
 				diffs = append(diffs, fmt.Sprintf("failure %d: %s %s, reference expect %s", i, f.Kind, f.Path, w.path))
-			case (f.Message != "") != w.invalid:
+			case (f.Message != "") != (w.invalid || w.collection):
 				diffs = append(diffs, fmt.Sprintf("failure %s: message %q, reference invalid=%v", f.Path, f.Message, w.invalid))
 			case f.Missing != w.missing:
 				diffs = append(diffs, fmt.Sprintf("failure %s: missing %v, reference %v", f.Path, f.Missing, w.missing))
@@ -627,6 +645,11 @@ func refDiff(rs *refSuite, ev *Evaluator, r0 *schema.Result) []string {
 			got, want := metrics.NewDimAcc(d.Kind), metrics.NewDimAcc(d.Kind)
 			got.Add(&cd.tallies[di])
 			var tally metrics.Tally
+			if d.TypeKey != "" { // typed items count per type too
+				n := len(ref.exp[di]) + len(ref.rec[di])
+				buf := metrics.NewTallyBuffer(2 * n)
+				tally = buf.TypedTally(n)
+			}
 			tally.Case(ref.exp[di], ref.rec[di])
 			want.Add(&tally)
 			if g, w := got.Result(), want.Result(); !reflect.DeepEqual(g, w) {
@@ -1467,4 +1490,107 @@ func (e *refEncoder) str(s string) {
 		}
 	}
 	e.b = append(e.b, '"')
+}
+
+// refType is the unit key of an item of a typed items dimension: its
+// type's canonical JSON in NFC ("" untyped or without a type).
+func refType(d *spec.Dimension, obj map[string]any) string {
+	if d.TypeKey == "" || isEmpty(obj[d.TypeKey]) {
+		return ""
+	}
+	return norm.NFC.String(schema.CanonicalJSON(obj[d.TypeKey]))
+}
+
+// refItemList returns an expected collection's items: a list of objects.
+func refItemList(v any) ([]map[string]any, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, it := range list {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, obj)
+	}
+	return out, true
+}
+
+// refItemOn is an item's canonical text on keys, in NFC.
+func refItemOn(keys []string, obj map[string]any) string {
+	m := map[string]any{}
+	for _, k := range keys {
+		v := obj[k]
+		if refEmpty(v) {
+			v = nil
+		}
+		m[k] = v
+	}
+	return norm.NFC.String(schema.CanonicalJSON(m))
+}
+
+// refCollectionItems returns the response's items of a dimension with a
+// collection path, in scope, as units on keys (the dimension's when nil);
+// items collects their values.
+func refCollectionItems(d *spec.Dimension, data any, keys []string, items *[]any) []metrics.Unit {
+	if keys == nil {
+		keys = d.Keys
+	}
+	var out []metrics.Unit
+	for _, loc := range d.Items.Expr.Locate(data, 0) {
+		obj, ok := loc.First(data).(map[string]any)
+		if !ok {
+			continue
+		}
+		if d.Scope != nil {
+			t, _ := obj[d.TypeKey].(string)
+			if !slices.Contains(d.Scope, norm.NFC.String(t)) {
+				continue
+			}
+		}
+		out = append(out, metrics.Unit{Key: refType(d, obj), Value: refItemOn(keys, obj)})
+		if items != nil {
+			*items = append(*items, obj)
+		}
+	}
+	return out
+}
+
+// refCollection checks an expectation listing the items of dimension di
+// (compared as a multiset on the dimension's keys and the keys the items
+// give) and adds its expected units; it returns the keys.
+func refCollection(out *refResult, di int, d *spec.Dimension, list []map[string]any, data any, f refFailure) []string {
+	keys := slices.Clone(d.Keys)
+	for _, obj := range list {
+		for k := range obj {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	var exp []metrics.Unit
+	for _, obj := range list {
+		exp = append(exp, metrics.Unit{Key: refType(d, obj), Value: refItemOn(keys, obj)})
+	}
+	actual := []any{}
+	rec := refCollectionItems(d, data, keys, &actual)
+	a, b := refTexts(exp), refTexts(rec)
+	if !slices.Equal(a, b) {
+		f.actual, f.collection = actual, true
+		out.failures = append(out.failures, f)
+	}
+	out.exp[di] = append(out.exp[di], exp...)
+	out.wanted[di] = true
+	return keys
+}
+
+func refTexts(us []metrics.Unit) []string {
+	var out []string
+	for _, u := range us {
+		out = append(out, u.Value)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -127,6 +127,9 @@ type compiled struct {
 	item     bool
 	itemPath string
 	itemKey  string
+	// collection is set for a path that is an items dimension's
+	// collection ($.entities): the expected items as a multiset.
+	collection bool
 }
 
 func (e *Evaluator) compile(x jp.Expr) compiled {
@@ -136,6 +139,9 @@ func (e *Evaluator) compile(x jp.Expr) compiled {
 	}
 	dim := e.dims.of(c.canon, x)
 	if dim == nil {
+		if cd := e.suite.Schema.CollectionOf(x); cd != nil {
+			c.dim, c.collection = e.dims.index[cd], true
+		}
 		return c
 	}
 	c.dim = e.dims.index[dim]
@@ -276,6 +282,9 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 	}
 	if c.dim >= 0 {
 		f.Dimension = e.suite.Schema.Dimensions[c.dim].Name
+	}
+	if c.collection && itemList(x.Value) {
+		return e.collectionExpectation(r, rs, c, x.Value, f)
 	}
 	if c.mode == modeSimple {
 		// The common case compares in place, building nothing.

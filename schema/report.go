@@ -106,6 +106,22 @@ type Dimension struct {
 	// Values breaks a leaf or items dimension down per value
 	// (ontology `Person`, relation `酒店同房间同宿`).
 	Values map[string]*Dimension `json:"values,omitempty"`
+	// Support is set on a per-type entry: the expected units of the type.
+	Support int `json:"support,omitempty"`
+	// OutOfScope counts recognised items of types outside the dimension's
+	// declared scope (not compared, not charged).
+	OutOfScope int `json:"out_of_scope,omitempty"`
+	// The averages over Types (typed items dimensions: entities), as
+	// seqeval's classification_report: macro = unweighted mean, weighted
+	// = mean weighted by support; micro are Precision, Recall and F1.
+	MacroPrecision    *Ratio `json:"macro_precision,omitempty"`
+	MacroRecall       *Ratio `json:"macro_recall,omitempty"`
+	MacroF1           *Ratio `json:"macro_f1,omitempty"`
+	WeightedPrecision *Ratio `json:"weighted_precision,omitempty"`
+	WeightedRecall    *Ratio `json:"weighted_recall,omitempty"`
+	WeightedF1        *Ratio `json:"weighted_f1,omitempty"`
+	// Types breaks a typed items dimension down per type (entity "city").
+	Types map[string]*Dimension `json:"types,omitempty"`
 }
 
 // Label holds classification metrics of a label dimension (intent, domain).

@@ -274,6 +274,19 @@ var (
 	dimLeafShape  = &Shape{Attrs: dimCounts, Subs: []*Sub{
 		{Name: "values", Doc: "the same figures per value (ontology \"Person\")", Keyed: true, Shape: dimValueShape, Always: true},
 	}}
+	dimTypeShape  = &Shape{Attrs: append(slices.Clip(dimCounts), Attr{"support", MetricCount, "units of the type expected"})}
+	dimItemsShape = &Shape{Attrs: append(slices.Clip(dimCounts),
+		Attr{"out_of_scope", MetricCount, "recognised items of types outside the declared scope (not compared)"},
+		Attr{"macro_precision", MetricRatio, "mean of the per-type precisions (typed items: entities)"},
+		Attr{"macro_recall", MetricRatio, "mean of the per-type recalls"},
+		Attr{"macro_f1", MetricRatio, "mean of the per-type F1"},
+		Attr{"weighted_precision", MetricRatio, "support-weighted mean of the per-type precisions"},
+		Attr{"weighted_recall", MetricRatio, "support-weighted mean of the per-type recalls"},
+		Attr{"weighted_f1", MetricRatio, "support-weighted mean of the per-type F1"},
+	), Subs: []*Sub{
+		dimLeafShape.Subs[0],
+		{Name: "types", Doc: "the same figures per type (entity \"city\"), with support", Keyed: true, Shape: dimTypeShape},
+	}}
 	dimCaseShape = &Shape{Attrs: []Attr{
 		{"total", MetricCount, "cases that annotate the dimension"},
 		{"correct", MetricCount, "cases that met all its expectations"},
@@ -318,7 +331,7 @@ var (
 		Props: []string{"total", "passed", "failed", "errored", "accuracy", "error_rate"}}
 	DimensionFamily = &Family{Name: "dimension", Subs: []*Sub{{
 		Name: "dimension", Doc: "per leaf, items or case dimension of the suite's schema", Keyed: true,
-		Keys: KeysDimension, What: "dimension", NameKeys: true, Shape: dimLeafShape, Variants: map[string]*Shape{KindCase: dimCaseShape},
+		Keys: KeysDimension, What: "dimension", NameKeys: true, Shape: dimLeafShape, Variants: map[string]*Shape{KindCase: dimCaseShape, KindItems: dimItemsShape},
 		Props: []string{"precision", "recall", "f1", "error_rate", "accuracy"},
 	}}}
 	LabelFamily = &Family{Name: "label", Subs: []*Sub{{

@@ -128,7 +128,7 @@ func TestDescriptorMatchesReportTypes(t *testing.T) {
 		value  any
 	}{
 		{"node", []*Shape{{Attrs: caseAttrs}}, Node{}},
-		{"dimension", []*Shape{dim.Shape, dim.Variants[KindCase]}, Dimension{}},
+		{"dimension", []*Shape{dim.Shape, dim.Variants[KindCase], dim.Variants[KindItems], dim.Variants[KindItems].Subs[1].Shape}, Dimension{}},
 		{"label", []*Shape{LabelFamily.Subs[0].Shape}, Label{}},
 		{"per label", []*Shape{LabelFamily.Subs[0].Shape.Subs[0].Shape}, LabelStats{}},
 		{"latency", []*Shape{LatencyFamily.Subs[0].Shape}, Latency{}},

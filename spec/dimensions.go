@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/ohler55/ojg/jp"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Dimension is a `dimension` block of a schema: a family of response
@@ -21,13 +22,31 @@ type Dimension struct {
 	// compared on Keys.
 	Items *Pattern
 	Keys  []string
+	// TypeKey is the key of an items dimension whose value is the item's
+	// type (rasa: "entity"): per-type figures, averages and the scope.
+	TypeKey string
+	// Scope lists the types the suite annotates (nil: every type). Items
+	// of other types in a response are neither charged nor compared; they
+	// are counted as out of scope.
+	Scope []string
+	// Collection is the path of the array an items dimension's pattern
+	// takes the elements of ($.entities for $.entities[*]), when the
+	// pattern is a simple path followed by [*]: an expectation on it is
+	// compared as a multiset (see assert).
+	Collection *Pattern
 	// Label, Ranking and Confidence define a label dimension.
 	Label         *Pattern
 	Ranking       *Pattern
 	Confidence    *Pattern
-	MinConfidence float64
-	TopK          int
-	DeclRange     hcl.Range
+	// RankingConfidence holds the scores of the ranking's labels, in the
+	// ranking's order: top-k ranks by it (see assert/metrics.RankByScore).
+	RankingConfidence *Pattern
+	MinConfidence     float64
+	TopK              int
+	// Labels is the declared label set (scikit-learn's labels=); nil: the
+	// labels seen.
+	Labels    []string
+	DeclRange hcl.Range
 }
 
 // Pattern is a compiled JSONPath pattern with its source text.
@@ -43,6 +62,7 @@ var dimensionSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "kind", Required: true}, {Name: "paths"}, {Name: "items"}, {Name: "keys"},
 		{Name: "path"}, {Name: "ranking"}, {Name: "confidence"}, {Name: "min_confidence"}, {Name: "top_k"},
+		{Name: "type"}, {Name: "scope"}, {Name: "ranking_confidence"}, {Name: "labels"},
 	},
 }
 
@@ -102,6 +122,9 @@ func (l *loader) decodeDimension(b *hcl.Block) *Dimension {
 		if need("items", `items = "$..behavior[*]"`) && need("keys", `keys = ["category", "location"]`) {
 			d.Items = l.pattern(c.Attributes, "items")
 			d.Keys = l.strList(c.Attributes, "keys")
+			d.TypeKey = l.str(c.Attributes, "type", "")
+			d.Scope = nfcAll(l.strList(c.Attributes, "scope"))
+			d.Collection = collectionOf(d.Items)
 		}
 	case schema.KindLabel:
 		if need("path", `path = "$.intent.name"`) {
@@ -110,9 +133,63 @@ func (l *loader) decodeDimension(b *hcl.Block) *Dimension {
 			d.Confidence = l.pattern(c.Attributes, "confidence")
 			d.MinConfidence = l.number(c.Attributes, "min_confidence", 0, 0, 1)
 			d.TopK = l.integer(c.Attributes, "top_k", 3, 1)
+			d.RankingConfidence = l.pattern(c.Attributes, "ranking_confidence")
+			d.Labels = nfcAll(l.strList(c.Attributes, "labels"))
 		}
 	}
 	return d
+}
+
+// nfcAll returns ss in Unicode NFC (labels and types compare in NFC).
+func nfcAll(ss []string) []string {
+	for i, s := range ss {
+		ss[i] = norm.NFC.String(s)
+	}
+	return ss
+}
+
+// collectionOf returns the array path of an items pattern of the form
+// SIMPLE[*] (names and indexes, then one wildcard), or nil.
+func collectionOf(p *Pattern) *Pattern {
+	if p == nil || len(p.Expr) < 2 {
+		return nil
+	}
+	var x jp.Expr
+	for _, f := range p.Expr {
+		if _, ok := f.(jp.Bracket); !ok {
+			x = append(x, f)
+		}
+	}
+	if _, ok := x[len(x)-1].(jp.Wildcard); !ok {
+		return nil
+	}
+	x = x[:len(x)-1]
+	if _, ok := x[0].(jp.Root); !ok {
+		return nil
+	}
+	for _, f := range x[1:] {
+		switch f.(type) {
+		case jp.Child, jp.Nth:
+		default:
+			return nil
+		}
+	}
+	return &Pattern{Source: x.String(), Expr: x}
+}
+
+// CollectionOf returns the items dimension whose collection path is path
+// (an expectation on it lists the expected items), or nil.
+func (sc *Schema) CollectionOf(path jp.Expr) *Dimension {
+	if sc == nil {
+		return nil
+	}
+	s := path.String()
+	for _, d := range sc.Dimensions {
+		if d.Collection != nil && d.Collection.Source == s {
+			return d
+		}
+	}
+	return nil
 }
 
 // DimensionOf returns the first dimension of kind leaf, items or case whose

@@ -21,6 +21,10 @@ import (
 // form: a JSON string is shown unquoted (`Person`), anything else as its
 // JSON text. A string and a non-string with the same display form (`"1"`
 // and `1`) share a row there; the dimension's own totals keep them apart.
+//
+// In a typed items dimension (entities) Key is the canonical JSON text of
+// the item's type (its schema's type key, rasa's "entity"), and a tally
+// made by TypedTally counts units per type as well.
 type Unit struct {
 	Key   string
 	Value string
@@ -45,9 +49,13 @@ const smallCase = 16
 // attribute, relation, behaviour), one case at a time. The zero value is
 // ready to use and reports an empty kind.
 type DimAcc struct {
-	kind  string
-	all   dimCount
-	byVal map[string]*dimCount // keyed by the raw Value text
+	kind   string
+	all    dimCount
+	byVal  map[string]*dimCount // keyed by the raw Value text
+	byType map[string]*dimCount // keyed by the raw Type text
+	// outOfScope counts recognised items of types outside the declared
+	// scope (neither charged nor compared).
+	outOfScope int
 }
 
 // NewDimAcc returns an empty accumulator for a dimension of the given kind,
@@ -78,6 +86,12 @@ type Tally struct {
 	all    dimCount
 	values []valueCount
 	index  map[string]int // position in values, once there are many
+	// types counts typed units per type (few: scanned); typed is set by
+	// TypedTally.
+	types []valueCount
+	typed bool
+	// OutOfScope is the number of recognised items outside the scope.
+	OutOfScope int
 }
 
 // tallyScan is the number of distinct values a tally finds by scanning;
@@ -103,6 +117,33 @@ func (b *TallyBuffer) Tally(n int) Tally {
 	}
 	*b = (*b)[:l+n]
 	return Tally{values: (*b)[l : l : l+n]}
+}
+
+// TypedTally returns an empty tally with room for the values and the
+// types of n units (2n entries of the buffer).
+func (b *TallyBuffer) TypedTally(n int) Tally {
+	t := b.Tally(n)
+	u := b.Tally(n)
+	t.types, t.typed = u.values, true
+	return t
+}
+
+func findCount(list *[]valueCount, v string) *dimCount {
+	for i := range *list {
+		if (*list)[i].value == v {
+			return &(*list)[i].dimCount
+		}
+	}
+	*list = append(*list, valueCount{value: v})
+	return &(*list)[len(*list)-1].dimCount
+}
+
+// typ returns the counts of unit u's type, or nil in an untyped tally.
+func (t *Tally) typ(u Unit) *dimCount {
+	if !t.typed {
+		return nil
+	}
+	return findCount(&t.types, u.Key)
 }
 
 func (t *Tally) value(v string) *dimCount {
@@ -138,9 +179,12 @@ func (t *Tally) value(v string) *dimCount {
 // under their own value and recognised units under theirs, so a Person
 // recognised where Place was expected is a wrong Person and a missed Place.
 func (t *Tally) Case(expected, recognized []Unit) {
-	t.all, t.values, t.index = dimCount{}, t.values[:0], nil
+	t.all, t.values, t.index, t.types = dimCount{}, t.values[:0], nil, t.types[:0]
 	for _, u := range expected {
 		t.value(u.Value).expected++
+		if c := t.typ(u); c != nil {
+			c.expected++
+		}
 	}
 	t.all.expected = len(expected)
 	t.all.recognized = len(recognized)
@@ -148,15 +192,21 @@ func (t *Tally) Case(expected, recognized []Unit) {
 		var usedBuf [smallCase]bool
 		used := usedBuf[:len(expected)]
 		for _, u := range recognized {
-			c := t.value(u.Value)
+			c, ty := t.value(u.Value), t.typ(u)
 			c.recognized++
 			for i, e := range expected {
 				if !used[i] && e == u {
 					used[i] = true
 					c.correct++
 					t.all.correct++
+					if ty != nil {
+						ty.correct++
+					}
 					break
 				}
+			}
+			if ty != nil {
+				ty.recognized++
 			}
 		}
 		return
@@ -166,12 +216,18 @@ func (t *Tally) Case(expected, recognized []Unit) {
 		need[u]++
 	}
 	for _, u := range recognized {
-		c := t.value(u.Value)
+		c, ty := t.value(u.Value), t.typ(u)
 		c.recognized++
+		if ty != nil {
+			ty.recognized++
+		}
 		if need[u] > 0 {
 			need[u]--
 			c.correct++
 			t.all.correct++
+			if ty != nil {
+				ty.correct++
+			}
 		}
 	}
 }
@@ -182,6 +238,22 @@ func (d *DimAcc) Add(t *Tally) {
 	for i := range t.values {
 		d.val(t.values[i].value).add(t.values[i].dimCount)
 	}
+	for i := range t.types {
+		d.typ(t.types[i].value).add(t.types[i].dimCount)
+	}
+	d.outOfScope += t.OutOfScope
+}
+
+func (d *DimAcc) typ(v string) *dimCount {
+	if d.byType == nil {
+		d.byType = make(map[string]*dimCount)
+	}
+	c := d.byType[v]
+	if c == nil {
+		c = &dimCount{}
+		d.byType[strings.Clone(v)] = c
+	}
+	return c
 }
 
 // Merge adds o's cases to d, as if d had been fed them too. o is left
@@ -202,6 +274,10 @@ func (d *DimAcc) Merge(o *DimAcc) {
 	for v, c := range o.byVal {
 		d.val(v).add(*c)
 	}
+	for v, c := range o.byType {
+		d.typ(v).add(*c)
+	}
+	d.outOfScope += o.outOfScope
 }
 
 // Result returns the dimension's figures, with one entry in Values per
@@ -209,6 +285,8 @@ func (d *DimAcc) Merge(o *DimAcc) {
 // denominator are present and read "n/a".
 func (d *DimAcc) Result() *schema.Dimension {
 	out := dimension(d.kind, d.all)
+	out.OutOfScope = d.outOfScope
+	d.types(out)
 	if len(d.byVal) == 0 {
 		return out
 	}

@@ -33,11 +33,14 @@ schema "rasa" {
     ranking    = "$.intent_ranking[*].name"
     confidence = "$.intent.confidence"
     top_k      = 3
+
+    ranking_confidence = "$.intent_ranking[*].confidence"
   }
 
   dimension "entity" {
     kind  = "items"
     items = "$.entities[*]"
     keys  = ["entity", "value"]
+    type  = "entity"
   }
 }
