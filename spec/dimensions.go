@@ -35,9 +35,9 @@ type Dimension struct {
 	// compared as a multiset (see assert).
 	Collection *Pattern
 	// Label, Ranking and Confidence define a label dimension.
-	Label         *Pattern
-	Ranking       *Pattern
-	Confidence    *Pattern
+	Label      *Pattern
+	Ranking    *Pattern
+	Confidence *Pattern
 	// RankingConfidence holds the scores of the ranking's labels, in the
 	// ranking's order: top-k ranks by it (see assert/metrics.RankByScore).
 	RankingConfidence *Pattern
