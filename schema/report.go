@@ -110,7 +110,7 @@ type Dimension struct {
 	Support int `json:"support,omitempty"`
 	// OutOfScope counts recognised items of types outside the dimension's
 	// declared scope (not compared, not charged).
-	OutOfScope int `json:"out_of_scope,omitempty"`
+	OutOfScope *int `json:"out_of_scope,omitempty"`
 	// The averages over Types (typed items dimensions: entities), as
 	// seqeval's classification_report: macro = unweighted mean, weighted
 	// = mean weighted by support; micro are Precision, Recall and F1.

@@ -41,6 +41,10 @@ type Attr struct {
 type Shape struct {
 	Attrs []Attr
 	Subs  []*Sub
+	// Optional names attributes an object has only when its report value
+	// sets them (a typed items dimension's averages): absent otherwise,
+	// not "no data".
+	Optional []string
 }
 
 // Sub is a named subtree of an object: one object, or (Keyed) a map from
@@ -283,10 +287,11 @@ var (
 		Attr{"weighted_precision", MetricRatio, "support-weighted mean of the per-type precisions"},
 		Attr{"weighted_recall", MetricRatio, "support-weighted mean of the per-type recalls"},
 		Attr{"weighted_f1", MetricRatio, "support-weighted mean of the per-type F1"},
-	), Subs: []*Sub{
-		dimLeafShape.Subs[0],
-		{Name: "types", Doc: "the same figures per type (entity \"city\"), with support", Keyed: true, Shape: dimTypeShape},
-	}}
+	), Optional: []string{"out_of_scope", "macro_precision", "macro_recall", "macro_f1", "weighted_precision", "weighted_recall", "weighted_f1"},
+		Subs: []*Sub{
+			dimLeafShape.Subs[0],
+			{Name: "types", Doc: "the same figures per type (entity \"city\"), with support", Keyed: true, Shape: dimTypeShape},
+		}}
 	dimCaseShape = &Shape{Attrs: []Attr{
 		{"total", MetricCount, "cases that annotate the dimension"},
 		{"correct", MetricCount, "cases that met all its expectations"},

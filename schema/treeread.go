@@ -88,9 +88,13 @@ func (t *Tree) ReadMetrics(m *Metrics) *Obj {
 }
 
 func readObj(sh *Shape, v reflect.Value, path []Step, addr string) *Obj {
-	o := &Obj{Shape: sh, Path: path, Addr: addr, raw: v, Metrics: make([]Metric, len(sh.Attrs))}
-	for i, a := range sh.Attrs {
-		o.Metrics[i] = readMetric(a, member(v, a.Name), addr+"."+a.Name)
+	o := &Obj{Shape: sh, Path: path, Addr: addr, raw: v, Metrics: make([]Metric, 0, len(sh.Attrs))}
+	for _, a := range sh.Attrs {
+		m := member(v, a.Name)
+		if !m.IsValid() && slices.Contains(sh.Optional, a.Name) {
+			continue
+		}
+		o.Metrics = append(o.Metrics, readMetric(a, m, addr+"."+a.Name))
 	}
 	for _, s := range sh.Subs {
 		if c, ok := readSub(s, v, path, addr); ok {

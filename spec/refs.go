@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/ohler55/ojg/jp"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -433,6 +434,7 @@ func (l *loader) checkDimensionMetric(sub *schema.Sub, steps hcl.Traversal) bool
 		l.errorf(&rng, "Unknown "+sub.What, "The suite's schema has no %s %q.%s %s", sub.What, name, didYouMean(name, names), known)
 		return false
 	}
+	l.checkFed(dim, steps[0].SourceRange())
 	if len(steps) < 2 {
 		return true
 	}
@@ -445,7 +447,68 @@ func (l *loader) checkDimensionMetric(sub *schema.Sub, steps hcl.Traversal) bool
 		l.errorf(&rng, "Unknown metric", "The %s dimension %q has no %q.%s It has %s.", dim.Kind, dim.Name, a, didYouMean(a, all), quoteList(all))
 		return false
 	}
+	if dim.Kind == schema.KindItems && dim.TypeKey == "" && (a == "types" || slices.Contains(sh.Optional, a)) {
+		rng := steps[1].SourceRange()
+		l.errorf(&rng, "Metric needs item types", "%s of the %s dimension %q is computed per item type; declare the key holding the type in the dimension (type = \"entity\").", a, dim.Kind, dim.Name)
+		return false
+	}
 	return l.checkIn(sh, a, steps[2:])
+}
+
+// checkFed warns when no expectation of the suite feeds dimension dim, so
+// a threshold reading it will have no data, and names the expectation
+// form that would. Sources whose cases carry their own expectations
+// (datasets read from Rasa files) may feed it: no warning then.
+func (l *loader) checkFed(dim *Dimension, rng hcl.Range) {
+	sc := l.suite.Schema
+	for _, src := range l.suite.CaseSources {
+		info := src.Info()
+		if info.Expect == nil {
+			return
+		}
+		for _, x := range info.Expect {
+			if concretePath(x.Expr) && (sc.DimensionOf(x.Expr) == dim || sc.CollectionOf(x.Expr) == dim) {
+				return
+			}
+		}
+	}
+	l.warnf(&rng, "Dimension fed by no expectation", "No expectation of the suite belongs to the %s dimension %q, so the threshold reading it will have no data and fail. An expectation that feeds it: expect = { %s }.", dim.Kind, dim.Name, feedingForm(dim))
+}
+
+// concretePath reports whether x selects one node: names and indexes
+// (dimension metrics count only such expectations).
+func concretePath(x jp.Expr) bool {
+	for i, f := range x {
+		switch f.(type) {
+		case jp.Root:
+			if i > 0 {
+				return false
+			}
+		case jp.Child, jp.Nth, jp.Bracket:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// feedingForm is an example expectation of dimension d.
+func feedingForm(d *Dimension) string {
+	switch {
+	case d.Kind == schema.KindItems && d.Collection != nil:
+		parts := make([]string, len(d.Keys))
+		for i, k := range d.Keys {
+			parts[i] = k + " = \"…\""
+		}
+		return fmt.Sprintf("%q = [{ %s }] (or [] for none)", d.Collection.Source, strings.Join(parts, ", "))
+	case d.Kind == schema.KindItems && d.Items != nil && len(d.Keys) > 0:
+		return fmt.Sprintf("\"%s.%s\" = \"…\" for items selected by %s", strings.Replace(d.Items.Source, "[*]", "[0]", 1), d.Keys[0], d.Items.Source)
+	case d.Kind == schema.KindLabel && d.Label != nil:
+		return fmt.Sprintf("%q = \"LABEL\"", d.Label.Source)
+	case len(d.Paths) > 0:
+		return fmt.Sprintf("a path matching %s = VALUE", d.Paths[0].Source)
+	}
+	return "a path of the dimension"
 }
 
 // checkReferences checks every deferred expression once everything is

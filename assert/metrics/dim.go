@@ -56,6 +56,8 @@ type DimAcc struct {
 	// outOfScope counts recognised items of types outside the declared
 	// scope (neither charged nor compared).
 	outOfScope int
+	// typed is set once a typed tally was added (entities).
+	typed bool
 }
 
 // NewDimAcc returns an empty accumulator for a dimension of the given kind,
@@ -242,6 +244,7 @@ func (d *DimAcc) Add(t *Tally) {
 		d.typ(t.types[i].value).add(t.types[i].dimCount)
 	}
 	d.outOfScope += t.OutOfScope
+	d.typed = d.typed || t.typed
 }
 
 func (d *DimAcc) typ(v string) *dimCount {
@@ -278,6 +281,7 @@ func (d *DimAcc) Merge(o *DimAcc) {
 		d.typ(v).add(*c)
 	}
 	d.outOfScope += o.outOfScope
+	d.typed = d.typed || o.typed
 }
 
 // Result returns the dimension's figures, with one entry in Values per
@@ -285,7 +289,10 @@ func (d *DimAcc) Merge(o *DimAcc) {
 // denominator are present and read "n/a".
 func (d *DimAcc) Result() *schema.Dimension {
 	out := dimension(d.kind, d.all)
-	out.OutOfScope = d.outOfScope
+	if d.typed {
+		n := d.outOfScope
+		out.OutOfScope = &n
+	}
 	d.types(out)
 	if len(d.byVal) == 0 {
 		return out
