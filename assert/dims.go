@@ -2,6 +2,8 @@ package assert
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/nlutest/nlutest/assert/metrics"
@@ -40,7 +42,10 @@ func grow[T any](s []T, n int) []T {
 type labelObs struct {
 	has      bool
 	expected string
-	ranked   []string
+	// ranked is the prediction, then the ranking; scored says the ranking
+	// (ranked[1:]) is ordered by score and alone decides top-k.
+	ranked []string
+	scored bool
 }
 
 // dimIndex caches the dimension of each normalised path (paths repeat
@@ -227,7 +232,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluat
 	}
 	for di, dim := range sc.Dimensions {
 		if dim.Kind == schema.KindLabel && len(cd.labels) > 0 && cd.labels[di].has {
-			cd.labels[di].ranked = predicted(dim, rs)
+			cd.labels[di].ranked, cd.labels[di].scored = predicted(dim, rs)
 		}
 	}
 	// A case counts towards a dimension only when its template annotates
@@ -266,7 +271,7 @@ func (a *analysis) expect(kind string, c *compiled, value any, met bool, n int) 
 			cd.cases[c.dim] = -1
 		}
 	case schema.KindLabel:
-		if s, ok := value.(string); ok {
+		if s, ok := labelOf(value); ok || value == "" {
 			if len(cd.labels) == 0 {
 				cd.labels = grow(cd.labels, n)
 			}
@@ -483,43 +488,137 @@ func first(p *spec.Pattern, rs *response) (any, bool) {
 	return firstFound(p.Expr, rs.value())
 }
 
+// labelOf returns a label's text: a string in Unicode NFC (labels compare
+// in NFC everywhere: café and cafe\u0301 are one label), or a number's
+// canonical JSON text (integer labels: 3, not "3.0"). The empty string is
+// no label: a prediction of "" is no prediction (a miss for the expected
+// label, no false positive); an expectation of "" still counts, as a
+// label no prediction can match.
+func labelOf(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return norm.NFC.String(t), t != ""
+	case nil, bool, []any, map[string]any:
+		return "", false
+	}
+	if _, ok := number(v); ok {
+		return schema.CanonicalJSON(v), true
+	}
+	return "", false
+}
+
 // predicted returns the label dimension's predictions, best first: the
 // ranking when the schema gives one (with the label first), else the label
-// alone; nothing when the confidence is below min_confidence.
-func predicted(dim *spec.Dimension, rs *response) []string {
+// alone; nothing when the confidence is below min_confidence. With
+// ranking_confidence, the ranking is ordered by score (see rankByScore).
+func predicted(dim *spec.Dimension, rs *response) (ranked []string, scored bool) {
 	label, ok := first(dim.Label, rs)
-	ls, isStr := label.(string)
-	if !ok || !isStr || ls == "" {
-		return nil
+	ls, isLabel := labelOf(label)
+	if !ok || !isLabel {
+		return nil, false
 	}
 	if dim.Confidence != nil && dim.MinConfidence > 0 {
 		if c, ok := first(dim.Confidence, rs); ok {
 			if f, ok := number(c); ok {
 				if v, _ := f.Float64(); v < dim.MinConfidence {
-					return nil
+					return nil, false
 				}
 			}
 		}
 	}
 	out := []string{ls}
-	if dim.Ranking != nil {
-		var ranked []any
-		if modeOf(dim.Ranking.Expr) != modeTree {
-			for _, r := range locate(rs.doc, dim.Ranking.Expr, nil) {
-				if rs.doc.Kind(r) == jsondoc.String {
-					ranked = append(ranked, rs.doc.Str(r))
-				}
-			}
-		} else {
-			// in document and key order, as matches gives (ojg's Get
-			// walks objects in map order)
-			ranked, _ = matches(dim.Ranking.Expr, rs.value(), true)
+	if dim.Ranking == nil {
+		return out, false
+	}
+	labels := selectAll(dim.Ranking, rs)
+	if dim.RankingConfidence != nil {
+		return append(out, rankByScore(labels, selectAll(dim.RankingConfidence, rs))...), true
+	}
+	for _, v := range labels {
+		if s, ok := labelOf(v); ok && s != ls {
+			out = append(out, s)
 		}
-		for _, v := range ranked {
-			if s, ok := v.(string); ok && s != ls {
-				out = append(out, s)
+	}
+	return out, false
+}
+
+// compareLabels orders labels as scikit-learn's sorted label set does:
+// numbers (integer labels) by value, other labels by their text.
+func compareLabels(a, b string) int {
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	if errA == nil && errB == nil && x != y {
+		if x < y {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+// selectAll returns the values a pattern selects, in document and key
+// order.
+func selectAll(p *spec.Pattern, rs *response) []any {
+	if modeOf(p.Expr) != modeTree {
+		var out []any
+		for _, r := range locate(rs.doc, p.Expr, nil) {
+			out = append(out, rs.doc.Value(r))
+		}
+		return out
+	}
+	// in document and key order, as matches gives (ojg's Get walks
+	// objects in map order)
+	out, _ := matches(p.Expr, rs.value(), true)
+	return out
+}
+
+// rankByScore orders a ranking's labels by their scores (scores[i] is the
+// score of labels[i]), highest first, as scikit-learn's
+// top_k_accuracy_score does: ties go to the label that sorts last (the
+// higher index in the sorted label set). A label without a numeric score
+// ranks after every scored one, in document order; labels repeat only at
+// their first position.
+func rankByScore(labels, scores []any) []string {
+	type scored struct {
+		label string
+		score float64
+		has   bool
+	}
+	var ls []scored
+	for i, v := range labels {
+		s, ok := labelOf(v)
+		if !ok || slices.ContainsFunc(ls, func(x scored) bool { return x.label == s }) {
+			continue
+		}
+		x := scored{label: s}
+		if i < len(scores) {
+			if f, ok := number(scores[i]); ok {
+				x.score, _ = f.Float64()
+				x.has = true
 			}
 		}
+		ls = append(ls, x)
+	}
+	slices.SortStableFunc(ls, func(a, b scored) int {
+		switch {
+		case a.has != b.has:
+			if a.has {
+				return -1
+			}
+			return 1
+		case !a.has:
+			return 0
+		case a.score != b.score:
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return compareLabels(b.label, a.label)
+	})
+	out := make([]string, len(ls))
+	for i, x := range ls {
+		out[i] = x.label
 	}
 	return out
 }

@@ -20,6 +20,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -450,8 +451,11 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 				out.cases[di] = -1
 			}
 		case schema.KindLabel:
-			if s, ok := x.Value.(string); ok {
-				out.labels[di] = labelObs{has: true, expected: s}
+			switch v := x.Value.(type) {
+			case string: // "" too: a label no prediction matches
+				out.labels[di] = labelObs{has: true, expected: norm.NFC.String(v)}
+			case int64, float64, json.Number:
+				out.labels[di] = labelObs{has: true, expected: schema.CanonicalJSON(v)}
 			}
 		case schema.KindItems:
 			k, ok := spec.MatchPrefix(dim.Items.Expr, expr)
@@ -510,7 +514,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 			}
 		case schema.KindLabel:
 			if out.labels[di].has {
-				out.labels[di].ranked = refPredicted(d, data)
+				out.labels[di].ranked, out.labels[di].scored = refPredicted(d, data)
 			}
 		}
 	}
@@ -562,31 +566,82 @@ func refEmpty(v any) bool {
 // refPredicted is a label dimension's predictions: the label (a non-empty
 // string), then the ranking's other strings in document order; none when
 // the confidence is below min_confidence.
-func refPredicted(d *spec.Dimension, data any) []string {
+func refPredicted(d *spec.Dimension, data any) ([]string, bool) {
 	label, ok := d.Label.Expr.FirstFound(data)
-	ls, isStr := label.(string)
-	if !ok || !isStr || ls == "" {
-		return nil
+	ls, isLabel := labelOf(label)
+	if !ok || !isLabel {
+		return nil, false
 	}
 	if d.Confidence != nil && d.MinConfidence > 0 {
 		if c, ok := d.Confidence.Expr.FirstFound(data); ok {
 			if f, ok := number(c); ok {
 				if v, _ := f.Float64(); v < d.MinConfidence {
-					return nil
+					return nil, false
 				}
 			}
 		}
 	}
 	out := []string{ls}
-	if d.Ranking != nil {
-		got, _ := matches(d.Ranking.Expr, data, true)
+	if d.Ranking == nil {
+		return out, false
+	}
+	got, _ := matches(d.Ranking.Expr, data, true)
+	if d.RankingConfidence == nil {
 		for _, v := range got {
-			if s, ok := v.(string); ok && s != ls {
+			if s, ok := labelOf(v); ok && s != ls {
 				out = append(out, s)
 			}
 		}
+		return out, false
 	}
-	return out
+	// By score, highest first; ties towards the label sorting last; labels
+	// without a score after, in order; each label at its first place.
+	scores, _ := matches(d.RankingConfidence.Expr, data, true)
+	type entry struct {
+		label string
+		score float64
+		has   bool
+		at    int
+	}
+	var es []entry
+	seen := map[string]bool{}
+	for i, v := range got {
+		s, ok := labelOf(v)
+		if !ok || seen[s] {
+			continue
+		}
+		seen[s] = true
+		e := entry{label: s, at: i}
+		if i < len(scores) {
+			if f, ok := number(scores[i]); ok {
+				e.score, _ = f.Float64()
+				e.has = true
+			}
+		}
+		es = append(es, e)
+	}
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if a.has != b.has {
+			return a.has
+		}
+		if !a.has {
+			return a.at < b.at
+		}
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		x, errX := strconv.ParseFloat(a.label, 64)
+		y, errY := strconv.ParseFloat(b.label, 64)
+		if errX == nil && errY == nil && x != y {
+			return x > y
+		}
+		return a.label > b.label
+	})
+	for _, e := range es {
+		out = append(out, e.label)
+	}
+	return out, true
 }
 
 // refDiff evaluates a copy of r with ev and describes every difference

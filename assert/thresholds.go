@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
+	"golang.org/x/text/unicode/norm"
 )
 
 // MetricsValue converts the metrics tree to the `metrics` object of
@@ -32,7 +33,13 @@ func objValue(o *schema.Obj, idx map[string]schema.Ratio) cty.Value {
 		}
 		entries := make(map[string]cty.Value, len(c.Keys))
 		for i, k := range c.Keys {
-			entries[k] = objValue(c.Entries[i], idx)
+			// cty names attributes in NFC: of keys equal in NFC (labels
+			// are NFC already; a scene or value written both ways) the
+			// first in listing order wins, never map order.
+			nk := norm.NFC.String(k)
+			if _, dup := entries[nk]; !dup {
+				entries[nk] = objValue(c.Entries[i], idx)
+			}
 		}
 		attrs[c.Sub.Name] = cty.ObjectVal(entries)
 	}

@@ -84,6 +84,31 @@ func (a *LabelAcc) Add(expected string, ranked []string) {
 		return
 	}
 	a.pairs[labelPair{expected, ranked[0]}]++
+	a.hit(expected, ranked)
+}
+
+// AddScored records one case whose ranking is ordered by the service's
+// scores (scikit-learn's top_k_accuracy_score: the top k are the k best
+// scored labels, whatever the prediction): prediction is the predicted
+// label ("" for none), ranking the labels best first. Without a ranking the
+// prediction alone is the top 1.
+func (a *LabelAcc) AddScored(expected, prediction string, ranking []string) {
+	a.init()
+	a.total++
+	if prediction == "" {
+		a.none[expected]++
+		return
+	}
+	a.pairs[labelPair{expected, prediction}]++
+	if len(ranking) == 0 {
+		ranking = []string{prediction}
+	}
+	a.hit(expected, ranking)
+}
+
+// hit counts the position of expected among the first k distinct labels
+// of ranked.
+func (a *LabelAcc) hit(expected string, ranked []string) {
 	pos := 0
 	for i, r := range ranked {
 		if pos >= a.k {
