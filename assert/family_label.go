@@ -42,6 +42,7 @@ func (l *labelAcc) label(i int) *metrics.LabelAcc {
 	}
 	if l.labels[i] == nil {
 		l.labels[i] = metrics.NewLabelAcc(l.sc.Dimensions[i].TopK)
+		l.labels[i].SetLabels(l.sc.Dimensions[i].Labels)
 	}
 	return l.labels[i]
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/nlutest/nlutest/schema"
@@ -32,6 +33,24 @@ type LabelAcc struct {
 	// label of the ranking, for i < k. Keeping the position (not just "in
 	// the top k") lets accumulators with different k merge.
 	hits []int
+	// fixed is the declared label set (scikit-learn's labels=), sorted;
+	// nil: the labels seen.
+	fixed []string
+}
+
+// SetLabels declares the label set the per-label figures and the averages
+// run over, as scikit-learn's labels= argument: a label of the set never
+// seen has zero counts (its ratios n/a, 0 in the averages); a prediction
+// outside the set is a miss for the expected label and a false positive
+// for no listed label; an expected label outside the set is left out of
+// the averages. Accuracy and top-k still count every case. Nil keeps the
+// default (the labels seen).
+func (a *LabelAcc) SetLabels(labels []string) {
+	if labels == nil {
+		a.fixed = nil
+		return
+	}
+	a.fixed = slices.Compact(slices.Sorted(slices.Values(labels)))
 }
 
 // NewLabelAcc returns an empty accumulator whose top-k accuracy and
@@ -154,6 +173,9 @@ func (a *LabelAcc) Merge(b *LabelAcc) {
 		a.k = b.K()
 	}
 	a.init()
+	if a.fixed == nil {
+		a.fixed = b.fixed
+	}
 	if bk := b.K(); bk < a.k {
 		a.k = bk
 		a.hits = a.hits[:bk]
@@ -183,12 +205,22 @@ func (a *LabelAcc) Result() *schema.Label {
 		out.K = k
 	}
 	c := a.counts()
-	sumTP := c.perLabel(out)
-	// Σfp = predictions that were wrong; Σfn = expected labels not
-	// predicted (wrong predictions plus cases without one).
-	sumFP := float64(a.total-c.noneTotal) - sumTP
-	sumFN := float64(a.total) - sumTP
+	all := c.labels
+	exact := 0
+	for _, n := range c.tp {
+		exact += n
+	}
+	out.Accuracy = schema.R(exact, a.total)
+	if a.fixed != nil {
+		c.labels = a.fixed
+	}
+	sumTP, sumPred, sumSup := c.perLabel(out)
+	// Σfp = predictions of the labels that were wrong; Σfn = expected
+	// labels not predicted (wrong predictions plus cases without one).
+	sumFP := sumPred - sumTP
+	sumFN := sumSup - sumTP
 	out.MicroF1 = schema.Ratio{Num: 2 * sumTP, Den: 2*sumTP + sumFP + sumFN}
+	c.labels = all
 
 	hits := 0
 	for i := 0; i < k && i < len(a.hits); i++ {
@@ -239,11 +271,10 @@ func (a *LabelAcc) counts() *labelCounts {
 	return c
 }
 
-// perLabel sets out's per-label figures, accuracy and averages, and
-// returns Σtp.
-func (c *labelCounts) perLabel(out *schema.Label) float64 {
-	var sumTP, sumP, sumR, sumF, sumFW float64
-	exact := 0
+// perLabel sets out's per-label figures and averages over c.labels, and
+// returns Σtp, Σpredicted and Σsupport over them.
+func (c *labelCounts) perLabel(out *schema.Label) (sumTP, sumPred, sumSup float64) {
+	var sumP, sumR, sumF, sumFW float64
 	for _, l := range c.labels {
 		t, pr, sup := c.tp[l], c.predicted[l], c.support[l]
 		st := &schema.LabelStats{
@@ -254,8 +285,9 @@ func (c *labelCounts) perLabel(out *schema.Label) float64 {
 			Support: sup,
 		}
 		out.Labels[l] = st
-		exact += t
 		sumTP += float64(t)
+		sumPred += float64(pr)
+		sumSup += float64(sup)
 		// Undefined ratios count as 0 (sklearn's zero_division default).
 		p, _ := st.Precision.Value()
 		r, _ := st.Recall.Value()
@@ -266,12 +298,11 @@ func (c *labelCounts) perLabel(out *schema.Label) float64 {
 		sumFW += f * float64(sup)
 	}
 	n := float64(len(c.labels))
-	out.Accuracy = schema.R(exact, c.total)
 	out.MacroPrecision = schema.Ratio{Num: sumP, Den: n}
 	out.MacroRecall = schema.Ratio{Num: sumR, Den: n}
 	out.MacroF1 = schema.Ratio{Num: sumF, Den: n}
-	out.WeightedF1 = schema.Ratio{Num: sumFW, Den: float64(c.total)}
-	return sumTP
+	out.WeightedF1 = schema.Ratio{Num: sumFW, Den: sumSup}
+	return sumTP, sumPred, sumSup
 }
 
 // confusion builds the matrix over the sorted labels. With cases lacking a
