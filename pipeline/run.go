@@ -200,13 +200,23 @@ func (r *Run) Left() map[string]int {
 type Outcome struct {
 	Info        schema.RunInfo // the report's run section
 	Interrupted bool           // ctx was cancelled: the results are partial
+	// Unrecorded counts failed calls that are not results (runner.NotAResult:
+	// cut short by the interrupt, or the machine out of file descriptors):
+	// they are not in the results file, and --resume calls them again.
+	Unrecorded int
+	// LocalFailure is the message of the first call that failed on this
+	// side (out of file descriptors), when one did: the run is incomplete.
+	LocalFailure string
 }
 
 // Execute writes run.json, calls the target with every selected case not
 // yet recorded, appends each result to the results file, evaluates and
 // collects it, and hands it to onResult (nil: nothing), one at a time. When
-// ctx is cancelled, calls in flight finish and are recorded, and the
-// outcome says Interrupted; the run is then resumable. An error means the
+// ctx is cancelled, calls in flight get runner.CallGrace to finish; those
+// that answer are recorded, those that fail are not (runner.NotAResult),
+// and the outcome says Interrupted; the run is then resumable. A call that
+// fails on this side (out of file descriptors) is not recorded either: the
+// outcome's LocalFailure says the run is incomplete. An error means the
 // run could not go on (a write failed, the suite failed to generate).
 func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*schema.Result)) (Outcome, error) {
 	if err := WriteMeta(r.Dir, r.Meta); err != nil {
@@ -219,9 +229,16 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 	col, ev := r.Collector, r.Evaluator
 	conv := newTurnBuffer(r.Suite)
 	defer conv.release()
+	var out Outcome
 	runErr := runner.Run(ctx, caller, r.generate, runner.Config[*assert.Evaluation]{
 		Concurrency: runner.Concurrency(r.opts.Target, runner.CallerOptions{Concurrency: r.opts.Concurrency}),
 		Evaluate:    ev.Evaluate,
+		OnDropped: func(res *schema.Result) {
+			out.Unrecorded++
+			if res.Error.Local && out.LocalFailure == "" {
+				out.LocalFailure = res.Error.Message
+			}
+		},
 		OnResult: func(res *schema.Result, evaluation *assert.Evaluation) error {
 			if res.Turn > 0 && res.Conversation != "" {
 				return r.recordConversation(rw, conv.add(res, evaluation), onResult)
@@ -252,9 +269,10 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 	info := schema.RunInfo{
 		ID: filepath.Base(r.Dir), Dir: r.Dir, Target: r.Meta.Target, Split: r.Meta.Split, Filter: r.Meta.Filter,
 		Started: r.Meta.Started, Finished: finished.UTC(), Seconds: finished.Sub(r.started).Seconds(),
-		Interrupted: interrupted, ErrorBudget: r.opts.Target.ErrorBudget,
+		Interrupted: interrupted || out.LocalFailure != "", ErrorBudget: r.opts.Target.ErrorBudget,
 	}
-	return Outcome{Info: info, Interrupted: interrupted}, nil
+	out.Info, out.Interrupted = info, interrupted
+	return out, nil
 }
 
 // recordConversation records the turns of a conversation that ended, with

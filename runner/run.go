@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -21,16 +22,34 @@ type Config[E any] struct {
 	// in completion order (the turns of one script in turn order). An error
 	// stops the run.
 	OnResult func(*schema.Result, E) error
+	// OnDropped, when set, receives, one at a time, each failed call that
+	// is not a result (see Run) and so is not handed to OnResult.
+	OnDropped func(*schema.Result)
+}
+
+// CallGrace is how long calls in flight may go on after ctx is cancelled
+// before they are cut short.
+var CallGrace = time.Second
+
+// NotAResult reports whether r is a failed call that says nothing about
+// the target: a failure on this side (CallError.Local: out of file
+// descriptors), or any failure once the run was interrupted (a call cut
+// short, the embedded demo service stopping). Such calls are not recorded,
+// so `run --resume` calls them again and they never change a verdict.
+func NotAResult(r *schema.Result, interrupted bool) bool {
+	return r.Error != nil && (r.Error.Local || interrupted)
 }
 
 // ScriptSource streams scripts to yield and stops at the first error it
 // returns.
 type ScriptSource func(yield func(*schema.Script) error) error
 
-// done is one finished turn on its way from a worker to OnResult.
+// done is one finished turn on its way from a worker to OnResult (or, for
+// a call that is not a result, to OnDropped).
 type done[E any] struct {
-	r  *schema.Result
-	ev E
+	r       *schema.Result
+	ev      E
+	dropped bool
 }
 
 // Run runs every script scripts yields against the target: the turns of a
@@ -38,14 +57,25 @@ type done[E any] struct {
 // up to cfg.Concurrency. A turn whose call errors ends its script: later
 // turns are not called.
 //
-// When ctx is cancelled (Ctrl-C) no new script starts, scripts in flight
-// finish and their results are handed to OnResult, and Run returns
-// ctx.Err(). Calls themselves are not cut short by ctx: each is bounded by
-// the target's timeout. When OnResult fails, scripts in flight stop after
-// their current turn and Run returns that error.
+// When ctx is cancelled (Ctrl-C) no new script starts, calls in flight
+// get CallGrace to finish, then are cut short, and Run returns ctx.Err().
+// A call that fails once ctx is cancelled, or fails on this side (see
+// NotAResult), is not a result: it goes to OnDropped, not OnResult, and
+// ends its script. When OnResult fails, scripts in flight stop after their
+// current turn and Run returns that error.
 func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Config[E]) error {
 	conc := max(cfg.Concurrency, 1)
-	callCtx := context.WithoutCancel(ctx)
+	callCtx, cutCalls := context.WithCancel(context.WithoutCancel(ctx))
+	defer cutCalls()
+	defer context.AfterFunc(ctx, func() {
+		t := time.NewTimer(CallGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cutCalls()
+		case <-callCtx.Done(): // Run returned
+		}
+	})()
 	stopCtx, stop := context.WithCancel(ctx)
 	defer stop()
 
@@ -73,7 +103,7 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 				if stopCtx.Err() != nil {
 					continue // drain: scripts not started are not recorded
 				}
-				runScript(callCtx, caller, s, &cfg, results, &halted)
+				runScript(callCtx, ctx, caller, s, &cfg, results, &halted)
 			}
 		}()
 	}
@@ -83,6 +113,12 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 	}()
 	var sinkErr error
 	for d := range results {
+		if d.dropped {
+			if cfg.OnDropped != nil {
+				cfg.OnDropped(d.r)
+			}
+			continue
+		}
 		if sinkErr != nil || cfg.OnResult == nil {
 			continue
 		}
@@ -105,16 +141,22 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 
 // runScript runs the turns of one script in one session and sends each
 // result on. It stops at the first turn whose call errors.
-func runScript[E any](ctx context.Context, caller Caller, s *schema.Script, cfg *Config[E], results chan<- done[E], halted *atomic.Bool) {
+// A failed call that is not a result (NotAResult, judged against runCtx)
+// is sent as dropped.
+func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Script, cfg *Config[E], results chan<- done[E], halted *atomic.Bool) {
 	if len(s.Turns) == 0 {
 		return
 	}
 	send := func(r *schema.Result) {
+		if NotAResult(r, runCtx.Err() != nil) {
+			results <- done[E]{r: r, dropped: true}
+			return
+		}
 		var ev E
 		if cfg.Evaluate != nil {
 			ev = cfg.Evaluate(r)
 		}
-		results <- done[E]{r, ev}
+		results <- done[E]{r: r, ev: ev}
 	}
 	if s.Turns[0].Turn > 0 { // a conversation: a new session id each run
 		sid := NewSessionID(s.ID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -273,5 +274,53 @@ func TestCallOneStateless(t *testing.T) {
 	r := CallOne(context.Background(), c, &schema.Case{ID: "x", Text: "hi"})
 	if string(r.Response) != `"re:hi"` || c.opened.Load() != 1 {
 		t.Errorf("CallOne: %+v, %d sessions", r, c.opened.Load())
+	}
+}
+
+// ctxCaller's sessions wait for their context (a hanging service) when
+// the turn text is "hang", and fail locally when it is "emfile".
+type ctxCaller struct{ fakeCaller }
+
+type ctxSession struct{}
+
+func (c *ctxCaller) Open(context.Context, *schema.Script) (Session, error) { return ctxSession{}, nil }
+func (ctxSession) Close()                                                  {}
+func (ctxSession) Call(ctx context.Context, turn *schema.Case, _ []schema.Message) *schema.Result {
+	r := &schema.Result{Case: *turn}
+	switch turn.Text {
+	case "hang":
+		<-ctx.Done()
+		r.Error = &schema.CallError{Type: schema.ErrConnection, Message: "server closed"}
+	case "emfile":
+		r.Error = &schema.CallError{Type: schema.ErrConnection, Message: "socket: too many open files", Local: true}
+	default:
+		r.Response = []byte(`{}`)
+	}
+	return r
+}
+
+func TestRunInterruptionErrorsAreNotResults(t *testing.T) {
+	old := CallGrace
+	CallGrace = 50 * time.Millisecond
+	defer func() { CallGrace = old }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var recorded, dropped []string
+	start := time.Now()
+	time.AfterFunc(20*time.Millisecond, cancel)
+	err := Run(ctx, &ctxCaller{}, source(script("ok", "fine"), script("emfile", "emfile"), script("h1", "hang"), script("h2", "hang")), Config[struct{}]{
+		Concurrency: 4,
+		OnResult:    func(r *schema.Result, _ struct{}) error { recorded = append(recorded, r.ID); return nil },
+		OnDropped:   func(r *schema.Result) { dropped = append(dropped, r.ID) },
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run returned %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("hanging calls were not cut short after the grace: Run took %s", d)
+	}
+	sort.Strings(dropped)
+	if strings.Join(recorded, " ") != "ok/0" || strings.Join(dropped, " ") != "emfile/0 h1/0 h2/0" {
+		t.Errorf("recorded %v, dropped %v: want only ok/0 recorded; a local failure and calls failing after the interrupt are not results", recorded, dropped)
 	}
 }

@@ -35,6 +35,10 @@ type CallError struct {
 	Type string `json:"type"`
 	// Message is a one-line description for people.
 	Message string `json:"message"`
+	// Local marks a failure on this side rather than the target's (the
+	// process ran out of file descriptors): such a call is not a result,
+	// is never recorded, and `run --resume` calls it again.
+	Local bool `json:"-"`
 }
 
 // Failure is one failed expectation or condition of a case.

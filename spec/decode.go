@@ -97,7 +97,7 @@ func (l *loader) decodeVariable(b *hcl.Block) {
 		if !l.onlyRoots(a.Expr, "variable default", "") {
 			return
 		}
-		ctx := &hcl.EvalContext{Functions: Functions(l.suite.Dir)}
+		ctx := &hcl.EvalContext{Functions: Functions(l.suite.Access)}
 		ctx.Functions["env"] = envFunc(l.opts.Env)
 		val, diags := a.Expr.Value(ctx)
 		l.diags = append(l.diags, diags...)

@@ -3,7 +3,6 @@ package spec
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,17 +62,18 @@ func (l *loader) decodeMaterials(b *hcl.Block) {
 		rel := l.str(c.Attributes, "source", "")
 		if rel != "" {
 			m.Source = rel
+			base := filepath.Dir(b.DefRange.Filename)
 			path := rel
 			if !filepath.IsAbs(path) {
-				path = filepath.Join(filepath.Dir(b.DefRange.Filename), rel)
+				path = filepath.Join(base, rel)
 			}
-			vals, diags := ReadMaterials(path, m.Level)
+			vals, diags := readMaterials(l.suite.Access, base, rel, m.Level)
 			if len(diags) > 0 && diags[0].Subject == nil {
 				diags[0].Subject = a.Expr.Range().Ptr()
 			}
 			if slices.ContainsFunc(diags, func(d *hcl.Diagnostic) bool { return d.Subject != nil && d.Subject.Filename == path }) {
 				// Keep the file's text for the diagnostics' source lines.
-				if src, err := os.ReadFile(path); err == nil {
+				if src, _, err := l.suite.Access.Read(base, rel, MaxMaterialBytes); err == nil {
 					l.suite.Sources[path] = src
 				}
 			}

@@ -14,7 +14,7 @@ func (s *Suite) BaseContext() *hcl.EvalContext {
 	s.baseOnce.Do(func() {
 		s.base = &hcl.EvalContext{
 			Variables: map[string]cty.Value{"var": cty.ObjectVal(s.Vars)},
-			Functions: Functions(s.Dir),
+			Functions: Functions(s.Access),
 		}
 	})
 	return s.base

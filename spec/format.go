@@ -28,8 +28,11 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // does not parse is returned unchanged with its diagnostics.
 func FormatSource(src []byte, filename string) ([]byte, hcl.Diagnostics) {
 	body, bom, crlf := splitSource(src)
+	if diags := CheckSource(filename, body); diags.HasErrors() {
+		return src, diags
+	}
 	if _, diags := hclsyntax.ParseConfig(body, filename, hcl.InitialPos); diags.HasErrors() {
-		return src, improveSyntaxDiags(diags, body)
+		return src, capDiags(improveSyntaxDiags(diags, body), filename)
 	}
 	out := hclwrite.Format(body)
 	out = append(bytes.TrimRight(out, " \t\n"), '\n')

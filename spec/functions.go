@@ -3,8 +3,6 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
@@ -17,8 +15,8 @@ import (
 )
 
 // Functions returns the function table of suite expressions; file() reads
-// relative to baseDir.
-func Functions(baseDir string) map[string]function.Function {
+// relative to the suite directory, under fa's rules.
+func Functions(fa FileAccess) map[string]function.Function {
 	return map[string]function.Function{
 		"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
 		"max": stdlib.MaxFunc, "min": stdlib.MinFunc, "pow": stdlib.PowFunc, "signum": stdlib.SignumFunc,
@@ -44,7 +42,7 @@ func Functions(baseDir string) map[string]function.Function {
 		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 		"try":   tryfunc.TryFunc, "can": tryfunc.CanFunc,
-		"file":     makeFileFunc(baseDir),
+		"file":     makeFileFunc(fa),
 		"jsonpath": JSONPathFunc,
 	}
 }
@@ -72,18 +70,14 @@ func strPredicate(arg string, fn func(s, x string) bool) function.Function {
 	})
 }
 
-func makeFileFunc(baseDir string) function.Function {
+func makeFileFunc(fa FileAccess) function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			p := args[0].AsString()
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(baseDir, p)
-			}
-			b, err := os.ReadFile(p)
+			b, _, err := fa.Read(fa.Dir, args[0].AsString(), MaxFileBytes)
 			if err != nil {
-				return cty.NilVal, function.NewArgErrorf(0, "cannot read %s: %s", p, err)
+				return cty.NilVal, function.NewArgErrorf(0, "cannot read %s: %s", args[0].AsString(), err)
 			}
 			return cty.StringVal(string(b)), nil
 		},

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -396,11 +397,7 @@ func (s *Suite) generateTemplateWith(t *Template, gen *Gen, yield func(*schema.S
 	var err error
 	switch t.Strategy {
 	case "product":
-		var dropped uint64
-		dropped, err = combine.Product(sizes, limit, tg.emit)
-		if dropped > 0 && gen.Split() == "" {
-			gen.Warn(t.DeclRange, fmt.Sprintf("template %q: limit %d dropped %d of the product's cases", t.Name, limit, dropped))
-		}
+		err = tg.product(t, gen, limit)
 	case combine.StrategyPairwise:
 		err = combine.Pairwise(sizes, t.Seed, tg.emit)
 	case combine.StrategyRandom:
@@ -412,6 +409,46 @@ func (s *Suite) generateTemplateWith(t *Template, gen *Gen, yield func(*schema.S
 		return tg.yerr
 	}
 	return err
+}
+
+// DefaultProductCap is the most cases a template of strategy "product"
+// without a limit generates: a product of a few large materials would
+// otherwise hang every command and exhaust memory. A larger explicit
+// limit lifts it.
+const DefaultProductCap = 100_000
+
+// product generates the template's product of slot values, up to limit
+// (DefaultProductCap when the template sets none), and warns with the
+// product's size when the limit drops cases.
+func (tg *tupleGen) product(t *Template, gen *Gen, limit int) error {
+	size, fits := productSize(tg.sizes)
+	capped := limit == 0 && (!fits || size > DefaultProductCap)
+	if capped {
+		tg.limit, limit = DefaultProductCap, DefaultProductCap
+	}
+	dropped, err := combine.Product(tg.sizes, limit, tg.emit)
+	if dropped == 0 || gen.Split() != "" {
+		return err
+	}
+	total := "more than 18446744073709551615"
+	if fits {
+		total = strconv.FormatUint(size, 10)
+	}
+	if capped {
+		gen.Warn(t.DeclRange, fmt.Sprintf("template %q: strategy \"product\" makes %s cases (%s); without a limit only the first %d are generated. Set limit, or use strategy \"pairwise\"", t.Name, total, sizesText(tg.sizes), DefaultProductCap))
+		return err
+	}
+	gen.Warn(t.DeclRange, fmt.Sprintf("template %q: limit %d dropped %d of the product's %s cases", t.Name, limit, dropped, total))
+	return err
+}
+
+// sizesText is "4 × 1000 × 1000 values".
+func sizesText(sizes []int) string {
+	parts := make([]string, len(sizes))
+	for i, n := range sizes {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, " × ") + " values"
 }
 
 // sizes returns the number of candidate values of each slot, or false

@@ -36,6 +36,9 @@ type Options struct {
 	// with its kind block undecoded: enough for commands that never call
 	// the target.
 	TargetKinds []TargetKind
+	// AllowOutside lets materials sources and file() read files outside
+	// the suite directory (--allow-outside); see FileAccess.
+	AllowOutside bool
 }
 
 // fileSchemaBase lists the top-level blocks other than case sources.
@@ -93,6 +96,7 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read suite", Detail: err.Error()}}
 	}
 	s.Dir, s.Files = dir, files
+	s.Access = FileAccess{Dir: dir, AllowOutside: opts.AllowOutside}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -100,9 +104,16 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 			continue
 		}
 		src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+		// CRLF line ends read as LF, so heredocs keep no \r (columns and
+		// line numbers do not change).
+		src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
 		s.Sources[f] = src
+		if d := CheckSource(f, src); d.HasErrors() {
+			l.diags = append(l.diags, d...)
+			continue
+		}
 		file, diags := l.parser.ParseHCL(src, f)
-		l.diags = append(l.diags, improveSyntaxDiags(diags, src)...)
+		l.diags = append(l.diags, capDiags(improveSyntaxDiags(diags, src), f)...)
 		if file == nil || diags.HasErrors() {
 			continue
 		}
@@ -121,12 +132,23 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	return s, RedactDiags(l.diags, redact.New(append(l.hidden, s.Secrets...)))
 }
 
+// dirName is the name of directory dir, also when dir is "." or "..".
+func dirName(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return filepath.Base(dir)
+}
+
 func suiteFiles(path string) ([]string, string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, "", err
 	}
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			return nil, "", fmt.Errorf("%s is not a regular file", path)
+		}
 		return []string{filepath.Clean(path)}, filepath.Dir(filepath.Clean(path)), nil
 	}
 	entries, err := os.ReadDir(path)
@@ -135,9 +157,16 @@ func suiteFiles(path string) ([]string, string, error) {
 	}
 	var files []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), FileSuffix) {
-			files = append(files, filepath.Join(path, e.Name()))
+		if e.IsDir() || !strings.HasSuffix(e.Name(), FileSuffix) {
+			continue
 		}
+		// Regular files, directly or through a symlink: a FIFO or a device
+		// named like a suite file would block or never end.
+		p := filepath.Join(path, e.Name())
+		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+			return nil, "", fmt.Errorf("%s is not a regular file", p)
+		}
+		files = append(files, p)
 	}
 	if len(files) == 0 {
 		return nil, "", fmt.Errorf("no %s files in %s", FileSuffix, path)
@@ -169,7 +198,7 @@ func (l *loader) decode() {
 			l.errorf(extra.DefRange.Ptr(), "Duplicate suite block", "A suite has one suite block; the first is at %s. Remove this one or move it to its own suite directory.", rangeString(sb[0].DefRange))
 		}
 	} else {
-		s.Name = filepath.Base(s.Dir)
+		s.Name = dirName(s.Dir)
 	}
 	for _, b := range byType["schema"] {
 		l.decodeSchema(b)
@@ -249,7 +278,7 @@ func (l *loader) blocksByType() (byType map[string][]*hcl.Block, sourceBlocks []
 func (l *loader) staticCtx() *hcl.EvalContext {
 	return &hcl.EvalContext{
 		Variables: map[string]cty.Value{"var": cty.ObjectVal(l.suite.Vars)},
-		Functions: Functions(l.suite.Dir),
+		Functions: Functions(l.suite.Access),
 	}
 }
 

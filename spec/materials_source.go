@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,18 +28,41 @@ import (
 // substrings of it, the "file:line" origins share one backing string, and
 // per-row maps exist only for rows that normalise.
 func ReadMaterials(path, defLevel string) ([]MaterialValue, hcl.Diagnostics) {
-	ext := strings.ToLower(filepath.Ext(path))
-	switch ext {
+	return readMaterials(FileAccess{Dir: filepath.Dir(path), AllowOutside: true}, "", path, defLevel)
+}
+
+// materialsType checks a materials source's extension.
+func materialsType(path string) hcl.Diagnostics {
+	switch strings.ToLower(filepath.Ext(path)) {
 	case ".txt", ".csv", ".jsonl", ".ndjson":
-	default:
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown materials file type", Detail: fmt.Sprintf("%s: a materials source is a .txt, .csv or .jsonl file.", path)}}
+		return nil
 	}
-	data, err := os.ReadFile(path)
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown materials file type", Detail: fmt.Sprintf("%s: a materials source is a .txt, .csv or .jsonl file.", path)}}
+}
+
+// readMaterials reads the materials source name (relative to base) under
+// fa's rules; values' origins name it relative to the suite directory.
+func readMaterials(fa FileAccess, base, name, defLevel string) ([]MaterialValue, hcl.Diagnostics) {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(base, name)
+	}
+	if d := materialsType(path); d != nil {
+		return nil, d
+	}
+	data, rel, err := fa.Read(base, name, MaxMaterialBytes)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read materials file", Detail: fmt.Sprintf("%s. The path is resolved from the directory of the suite file that names it.", err)}}
 	}
+	return parseMaterials(data, path, rel, defLevel)
+}
+
+// parseMaterials reads the values of a materials file's data; origin
+// names the file in values' origins ("materials/cities.txt:3").
+func parseMaterials(data []byte, path, origin, defLevel string) ([]MaterialValue, hcl.Diagnostics) {
+	ext := strings.ToLower(filepath.Ext(path))
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	r := &matReader{path: path, base: filepath.Base(path), lvl: defLevel}
+	r := &matReader{path: path, base: origin, lvl: defLevel}
 	// One string for the whole file: values are substrings of it.
 	text := string(data)
 	r.rows = strings.Count(text, "\n") + 1

@@ -22,6 +22,9 @@ type Suite struct {
 	// Dir is the suite directory; Files are the suite files read, in order.
 	Dir   string
 	Files []string
+	// Access says which other files the suite may read (materials
+	// sources, file()).
+	Access FileAccess
 	// Sources holds every file read (suite files and material sources), for
 	// diagnostics snippets.
 	Sources map[string][]byte

@@ -124,7 +124,7 @@ template "t" { text = "{城市}{关系}{姓名}" }
 		t.Errorf("want a duplicate warning on line 5 of cities.txt, got %v", diags)
 	}
 	c := s.Materials["城市"]
-	if len(c.Values) != 2 || c.Values[1].Value != "上海" || c.Values[1].Origin != "cities.txt:4" {
+	if len(c.Values) != 2 || c.Values[1].Value != "上海" || c.Values[1].Origin != "m/cities.txt:4" {
 		t.Errorf("cities: %+v", c.Values)
 	}
 	r := s.Materials["关系"].Values

@@ -91,6 +91,10 @@ func (l *loader) readVarFile(path string, assign func(string, cty.Value, string,
 	}
 	// Excerpts of a variable file never show values (maskVarSource).
 	l.suite.Sources[path] = maskVarSource(src)
+	if d := CheckSource(path, src); d.HasErrors() {
+		l.diags = append(l.diags, d...)
+		return
+	}
 	p := hclparse.NewParser()
 	var f *hcl.File
 	var diags hcl.Diagnostics

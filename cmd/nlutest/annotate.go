@@ -338,7 +338,7 @@ func (a *App) writeInPlace(s *spec.Suite, path string, lf *loadFlags, drafts []*
 		}
 		written = append(written, f)
 	}
-	if _, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, TargetKinds: targets.Kinds()}); diags.HasErrors() {
+	if _, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, TargetKinds: targets.Kinds(), AllowOutside: lf.allowOutside}); diags.HasErrors() {
 		var sources = map[string][]byte{}
 		for f, src := range edited {
 			sources[f] = src

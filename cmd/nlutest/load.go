@@ -20,15 +20,17 @@ import (
 
 // loadFlags are the flags of every command that reads a suite.
 type loadFlags struct {
-	vars     listFlag
-	varFiles listFlag
-	color    string
+	vars         listFlag
+	varFiles     listFlag
+	color        string
+	allowOutside bool
 }
 
 func (lf *loadFlags) register(fs *flag.FlagSet) {
 	fs.Var(&lf.vars, "var", "set a variable: NAME=VALUE (repeatable)")
 	fs.Var(&lf.varFiles, "var-file", "read variables from an HCL file of NAME = VALUE lines (repeatable)")
 	fs.StringVar(&lf.color, "color", "auto", "colour: auto, always or never (NO_COLOR and TERM=dumb also turn it off)")
+	fs.BoolVar(&lf.allowOutside, "allow-outside", false, "let materials sources and file() read files outside the suite directory (trusted suites only)")
 }
 
 // useColor decides colour for one stream once, so every writer agrees.
@@ -52,7 +54,7 @@ func (a *App) load(path string, lf *loadFlags) (*spec.Suite, int) {
 		fmt.Fprintf(a.Stderr, "nlutest: --color takes auto, always or never, not %q\n", lf.color)
 		return nil, ExitInvalid
 	}
-	s, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, TargetKinds: targets.Kinds()})
+	s, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, TargetKinds: targets.Kinds(), AllowOutside: lf.allowOutside})
 	var sources map[string][]byte
 	if s != nil {
 		sources = s.Sources
@@ -71,6 +73,22 @@ func (a *App) load(path string, lf *loadFlags) (*spec.Suite, int) {
 		return nil, ExitInvalid
 	}
 	return s, ExitPass
+}
+
+// genWarnings collects the warnings of generating a suite's cases (a
+// limit or the product cap dropping cases, a template generating none).
+type genWarnings struct{ diags hcl.Diagnostics }
+
+func (g *genWarnings) add(rng hcl.Range, msg string) {
+	g.diags = append(g.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: msg, Subject: &rng})
+}
+
+// printWarnings prints the collected warnings as diagnostics on stderr.
+func (a *App) printWarnings(s *spec.Suite, lf *loadFlags, g *genWarnings) {
+	if len(g.diags) > 0 {
+		spec.WriteDiagnostics(a.Stderr, g.diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
+		g.diags = nil
+	}
 }
 
 func plural(n int) string {
@@ -96,7 +114,9 @@ func (a *App) cmdValidate(args []string) int {
 		return code
 	}
 	n := 0
-	err = s.Generate(spec.GenOptions{}, func(*schema.Case) error { n++; return nil })
+	var warns genWarnings
+	err = s.Generate(spec.GenOptions{Warn: warns.add}, func(*schema.Case) error { n++; return nil })
+	a.printWarnings(s, &lf, &warns)
 	if err != nil {
 		if !a.dataDiagnostics(err, s, &lf) {
 			fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
@@ -132,13 +152,15 @@ func (a *App) cmdGenerate(args []string) int {
 	if *split != "" && s.SplitByName(*split) == nil {
 		return a.fail(usagef("the suite has no split %q (splits: %s)", *split, strings.Join(s.SplitNames(), ", ")))
 	}
+	var warns genWarnings
+	defer a.printWarnings(s, &lf, &warns)
 	render := func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		var err error
 		if *format == "csv" {
-			err = writeCasesCSV(bw, s, *split)
+			err = writeCasesCSV(bw, s, spec.GenOptions{Split: *split, Warn: warns.add})
 		} else {
-			err = s.Generate(spec.GenOptions{Split: *split}, func(c *schema.Case) error {
+			err = s.Generate(spec.GenOptions{Split: *split, Warn: warns.add}, func(c *schema.Case) error {
 				b, err := schema.EncodeLine(c)
 				if err != nil {
 					return err
@@ -182,7 +204,7 @@ func (a *App) dataDiagnostics(err error, s *spec.Suite, lf *loadFlags) bool {
 // writeCasesCSV writes the cases as CSV, one column per field
 // schema.CaseFields gives a CSV position: lists joined by "/" (scene) or
 // "|", slots and expect as JSON.
-func writeCasesCSV(w io.Writer, s *spec.Suite, split string) error {
+func writeCasesCSV(w io.Writer, s *spec.Suite, opts spec.GenOptions) error {
 	cw := csv.NewWriter(w)
 	fields := schema.CSVCaseFields()
 	row := make([]string, len(fields))
@@ -192,7 +214,7 @@ func writeCasesCSV(w io.Writer, s *spec.Suite, split string) error {
 	if err := cw.Write(row); err != nil {
 		return err
 	}
-	err := s.Generate(spec.GenOptions{Split: split}, func(c *schema.Case) error {
+	err := s.Generate(opts, func(c *schema.Case) error {
 		for i, f := range fields {
 			v, err := csvValue(f, c)
 			if err != nil {

@@ -13,17 +13,20 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"golang.org/x/term"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	os.Exit(mainCode(os.Args[1:]))
+}
+
+// mainCode runs one command line as the process: real streams, the
+// environment, and the signal handling of withSignals.
+func mainCode(args []string) int {
+	ctx, release := withSignals(os.Stderr, os.Exit)
+	defer release()
 	app := &App{
 		Stdout:    os.Stdout,
 		Stderr:    os.Stderr,
@@ -31,7 +34,5 @@ func main() {
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
-	code := app.Run(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
+	return app.Run(ctx, args)
 }

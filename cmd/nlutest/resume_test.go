@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -24,8 +23,7 @@ import (
 // run it as a child process and kill it.
 func TestMain(m *testing.M) {
 	if os.Getenv("NLUTEST_TEST_CHILD") == "1" {
-		app := &App{Stdout: os.Stdout, Stderr: os.Stderr, Env: os.LookupEnv}
-		os.Exit(app.Run(context.Background(), os.Args[1:]))
+		os.Exit(mainCode(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/reporters"
@@ -114,6 +116,10 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.fail(err)
 	}
 	code = a.writeReports(run.Report(out), &rf, run.Dir, baseline)
+	if out.LocalFailure != "" && !out.Interrupted {
+		fmt.Fprintf(a.Stderr, "nlutest: %d calls failed on this machine (%s) and were not recorded: the run is incomplete; raise the open-files limit (ulimit -n) or lower --concurrency, then call them with --resume %s\n", out.Unrecorded, out.LocalFailure, run.Dir)
+		return ExitCannotRun
+	}
 	if out.Interrupted {
 		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %d cases; results so far are in %s\n", run.Collector.Total(), run.Counts.Total, run.Dir)
 		return ExitInterrupted
@@ -162,18 +168,25 @@ func pickTarget(s *spec.Suite, name, see string) (*spec.Target, error) {
 	return nil, usagef("the suite has no target %q (targets: %s)", name, strings.Join(names, ", "))
 }
 
-// writeReports renders the console report and writes every report file.
+// writeConsole renders the console report (the verdict line with --quiet).
+// A reader that closed stdout (EPIPE) is not an error.
+func (a *App) writeConsole(rep *schema.Report, rf *runFlags, opts reporters.Options) {
+	var err error
+	if !rf.quiet {
+		err = reporters.Console(a.Stdout, rep, opts)
+	} else {
+		_, err = fmt.Fprintf(a.Stdout, "%s %s\n", strings.ToUpper(rep.Verdict.Outcome.String()), rep.Suite.Name)
+	}
+	if err != nil && !errors.Is(err, syscall.EPIPE) {
+		fmt.Fprintf(a.Stderr, "nlutest: console report: %s\n", err)
+	}
+}
+
+// writeReports writes every report file, then renders the console report.
 // It returns the exit code the verdict asks for, or 3 when a report could
 // not be written.
 func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, baseline *schema.Report) int {
 	opts := reporters.Options{Color: a.useColor(rf.color, a.StdoutTTY), JUnitCases: rf.junitCases, MaxFailures: rf.maxFailures, Baseline: baseline}
-	if !rf.quiet {
-		if err := reporters.Console(a.Stdout, rep, opts); err != nil {
-			fmt.Fprintf(a.Stderr, "nlutest: console report: %s\n", err)
-		}
-	} else {
-		fmt.Fprintf(a.Stdout, "%s %s\n", strings.ToUpper(rep.Verdict.Outcome.String()), rep.Suite.Name)
-	}
 	type out struct {
 		kind, path string
 		render     func(io.Writer) error
@@ -204,6 +217,9 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, base
 		}
 		written = append(written, o.kind+" → "+o.path)
 	}
+	// The console comes after the files: a reader that goes away early
+	// (`| head -1`) leaves every report file written.
+	a.writeConsole(rep, rf, opts)
 	fmt.Fprintf(a.Stderr, "Reports: %s\n", strings.Join(written, " · "))
 	if failed {
 		return ExitCannotRun

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nlutest/nlutest/reporters"
+	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/stats"
 )
 
@@ -39,7 +40,9 @@ func (a *App) cmdStats(args []string) int {
 	if *split != "" && s.SplitByName(*split) == nil {
 		return a.fail(usagef("the suite has no split %q (splits: %s)", *split, strings.Join(s.SplitNames(), ", ")))
 	}
-	st, err := stats.Compute(s, *split)
+	var warns genWarnings
+	st, err := stats.ComputeWith(s, spec.GenOptions{Split: *split, Warn: warns.add})
+	a.printWarnings(s, &lf, &warns)
 	if err != nil {
 		fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
 		return ExitInvalid

@@ -43,7 +43,9 @@ func (demoKind) Decode(d *spec.TargetDecoder) (any, bool) {
 
 func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) {
 	ep := b.Target.Config.(*demoConfig).Endpoint
-	base, stop, err := demo.Start(ctx)
+	// The service outlives an interrupt: calls in flight finish against
+	// it, and the caller's Close stops it.
+	base, stop, err := demo.Start(context.WithoutCancel(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("starting the demo service: %w", err)
 	}

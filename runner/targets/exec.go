@@ -155,7 +155,9 @@ func (e *execCaller) Call(ctx context.Context, c *schema.Case) *schema.Result {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return fail(ErrExec, fmt.Sprintf("cannot start %s: %v", e.cfg.Command[0], err))
+		r := fail(ErrExec, fmt.Sprintf("cannot start %s: %v", e.cfg.Command[0], err))
+		r.Error.Local = transport.LocalExhaustion(err)
+		return r
 	}
 	werr := cmd.Wait()
 	r.LatencyMS = float64(time.Since(start).Microseconds()) / 1000

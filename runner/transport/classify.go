@@ -54,6 +54,10 @@ func classifyError(ctx context.Context, err error, u *url.URL, timeout time.Dura
 	text := inner.Error()
 	var dnsErr *net.DNSError
 	switch {
+	case LocalExhaustion(err):
+		ce, class := connErr(classOther, "cannot reach %s: %s on this machine", host, text)
+		ce.Local = true
+		return ce, class
 	case errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(text, "connection refused"):
 		return connErr(classReset, "connection refused by %s", host)
 	case errors.Is(err, syscall.ECONNRESET) || strings.Contains(text, "connection reset"):
@@ -75,6 +79,14 @@ func classifyError(ctx context.Context, err error, u *url.URL, timeout time.Dura
 		return connErr(classOther, "reading the response body from %s: %s", host, text)
 	}
 	return connErr(classOther, "%s", text)
+}
+
+// LocalExhaustion reports whether err comes from this machine running out
+// of a resource (file descriptors: EMFILE, ENFILE) rather than from the
+// target: such a failure says nothing about the target.
+func LocalExhaustion(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		strings.Contains(err.Error(), "too many open files")
 }
 
 // statusMessage is "HTTP 500 Internal Server Error", or "HTTP 599" for codes

@@ -125,10 +125,16 @@ type Value struct {
 // Compute streams the suite's cases (only split's when split is not "")
 // and returns the distributions.
 func Compute(s *spec.Suite, split string) (*Stats, error) {
-	st := &Stats{Suite: s.Name, Split: split}
+	return ComputeWith(s, spec.GenOptions{Split: split})
+}
+
+// ComputeWith is Compute with every generation option (opts.Warn receives
+// generation warnings).
+func ComputeWith(s *spec.Suite, opts spec.GenOptions) (*Stats, error) {
+	st := &Stats{Suite: s.Name, Split: opts.Split}
 	st.materials(s)
 	c := newCounter(s, st)
-	if err := s.Generate(spec.GenOptions{Split: split}, func(cs *schema.Case) error {
+	if err := s.Generate(opts, func(cs *schema.Case) error {
 		c.add(cs)
 		return nil
 	}); err != nil {
