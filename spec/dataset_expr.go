@@ -172,7 +172,7 @@ func (ev *rowEval) eval(ds *datasetSource, e *rowExpr) (cty.Value, error) {
 		return e.constVal, nil
 	}
 	if ev.ctx == nil {
-		ev.ctx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(ds.s.Vars)}, Functions: Functions(ds.s.Dir)}
+		ev.ctx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(ds.s.Vars)}, Functions: Functions(ds.s.Access)}
 	}
 	ev.ctx.Variables["row"] = ev.value(ds)
 	v, diags := e.expr.Value(ev.ctx)

@@ -3,8 +3,6 @@ package spec
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -125,10 +123,7 @@ func (ds *datasetSource) decodeFile(l *loader, c *hcl.BodyContent) bool {
 		l.errorf(c.Attributes["format"].Expr.Range().Ptr(), "Unknown dataset format", "format is \"jsonl\", \"csv\" or \"rasa\", not %q.", ds.format)
 		return false
 	}
-	st, err := os.Stat(ds.path)
-	if err == nil && st.IsDir() {
-		err = fmt.Errorf("%s is a directory", ds.path)
-	}
+	_, err := l.suite.Access.Check(filepath.Dir(a.Range.Filename), rel)
 	if err != nil {
 		l.errorf(a.Expr.Range().Ptr(), "Cannot read dataset file", "%s. The path is resolved from the directory of the suite file that names it.", err)
 		return false

@@ -41,18 +41,9 @@ func (fa FileAccess) Read(base, name string, limit int64) (data []byte, rel stri
 		path = filepath.Join(base, name)
 	}
 	rel = suiteRel(fa.Dir, path)
-	if !fa.AllowOutside {
-		if err := fa.inside(path); err != nil {
-			return nil, rel, err
-		}
-	}
-	// Stat before opening: opening a FIFO blocks until it has a writer.
-	st, err := os.Stat(path)
+	st, err := fa.Check(base, name)
 	if err != nil {
 		return nil, rel, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, rel, fmt.Errorf("%s is not a regular file (a FIFO, device or directory cannot be read as one)", path)
 	}
 	if st.Size() > limit {
 		return nil, rel, fmt.Errorf("%s is %d bytes, over the %d MiB limit", path, st.Size(), limit>>20)
@@ -68,6 +59,30 @@ func (fa FileAccess) Read(base, name string, limit int64) (data []byte, rel stri
 		err = fmt.Errorf("%s is over the %d MiB limit", path, limit>>20)
 	}
 	return data, rel, err
+}
+
+// Check checks that name (relative to base when not absolute) may be read
+// under fa's rules — inside the suite directory unless AllowOutside, a
+// regular file — and returns its FileInfo. It never opens the file
+// (opening a FIFO blocks until it has a writer).
+func (fa FileAccess) Check(base, name string) (os.FileInfo, error) {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(base, name)
+	}
+	if !fa.AllowOutside {
+		if err := fa.inside(path); err != nil {
+			return nil, err
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (a FIFO, device or directory cannot be read as one)", path)
+	}
+	return st, nil
 }
 
 // inside checks that path, with every symlink followed, is inside the
