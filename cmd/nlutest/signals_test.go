@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -105,7 +104,7 @@ func interruptChild(t *testing.T, cmd *exec.Cmd, ready func() bool, again time.D
 		t.Fatal(err)
 	}
 	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
-	for deadline := time.Now().Add(20 * time.Second); !catchesSIGINT(cmd.Process.Pid) || !ready(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); !ready(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the command never got busy; stderr:\n%s", stderr.String())
 		}
@@ -128,21 +127,30 @@ func interruptChild(t *testing.T, cmd *exec.Cmd, ready func() bool, again time.D
 	return 0, 0, ""
 }
 
-// catchesSIGINT reports whether process pid has its SIGINT handler in
-// place (Linux: /proc/PID/status SigCgt; elsewhere after a second).
-func catchesSIGINT(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		time.Sleep(time.Second)
+// opened returns a readiness check that holds once a reader has opened
+// the FIFO at path: the child is then past its signal set-up and blocked
+// in the read. The check keeps a writer open (without writing), so the
+// reader stays blocked.
+func opened(t *testing.T, path string) func() bool {
+	return func() bool {
+		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return false // ENXIO: no reader yet
+		}
+		t.Cleanup(func() { f.Close() })
 		return true
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if mask, ok := strings.CutPrefix(line, "SigCgt:"); ok {
-			m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64)
-			return err == nil && m&(1<<(int(syscall.SIGINT)-1)) != 0
+}
+
+// after returns a readiness check that holds d after its first call.
+func after(d time.Duration) func() bool {
+	var start time.Time
+	return func() bool {
+		if start.IsZero() {
+			start = time.Now()
 		}
+		return time.Since(start) >= d
 	}
-	return false
 }
 
 // fifo makes a named pipe nobody writes to: reading it blocks, the way a
@@ -167,45 +175,52 @@ func TestSIGINTEndsEveryCommand(t *testing.T) {
 		t.Fatalf("demo run: %v\n%s", err, out)
 	}
 	hang := hangingNLU(t)
-	always := func() bool { return true }
+	// How each command is known to be busy: blocked reading the FIFO, a
+	// second into counting or generating 10^8 cases, or calls in flight.
+	const (
+		readingFIFO = iota
+		aSecondIn
+		calling
+	)
 	tests := []struct {
 		name  string
 		args  []string
-		ready func() bool
+		ready int
 	}{
-		{"validate", []string{"validate", dir, "--var-file", "FIFO"}, always},
-		{"generate", []string{"generate", dir, "--var-file", "FIFO"}, always},
-		{"stats", []string{"stats", dir, "--var-file", "FIFO"}, always},
-		{"eval", []string{"eval", runDir, "--var-file", "FIFO"}, always},
-		{"merge", []string{"merge", "--out", "OUT", runDir, "--var-file", "FIFO"}, always},
-		{"fmt", []string{"fmt", "FIFO"}, always},
-		{"run counting", []string{"run", big, "--out", "OUT"}, always},
-		{"generate 10^8 cases", []string{"generate", big, "-o", "OUT"}, always},
-		{"run calling a hanging service", []string{"run", dir, "--var", "url=" + hang.URL, "--out", "OUT"}, nil},
+		{"validate", []string{"validate", dir, "--var-file", "FIFO"}, readingFIFO},
+		{"generate", []string{"generate", dir, "--var-file", "FIFO"}, readingFIFO},
+		{"stats", []string{"stats", dir, "--var-file", "FIFO"}, readingFIFO},
+		{"eval", []string{"eval", runDir, "--var-file", "FIFO"}, readingFIFO},
+		{"merge", []string{"merge", "--out", "OUT", runDir, "--var-file", "FIFO"}, readingFIFO},
+		{"fmt", []string{"fmt", "FIFO"}, readingFIFO},
+		{"run counting", []string{"run", big, "--out", "OUT"}, aSecondIn},
+		{"generate 10^8 cases", []string{"generate", big, "-o", "OUT"}, aSecondIn},
+		{"run calling a hanging service", []string{"run", dir, "--var", "url=" + hang.URL, "--out", "OUT"}, calling},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tmp := t.TempDir()
-			out := filepath.Join(tmp, "out")
+			out, pipe := filepath.Join(tmp, "out"), filepath.Join(tmp, "hang"+spec_suffix)
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {
 				switch a {
 				case "FIFO":
-					a = fifo(t, filepath.Join(tmp, "hang"+spec_suffix))
+					a = fifo(t, pipe)
 				case "OUT":
 					a = out
 				}
 				args[i] = a
 			}
-			ready := tt.ready
-			if ready == nil {
-				ready = func() bool { return fileExists(filepath.Join(out, runner.ResultsFile)) }
-			}
+			ready := map[int]func() bool{
+				readingFIFO: opened(t, pipe),
+				aSecondIn:   after(time.Second),
+				calling:     func() bool { return fileExists(filepath.Join(out, runner.ResultsFile)) },
+			}[tt.ready]
 			code, took, stderr := interruptChild(t, childCmd(args...), ready, 0)
 			if code != ExitInterrupted || took > 2*time.Second {
 				t.Errorf("exit %d %s after SIGINT, want %d within 2 s; stderr:\n%s", code, took.Round(time.Millisecond), ExitInterrupted, stderr)
 			}
-			if tt.ready == nil {
+			if tt.ready == calling {
 				checkInterruptedRun(t, out)
 			}
 		})
@@ -235,8 +250,8 @@ func TestSecondSIGINTQuitsAtOnce(t *testing.T) {
 		t.Skip("signals child processes; skipped with -short")
 	}
 	dir := writeSuite(t, signalSuite)
-	cmd := childCmd("validate", dir, "--var-file", fifo(t, filepath.Join(t.TempDir(), "vars")))
-	code, took, stderr := interruptChild(t, cmd, func() bool { return true }, 200*time.Millisecond)
+	vars := fifo(t, filepath.Join(t.TempDir(), "vars"))
+	code, took, stderr := interruptChild(t, childCmd("validate", dir, "--var-file", vars), opened(t, vars), 200*time.Millisecond)
 	if code != ExitInterrupted || took > 1200*time.Millisecond {
 		t.Errorf("exit %d %s after the first SIGINT (second at 200ms), want %d at once; stderr:\n%s", code, took.Round(time.Millisecond), ExitInterrupted, stderr)
 	}
