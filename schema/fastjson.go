@@ -65,12 +65,20 @@ func decodeGeneric(val []byte) (any, error) {
 	return oj.Parse(val)
 }
 
+// errDuplicateID is the error of a record with two "id" members.
+var errDuplicateID = errors.New(`the key "id" appears twice`)
+
 // decodeCaseField decodes one member of a case record; it reports false
 // for keys that are not case fields.
 func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 	var err error
 	switch string(key) {
 	case "id":
+		if c.ID != "" {
+			// Readers that stop at the first "id" and readers that keep
+			// the last would count such a record twice.
+			return true, errDuplicateID
+		}
 		c.ID, err = jsondoc.Unquote(val)
 	case "suite":
 		c.Suite, err = jsondoc.Unquote(val)
