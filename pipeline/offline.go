@@ -22,10 +22,14 @@ type EvalOptions struct {
 // Evaluate re-evaluates the results of one or more run directories against
 // s, as it is now (cases rebuilt from the suite; a result whose case no
 // longer rebuilds keeps its recorded expectations and is counted in a
-// warning), and builds the report. meta describes the run (the first
+// warning), and builds the report. It refuses a suite of another name than
+// the run's (meta.SuiteName). meta describes the run (the first
 // directory's run.json). Each id counts once across the directories. An
 // error is a record that does not decode, or no results at all.
 func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.Collector, *schema.Report, error) {
+	if meta.SuiteName != "" && meta.SuiteName != s.Name {
+		return nil, nil, invalidf("%s was recorded with suite %q, not %q (%s); evaluate it with its own suite (--suite PATH)", dirs[0], meta.SuiteName, s.Name, s.Dir)
+	}
 	ev := assert.NewEvaluator(s)
 	col := assert.NewCollector(s)
 	col.IncludeUnreviewed = o.IncludeUnreviewed
@@ -59,39 +63,117 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 }
 
 // ReadShards reads the run.json of each directory and refuses directories
-// that are not shards of one run (another target, split or filter).
-func ReadShards(dirs []string) ([]Meta, error) {
+// that are not the shards of one run: another target, split or filter,
+// another suite (name or fingerprint), a directory or shard given twice,
+// or — unless partial — a shard missing (1/3 and 2/3 without 3/3).
+func ReadShards(dirs []string, partial bool) ([]Meta, error) {
 	metas := make([]Meta, len(dirs))
+	byDir := map[string]string{}
 	for i, d := range dirs {
 		var err error
 		if metas[i], err = ReadMeta(d); err != nil {
 			return nil, &InvalidError{err.Error()}
 		}
-		if metas[i].Target != metas[0].Target || metas[i].Split != metas[0].Split || metas[i].Filter != metas[0].Filter {
+		if prev, ok := byDir[absPath(d)]; ok {
+			return nil, invalidf("%s is given twice (as %s and %s); name each shard once", d, prev, d)
+		}
+		byDir[absPath(d)] = d
+		m, m0 := metas[i], metas[0]
+		if m.Target != m0.Target || m.Split != m0.Split || m.Filter != m0.Filter {
 			return nil, invalidf("%s was run with another target, split or filter than %s; only shards of one run merge", d, dirs[0])
 		}
+		if m.SuiteName != m0.SuiteName || m.Fingerprint != "" && m0.Fingerprint != "" && m.Fingerprint != m0.Fingerprint {
+			return nil, invalidf("%s was run with suite %q (%s), %s with suite %q (%s): only shards of one suite merge; run the shards again with the same suite", d, m.SuiteName, m.Fingerprint, dirs[0], m0.SuiteName, m0.Fingerprint)
+		}
+	}
+	if err := checkShardSet(dirs, metas, partial); err != nil {
+		return nil, err
 	}
 	return metas, nil
+}
+
+// checkShardSet refuses a shard given twice, shards of different splits
+// into N, a whole run merged with anything, and a missing shard (unless
+// partial).
+func checkShardSet(dirs []string, metas []Meta, partial bool) error {
+	if len(dirs) == 1 {
+		return nil
+	}
+	seen := map[int]string{}
+	n := 0
+	for i, m := range metas {
+		sh, err := ParseShard(m.Shard)
+		if err != nil || sh.N == 0 {
+			return invalidf("%s is a whole run, not a shard (--shard K/N); merge joins the shards of one run", dirs[i])
+		}
+		if n != 0 && sh.N != n {
+			return invalidf("%s is shard %s, but %s is shard %s: only shards of one split into N merge", dirs[i], m.Shard, dirs[0], metas[0].Shard)
+		}
+		n = sh.N
+		if prev, ok := seen[sh.K]; ok {
+			return invalidf("shard %s is given twice: %s and %s; name each shard once", m.Shard, prev, dirs[i])
+		}
+		seen[sh.K] = dirs[i]
+	}
+	if partial {
+		return nil
+	}
+	var missing []string
+	for k := 1; k <= n; k++ {
+		if _, ok := seen[k]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	if len(missing) > 0 {
+		return invalidf("shard %s missing: a merge of some shards is not the whole run; add the missing shard, or pass --partial to report on the shards given", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // Merge joins shard runs (dirs, with their metas from ReadShards) into the
 // run directory out: every shard's results, each id once (the first record
 // wins), and a run.json spanning them. It returns the merged run's meta and
 // how many results it holds. It refuses an out that already holds a run.
+// The merged run is built in a temporary directory beside out and renamed
+// into place, so a failed merge leaves nothing behind.
 func Merge(out string, dirs []string, metas []Meta) (Meta, int, error) {
 	if holdsRun(out) {
 		return Meta{}, 0, invalidf("%s already holds a run; choose another --out directory", out)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		if entries, _ := os.ReadDir(out); len(entries) > 0 {
+			return Meta{}, 0, invalidf("%s is not empty; choose a new --out directory", out)
+		}
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Meta{}, 0, err
 	}
-	rw, err := runner.CreateResults(filepath.Join(out, runner.ResultsFile))
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".merging-*")
+	if err != nil {
+		return Meta{}, 0, err
+	}
+	meta, n, err := mergeInto(tmp, dirs, metas)
+	if err == nil {
+		_ = os.Remove(out) // an empty directory made beforehand
+		err = os.Rename(tmp, out)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return Meta{}, 0, err
+	}
+	return meta, n, nil
+}
+
+// mergeInto writes the merged results and run.json into dir.
+func mergeInto(dir string, dirs []string, metas []Meta) (Meta, int, error) {
+	rw, err := runner.CreateResults(filepath.Join(dir, runner.ResultsFile))
 	if err != nil {
 		return Meta{}, 0, err
 	}
 	seen := map[string]bool{}
 	meta := metas[0]
-	meta.Shard, meta.Total = "", 0
+	meta.Shard, meta.Total, meta.Shards = "", 0, nil
 	for i, d := range dirs {
 		err := runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(r *schema.Result) error {
 			if seen[r.ID] {
@@ -105,6 +187,9 @@ func Merge(out string, dirs []string, metas []Meta) (Meta, int, error) {
 			return Meta{}, 0, err
 		}
 		meta.Total += metas[i].Total
+		if metas[i].Shard != "" {
+			meta.Shards = append(meta.Shards, metas[i].Shard)
+		}
 		if metas[i].Started.Before(meta.Started) {
 			meta.Started = metas[i].Started
 		}
@@ -115,7 +200,7 @@ func Merge(out string, dirs []string, metas []Meta) (Meta, int, error) {
 	if err := rw.Close(); err != nil {
 		return Meta{}, 0, err
 	}
-	if err := WriteMeta(out, meta); err != nil {
+	if err := WriteMeta(dir, meta); err != nil {
 		return Meta{}, 0, err
 	}
 	return meta, len(seen), nil

@@ -27,9 +27,18 @@ func TestMergeShardsEqualsTheWholeRun(t *testing.T) {
 		runAll(t, context.Background(), s, options(s, mustSelection(t, "", "", sh), d), newFakeCaller())
 		dirs = append(dirs, d)
 	}
-	// a shard given twice counts once
-	dirs = append(dirs, dirs[0])
-	metas, err := pipeline.ReadShards(dirs)
+	// A shard given twice, a shard missing, a whole run among shards are
+	// refused (issue 12: they were merged as the whole release).
+	_, err := pipeline.ReadShards(append(dirs, dirs[0]), false)
+	wantInvalid(t, err, "given twice")
+	_, err = pipeline.ReadShards(dirs[:2], false)
+	wantInvalid(t, err, "shard 3/3 missing")
+	if _, err := pipeline.ReadShards(dirs[:2], true); err != nil {
+		t.Errorf("--partial: %v", err)
+	}
+	_, err = pipeline.ReadShards(append([]string{filepath.Join(root, "whole")}, dirs...), false)
+	wantInvalid(t, err, "is a whole run, not a shard")
+	metas, err := pipeline.ReadShards(dirs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +65,7 @@ func TestMergeShardsEqualsTheWholeRun(t *testing.T) {
 	// Only shards of one run merge.
 	other := filepath.Join(root, "smoke")
 	runAll(t, context.Background(), s, options(s, mustSelection(t, "smoke", "", ""), other), newFakeCaller())
-	_, err = pipeline.ReadShards([]string{dirs[0], other})
+	_, err = pipeline.ReadShards([]string{dirs[0], other}, false)
 	wantInvalid(t, err, "only shards of one run merge")
 }
 

@@ -53,6 +53,10 @@ type Run struct {
 
 	opts    Options
 	started time.Time
+	// old is the run.json of a resumed run.
+	old Meta
+	// unlock releases the run directory's lock (Close).
+	unlock func()
 	// done holds the ids recorded in the run directory (resume); a
 	// script of one turn records its result under the script's id.
 	done map[string]bool
@@ -84,7 +88,8 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 	}
 	r.Counts = counts
 	r.started = r.now()
-	r.Meta = Meta{Tool: "nlutest", Version: o.Version, Suite: o.SuitePath, Target: o.Target.Name,
+	r.Meta = Meta{Tool: "nlutest", Version: o.Version, Suite: absPath(o.SuitePath), Target: o.Target.Name,
+		SuiteName: s.Name, Fingerprint: s.Fingerprint(),
 		Split: o.Selection.Split, Filter: o.Selection.Filter, Shard: o.Selection.Shard.String(),
 		Repeat: repeatOf(o), Total: counts.Total, Started: r.started.UTC()}
 	if err := r.chooseDir(); err != nil {
@@ -117,6 +122,7 @@ func (r *Run) chooseDir() error {
 			return invalidf("--resume: %s was run with target %q, split %q, filter %q, shard %q; resume it with the same selection", r.Dir, old.Target, old.Split, old.Filter, old.Shard)
 		}
 		r.Meta.Started = old.Started
+		r.old = old
 	}
 	if r.Dir == "" {
 		r.Dir = DefaultDir(r.opts.Root, r.Suite.Name, r.started)
@@ -124,10 +130,34 @@ func (r *Run) chooseDir() error {
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create run directory: %w", err)
 	}
+	unlock, err := lockDir(r.Dir)
+	if err != nil {
+		return err
+	}
 	if r.opts.Resume == "" && holdsRun(r.Dir) {
+		unlock()
 		return invalidf("%s already holds a run; choose another --out directory, or continue it with --resume %s", r.Dir, r.Dir)
 	}
+	r.unlock = unlock
 	return nil
+}
+
+// Close releases the run directory's lock, which Prepare takes and
+// Execute releases when it returns; call Close when Execute is not
+// called. A process that ends releases it too.
+func (r *Run) Close() {
+	if r.unlock != nil {
+		r.unlock()
+		r.unlock = nil
+	}
+}
+
+// absPath is p made absolute (p itself when that fails).
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 func (r *Run) now() time.Time {
@@ -169,11 +199,50 @@ func (r *Run) Resume() error {
 	r.noticeDropped(n, session)
 	// A run killed before its first result has nothing to replay.
 	if holdsRun(r.Dir) {
-		if _, err := Replay(path, r.Evaluator, nil, r.Collector, r.done); err != nil {
+		if err := r.dropUnselected(path); err != nil {
 			return err
+		}
+		// Rebuilt from the suite as it is now, as eval does, so run and
+		// eval of the directory agree.
+		stale, err := Replay(path, r.Evaluator, r.Suite.NewRebuilder(), r.Collector, r.done)
+		if err != nil {
+			return err
+		}
+		if stale > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d recorded results kept their recorded expectations: their template, text or material values changed since they were recorded", stale))
 		}
 	}
 	r.notice("resuming %s: %d of %d cases already recorded", r.Dir, len(r.done), r.Counts.Total)
+	return nil
+}
+
+// dropUnselected, when the suite changed since the run was recorded
+// (another fingerprint), removes from the results file the results whose
+// id the selection no longer generates, and says what changed.
+func (r *Run) dropUnselected(path string) error {
+	if r.old.Fingerprint == "" || r.old.Fingerprint == r.Meta.Fingerprint {
+		return nil
+	}
+	ids := map[string]bool{}
+	err := r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
+		for _, t := range sc.Turns {
+			ids[t.ID] = true
+		}
+		ids[sc.ID] = true
+		return nil
+	})
+	if err != nil {
+		return &GenerateError{err}
+	}
+	dropped, kept, err := runner.FilterResults(path, func(id string) bool { return ids[id] })
+	if err != nil {
+		return fmt.Errorf("cannot rewrite %s: %w", path, err)
+	}
+	r.notice("the suite changed since %s was recorded (fingerprint %s, now %s): %d recorded results are evaluated against the suite as it is now; %d results whose case it no longer generates were dropped from %s",
+		r.Dir, r.old.Fingerprint, r.Meta.Fingerprint, kept, dropped, path)
+	if dropped > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the suite changed since the run began: %d results whose case it no longer generates were dropped", dropped))
+	}
 	return nil
 }
 
@@ -219,6 +288,7 @@ type Outcome struct {
 // outcome's LocalFailure says the run is incomplete. An error means the
 // run could not go on (a write failed, the suite failed to generate).
 func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*schema.Result)) (Outcome, error) {
+	defer r.Close() // the run directory is recorded: another run may take it
 	if err := WriteMeta(r.Dir, r.Meta); err != nil {
 		return Outcome{}, fmt.Errorf("cannot write run metadata: %w", err)
 	}

@@ -25,11 +25,21 @@ const (
 type Meta struct {
 	Tool    string `json:"tool"`
 	Version string `json:"version"`
-	Suite   string `json:"suite"`
-	Target  string `json:"target"`
-	Split   string `json:"split,omitempty"`
-	Filter  string `json:"filter,omitempty"`
-	Shard   string `json:"shard,omitempty"`
+	// Suite is the suite's path, absolute (so eval finds it from any
+	// directory); runs recorded before it was made absolute hold it as
+	// typed.
+	Suite string `json:"suite"`
+	// SuiteName and Fingerprint (spec.Suite.Fingerprint) identify the
+	// suite the run was made with: eval refuses another suite, resume
+	// says what changed, merge refuses shards of different suites.
+	SuiteName   string `json:"suite_name,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Shards lists the shards a merged run joins ("1/3", "2/3", "3/3").
+	Shards []string `json:"shards,omitempty"`
+	Target string   `json:"target"`
+	Split  string   `json:"split,omitempty"`
+	Filter string   `json:"filter,omitempty"`
+	Shard  string   `json:"shard,omitempty"`
 	// Repeat is --repeat N (0 without it).
 	Repeat   int       `json:"repeat,omitempty"`
 	Total    int       `json:"total"`

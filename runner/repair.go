@@ -1,9 +1,14 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+
+	"github.com/nlutest/nlutest/schema"
 )
 
 // RepairResults truncates a results file after its last complete line, so
@@ -42,4 +47,55 @@ func RepairResults(path string) (int64, error) {
 		end = start
 	}
 	return size, f.Truncate(0)
+}
+
+// FilterResults rewrites a results file keeping only the records whose id
+// keep accepts (atomically: a temporary file renamed over it). It returns
+// how many records it dropped and kept.
+func FilterResults(path string, keep func(id string) bool) (dropped, kept int, err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	err = ReadLines(path, func(line []byte, n int) error {
+		id, err := schema.RecordID(line)
+		if err != nil {
+			return fmt.Errorf("%s:%d: not a result record: %v", path, n, err)
+		}
+		if !keep(id) {
+			dropped++
+			return nil
+		}
+		kept++
+		w.Write(line) // errors stick in w: Flush reports them
+		return w.WriteByte('\n')
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	if dropped == 0 {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return 0, kept, nil
+	}
+	for _, step := range []func() error{w.Flush, func() error { return tmp.Chmod(0o644) }, tmp.Sync, tmp.Close} {
+		if err = step(); err != nil {
+			return 0, 0, err
+		}
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return 0, 0, err
+	}
+	return dropped, kept, nil
 }

@@ -32,7 +32,7 @@ func (s *Suite) CheckBaseContext() *hcl.EvalContext {
 		}
 		s.check = &hcl.EvalContext{
 			Variables: map[string]cty.Value{"var": s.markedVars()},
-			Functions: hideSensitiveErrors(Functions(s.Dir)),
+			Functions: hideSensitiveErrors(Functions(s.Access)),
 		}
 	})
 	return s.check

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/pipeline"
@@ -43,6 +44,9 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 		return a.fail(usagef("eval takes one run directory, got %d", len(pos)))
 	}
 	runDir := pos[0]
+	if err := checkReportPaths(runDir, rf.reportPaths()); err != nil {
+		return a.fail(err)
+	}
 	meta, err := pipeline.ReadMeta(runDir)
 	if err != nil {
 		return a.fail(usagef("%v", err))
@@ -96,6 +100,7 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	rf.registerReports(fs)
 	out := fs.String("out", "", "the merged run directory (required)")
 	suitePath := fs.String("suite", "", "the suite (default: the one recorded in the first run)")
+	partial := fs.Bool("partial", false, "merge some shards of a run, not all (the report says which)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return a.flagErr(err)
@@ -103,7 +108,10 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	if len(pos) == 0 || *out == "" {
 		return a.fail(usagef("merge takes --out DIR and one or more run directories"))
 	}
-	metas, err := pipeline.ReadShards(pos)
+	if err := checkReportPaths(*out, rf.reportPaths()); err != nil {
+		return a.fail(err)
+	}
+	metas, err := pipeline.ReadShards(pos, *partial)
 	if err != nil {
 		return a.fail(err)
 	}
@@ -121,6 +129,9 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	_, rep, code := a.evaluateRuns(s, []string{*out}, meta, &rf)
 	if rep == nil {
 		return code
+	}
+	if *partial && len(meta.Shards) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("a partial merge: shards %s only (--partial)", strings.Join(meta.Shards, ", ")))
 	}
 	fmt.Fprintf(a.Stderr, "nlutest: merged %d results from %d runs into %s\n", n, len(pos), *out)
 	return a.finishOffline(rep, &rf, *out)

@@ -95,6 +95,10 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
+	defer run.Close()
+	if err := checkReportPaths(run.Dir, rf.reportPaths()); err != nil {
+		return a.fail(err)
+	}
 	copts := runner.CallerOptions{Concurrency: rf.concurrency, Rate: rf.rate}
 	if rf.cache {
 		if copts.Cache, err = runner.NewCache(filepath.Join(a.Getwd, ".nlutest", "cache")); err != nil {

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Report paths are checked before the run: a run directory's own file, a
+// directory or an unwritable place is a usage error and nothing is called.
+func TestReportPathsCheckedBeforeTheRun(t *testing.T) {
+	srv := fakeNLU(t)
+	dir := writeSuite(t, offlineSuite)
+	run := filepath.Join(dir, "run")
+	locked := filepath.Join(dir, "locked")
+	if err := os.Mkdir(locked, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, flag, path, want string
+	}{
+		{"the run's results", "--report-json", filepath.Join(run, "results.jsonl"), "is a file of the run directory"},
+		{"the run's run.json", "--report-junit", filepath.Join(run, "run.json"), "is a file of the run directory"},
+		{"a directory", "--report-markdown", dir, "is a directory"},
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		tests = append(tests, struct{ name, flag, path, want string }{"unwritable", "--report-json", filepath.Join(locked, "sub", "r.json"), "cannot be written"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			path := strings.Replace(tt.path, run, out, 1)
+			code, _, errs := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", out, tt.flag, path)
+			if code != ExitInvalid || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, want %d with %q:\n%s", code, ExitInvalid, tt.want, errs)
+			}
+			if fileExists(filepath.Join(out, "results.jsonl")) {
+				t.Errorf("the run went ahead")
+			}
+		})
+	}
+}
+
+// A product without limit is capped, and validate says so with the
+// product's size; a template that generates no case is flagged.
+func TestValidateShowsGenerationWarnings(t *testing.T) {
+	var vals []string
+	for i := range 1000 {
+		vals = append(vals, `"v`+itoa3(i)+`"`)
+	}
+	list := strings.Join(vals, ", ")
+	dir := writeSuite(t, suiteHeader+`
+materials "a" { values = [`+list+`] }
+materials "b" { values = [`+list+`] }
+materials "c" { values = [`+list+`] }
+materials "d" {
+  values = ["x", "y", "z", "w"]
+  level  = "M1"
+}
+template "大" {
+  text     = "{d}{a}{b}{c}"
+  strategy = "product"
+}
+template "空" {
+  text            = "{d}"
+  material_levels = ["M2"]
+}
+`)
+	code, out, errs := runCLI(t, dir, nil, "validate", dir, "--var", "url=x")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	for _, want := range []string{`makes 4000000000 cases (4 × 1000 × 1000 × 1000 values)`, `only the first 100000`, `template "空" generates no cases`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("validate's stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(out, "1000") || strings.Contains(out, "4000000") {
+		t.Errorf("validate: %s", out)
+	}
+}
+
+func itoa3(i int) string {
+	return string([]byte{byte('0' + i/100), byte('0' + i/10%10), byte('0' + i%10)})
+}
+
+// The suite is named after its directory when PATH is ".".
+func TestSuiteNamedAfterItsDirectoryForDot(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "出行")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(`variable "url" {}
+target "nlu" {
+  http { url = var.url }
+}
+materials "城市" { values = ["北京"] }
+template "t" { text = "{城市}" }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, out, errs := runCLI(t, dir, nil, "validate", ".", "--var", "url=x")
+	if code != ExitPass || !strings.Contains(out, `suite "出行"`) {
+		t.Errorf("exit %d: %s%s", code, out, errs)
+	}
+}

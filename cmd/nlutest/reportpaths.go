@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/runner"
+)
+
+// reportPaths lists every report file the flags ask for.
+func (rf *runFlags) reportPaths() []string {
+	return slices.Concat([]string(rf.jsonReports), rf.junit, rf.markdown, rf.html)
+}
+
+// checkReportPaths refuses, before anything runs or is evaluated, a report
+// path that names a file of the run directory (results.jsonl, run.json,
+// report.json: --report-json DIR/results.jsonl would overwrite the
+// results), a directory, or a place that cannot be written.
+func checkReportPaths(runDir string, paths []string) error {
+	own := map[string]bool{}
+	for _, f := range []string{runner.ResultsFile, pipeline.MetaFile, pipeline.LockFile} {
+		own[absOr(filepath.Join(runDir, f))] = true
+	}
+	for _, p := range paths {
+		if own[absOr(p)] {
+			return usagef("report path %s is a file of the run directory %s; write reports elsewhere", p, runDir)
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return usagef("report path %s is a directory; give a file name", p)
+		}
+		if err := writableDir(filepath.Dir(p)); err != nil {
+			return usagef("report path %s cannot be written: %v", p, err)
+		}
+	}
+	return nil
+}
+
+// writableDir checks that a file can be created in dir, or in its nearest
+// existing ancestor when dir does not exist yet (reports create their
+// directories).
+func writableDir(dir string) error {
+	for {
+		st, err := os.Stat(dir)
+		if err == nil {
+			if !st.IsDir() {
+				return &os.PathError{Op: "mkdir", Path: dir, Err: os.ErrExist}
+			}
+			f, err := os.CreateTemp(dir, ".nlutest-check-*")
+			if err != nil {
+				return err
+			}
+			f.Close()
+			return os.Remove(f.Name())
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return err
+		}
+		dir = parent
+	}
+}
+
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
