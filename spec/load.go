@@ -296,7 +296,7 @@ func (l *loader) static(attr *hcl.Attribute, ty cty.Type, what string) (cty.Valu
 		return v, true
 	}
 	if ty != cty.DynamicPseudoType {
-		cv, err := convert.Convert(v, ty)
+		cv, err := convertValue(v, ty)
 		if err != nil {
 			l.errorf(attr.Expr.Range().Ptr(), "Incorrect attribute value type",
 				"The %s must be %s; this is %s. %s", what, typeName(ty), typeName(v.Type()), convertHint(ty))
@@ -309,6 +309,34 @@ func (l *loader) static(attr *hcl.Attribute, ty cty.Type, what string) (cty.Valu
 		return cty.NilVal, false
 	}
 	return v, true
+}
+
+// convertValue converts v to ty. A tuple (an inline list, a for
+// expression) becomes a list element by element: go-cty's own conversion
+// unifies the element types pairwise, which takes quadratic time (100,000
+// inline values took two minutes).
+func convertValue(v cty.Value, ty cty.Type) (cty.Value, error) {
+	ety := ty
+	if ty.IsListType() {
+		ety = ty.ElementType()
+	}
+	if !ty.IsListType() || ety == cty.DynamicPseudoType || !v.Type().IsTupleType() || !v.IsKnown() {
+		return convert.Convert(v, ty)
+	}
+	n := v.LengthInt()
+	if n == 0 {
+		return cty.ListValEmpty(ety), nil
+	}
+	elems := make([]cty.Value, 0, n)
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		ce, err := convert.Convert(e, ety)
+		if err != nil {
+			return cty.NilVal, err
+		}
+		elems = append(elems, ce)
+	}
+	return cty.ListVal(elems), nil
 }
 
 func convertHint(ty cty.Type) string {
