@@ -106,7 +106,9 @@ func envFunc(lookup func(string) (string, bool)) function.Function {
 var pathCache sync.Map // string → jp.Expr
 
 // JSONPathFunc is jsonpath(value, path): the list of every node path
-// selects in value, in document order (empty when it selects nothing).
+// selects in value, in document order (empty when it selects nothing). An
+// object's members come in key order, the order of the value's JSON (a cty
+// object's attributes are sorted): `$.o.*` gives the same list every call.
 var JSONPathFunc = function.New(&function.Spec{
 	Params: []function.Parameter{
 		{Name: "value", Type: cty.DynamicPseudoType, AllowNull: true},
@@ -137,7 +139,7 @@ var JSONPathFunc = function.New(&function.Spec{
 		if err != nil {
 			return cty.NilVal, err
 		}
-		return ToCty(x.Get(data))
+		return ToCty(x.Get(ordered(data)))
 	},
 })
 
