@@ -3,6 +3,9 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -208,6 +211,33 @@ func (sc *nestScan) heredoc(i int) int {
 	sc.stack = append(sc.stack, 'H')
 	sc.markers = append(sc.markers, src[j:k])
 	return end
+}
+
+// checkLevels reports level names of a material_levels attribute that no
+// material value of the suite has (a typo such as "m1" for "M1" would
+// silently select no value).
+func (l *loader) checkLevels(a *hcl.Attribute, levels []string) {
+	known := map[string]bool{}
+	for _, m := range l.suite.Materials {
+		if m.Level != "" {
+			known[m.Level] = true
+		}
+		for i := range m.Values {
+			if lv := m.Values[i].Level; lv != "" {
+				known[lv] = true
+			}
+		}
+	}
+	names := slices.Sorted(maps.Keys(known))
+	for _, lv := range levels {
+		if !known[lv] {
+			list := "none"
+			if len(names) > 0 {
+				list = strings.Join(names, ", ")
+			}
+			l.warnf(a.Expr.Range().Ptr(), "Unknown material level", "material_levels names %q, which no material value of the suite has (levels: %s), so it selects nothing.%s", lv, list, didYouMean(lv, names))
+		}
+	}
 }
 
 // capDiags keeps the first MaxDiagsPerFile diagnostics of one file and

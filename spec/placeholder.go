@@ -32,12 +32,12 @@ func ParsePlaceholders(text string) (lits []string, phs []Placeholder, err error
 			i += 2
 		case c == '{':
 			end := strings.IndexByte(text[i+1:], '}')
-			if end < 0 {
-				return nil, nil, fmt.Errorf("unterminated placeholder at byte %d: a { needs its closing }, or write {{ for a literal brace", i)
+			if end < 0 || strings.ContainsAny(text[i+1:i+1+end], "{") {
+				return nil, nil, unterminated(text, i)
 			}
 			key := text[i+1 : i+1+end]
-			if strings.ContainsAny(key, "{") {
-				return nil, nil, fmt.Errorf("unterminated placeholder at byte %d: a { needs its closing }, or write {{ for a literal brace", i)
+			if j := strings.IndexRune(key, '｝'); j >= 0 {
+				return nil, nil, unterminated(text, i)
 			}
 			p := Placeholder{Key: key, Material: strings.TrimSpace(key), Draw: 1, Start: i, End: i + end + 2}
 			if h := strings.LastIndexByte(key, '#'); h >= 0 {
@@ -55,7 +55,16 @@ func ParsePlaceholders(text string) (lits []string, phs []Placeholder, err error
 			phs = append(phs, p)
 			i = p.End
 		case c == '}':
+			if j := strings.LastIndex(text[:i], "｛"); j >= 0 && !strings.ContainsAny(text[j:i], "{}") {
+				return nil, nil, fmt.Errorf("placeholder %s at byte %d opens with the full-width ｛ (U+FF5B FULLWIDTH LEFT CURLY BRACKET), an input-method slip: type {", text[j:i+1], j)
+			}
 			return nil, nil, fmt.Errorf("unmatched } at byte %d: write }} for a literal brace", i)
+		case strings.HasPrefix(text[i:], "｛"):
+			if end := strings.Index(text[i:], "｝"); end > 0 && !strings.ContainsAny(text[i:i+end], "{}") {
+				return nil, nil, fmt.Errorf("placeholder %s at byte %d is written with full-width braces ｛｝ (U+FF5B, U+FF5D), an input-method slip: type {%s}", text[i:i+end+len("｝")], i, text[i+len("｛"):i+end])
+			}
+			b.WriteByte(c)
+			i++
 		default:
 			b.WriteByte(c)
 			i++
@@ -63,6 +72,19 @@ func ParsePlaceholders(text string) (lits []string, phs []Placeholder, err error
 	}
 	lits = append(lits, b.String())
 	return lits, phs, nil
+}
+
+// unterminated is the error of a { at byte i without its closing }; it
+// names a full-width ｝ (U+FF5D) that was probably meant.
+func unterminated(text string, i int) error {
+	rest := text[i+1:]
+	if end := strings.IndexByte(rest, '}'); end >= 0 {
+		rest = rest[:end]
+	}
+	if j := strings.IndexRune(rest, '｝'); j >= 0 {
+		return fmt.Errorf("placeholder %s at byte %d closes with the full-width ｝ (U+FF5D FULLWIDTH RIGHT CURLY BRACKET), an input-method slip: type }", text[i:i+1+j+len("｝")], i)
+	}
+	return fmt.Errorf("unterminated placeholder at byte %d: a { needs its closing }, or write {{ for a literal brace", i)
 }
 
 // HasPlaceholder reports whether s contains a {slot} placeholder.

@@ -1,0 +1,46 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+// Full-width braces (an input-method slip) are named, not sent literally
+// or reported as an unterminated placeholder.
+func TestFullWidthBracesInPlaceholders(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"查｛城市｝天气", "full-width braces ｛｝"},
+		{"查{城市｝天气", "full-width ｝ (U+FF5D"},
+		{"查｛城市}天气", "full-width ｛ (U+FF5B"},
+		{"查{城市｝的{日期}天气", "full-width ｝ (U+FF5D"},
+	}
+	for _, tt := range tests {
+		_, _, err := ParsePlaceholders(tt.text)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.text, err, tt.want)
+		}
+	}
+	for _, ok := range []string{"查{城市}天气", "｛只有左", "右｝", "{{城市}}"} {
+		if _, _, err := ParsePlaceholders(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
+
+// A material_levels name that no value has is flagged (a warning: the
+// template still loads, and generates no case) with a suggestion.
+func TestUnknownMaterialLevel(t *testing.T) {
+	_, sums, out := loadText(t, `suite "x" {}
+materials "城市" {
+  level  = "M1"
+  values = ["北京"]
+}
+template "t" {
+  text            = "{城市}"
+  material_levels = ["m1"]
+}
+`)
+	if !strings.Contains(sums, "Unknown material level") || !strings.Contains(string(out), `Did you mean "M1"?`) {
+		t.Errorf("%s\n%s", sums, out)
+	}
+}
