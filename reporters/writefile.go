@@ -2,7 +2,6 @@ package reporters
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -16,11 +15,17 @@ import (
 // untouched. The new file gets the mode of the file it replaces, or 0644.
 //
 // A path that exists and is not a regular file (/dev/stdout, a named pipe)
-// cannot be replaced by a rename; the report is then written to it
-// directly, which is the only thing such a path allows.
+// cannot be replaced by a rename; the report is then streamed to it
+// directly, which is the only thing such a path allows. A symlink is
+// followed: the file it points to is replaced and the link kept.
 func WriteFile(path string, render func(io.Writer) error) (err error) {
 	if render == nil {
 		return fmt.Errorf("write %s: no renderer", path)
+	}
+	// A symlink stays a symlink: the file it points to is replaced
+	// (fmt and annotate --write on a linked suite file).
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
 	}
 	mode := os.FileMode(0o644)
 	if fi, statErr := os.Stat(path); statErr == nil {
@@ -79,18 +84,20 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 	return nil
 }
 
-// writeDirect writes to an existing non-regular file. The report is
-// rendered in memory first, so a render error writes nothing.
+// writeDirect writes to an existing non-regular file (/dev/stdout, a
+// pipe), streaming: `generate -o /dev/stdout` of a million cases does not
+// hold them in memory. A render error leaves what was written so far.
 func writeDirect(path string, render func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := render(&b); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err := f.Write(b.Bytes()); err != nil {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := render(bw); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -87,7 +87,9 @@ func (a *App) cmdFmt(args []string) int {
 
 // fmtFiles lists the suite files under path: path itself when it is a
 // file, else every *.nlutest.hcl below it, skipping hidden directories and
-// testdata, vendor and node_modules below the starting point.
+// testdata, vendor and node_modules below the starting point. Symlinks to
+// suite files and to directories are followed, as run follows them (each
+// directory once, so a link loop ends).
 func fmtFiles(path string) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -97,25 +99,7 @@ func fmtFiles(path string) ([]string, error) {
 		return []string{path}, nil
 	}
 	var files []string
-	err = filepath.WalkDir(path, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() {
-			if p != path {
-				n := e.Name()
-				if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" || n == "vendor" || n == "node_modules" {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), spec.FileSuffix) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := walkSuites(path, map[string]bool{}, &files); err != nil {
 		return nil, err
 	}
 	if len(files) == 0 {
@@ -123,4 +107,53 @@ func fmtFiles(path string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// walkSuites adds the suite files under root to files; visited holds the
+// real paths of the directories walked.
+func walkSuites(root string, visited map[string]bool, files *[]string) error {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		if visited[real] {
+			return nil
+		}
+		visited[real] = true
+	}
+	// A trailing separator makes WalkDir enter a root that is a symlink.
+	start := root + string(filepath.Separator)
+	return filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if p != start && skipDir(e.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			st, err := os.Stat(p)
+			switch {
+			case err != nil: // a dangling link
+				return nil
+			case st.IsDir():
+				if skipDir(e.Name()) {
+					return nil
+				}
+				return walkSuites(p, visited, files)
+			case st.Mode().IsRegular() && strings.HasSuffix(e.Name(), spec.FileSuffix):
+				*files = append(*files, p)
+			}
+			return nil
+		}
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), spec.FileSuffix) {
+			*files = append(*files, p)
+		}
+		return nil
+	})
+}
+
+// skipDir reports whether fmt skips a directory of this name below its
+// starting point.
+func skipDir(n string) bool {
+	return strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" || n == "vendor" || n == "node_modules"
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Report paths are checked before the run: a run directory's own file, a
@@ -104,5 +106,80 @@ template "t" { text = "{城市}" }
 	code, out, errs := runCLI(t, dir, nil, "validate", ".", "--var", "url=x")
 	if code != ExitPass || !strings.Contains(out, `suite "出行"`) {
 		t.Errorf("exit %d: %s%s", code, out, errs)
+	}
+}
+
+// fmt follows symlinked suite files and directories, and fmt (like
+// annotate --write, through reporters.WriteFile) keeps a symlink a
+// symlink, rewriting the file it points to.
+func TestFmtFollowsAndKeepsSymlinks(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real")
+	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	messy := "suite \"x\" {}\nmaterials   \"m\" {   values = [\"a\"] }\n"
+	for _, f := range []string{"a.nlutest.hcl", "sub/b.nlutest.hcl"} {
+		if err := os.WriteFile(filepath.Join(real, f), []byte(messy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree := filepath.Join(root, "tree")
+	if err := os.Mkdir(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(tree, "linked.nlutest.hcl")
+	for _, l := range [][2]string{{filepath.Join(real, "a.nlutest.hcl"), link}, {filepath.Join(real, "sub"), filepath.Join(tree, "suites")}, {tree, filepath.Join(tree, "loop")}} {
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runCLI(t, root, nil, "fmt", "--check", tree)
+	if code != ExitFail || !strings.Contains(out, "linked.nlutest.hcl") || !strings.Contains(out, filepath.Join("suites", "b.nlutest.hcl")) {
+		t.Fatalf("fmt --check: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runCLI(t, root, nil, "fmt", tree); code != ExitPass {
+		t.Fatalf("fmt: exit %d\n%s%s", code, out, errs)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("fmt replaced the symlink %s with a file (%v)", link, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(real, "a.nlutest.hcl"))
+	if string(b) == messy {
+		t.Errorf("the linked file was not formatted")
+	}
+}
+
+// generate -o /dev/stdout (any non-regular file) streams: the first case
+// arrives while 10^8 are still being generated.
+func TestGenerateToAPipeStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process; skipped with -short")
+	}
+	dir := writeSuite(t, bigSuite())
+	pipe := fifo(t, filepath.Join(t.TempDir(), "out"))
+	cmd := childCmd("generate", dir, "-o", pipe)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(pipe)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer f.Close()
+		line, _ := bufio.NewReader(f).ReadString('\n')
+		got <- line
+	}()
+	select {
+	case line := <-got:
+		if !strings.HasPrefix(line, `{"id":`) {
+			t.Errorf("first line %q", line)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("no case within 15 s: generate buffers its output")
 	}
 }
