@@ -44,3 +44,26 @@ template "t" {
 		t.Errorf("%s\n%s", sums, out)
 	}
 }
+
+// validate catches calls to unknown functions in every expression,
+// target requests included (they failed only when a case was called).
+func TestUnknownFunctionsAtLoad(t *testing.T) {
+	_, sums, out := loadText(t, `suite "x" {}
+target "t" {
+  http {
+    url  = "http://127.0.0.1:9"
+    body = jsonencodee({ text = case.text })
+  }
+}
+materials "m" { values = ["a"] }
+template "t" {
+  text = "{m}"
+  assert {
+    condition = lenght(response) > 0
+  }
+}
+`)
+	if strings.Count(sums, "Call to unknown function") != 2 || !strings.Contains(string(out), `Did you mean "jsonencode"?`) || !strings.Contains(string(out), `Did you mean "length"?`) {
+		t.Errorf("%s\n%s", sums, out)
+	}
+}

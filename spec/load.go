@@ -122,6 +122,7 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 		l.blocks = append(l.blocks, content.Blocks...)
 		if body, ok := file.Body.(*hclsyntax.Body); ok {
 			l.checkEnvCalls(body)
+			l.checkFunctionNames(body)
 		}
 	}
 	if l.diags.HasErrors() && len(l.blocks) == 0 {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -545,6 +546,25 @@ func (l *loader) checkReferences() {
 	for _, th := range s.Thresholds {
 		l.checkExpr(th.Condition, "threshold condition", []string{"var", "metrics"}, nil)
 	}
+}
+
+// checkFunctionNames reports calls to functions that do not exist, in
+// every expression of a file (target requests, conditions, defaults…), at
+// load: HCL would only say so when the expression is evaluated, in the
+// middle of a run.
+func (l *loader) checkFunctionNames(body *hclsyntax.Body) {
+	names := slices.Sorted(maps.Keys(Functions(FileAccess{})))
+	known := map[string]bool{"env": true}
+	for _, n := range names {
+		known[n] = true
+	}
+	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+		if fc, ok := n.(*hclsyntax.FunctionCallExpr); ok && !known[fc.Name] {
+			rng := fc.NameRange
+			l.errorf(&rng, "Call to unknown function", "There is no function named %q.%s See docs/language.md#functions for the functions suites can call.", fc.Name, didYouMean(fc.Name, names))
+		}
+		return nil
+	})
 }
 
 // checkEnvCalls records every env() call outside a variable default.
