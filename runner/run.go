@@ -29,7 +29,7 @@ type Config[E any] struct {
 
 // CallGrace is how long calls in flight may go on after ctx is cancelled
 // before they are cut short.
-var CallGrace = time.Second
+var CallGrace = 500 * time.Millisecond
 
 // NotAResult reports whether r is a failed call that says nothing about
 // the target: a failure on this side (CallError.Local: out of file

@@ -14,7 +14,7 @@ import (
 // SIGINT or SIGTERM before the process quits anyway (exit 130): every
 // command ends within 2 s of an interrupt. A second interrupt quits at
 // once.
-const stopGrace = 1500 * time.Millisecond
+const stopGrace = time.Second
 
 // withSignals returns a context cancelled by the first SIGINT or SIGTERM,
 // and makes a write to a closed stdout or stderr an EPIPE error instead of
