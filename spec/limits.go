@@ -213,6 +213,15 @@ func (sc *nestScan) heredoc(i int) int {
 	return end
 }
 
+// materialLevels reads a template's material_levels and checks its names.
+func (l *loader) materialLevels(attrs hcl.Attributes) []string {
+	levels := l.strList(attrs, "material_levels")
+	if a, ok := attrs["material_levels"]; ok {
+		l.checkLevels(a, levels)
+	}
+	return levels
+}
+
 // checkLevels reports level names of a material_levels attribute that no
 // material value of the suite has (a typo such as "m1" for "M1" would
 // silently select no value).

@@ -218,10 +218,7 @@ func (l *loader) decodeTemplate(b *hcl.Block) *Template {
 	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
 	t.Count = l.integer(c.Attributes, "count", 0, 0)
 	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
-	t.MaterialLevels = l.strList(c.Attributes, "material_levels")
-	if a, ok := c.Attributes["material_levels"]; ok {
-		l.checkLevels(a, t.MaterialLevels)
-	}
+	t.MaterialLevels = l.materialLevels(c.Attributes)
 	if t.Strategy == "random" && t.Count == 0 {
 		l.errorf(b.DefRange.Ptr(), "Random strategy needs count", "strategy = \"random\" draws count cases; add count = N (and seed = S to choose another draw).")
 	}
