@@ -55,6 +55,16 @@ template "订机票" {
 `))
 	f.Add([]byte("template \"坏\" {\n  text = \"{城市\"\n}\n"))
 	f.Add([]byte("\xef\xbb\xbfsuite \"带BOM\" {}\nmaterials \"手机号\" { source = \"materials/phones.txt\" }\ntemplate \"查\" { text = \"查{手机号}\" }\n"))
+	// Hostile shapes (issue 12): nesting past MaxNesting in every form,
+	// NUL and control bytes, CRLF heredocs, full-width braces.
+	for _, deep := range []string{"[", "{", "(", "!", "- ", "a {\n", "\"${"} {
+		f.Add([]byte("a = " + strings.Repeat(deep, MaxNesting+5)))
+	}
+	f.Add([]byte("a = " + strings.Repeat("[", MaxNesting-5) + strings.Repeat("]", MaxNesting-5)))
+	f.Add([]byte("suite \"x\" {}\x00\x00\x00\n"))
+	f.Add([]byte("suite \"\x1b[31mx\x07\" {}\nmaterials \"m\" { values = [\"\x1b]0;t\x07\"] }\n@@@"))
+	f.Add([]byte("suite \"x\" {}\r\nmaterials \"城市\" { values = [\"北京\"] }\r\ntemplate \"t\" {\r\n  text = <<EOT\r\n查{城市}\r\nEOT\r\n}\r\n"))
+	f.Add([]byte("suite \"x\" {}\nmaterials \"城市\" { values = [\"北京\"] }\ntemplate \"t\" { text = \"查｛城市｝和{城市｝\" }\n"))
 }
 
 // FuzzLoad loads arbitrary bytes as a suite file. Load and WriteDiagnostics
@@ -89,6 +99,14 @@ func FuzzLoad(f *testing.F) {
 		WriteDiagnostics(io.Discard, diags, sources, true)
 		if len(diags) > 0 && out.Len() == 0 {
 			t.Errorf("%d diagnostics printed nothing", len(diags))
+		}
+		// Diagnostics are capped per file and their excerpts cut and
+		// escaped: no input floods the terminal or drives it.
+		if out.Len() > 200_000 {
+			t.Errorf("%d bytes of diagnostics for a %d-byte file", out.Len(), len(src))
+		}
+		if bytes.ContainsAny(out.Bytes(), "\x00\x1b\x07") {
+			t.Errorf("diagnostics quote raw control bytes: %.300q", out.String())
 		}
 		text := sources[path]
 		if text == nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +183,25 @@ func TestGenerateToAPipeStreams(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("no case within 15 s: generate buffers its output")
+	}
+}
+
+// serve demo warns when it listens beyond loopback.
+func TestServeDemoWarnsOffLoopback(t *testing.T) {
+	for _, tt := range []struct {
+		addr string
+		warn bool
+	}{{"127.0.0.1:0", false}, {"0.0.0.0:0", true}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var out, errb bytes.Buffer
+		app := &App{Stdout: &out, Stderr: &errb}
+		done := make(chan int)
+		go func() { done <- app.Run(ctx, []string{"serve", "demo", "--addr", tt.addr}) }()
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+		<-done
+		if got := strings.Contains(errb.String(), "not a loopback address"); got != tt.warn {
+			t.Errorf("--addr %s: warning %v, want %v: %s", tt.addr, got, tt.warn, errb.String())
+		}
 	}
 }

@@ -22,10 +22,20 @@ func (a *App) cmdServe(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(fmt.Errorf("cannot listen on %s: %w", *addr, err))
 	}
+	if !isLoopback(ln.Addr()) {
+		fmt.Fprintf(a.Stderr, "nlutest: warning: serving on %s, which is not a loopback address: other machines can reach the demo service. Use --addr 127.0.0.1:PORT to keep it on this machine.\n", ln.Addr())
+	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(a.Stdout, "nlutest demo NLU serving on %s\n  POST %s/model/parse  {\"text\": \"…\"}   Rasa-style intents and entities\n  POST %s/iao          {\"query\": \"…\"}  seed 000 IAO relation queries\n  POST %s/booking      {\"session\": \"…\", \"text\": \"…\"}  stateful booking bot\n  GET  %s/health\nPress Ctrl-C to stop.\n", base, base, base, base, base)
 	if err := demo.Serve(ctx, ln); err != nil {
 		return a.fail(err)
 	}
 	return ExitPass
+}
+
+// isLoopback reports whether a listener's address is a loopback one
+// (127.0.0.0/8, ::1); 0.0.0.0 and :: listen on every interface.
+func isLoopback(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }
