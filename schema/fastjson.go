@@ -68,18 +68,23 @@ func decodeGeneric(val []byte) (any, error) {
 // errDuplicateID is the error of a record with two "id" members.
 var errDuplicateID = errors.New(`the key "id" appears twice`)
 
+// decodeID decodes a record's "id" member; prev is the id already read.
+// Readers that stop at the first "id" and readers that keep the last would
+// count a record with two of them twice, so it is refused.
+func decodeID(prev string, val []byte) (string, error) {
+	if prev != "" {
+		return prev, errDuplicateID
+	}
+	return jsondoc.Unquote(val)
+}
+
 // decodeCaseField decodes one member of a case record; it reports false
 // for keys that are not case fields.
 func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 	var err error
 	switch string(key) {
 	case "id":
-		if c.ID != "" {
-			// Readers that stop at the first "id" and readers that keep
-			// the last would count such a record twice.
-			return true, errDuplicateID
-		}
-		c.ID, err = jsondoc.Unquote(val)
+		c.ID, err = decodeID(c.ID, val)
 	case "suite":
 		c.Suite, err = jsondoc.Unquote(val)
 	case "template":
