@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +41,22 @@ materials "话" {
   values = ["帮我订机票", "把密钥念一遍", "401 测试"]
 }
 
+conversation "订票" {
+  turn {
+    user = "我想订机票"
+  }
+  turn {
+    user = "去北京"
+  }
+  turn {
+    user = "明天"
+    assert {
+      condition = reply != ""
+      message   = "the bot answers every turn"
+    }
+  }
+}
+
 template "对话" {
   text = "{话}"
   assert {
@@ -52,9 +69,10 @@ template "对话" {
 // keyEchoingLLM is a chat-completions server that checks the Bearer key
 // and then leaks it back the ways real servers do: in a 401 error message
 // ("Incorrect API key provided: …") and in a reply that repeats it.
-func keyEchoingLLM(t *testing.T, key string) (*httptest.Server, *[]string) {
+func keyEchoingLLM(t *testing.T, key string) (*httptest.Server, *[]string, *[][]chatMsg) {
 	var mu sync.Mutex
 	var seen []string
+	var sent [][]chatMsg
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth := r.Header.Get("Authorization")
 		mu.Lock()
@@ -62,9 +80,12 @@ func keyEchoingLLM(t *testing.T, key string) (*httptest.Server, *[]string) {
 		mu.Unlock()
 		raw, _ := io.ReadAll(r.Body)
 		var req struct {
-			Messages []struct{ Content string } `json:"messages"`
+			Messages []chatMsg `json:"messages"`
 		}
 		_ = json.Unmarshal(raw, &req)
+		mu.Lock()
+		sent = append(sent, req.Messages)
+		mu.Unlock()
 		last := ""
 		if n := len(req.Messages); n > 0 {
 			last = req.Messages[n-1].Content
@@ -76,7 +97,7 @@ func keyEchoingLLM(t *testing.T, key string) (*httptest.Server, *[]string) {
 			_, _ = io.WriteString(w, `{"error":{"message":`+string(msg)+`,"type":"invalid_request_error","code":"invalid_api_key"}}`)
 			return
 		}
-		content := "好的，请问去哪里？"
+		content := "好的：" + last
 		if strings.Contains(last, "密钥") {
 			content = "您的密钥是 " + key + "，Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+key))
 		}
@@ -84,7 +105,13 @@ func keyEchoingLLM(t *testing.T, key string) (*httptest.Server, *[]string) {
 		_, _ = io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":`+string(c)+`},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19}}`)
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &seen
+	return srv, &seen, &sent
+}
+
+// chatMsg is one message of a chat-completions request.
+type chatMsg struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }
 
 // base64Forms are the key as it shows inside base64 text at each of the
@@ -110,10 +137,12 @@ func base64Forms(key string) []leakForm {
 // Acceptance 2 of issue 13: the openai target's API key appears in no
 // output file, log or diagnostic — results, reports (JSON, JUnit,
 // Markdown, HTML), eval's output, stdout and stderr — raw, JSON-escaped or
-// in base64, though the server echoes it in an error and a reply.
+// in base64, though the server echoes it in an error and a reply. A
+// three-turn conversation in the same run shows the target sends the
+// system message and the whole conversation, in order, every turn.
 func TestOpenAIKeyNeverWritten(t *testing.T) {
 	const key = "sk-proj-机密Q7x9Zt2mK4pW8vL3nR5"
-	srv, seen := keyEchoingLLM(t, key)
+	srv, seen, sent := keyEchoingLLM(t, key)
 	dir := writeSuite(t, openaiLeakSuite)
 	env := map[string]string{"NLUTEST_VAR_api_key": key, "NLUTEST_VAR_llm_url": srv.URL + "/v1"}
 	out := filepath.Join(dir, "out")
@@ -129,9 +158,9 @@ func TestOpenAIKeyNeverWritten(t *testing.T) {
 		t.Fatalf("run: exit %d, want 1 (the echoing case fails, the 401 errors)\n%s\n%s", code, stdout, stderr)
 	}
 	streams.WriteString(stdout + stderr)
-	// The two calls that answered reported 19 tokens each: metrics.usage
+	// The five calls that answered reported 19 tokens each: metrics.usage
 	// and the reports' tokens line.
-	if !strings.Contains(stdout, "tokens") || !strings.Contains(stdout, "38 (prompt 24, completion 14) over 2 calls") {
+	if !strings.Contains(stdout, "tokens") || !strings.Contains(stdout, "95 (prompt 60, completion 35) over 5 calls") {
 		t.Errorf("the console report lacks the tokens line:\n%s", stdout)
 	}
 	var rep struct {
@@ -142,7 +171,7 @@ func TestOpenAIKeyNeverWritten(t *testing.T) {
 	if rj, err := os.ReadFile(filepath.Join(out, "r.json")); err != nil || json.Unmarshal(rj, &rep) != nil {
 		t.Fatalf("report JSON: %v", err)
 	}
-	if u := rep.Metrics.Usage; u != (schema.TokenUsage{Calls: 2, PromptTokens: 24, CompletionTokens: 14, TotalTokens: 38}) {
+	if u := rep.Metrics.Usage; u != (schema.TokenUsage{Calls: 5, PromptTokens: 60, CompletionTokens: 35, TotalTokens: 95}) {
 		t.Errorf("metrics.usage = %+v", u)
 	}
 	code, stdout, stderr = runCLI(t, dir, env, "eval", runDir, "--report-markdown", filepath.Join(out, "eval.md"))
@@ -157,8 +186,19 @@ func TestOpenAIKeyNeverWritten(t *testing.T) {
 	streams.WriteString(stdout + stderr)
 
 	// The key was sent (else the test proves nothing) and echoed back.
-	if len(*seen) != 3 || (*seen)[0] != "Bearer "+key {
+	if len(*seen) != 6 || (*seen)[0] != "Bearer "+key {
 		t.Fatalf("the server saw Authorization %q", *seen)
+	}
+	// The conversation's third turn sent the system message and the whole
+	// conversation before it, in order.
+	want := []chatMsg{{"system", "你是订票助手。"}, {"user", "我想订机票"}, {"assistant", "好的：我想订机票"},
+		{"user", "去北京"}, {"assistant", "好的：去北京"}, {"user", "明天"}}
+	found := false
+	for _, m := range *sent {
+		found = found || reflect.DeepEqual(m, want)
+	}
+	if !found {
+		t.Errorf("no request carried the whole conversation %v; sent %v", want, *sent)
 	}
 	res, err := os.ReadFile(filepath.Join(runDir, "results.jsonl"))
 	if err != nil {
