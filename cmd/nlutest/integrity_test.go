@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/schema"
 )
 
 // Report paths are checked before the run: a run directory's own file, a
@@ -203,5 +208,72 @@ func TestServeDemoWarnsOffLoopback(t *testing.T) {
 		if got := strings.Contains(errb.String(), "not a loopback address"); got != tt.warn {
 			t.Errorf("--addr %s: warning %v, want %v: %s", tt.addr, got, tt.warn, errb.String())
 		}
+	}
+}
+
+// Ctrl-C during a demo run records no error made by the interruption (the
+// embedded service stopping, calls cut short), so --resume completes the
+// run with the verdict and figures of an uninterrupted one.
+func TestDemoInterruptRecordsNoFakeErrors(t *testing.T) {
+	var vals []string
+	for i := range 60 {
+		vals = append(vals, fmt.Sprintf(`"城市%02d"`, i))
+	}
+	dir := writeSuite(t, fmt.Sprintf(`
+suite "演示" { schema = "rasa" }
+target "demo" {
+  demo {}
+  concurrency = 8
+}
+materials "城市" { values = [%s] }
+materials "日期" { values = ["明天", "后天", "下周一", "周五", "今天"] }
+template "订机票" {
+  text     = "帮我订{日期}去{城市}的机票"
+  strategy = "product"
+  expect   = { "$.intent.name" = "book_flight" }
+}
+`, strings.Join(vals, ", ")))
+	whole := filepath.Join(t.TempDir(), "whole")
+	wantCode, _, errs := runCLI(t, dir, nil, "run", dir, "--out", whole, "--quiet")
+	if wantCode > ExitFail {
+		t.Fatalf("uninterrupted run: %d\n%s", wantCode, errs)
+	}
+	run := filepath.Join(t.TempDir(), "run")
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		app := &App{Stdout: io.Discard, Stderr: io.Discard, Getwd: dir}
+		go func() {
+			for !fileExists(filepath.Join(run, "results.jsonl")) {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(5 * time.Millisecond)
+			cancel()
+		}()
+		code := app.Run(ctx, []string{"run", dir, "--out", run, "--quiet"})
+		cancel()
+		if code == ExitInterrupted {
+			break
+		}
+		if attempt == 3 {
+			t.Skip("every run finished before the interrupt")
+		}
+		os.RemoveAll(run) // finished before the interrupt: try again
+	}
+	errorsRecorded := 0
+	_ = runner.ReadResults(filepath.Join(run, "results.jsonl"), func(r *schema.Result) error {
+		if r.Error != nil {
+			errorsRecorded++
+		}
+		return nil
+	})
+	if errorsRecorded > 0 {
+		t.Errorf("%d errors recorded by an interrupted demo run", errorsRecorded)
+	}
+	code, _, errs := runCLI(t, dir, nil, "run", dir, "--resume", run, "--quiet")
+	if code != wantCode {
+		t.Errorf("resumed run exits %d, the uninterrupted one %d\n%s", code, wantCode, errs)
+	}
+	if a, b := loadReport(t, whole).Metrics, loadReport(t, run).Metrics; a.Total != b.Total || a.Passed != b.Passed || a.Errored != b.Errored {
+		t.Errorf("resumed: %d of %d passed, %d errors; uninterrupted: %d of %d, %d errors", b.Passed, b.Total, b.Errored, a.Passed, a.Total, a.Errored)
 	}
 }

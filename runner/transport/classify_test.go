@@ -258,3 +258,20 @@ func TestBackoffBounds(t *testing.T) {
 		t.Fatalf("zero base backoff = %s, want 0", d)
 	}
 }
+
+// Running out of file descriptors is a failure on this side: the error is
+// marked Local, so the run does not record it (issue 12, item 7).
+func TestClassifyLocalExhaustion(t *testing.T) {
+	u := &url.URL{Scheme: "http", Host: "127.0.0.1:5005"}
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE} {
+		err := &url.Error{Op: "Post", URL: u.String(), Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", errno)}}
+		ce, _ := classifyError(context.Background(), err, u, time.Second, false)
+		if !ce.Local || !strings.Contains(ce.Message, "on this machine") {
+			t.Errorf("%v: %+v, want a local failure", errno, ce)
+		}
+	}
+	ce, _ := classifyError(context.Background(), &url.Error{Op: "Post", URL: u.String(), Err: &net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}, u, time.Second, false)
+	if ce.Local {
+		t.Errorf("a refused connection is the target's: %+v", ce)
+	}
+}
