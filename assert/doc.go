@@ -11,6 +11,8 @@
 // family_dimension.go, family_label.go, family_latency.go, and registered
 // ones such as family_text.go and family_robustness.go); a new one is
 // registered with RegisterFamily. Per-case work a family shares between
-// the nodes a case counts in goes through Observation.Memo. The pure metric formulas live in
-// assert/metrics.
+// the nodes a case counts in goes through Observation.Memo. A family fed
+// from files rather than calls (family_ratings.go: rating sheets) adds its
+// figures with Collector.AddExternal from ImportExternal, which pipeline
+// calls at report time. The pure metric formulas live in assert/metrics.
 package assert

@@ -18,7 +18,10 @@
 //     --repeat runs every script N times (scripts.go);
 //   - replay of saved results (replay.go): the parallel engine behind
 //     `run --resume`, `eval` and `merge`, and the offline evaluation and
-//     merging of run directories (offline.go).
+//     merging of run directories (offline.go);
+//   - figures from files the suite imports at report time (external.go):
+//     rating sheets joined to the run's cases, added before the report is
+//     built (a bad sheet is a *SheetError, exit 2).
 //
 // pipeline never prints: progress goes to a callback, notices to
 // Options.Notice, warnings into the report, and refusals come back as

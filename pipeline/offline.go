@@ -51,6 +51,9 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 	if col.Unreviewed() > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d cases of unreviewed templates are reported apart and left out of metrics and thresholds", col.Unreviewed()))
 	}
+	if err := importExternal(col, dirs); err != nil {
+		return nil, nil, err
+	}
 	budget := 0.0
 	if t := s.Target(meta.Target); t != nil {
 		budget = t.ErrorBudget

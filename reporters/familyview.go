@@ -2,6 +2,7 @@ package reporters
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -30,7 +31,19 @@ func familySections(r, _ *schema.Report) []Section {
 		}
 		sub := f.Subs[0]
 		sec := Section{ID: "family-" + f.Name, Title: familyTitle(f.Name), Code: "metrics." + f.Name, Intro: sub.Doc}
-		sec.Tables = shapeTables("metrics."+f.Name, sub.Shape, obj)
+		if sub.Keyed { // metrics.ratings["NAME"]: the tables of each entry
+			for _, k := range orderedKeys(sub.Order, obj) {
+				e, _ := obj[k].(map[string]any)
+				name := fmt.Sprintf("metrics.%s[%q]", f.Name, k)
+				ts := shapeTables(name, sub.Shape, e)
+				if len(ts) > 0 && ts[0].Title == "" {
+					ts[0].Title = name
+				}
+				sec.Tables = append(sec.Tables, ts...)
+			}
+		} else {
+			sec.Tables = shapeTables("metrics."+f.Name, sub.Shape, obj)
+		}
 		if len(sec.Tables) > 0 {
 			out = append(out, sec)
 		}

@@ -53,6 +53,7 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
 		{Type: "text_metrics"},
+		{Type: "ratings", LabelNames: []string{"name"}},
 	},
 }
 
@@ -231,6 +232,7 @@ func (l *loader) decode() {
 		l.decodeThreshold(b)
 	}
 	l.decodeTextMetrics(byType["text_metrics"])
+	l.decodeRatings(byType["ratings"])
 	l.checkReferences()
 }
 

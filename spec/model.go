@@ -44,6 +44,9 @@ type Suite struct {
 	Asserts []*Assert
 	// TextMetrics is the text_metrics block (defaults without one).
 	TextMetrics TextMetrics
+	// Ratings are the ratings blocks: rating sheets imported at report
+	// time (metrics.ratings).
+	Ratings []*Ratings
 
 	// Vars holds the resolved value of every variable (var.NAME).
 	Vars map[string]cty.Value

@@ -71,6 +71,7 @@ Usage:
   nlutest eval RUN        recompute assertions, metrics, thresholds and reports of a saved run, offline
   nlutest diff RUN RUN    metric deltas and cases that flipped between two runs
   nlutest merge RUN...    join shard runs into one run (--out DIR)
+  nlutest ratings export RUN -o sheet.csv   a rating sheet of the run's replies, with the rubric
   nlutest serve demo      serve the embedded reference NLU service on 127.0.0.1
   nlutest version         print the version
 
@@ -119,6 +120,8 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		return a.cmdMerge(ctx, rest)
 	case "diff":
 		return a.cmdDiff(rest)
+	case "ratings":
+		return a.cmdRatings(rest)
 	case "version", "--version", "-version":
 		fmt.Fprintf(a.Stdout, "nlutest %s\n", version())
 		return ExitPass
@@ -148,6 +151,7 @@ func (a *App) fail(err error) int {
 		ue usageError
 		ie *pipeline.InvalidError
 		ge *pipeline.GenerateError
+		se *pipeline.SheetError
 	)
 	switch {
 	case err == nil:
@@ -157,6 +161,9 @@ func (a *App) fail(err error) int {
 		return ExitInvalid
 	case errors.As(err, &ie):
 		fmt.Fprintf(a.Stderr, "nlutest: %s\nRun 'nlutest help' for usage.\n", ie.Msg)
+		return ExitInvalid
+	case errors.As(err, &se):
+		fmt.Fprintf(a.Stderr, "nlutest: %s\n", se)
 		return ExitInvalid
 	case errors.As(err, &ge):
 		fmt.Fprintf(a.Stderr, "nlutest: %s\n", ge)

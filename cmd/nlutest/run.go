@@ -119,6 +119,9 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
+	if err := run.ImportExternal(); err != nil {
+		return a.fail(err)
+	}
 	code = a.writeReports(run.Report(out), &rf, run.Dir, baseline)
 	if out.LocalFailure != "" && !out.Interrupted {
 		fmt.Fprintf(a.Stderr, "nlutest: %d calls failed on this machine (%s) and were not recorded: the run is incomplete; raise the open-files limit (ulimit -n) or lower --concurrency, then call them with --resume %s\n", out.Unrecorded, out.LocalFailure, run.Dir)
