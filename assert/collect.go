@@ -415,7 +415,7 @@ func (c *Collector) Metrics() *schema.Metrics {
 func (c *Collector) sourceNodes(m *schema.Metrics) {
 	for _, src := range c.suite.CaseSources {
 		kind := src.Kind()
-		if kind == schema.KindTemplate {
+		if kind == schema.KindTemplate || schema.MetricsTree.Group(kind) == nil {
 			continue
 		}
 		if m.Sources == nil {

@@ -216,10 +216,12 @@ func num(v float64) *float64 {
 }
 
 // ImportExternal adds the figures that come from files, not calls: the
-// rating sheets of the suite's ratings blocks (ImportRatings). A family
-// fed from files adds its import here.
+// rating sheets of the suite's ratings blocks (ImportRatings) and the
+// TREC qrels and run files of its ranking blocks (ImportRankingFiles). A
+// family fed from files adds its import here.
 func ImportExternal(c *Collector, known func(id string) bool) hcl.Diagnostics {
-	return ImportRatings(c, known)
+	diags := ImportRatings(c, known)
+	return append(diags, ImportRankingFiles(c)...)
 }
 
 // ImportRatings reads the filled sheet of every ratings block of the

@@ -160,6 +160,12 @@ type Case struct {
 	// Meta holds a dataset row's extra fields (the block's meta map), for
 	// conditions, filters and reports.
 	Meta map[string]string `json:"meta,omitempty"`
+	// Candidate is the candidate response a ranking case asks the target
+	// to score (case.candidate); Candidates are the candidates a ranking
+	// case asks it to order (case.candidates), in the file's order. Both
+	// are empty for other cases.
+	Candidate  string   `json:"candidate,omitempty"`
+	Candidates []string `json:"candidates,omitempty"`
 	// Unreviewed marks cases of templates whose expectations were drafted
 	// by `nlutest annotate` and not yet reviewed.
 	Unreviewed bool `json:"unreviewed,omitempty"`

@@ -232,5 +232,13 @@ func appendDatasetFields(b []byte, c *Case) []byte {
 		b = append(b, `,"meta":`...)
 		b = appendStringMap(b, c.Meta)
 	}
+	if c.Candidate != "" {
+		b = append(b, `,"candidate":`...)
+		b = jsondoc.AppendString(b, c.Candidate)
+	}
+	if len(c.Candidates) > 0 {
+		b = append(b, `,"candidates":`...)
+		b = appendStrings(b, c.Candidates)
+	}
 	return b
 }

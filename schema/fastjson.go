@@ -131,6 +131,10 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Original, err = jsondoc.Unquote(val)
 	case "meta":
 		c.Meta, err = decodeStringMap(val)
+	case "candidate":
+		c.Candidate, err = jsondoc.Unquote(val)
+	case "candidates":
+		c.Candidates, err = stringList(val)
 	default:
 		return false, nil
 	}
@@ -214,7 +218,7 @@ func EachSlotValue(slots []byte, fn func(name, value []byte) error) error {
 func isCaseField(key []byte) bool {
 	switch string(key) {
 	case "suite", "level", "schema", "core", "unreviewed", "scene", "tags", "split", "expect",
-		"references", "perturbation", "original", "meta":
+		"references", "perturbation", "original", "meta", "candidate", "candidates":
 		return true
 	}
 	return false

@@ -64,6 +64,8 @@ var CaseFields = []CaseField{
 	{Name: "perturbation", Kind: FieldString, Doc: "the perturbation kind that made the case (empty for an original)", Expr: true, Str: func(c *Case) string { return c.Perturbation }},
 	{Name: "original", Kind: FieldString, Doc: "the id of the case it perturbs (empty for an original)", Expr: true, Str: func(c *Case) string { return c.Original }},
 	{Name: "meta", Kind: FieldStringMap, Doc: "a dataset row's extra fields (the dataset's meta map)", Expr: true},
+	{Name: "candidate", Kind: FieldString, Doc: "the candidate response a ranking case scores (empty for other cases)", Expr: true, Str: func(c *Case) string { return c.Candidate }},
+	{Name: "candidates", Kind: FieldStrings, Doc: "the candidate responses a ranking case orders, in the file's order", Expr: true, List: func(c *Case) []string { return c.Candidates }},
 	{Name: "unreviewed", Kind: FieldBool, Doc: "the expectations are drafts", Bool: func(c *Case) bool { return c.Unreviewed }},
 	{Name: "script", Kind: FieldString, Doc: "the conversation instance the case is a turn of (empty for a single case)", Str: func(c *Case) string { return c.Script }},
 	{Name: "turn", Kind: FieldInt, Doc: "the turn's index in its conversation, from 1 (0 for a single case)", Expr: true, Int: func(c *Case) int { return c.Turn }},

@@ -21,4 +21,10 @@
 // SplitContext) where sensitive values carry the Sensitive mark so a failing
 // function does not quote them; Go code reading a value computed there
 // unmarks it first (Unmark).
+//
+// Case sources are one file per kind (template, dataset*.go, ranking.go:
+// questions with graded candidates, and TREC qrels and run files read at
+// report time by ranking_trec.go). The ratings block (ratings.go) is not a
+// case source: its sheets are read at report time and joined to a run's
+// cases by id; rubric.go holds YD/T 4394.2-2023's rating rubrics.
 package spec

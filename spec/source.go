@@ -95,6 +95,7 @@ var builtinSourceKinds = []SourceKind{
 	templateKind{},
 	datasetKind{},
 	conversationKind{},
+	rankingKind{},
 }
 
 var sourceKinds = map[string]SourceKind{}
@@ -107,13 +108,18 @@ func init() {
 
 // RegisterSourceKind adds a case source kind: its block type to suite
 // files and, for kinds other than template (whose metrics.template is
-// built in), its keyed map metrics.KIND["NAME"] to the metrics tree. Call
+// built in), its keyed map metrics.KIND["NAME"] to the metrics tree
+// (unless the kind has a MetricsGroup method returning false: a kind
+// whose metrics are a family's value, as ranking's). Call
 // it from init only. It panics when the block type is taken.
 func RegisterSourceKind(k SourceKind) {
 	if _, dup := sourceKinds[k.Block()]; dup || slices.ContainsFunc(fileSchemaBase.Blocks, func(b hcl.BlockHeaderSchema) bool { return b.Type == k.Block() }) {
 		panic(fmt.Sprintf("spec: source kind %q registered twice", k.Block()))
 	}
 	sourceKinds[k.Block()] = k
+	if g, ok := k.(interface{ MetricsGroup() bool }); ok && !g.MetricsGroup() {
+		return
+	}
 	if k.Block() != schema.KindTemplate {
 		schema.MetricsTree.RegisterSourceKind(k.Block(), k.Block()+" source")
 	}

@@ -197,3 +197,43 @@ func checkRatingsReport(t *testing.T, rep string) {
 	}
 
 }
+
+// TestChitchatRankingSuite runs suites/chitchat-ranking (replayed scores):
+// at N = 4, MAP = (1 + 1 + 0.8333 + 1 + 1) / 5 — the third question ranks
+// its grade-5 candidate third, behind the grade-4 and grade-3 ones; at
+// N = 5 the two questions without a grade-5 candidate are dropped and
+// counted, as Li, Zhang and Song's paper does.
+func TestChitchatRankingSuite(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "report.json")
+	code, out, errs := runCLI(t, dir, nil, "run", filepath.Join("..", "..", "suites", "chitchat-ranking"), "--out", filepath.Join(dir, "run"), "--report-json", rep, "--quiet")
+	if code != ExitPass {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errs)
+	}
+	b, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type figs struct {
+		Questions, Dropped int
+		MAP                struct{ Num, Den float64 } `json:"map"`
+	}
+	var r struct {
+		Metrics struct {
+			Ranking struct {
+				figs
+				PositiveGrade map[string]figs `json:"positive_grade"`
+			} `json:"ranking"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	rk := r.Metrics.Ranking
+	if rk.Questions != 5 || rk.Dropped != 0 || math.Abs(rk.MAP.Num-(4+5.0/6)) > 1e-9 || rk.MAP.Den != 5 {
+		t.Errorf("N = 4: %+v", rk.figs)
+	}
+	if g := rk.PositiveGrade["5"]; g.Questions != 3 || g.Dropped != 2 {
+		t.Errorf("N = 5: %+v", g)
+	}
+}

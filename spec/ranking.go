@@ -1,0 +1,347 @@
+package spec
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// This file is the ranking case source kind: questions with graded
+// candidate responses (Li, Zhang, Song (Tencent AI Lab),
+// "面向非任务型对话系统的人工标注中文数据集": response selection scored by P@1,
+// MAP and MRR with positive = grade ≥ N). The target scores each
+// (question, candidate) pair (score = EXPR: one case per pair, case.text
+// the question, case.candidate the candidate) or orders each question's
+// candidates (order = EXPR: one case per question, case.candidates). A
+// TREC qrels and run pair needs no target: the run file's scores rank the
+// documents, read at report time (ranking_trec.go). assert's ranking
+// family turns them into metrics.ranking.
+
+// KindRanking is the source kind of ranking blocks.
+const KindRanking = "ranking"
+
+type rankingKind struct{}
+
+func (rankingKind) Block() string { return KindRanking }
+
+// MetricsGroup is false: metrics.ranking is the ranking family's value
+// (with its per-block entries), not a node per ranking block.
+func (rankingKind) MetricsGroup() bool { return false }
+
+var rankingSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "source"}, {Name: "qrels"}, {Name: "run"}, {Name: "positive_grade"}, {Name: "score"},
+	{Name: "order"}, {Name: "drop_single_class"}, {Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"},
+}}
+
+// RankingSource is a ranking block.
+type RankingSource struct {
+	s    *Suite
+	name string
+	rng  hcl.Range
+	info SourceInfo
+	tags []string
+	// Path is the JSONL file of questions; Qrels and Run the TREC pair
+	// (Path empty then).
+	Path, Qrels, Run string
+	// Levels are the positive grades (positive = grade ≥ N), the first
+	// the block's headline figures.
+	Levels []float64
+	// DropSingle is the paper's rule: drop (and count) questions whose
+	// candidates are all one class at N; false is trec_eval's.
+	DropSingle bool
+	// Score scores one (question, candidate) pair from the response;
+	// Order orders a question's candidates (one is set, unless the block
+	// is a TREC pair).
+	Score, Order hcl.Expression
+	// Questions are the questions of the JSONL file, in file order.
+	Questions []RankQuestion
+	ids       map[string][2]int
+}
+
+// RankQuestion is one question and its graded candidates, in file order.
+type RankQuestion struct {
+	ID, Query  string
+	Candidates []RankCandidate
+	Line       int
+}
+
+// RankCandidate is one candidate response and its grade.
+type RankCandidate struct {
+	Text  string
+	Grade float64
+}
+
+func (rankingKind) Decode(d *Decoder, b *hcl.Block) Source {
+	l := d.l
+	c, ok := d.Content(b, rankingSchema)
+	if !ok {
+		return nil
+	}
+	rs := &RankingSource{s: l.suite, name: label(b), rng: b.DefRange, ids: map[string][2]int{}}
+	at := func(name string) string {
+		a, has := c.Attributes[name]
+		if !has {
+			return ""
+		}
+		p := l.str(c.Attributes, name, "")
+		if p != "" && !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(a.Range.Filename), p)
+		}
+		return p
+	}
+	rs.Path, rs.Qrels, rs.Run = at("source"), at("qrels"), at("run")
+	rs.DropSingle = l.boolean(c.Attributes, "drop_single_class", true)
+	rs.Levels = rs.decodeLevels(l, c.Attributes["positive_grade"])
+	core := l.boolean(c.Attributes, "core", false)
+	rs.info = SourceInfo{Core: core, Level: l.str(c.Attributes, "level", l.suite.Defaults.Level), Scene: l.strList(c.Attributes, "scene"), Slots: []string{}, Reviewed: true}
+	rs.tags = l.strList(c.Attributes, "tags")
+	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms"}
+	if a, has := c.Attributes["score"]; has {
+		rs.Score = a.Expr
+		l.checkExpr(a.Expr, "ranking score", condRoots, []string{})
+	}
+	if a, has := c.Attributes["order"]; has {
+		rs.Order = a.Expr
+		l.checkExpr(a.Expr, "ranking order", condRoots, []string{})
+	}
+	if !rs.checkMode(l, b, c) {
+		return nil
+	}
+	if rs.Path != "" && !rs.load(l, c.Attributes["source"]) {
+		return nil
+	}
+	return rs
+}
+
+// decodeLevels reads positive_grade: one number or a list (default 4).
+func (rs *RankingSource) decodeLevels(l *loader, a *hcl.Attribute) []float64 {
+	if a == nil {
+		return []float64{4}
+	}
+	v, diags := a.Expr.Value(l.staticCtx())
+	l.diags = append(l.diags, diags...)
+	bad := func() []float64 {
+		l.errorf(a.Expr.Range().Ptr(), "Invalid positive_grade", "positive_grade is a grade N (candidates graded N or more are positive) or a list of them, e.g. [3, 4, 5].")
+		return []float64{4}
+	}
+	if diags.HasErrors() || v.IsNull() {
+		return bad()
+	}
+	if v.Type() == cty.Number {
+		f, _ := v.AsBigFloat().Float64()
+		return []float64{f}
+	}
+	if !v.CanIterateElements() || v.LengthInt() == 0 {
+		return bad()
+	}
+	var out []float64
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsNull() || e.Type() != cty.Number {
+			return bad()
+		}
+		f, _ := e.AsBigFloat().Float64()
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// checkMode checks that the block is either a JSONL source with score or
+// order, or a TREC qrels and run pair.
+func (rs *RankingSource) checkMode(l *loader, b *hcl.Block, c *hcl.BodyContent) bool {
+	switch {
+	case rs.Path != "" && (rs.Qrels != "" || rs.Run != ""):
+		l.errorf(b.DefRange.Ptr(), "Two ranking sources", "A ranking block reads either source (JSONL questions the target ranks) or a TREC qrels and run pair, not both.")
+	case rs.Path == "" && (rs.Qrels == "") != (rs.Run == ""):
+		l.errorf(b.DefRange.Ptr(), "Incomplete TREC pair", "A TREC ranking needs both qrels (the graded judgments) and run (the scores to rank by).")
+	case rs.Path == "" && rs.Qrels == "":
+		l.errorf(b.DefRange.Ptr(), "Missing ranking source", "A ranking block needs source = \"questions.jsonl\" (with score or order), or qrels and run (a TREC pair).")
+	case rs.Path != "" && (rs.Score == nil) == (rs.Order == nil):
+		l.errorf(b.DefRange.Ptr(), "Score or order", "A ranking over source needs exactly one of score = EXPR (the target scores each candidate: case.text, case.candidate) and order = EXPR (it orders a question's candidates: case.candidates).")
+	case rs.Path == "" && (rs.Score != nil || rs.Order != nil):
+		rng := c.Attributes["score"]
+		if rng == nil {
+			rng = c.Attributes["order"]
+		}
+		l.errorf(rng.Range.Ptr(), "No target for a TREC pair", "A TREC qrels and run pair is ranked by the run file's scores; score and order are for source = JSONL questions.")
+	default:
+		return true
+	}
+	return false
+}
+
+// rankRow is one line of the JSONL file.
+type rankRow struct {
+	ID         json.RawMessage `json:"id"`
+	Query      string          `json:"query"`
+	Candidates []struct {
+		Text  string   `json:"text"`
+		Grade *float64 `json:"grade"`
+	} `json:"candidates"`
+}
+
+// load reads the questions; a bad line is a diagnostic at its line.
+func (rs *RankingSource) load(l *loader, a *hcl.Attribute) bool {
+	f, err := os.Open(rs.Path)
+	if err != nil {
+		l.errorf(a.Expr.Range().Ptr(), "Cannot read ranking file", "%s. The path is resolved from the directory of the suite file that names it.", err)
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	ok := true
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if !rs.addRow(l, line, n) {
+			ok = false
+		}
+	}
+	if err := sc.Err(); err != nil {
+		l.errorf(a.Expr.Range().Ptr(), "Cannot read ranking file", "%s: %s.", rs.Path, err)
+		return false
+	}
+	return ok
+}
+
+func (rs *RankingSource) addRow(l *loader, line []byte, n int) bool {
+	p := hcl.Pos{Line: n, Column: 1}
+	at := &hcl.Range{Filename: rs.Path, Start: p, End: p}
+	var row rankRow
+	if err := json.Unmarshal(line, &row); err != nil {
+		l.errorf(at, "Invalid ranking row", "Each line is {\"query\": \"…\", \"candidates\": [{\"text\": \"…\", \"grade\": 4}, …]}: %s.", err)
+		return false
+	}
+	if row.Query == "" || len(row.Candidates) == 0 {
+		l.errorf(at, "Invalid ranking row", "The row needs a query and at least one candidate.")
+		return false
+	}
+	q := RankQuestion{ID: strconv.Itoa(n), Query: row.Query, Line: n}
+	if len(row.ID) > 0 {
+		var s string
+		if json.Unmarshal(row.ID, &s) != nil {
+			s = string(row.ID)
+		}
+		q.ID = s
+	}
+	for i, c := range row.Candidates {
+		if c.Grade == nil {
+			l.errorf(at, "Missing grade", "Candidate %d of question %s has no grade.", i+1, q.ID)
+			return false
+		}
+		q.Candidates = append(q.Candidates, RankCandidate{Text: c.Text, Grade: *c.Grade})
+	}
+	qi := len(rs.Questions)
+	for ci := range q.Candidates {
+		id := rs.caseID(q.ID, ci, rs.Order != nil)
+		if _, dup := rs.ids[id]; dup {
+			l.errorf(at, "Duplicate question", "Question id %s appears twice in %s.", q.ID, rs.Path)
+			return false
+		}
+		rs.ids[id] = [2]int{qi, ci}
+		if rs.Order != nil {
+			break
+		}
+	}
+	rs.Questions = append(rs.Questions, q)
+	return true
+}
+
+// caseID is the stable id of a question's case (order) or of one of its
+// candidates (score).
+func (rs *RankingSource) caseID(qid string, ci int, perQuestion bool) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "ranking\x00%s\x00%s\x00", rs.name, qid)
+	if !perQuestion {
+		fmt.Fprintf(h, "%d", ci)
+	}
+	var sum [32]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:8])
+}
+
+// Lookup returns the question and candidate indexes of a case of the
+// block (candidate 0 for a case of order mode).
+func (rs *RankingSource) Lookup(id string) (q, c int, ok bool) {
+	v, ok := rs.ids[id]
+	return v[0], v[1], ok
+}
+
+func (rs *RankingSource) Name() string         { return rs.name }
+func (rs *RankingSource) Kind() string         { return KindRanking }
+func (rs *RankingSource) DeclRange() hcl.Range { return rs.rng }
+func (rs *RankingSource) Info() *SourceInfo    { return &rs.info }
+
+// build makes the case of question qi (candidate ci in score mode).
+func (rs *RankingSource) build(c *schema.Case, qi, ci int) {
+	q := &rs.Questions[qi]
+	*c = schema.Case{ID: rs.caseID(q.ID, ci, rs.Order != nil), Suite: rs.s.Name, Source: rs.name, SourceKind: KindRanking,
+		Text: q.Query, Level: rs.info.Level, Core: rs.info.Core, Scene: rs.info.Scene, Tags: rs.tags, Schema: rs.s.SchemaName}
+	if rs.Order != nil {
+		c.Candidates = make([]string, len(q.Candidates))
+		for i, cd := range q.Candidates {
+			c.Candidates[i] = cd.Text
+		}
+		return
+	}
+	c.Candidate = q.Candidates[ci].Text
+}
+
+// Generate yields one case per (question, candidate) with score, one per
+// question with order, none for a TREC pair.
+func (rs *RankingSource) Generate(g *Gen, yield func(*schema.Script) error) error {
+	for qi := range rs.Questions {
+		n := len(rs.Questions[qi].Candidates)
+		if rs.Order != nil {
+			n = 1
+		}
+		for ci := range n {
+			sc, c := schema.NewSingle()
+			rs.build(c, qi, ci)
+			in, err := g.Admit(c)
+			if err != nil {
+				return err
+			}
+			if !in {
+				continue
+			}
+			if err := yield(sc.Seal()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Rebuild builds the saved case again from the file as it is now.
+func (rs *RankingSource) Rebuild(saved Saved) (*schema.Case, bool) {
+	id, text := saved.ID, saved.Text
+	if saved.Case != nil {
+		id, text = saved.Case.ID, saved.Case.Text
+	}
+	qc, ok := rs.ids[id]
+	if !ok {
+		return nil, false
+	}
+	c := &schema.Case{}
+	rs.build(c, qc[0], qc[1])
+	if rs.s.AssignSplits(c) != nil {
+		return nil, false
+	}
+	return c, c.Text == text
+}
