@@ -123,6 +123,17 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Slots, err = decodeSlots(val)
 	case "expect":
 		err = c.Expect.UnmarshalJSON(val)
+	default:
+		return c.decodeSourceField(key, val)
+	}
+	return true, err
+}
+
+// decodeSourceField decodes the fields particular to some case sources
+// (dataset references and perturbations, ranking candidates).
+func (c *Case) decodeSourceField(key []byte, val []byte) (bool, error) {
+	var err error
+	switch string(key) {
 	case "references":
 		c.References, err = stringList(val)
 	case "perturbation":
