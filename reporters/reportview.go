@@ -245,6 +245,9 @@ func dimensionSections(r, _ *schema.Report) []Section {
 				num(d.Correct), num(d.Wrong), text(fmtRatioPtr(d.Precision)), text(fmtRatioPtr(d.Recall)),
 				text(fmtRatioPtr(d.F1)), text(fmtRatioPtr(d.ErrorRate))})
 		}
+		if len(d.Types) > 0 {
+			values = append(values, dimensionTypeTable(k, d))
+		}
 		if len(d.Values) > 0 {
 			values = append(values, dimensionValueTable(k, d))
 		}
@@ -304,7 +307,7 @@ func labelSections(r, _ *schema.Report) []Section {
 				if x == nil {
 					continue
 				}
-				per.Rows = append(per.Rows, []Cell{clip(k), text(fmtRatio(x.Precision)), text(fmtRatio(x.Recall)),
+				per.Rows = append(per.Rows, []Cell{clip(k), naCell(x.Precision, "never predicted"), naCell(x.Recall, "never expected"),
 					text(fmtRatio(x.F1)), num(x.Support)})
 				bars.Points = append(bars.Points, Point{Label: k, N: x.Support,
 					Values: []float64{ratioOrNaN(&x.Precision), ratioOrNaN(&x.Recall), ratioOrNaN(&x.F1)}})
@@ -319,6 +322,43 @@ func labelSections(r, _ *schema.Report) []Section {
 		out = append(out, s)
 	}
 	return out
+}
+
+// naCell shows a per-label or per-type ratio, and when its denominator is
+// zero why it has no value (the averages count it as 0, as docs/metrics.md
+// says).
+func naCell(r schema.Ratio, why string) Cell {
+	c := text(fmtRatio(r))
+	if _, ok := r.Value(); !ok {
+		c.Aside = why
+	}
+	return c
+}
+
+// dimensionTypeTable lists a typed items dimension's types (entities) with
+// their precision, recall, F1 and support, then the averages.
+func dimensionTypeTable(name string, d *schema.Dimension) Table {
+	t := Table{Title: oneLine(name) + " by type",
+		Columns: []Column{col("type"), rcol("precision"), rcol("recall"), rcol("F1"), rcol("support")}}
+	ratio := func(r *schema.Ratio, why string) Cell {
+		if r == nil {
+			return text("")
+		}
+		return naCell(*r, why)
+	}
+	for _, k := range sortedKeys(d.Types) {
+		x := d.Types[k]
+		t.Rows = append(t.Rows, []Cell{clip(k), ratio(x.Precision, "never recognised"), ratio(x.Recall, "never expected"),
+			ratio(x.F1, "none expected or recognised"), num(x.Support)})
+	}
+	t.Rows = append(t.Rows,
+		[]Cell{term("micro avg"), text(fmtRatioPtr(d.Precision)), text(fmtRatioPtr(d.Recall)), text(fmtRatioPtr(d.F1)), num(d.Expected)},
+		[]Cell{term("macro avg"), text(fmtRatioPtr(d.MacroPrecision)), text(fmtRatioPtr(d.MacroRecall)), text(fmtRatioPtr(d.MacroF1)), num(d.Expected)},
+		[]Cell{term("weighted avg"), text(fmtRatioPtr(d.WeightedPrecision)), text(fmtRatioPtr(d.WeightedRecall)), text(fmtRatioPtr(d.WeightedF1)), num(d.Expected)})
+	if d.OutOfScope != nil && *d.OutOfScope > 0 {
+		t.Rows = append(t.Rows, []Cell{term("out of scope"), text(""), text(""), text(""), num(*d.OutOfScope)})
+	}
+	return t
 }
 
 // ratioOrNaN is a ratio's value, NaN without data.
