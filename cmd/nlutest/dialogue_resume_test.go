@@ -58,6 +58,13 @@ type strictBot struct {
 	mu       sync.Mutex
 	sessions map[string]*[2]string // step, city
 	bySript  map[string]map[string]bool
+	started  int // sessions started
+}
+
+func (b *strictBot) startedCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.started
 }
 
 func (b *strictBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -78,6 +85,7 @@ func (b *strictBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			b.bySript[script] = map[string]bool{}
 		}
 		b.bySript[script][req.Session] = true
+		b.started++
 	}
 	ok := st != nil && st[0] == fmt.Sprint(req.Turn-1)
 	if ok {
@@ -123,8 +131,11 @@ func TestConversationResumeAfterSIGKILL(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// Wait until the run has started a conversation (slow under
+		// -race), then kill it at a varying moment.
+		before := bot.startedCount()
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			if fileExists(filepath.Join(run, runner.ResultsFile)) {
+			if bot.startedCount() > before {
 				break
 			}
 		}
