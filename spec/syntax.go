@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 
@@ -30,10 +31,26 @@ func improveSyntaxDiags(diags hcl.Diagnostics, src []byte) hcl.Diagnostics {
 		if d.Subject == nil || d.Subject.Start.Byte >= len(src) {
 			continue
 		}
+		clampToLine(d.Subject, src)
 		r, _ := utf8.DecodeRune(src[d.Subject.Start.Byte:])
 		if hint, ok := confusables[r]; ok {
 			d.Detail = fmt.Sprintf("%s This character is %s.", d.Detail, hint)
 		}
 	}
 	return diags
+}
+
+// clampToLine ends a one-line range at the end of its line: HCL's lexer
+// reads an invalid UTF-8 byte with the bytes after it, newline included,
+// and gave ranges whose end byte is on the next line.
+func clampToLine(r *hcl.Range, src []byte) {
+	if r.End.Line != r.Start.Line || r.End.Byte <= r.Start.Byte || r.End.Byte > len(src) {
+		return
+	}
+	nl := bytes.IndexByte(src[r.Start.Byte:r.End.Byte], '\n')
+	if nl < 0 {
+		return
+	}
+	r.End.Byte = r.Start.Byte + nl
+	r.End.Column = r.Start.Column + utf8.RuneCount(src[r.Start.Byte:r.End.Byte])
 }
