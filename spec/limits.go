@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -25,12 +26,20 @@ const (
 )
 
 // CheckSource checks a file's text before it is parsed: it must hold no
-// NUL byte (it is not a text file) and nest no deeper than MaxNesting.
+// NUL byte (it is not a text file), be UTF-8 (HCL's lexer gives ranges
+// that straddle lines on other bytes) and nest no deeper than MaxNesting.
 func CheckSource(filename string, src []byte) hcl.Diagnostics {
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		pos := posOf(src, i)
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Not a text file",
 			Detail:  fmt.Sprintf("%s holds a NUL byte at line %d, column %d. Suite and variable files are UTF-8 text; remove the binary content or the file.", filename, pos.Line, pos.Column),
+			Subject: &hcl.Range{Filename: filename, Start: pos, End: pos}}}
+	}
+	if !utf8.Valid(src) {
+		i := firstInvalidUTF8(src)
+		pos := posOf(src, i)
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Not UTF-8 text",
+			Detail:  fmt.Sprintf("%s has a byte that is not UTF-8 (0x%02x) at line %d, column %d. Save the file as UTF-8.", filename, src[i], pos.Line, pos.Column),
 			Subject: &hcl.Range{Filename: filename, Start: pos, End: pos}}}
 	}
 	if i := tooDeep(src, MaxNesting); i >= 0 {
@@ -40,6 +49,18 @@ func CheckSource(filename string, src []byte) hcl.Diagnostics {
 			Subject: &hcl.Range{Filename: filename, Start: pos, End: hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: pos.Byte + 1}}}}
 	}
 	return nil
+}
+
+// firstInvalidUTF8 is the offset of src's first byte that is not UTF-8.
+func firstInvalidUTF8(src []byte) int {
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(src)
 }
 
 // posOf is the line, column (in runes) and byte of offset i in src.
