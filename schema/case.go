@@ -185,6 +185,14 @@ type Case struct {
 	// (capture = { NAME = "$.path" }), as this turn's expressions saw them
 	// (capture.NAME).
 	Captures map[string]string `json:"captures,omitempty"`
+	// Fact, Expected and Distance describe a turn of a memory case (SPEC
+	// §13, the chatbot memory-test patent): on a question turn, Fact is the
+	// sentence told earlier and Expected what a right answer states (the
+	// question is Text); Distance is the number of filler turns between
+	// the last fact told and the first question, on every turn of the case.
+	Fact     string `json:"fact,omitempty"`
+	Expected string `json:"expected,omitempty"`
+	Distance int    `json:"distance,omitempty"`
 	// History is the conversation before this turn, as the runner hands it
 	// to the turn's request expressions (case.history); never recorded.
 	History []Message `json:"-"`

@@ -210,6 +210,18 @@ func appendTurnFields(b []byte, c *Case) []byte {
 		b = append(b, `,"captures":`...)
 		b = appendStringMap(b, c.Captures)
 	}
+	if c.Fact != "" {
+		b = append(b, `,"fact":`...)
+		b = jsondoc.AppendString(b, c.Fact)
+	}
+	if c.Expected != "" {
+		b = append(b, `,"expected":`...)
+		b = jsondoc.AppendString(b, c.Expected)
+	}
+	if c.Distance != 0 {
+		b = append(b, `,"distance":`...)
+		b = strconv.AppendInt(b, int64(c.Distance), 10)
+	}
 	return append(b, '}')
 }
 

@@ -87,6 +87,10 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = append(b, `,"failures":`...)
 		b = append(b, fb...)
 	}
+	if r.Verdict != "" {
+		b = append(b, `,"verdict":`...)
+		b = jsondoc.AppendString(b, r.Verdict)
+	}
 	return append(b, '}'), nil
 }
 

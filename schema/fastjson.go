@@ -113,6 +113,12 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Repeat, err = strconv.Atoi(string(val))
 	case "captures":
 		c.Captures, err = decodeStringMap(val)
+	case "fact":
+		c.Fact, err = jsondoc.Unquote(val)
+	case "expected":
+		c.Expected, err = jsondoc.Unquote(val)
+	case "distance":
+		c.Distance, err = strconv.Atoi(string(val))
 	case "scene":
 		c.Scene, err = stringList(val)
 	case "tags":
@@ -229,7 +235,7 @@ func EachSlotValue(slots []byte, fn func(name, value []byte) error) error {
 func isCaseField(key []byte) bool {
 	switch string(key) {
 	case "suite", "level", "schema", "core", "unreviewed", "scene", "tags", "split", "expect",
-		"references", "perturbation", "original", "meta", "candidate", "candidates":
+		"references", "perturbation", "original", "meta", "candidate", "candidates", "fact", "expected", "distance":
 		return true
 	}
 	return false
@@ -244,7 +250,7 @@ func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
 		return false
 	case "slots":
 		lazy.Slots = val
-	case "failures", "outcome":
+	case "failures", "outcome", "verdict":
 	case "response":
 		if string(val) != "null" {
 			r.Response = json.RawMessage(val)
@@ -312,6 +318,8 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 			}
 		case "failures":
 			err = json.Unmarshal(val, &r.Failures)
+		case "verdict":
+			r.Verdict, err = jsondoc.Unquote(val)
 		}
 		return err
 	})

@@ -71,6 +71,9 @@ var CaseFields = []CaseField{
 	{Name: "turn", Kind: FieldInt, Doc: "the turn's index in its conversation, from 1 (0 for a single case)", Expr: true, Int: func(c *Case) int { return c.Turn }},
 	{Name: "conversation", Kind: FieldString, Doc: "the conversation's session id (new each run of it; empty for a single case)", Expr: true, Str: func(c *Case) string { return c.Conversation }},
 	{Name: "repeat", Kind: FieldInt, Doc: "the repetition under --repeat, from 1 (0 without it)", Int: func(c *Case) int { return c.Repeat }},
+	{Name: "fact", Kind: FieldString, Doc: "on a memory question turn: the fact told earlier", Expr: true, Str: func(c *Case) string { return c.Fact }},
+	{Name: "expected", Kind: FieldString, Doc: "on a memory question turn: what a right answer states", Expr: true, Str: func(c *Case) string { return c.Expected }},
+	{Name: "distance", Kind: FieldInt, Doc: "in a memory case: filler turns between the last fact and the first question", Expr: true, Int: func(c *Case) int { return c.Distance }},
 	{Name: "captures", Kind: FieldStringMap, Doc: "values earlier turns captured (capture.NAME)"},
 }
 

@@ -103,7 +103,21 @@ type Result struct {
 	Outcome Outcome `json:"outcome"`
 	// Failures lists every failed expectation and condition.
 	Failures []Failure `json:"failures,omitempty"`
+	// Verdict is a memory question turn's judgement of its answer
+	// (entailed, neutral, contradicted, unanswered, or unparseable for a
+	// judge target whose answer could not be read), computed with the
+	// outcome; empty for other turns.
+	Verdict string `json:"verdict,omitempty"`
 }
+
+// Memory verdicts (Result.Verdict).
+const (
+	Entailed     = "entailed"
+	Neutral      = "neutral"
+	Contradicted = "contradicted"
+	Unanswered   = "unanswered"
+	Unparseable  = "unparseable"
+)
 
 // ReplyOf is the default reply of a response: the text of a response that
 // is one JSON string, else "".
