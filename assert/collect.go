@@ -421,10 +421,11 @@ func (c *Collector) sourceNodes(m *schema.Metrics) {
 		if m.Sources == nil {
 			m.Sources = map[string]map[string]*schema.Node{}
 		}
-		byName := m.Sources[kind]
+		group := schema.MetricsTree.SourceGroup(kind)
+		byName := m.Sources[group]
 		if byName == nil {
 			byName = map[string]*schema.Node{}
-			m.Sources[kind] = byName
+			m.Sources[group] = byName
 		}
 		if n := c.sources[sourceKey{kind, src.Name()}]; n != nil {
 			byName[src.Name()] = n.node()

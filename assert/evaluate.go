@@ -40,7 +40,7 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 	}
 	for _, src := range s.CaseSources {
 		info := src.Info()
-		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect))}
+		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, judge: info.Judge, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect))}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
 			c := e.compile(x.Expr)
@@ -69,6 +69,8 @@ type sourceChecks struct {
 	asserts []*spec.Assert
 	// turnAsserts, for a conversation, are the asserts of each turn.
 	turnAsserts [][]*spec.Assert
+	// judge, for a memory source, judges its question turns' answers.
+	judge func(c *schema.Case, reply string) string
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -222,9 +224,12 @@ func (rs *response) find(c *compiled) ([]any, bool) {
 // collector needs of the case beyond its outcome (nil when the suite's
 // schema declares no dimensions, or the result is an error).
 func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
-	r.Failures = nil
+	r.Failures, r.Verdict = nil, ""
 	if r.Error != nil {
 		r.Outcome = schema.Error
+		if r.Fact != "" {
+			r.Verdict = schema.Unanswered
+		}
 		return nil
 	}
 	doc := e.docs.Get().(*jsondoc.Doc)
@@ -255,6 +260,9 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 		ev = e.analyse(r, rs, met)
 	}
 	e.conditions(r, sc)
+	if sc != nil && sc.judge != nil && r.Fact != "" {
+		judgeAnswer(r, sc.judge)
+	}
 	if len(r.Failures) > 0 {
 		r.Outcome = schema.Fail
 	} else {
@@ -472,4 +480,23 @@ func ShowValue(v cty.Value) string {
 		return string(b)
 	}
 	return ty.FriendlyName()
+}
+
+// judgeAnswer sets the verdict of a memory question turn; an answer that
+// is not entailed is a failure naming the fact, the expected answer, the
+// answer and the verdict.
+func judgeAnswer(r *schema.Result, judge func(c *schema.Case, reply string) string) {
+	reply := r.Reply
+	if reply == "" {
+		reply = schema.ReplyOf(r.Response)
+	}
+	v := judge(&r.Case, reply)
+	if v == "" {
+		return
+	}
+	r.Verdict = v
+	if v != schema.Entailed {
+		r.Failures = append(r.Failures, schema.Failure{Kind: "memory", Expected: r.Expected, Actual: reply,
+			Message: fmt.Sprintf("%s: fact %q, question %q, answer %q", v, r.Fact, r.Text, reply)})
+	}
 }

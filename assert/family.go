@@ -141,7 +141,7 @@ func (c *Collector) nodeAt(k NodeKey) (*nodeAcc, error) {
 		return c.get(m, k.Key), nil
 	}
 	if g := schema.MetricsTree.Group(k.Group); g != nil && strings.HasPrefix(g.Keys, schema.KeysSourcePrefix) {
-		key := sourceKey{k.Group, k.Key}
+		key := sourceKey{strings.TrimPrefix(g.Keys, schema.KeysSourcePrefix), k.Key}
 		n := c.sources[key]
 		if n == nil {
 			n = newNodeAcc(c.suite)

@@ -237,9 +237,27 @@ func (t *Tree) RegisterFamily(f *Family) {
 // that kind (template sources have metrics.template). Call it from an init
 // function of the source kind's file.
 func (t *Tree) RegisterSourceKind(kind, what string) {
-	t.mustBeNew(kind)
-	t.Groups = append(t.Groups, &Sub{Name: kind, Doc: "one node per " + what, Keyed: true,
+	t.RegisterSourceKindAs(kind, kind, what)
+}
+
+// RegisterSourceKindAs is RegisterSourceKind for a kind whose name is a
+// metric family's (memory): its nodes are metrics.GROUP["NAME"].
+func (t *Tree) RegisterSourceKindAs(kind, group, what string) {
+	t.mustBeNew(group)
+	t.Groups = append(t.Groups, &Sub{Name: group, Doc: "one node per " + what, Keyed: true,
 		Keys: KeysSourcePrefix + kind, What: what, Always: true})
+}
+
+// SourceGroup is the group of the metrics tree holding one node per
+// source of kind (Metrics.Sources' key): the kind's name unless it was
+// registered with RegisterSourceKindAs.
+func (t *Tree) SourceGroup(kind string) string {
+	for _, g := range t.Groups {
+		if g.Keys == KeysSourcePrefix+kind {
+			return g.Name
+		}
+	}
+	return kind
 }
 
 func (t *Tree) mustBeNew(name string) {

@@ -65,6 +65,12 @@ type SourceInfo struct {
 	// (index Turn-1) instead of Asserts, which then lists them all for
 	// validation.
 	TurnAsserts [][]*Assert
+	// Judge, when set, gives the verdict (schema.Entailed…) of a memory
+	// question turn's answer by a built-in judge; "" for other turns.
+	Judge func(c *schema.Case, reply string) string
+	// JudgeTarget names the target that judges the source's answers (a
+	// memory block's judge = "TARGET"); "" for a built-in judge.
+	JudgeTarget string
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it
@@ -96,6 +102,7 @@ var builtinSourceKinds = []SourceKind{
 	datasetKind{},
 	conversationKind{},
 	rankingKind{},
+	memoryKind{},
 }
 
 var sourceKinds = map[string]SourceKind{}
@@ -110,7 +117,8 @@ func init() {
 // files and, for kinds other than template (whose metrics.template is
 // built in), its keyed map metrics.KIND["NAME"] to the metrics tree
 // (unless the kind has a MetricsGroup method returning false: a kind
-// whose metrics are a family's value, as ranking's). Call
+// whose metrics are a family's value, as ranking's; or under another
+// group name when the kind has a SourceGroup method, as memory's). Call
 // it from init only. It panics when the block type is taken.
 func RegisterSourceKind(k SourceKind) {
 	if _, dup := sourceKinds[k.Block()]; dup || slices.ContainsFunc(fileSchemaBase.Blocks, func(b hcl.BlockHeaderSchema) bool { return b.Type == k.Block() }) {
@@ -120,7 +128,9 @@ func RegisterSourceKind(k SourceKind) {
 	if g, ok := k.(interface{ MetricsGroup() bool }); ok && !g.MetricsGroup() {
 		return
 	}
-	if k.Block() != schema.KindTemplate {
+	if g, ok := k.(interface{ SourceGroup() string }); ok {
+		schema.MetricsTree.RegisterSourceKindAs(k.Block(), g.SourceGroup(), k.Block()+" source")
+	} else if k.Block() != schema.KindTemplate {
 		schema.MetricsTree.RegisterSourceKind(k.Block(), k.Block()+" source")
 	}
 }

@@ -17,7 +17,8 @@ import (
 // 127.0.0.1 and calls it: endpoint "rasa" (travel intents and entities,
 // the default), "iao" (seed 000's IAO relation queries) or "booking" (the
 // stateful booking bot: {"session": case.conversation, "text": …}, reply =
-// response.reply).
+// response.reply) or "memory" (a bot that remembers what it is told for
+// demo.MemoryTurns turns; the same request and reply as booking).
 //
 //	demo {
 //	  endpoint = "iao"
@@ -35,8 +36,8 @@ func (demoKind) Name() string { return "demo" }
 func (demoKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	c, _ := d.Content(d.Block, demoSchema)
 	ep := d.String(c.Attributes, "endpoint", "rasa")
-	if ep != "rasa" && ep != "iao" && ep != "booking" {
-		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (seed 000's IAO relation queries) and \"booking\" (a stateful booking bot); %q is none of them.", ep)
+	if ep != "rasa" && ep != "iao" && ep != "booking" && ep != "memory" {
+		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (seed 000's IAO relation queries), \"booking\" (a stateful booking bot) and \"memory\" (a bot with a bounded memory); %q is none of them.", ep)
 	}
 	return &demoConfig{Endpoint: ep}, true
 }
@@ -62,8 +63,8 @@ func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) 
 	case "iao":
 		hc.url = base + "/iao"
 		hc.fixedBody = textBody("query")
-	case "booking":
-		hc.url = base + "/booking"
+	case "booking", "memory":
+		hc.url = base + "/" + ep
 		hc.fixedBody = bookingBody
 		hc.decode = bookingReply
 	default:

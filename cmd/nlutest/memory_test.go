@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/runner/demo"
+	"github.com/nlutest/nlutest/schema"
+)
+
+// memorySuite tells the demo memory bot (on 127.0.0.1) a name and a city,
+// then asks two questions about the name and one about the city after 0,
+// 1, 2, 4 and 8 filler turns.
+const memorySuite = `
+suite "mem" {}
+target "bot" {
+  demo {
+    endpoint = "memory"
+  }
+}
+materials "姓名" {
+  values = ["张伟", "王芳", "李雷", "韩梅梅"]
+}
+materials "城市" {
+  values = ["北京", "上海", "广州", "成都"]
+}
+memory "个人信息" {
+  fact {
+    say    = "我叫{姓名}。"
+    ask    = ["我叫什么名字？", "你还记得我的名字吗？"]
+    expect = "{姓名}"
+  }
+  fact {
+    say    = "我住在{城市}。"
+    ask    = "我住在哪个城市？"
+    expect = "{城市}"
+  }
+  filler   = ["今天天气怎么样？", "给我讲个笑话。", "推荐一部电影。"]
+  distance = [0, 1, 2, 4, 8]
+}
+threshold "near" {
+  condition = metrics.memory.distance["0"].score >= 1
+}
+`
+
+// Acceptance 1 of issue 14: against a bot that remembers only the facts
+// of its last k = 4 turns (and misremembers them, naming another value of
+// the same materials, up to 2k turns, then says it does not remember), the
+// memory score per distance equals a hand count. Turns: the name at 1, the
+// city at 2, d fillers, then the questions at 3+d (name), 4+d (name), 5+d
+// (city); a question's age is its turn minus its fact's turn:
+//
+//	d=0: ages 2, 3, 3     → 3 entailed           (×4 cases: 12/12)
+//	d=1: ages 3, 4, 4     → 3 entailed           (12/12)
+//	d=2: ages 4, 5, 5     → 1 entailed, 2 contradicted (4/12; 8 contradicted)
+//	d=4: ages 6, 7, 7     → 3 contradicted       (0/12; 12 contradicted)
+//	d=8: ages 10, 11, 11  → 3 neutral            (0/12; 12 neutral)
+//
+// eval re-judges the saved run and gives the same figures.
+func TestMemoryScoreByDistance(t *testing.T) {
+	if demo.MemoryTurns != 4 {
+		t.Fatalf("the hand count assumes demo.MemoryTurns = 4, not %d", demo.MemoryTurns)
+	}
+	dir := writeSuite(t, memorySuite)
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--report-json", filepath.Join(dir, "r.json"), "--report-markdown", filepath.Join(dir, "r.md"))
+	if code != ExitPass {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errs)
+	}
+	var rep struct {
+		Metrics struct {
+			Memory schema.Memory `json:"memory"`
+		} `json:"metrics"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Metrics.Memory
+	want := map[string][4]int{ // entailed, neutral, contradicted, unanswered of 12
+		"0": {12, 0, 0, 0}, "1": {12, 0, 0, 0}, "2": {4, 0, 8, 0}, "4": {0, 0, 12, 0}, "8": {0, 12, 0, 0},
+	}
+	for d, w := range want {
+		st := m.Distance[d]
+		if st == nil {
+			t.Errorf("no metrics.memory.distance[%q]", d)
+			continue
+		}
+		got := [4]int{st.Entailed, st.Neutral, st.Contradicted, st.Unanswered}
+		if got != w || st.Questions != 12 || st.Facts != 8 {
+			t.Errorf("distance %s: %d questions, %d facts, verdicts %v; want 12, 8, %v", d, st.Questions, st.Facts, got, w)
+		}
+		if v, _ := st.Score.Value(); v != float64(w[0])/12 {
+			t.Errorf("distance %s: score %v, want %d/12", d, v, w[0])
+		}
+	}
+	if m.Questions != 60 || m.Entailed != 28 || m.Neutral != 12 || m.Contradicted != 20 || m.Facts != 40 {
+		t.Errorf("metrics.memory = %+v, want 60 questions, 28 entailed, 12 neutral, 20 contradicted, 40 facts", m.MemoryStats)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
+	for _, want := range []string{"contradicted: fact", "neutral: fact", "我叫什么名字？", "你叫李雷。"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the Markdown report lacks %q", want)
+		}
+	}
+	_, list, errs := runCLI(t, dir, nil, "eval", run, "--list-metrics")
+	for _, want := range []string{
+		"metrics.memory.score = 0.466667 (28/60)", `metrics.memory.distance["2"].contradicted = 8`,
+		`metrics.memory.distance["8"].neutral = 12`, `metrics.memory_source.个人信息.memory.entailed = 28`,
+	} {
+		if !strings.Contains(list, want) {
+			t.Errorf("eval --list-metrics lacks %q:\n%s%s", want, list, errs)
+		}
+	}
+}

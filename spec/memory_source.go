@@ -1,0 +1,474 @@
+package spec
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// This file is the memory case source kind (SPEC §13, the chatbot
+// memory-test patent 一种测试方法、装置、设备及计算机可读存储介质): facts
+// told to the bot, filler turns, then questions about the facts, each
+// answer judged against the fact. One case is one slot assignment × one
+// distance, run as one session: every fact's sentence, `distance` filler
+// turns cycling through the filler list, then every question in order.
+//
+// Like a conversation, the block is generated as a template whose text is
+// the facts' sentences, the questions and the expected answers joined by
+// turnSep (so strategies, limits and ids are the template's); each
+// generated case is then cut into one script per distance.
+
+// KindMemory is the source kind of memory blocks.
+const KindMemory = "memory"
+
+// Built-in memory judges; any other judge names a judge target.
+const (
+	JudgeContains = "contains"
+	JudgeRegex    = "regex"
+)
+
+type memoryKind struct{}
+
+func (memoryKind) Block() string { return KindMemory }
+
+// SourceGroup: metrics.memory is the memory family's, so a memory
+// block's node is metrics.memory_source["NAME"].
+func (memoryKind) SourceGroup() string { return "memory_source" }
+
+var memorySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"}, {Name: "strategy"}, {Name: "limit"},
+		{Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
+		{Name: "filler"}, {Name: "distance"}, {Name: "judge"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "fact"}},
+}
+
+var factSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "say", Required: true}, {Name: "ask", Required: true}, {Name: "expect", Required: true}},
+}
+
+// Fact is one fact block of a memory source.
+type Fact struct {
+	Say    string
+	Ask    []string
+	Expect string
+	// slot is the index in the joined template's slots of the placeholder
+	// the expect is made of when it is exactly one placeholder, else -1:
+	// its normalised form is a right answer too, and the other values of
+	// its materials are contradictions.
+	slot int
+}
+
+// memorySource is a memory block as a case source.
+type memorySource struct {
+	s        *Suite
+	t        *Template
+	facts    []*Fact
+	filler   []string
+	distance []int
+	judge    string
+	// questionFact[i] is the fact of the i-th question.
+	questionFact []int
+	info         SourceInfo
+	ts           *templateSource
+	// others caches, per materials name, the values of the materials as
+	// the contains judge looks for them.
+	others  sync.Map
+	regexps sync.Map
+}
+
+func (memoryKind) Decode(d *Decoder, b *hcl.Block) Source {
+	c, ok := d.Content(b, memorySchema)
+	if !ok {
+		return nil
+	}
+	l := d.l
+	s := l.suite
+	t := &Template{Name: label(b), DeclRange: b.DefRange, TextRange: b.DefRange}
+	t.Level = l.str(c.Attributes, "level", s.Defaults.Level)
+	t.Core = l.boolean(c.Attributes, "core", false)
+	t.Scene = l.strList(c.Attributes, "scene")
+	t.Tags = l.strList(c.Attributes, "tags")
+	t.Strategy = l.strategy(c.Attributes, s.Defaults.Strategy)
+	if t.Strategy == "" {
+		t.Strategy = "uniq"
+	}
+	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
+	t.Count = l.integer(c.Attributes, "count", 0, 0)
+	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
+	t.MaterialLevels = l.strList(c.Attributes, "material_levels")
+	t.Reviewed = true
+	if t.Strategy == "random" && t.Count == 0 {
+		l.errorf(b.DefRange.Ptr(), "Random strategy needs count", "strategy = \"random\" draws count cases; add count = N (and seed = S to choose another draw).")
+	}
+	if len(c.Blocks) == 0 {
+		l.errorf(b.DefRange.Ptr(), "Memory without facts", "A memory block needs at least one fact block: fact { say = \"我叫{姓名}。\", ask = \"我叫什么名字？\", expect = \"{姓名}\" }.")
+		return nil
+	}
+	ms := &memorySource{s: s, t: t, filler: l.strList(c.Attributes, "filler")}
+	ms.distance = ms.decodeDistance(l, c.Attributes)
+	ms.judge = ms.decodeJudge(l, c.Attributes)
+	if !ms.decodeFacts(l, c.Blocks) {
+		return nil
+	}
+	if len(ms.filler) == 0 && slicesMax(ms.distance) > 0 {
+		l.errorf(b.DefRange.Ptr(), "Memory without filler", "A distance above 0 needs filler turns to say between the facts and the questions: filler = [\"今天天气怎么样？\", …].")
+	}
+	ms.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget()}
+	ms.ts = newTemplateSource(s, t)
+	return ms
+}
+
+func slicesMax(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// decodeDistance reads the distance list (default [0]).
+func (ms *memorySource) decodeDistance(l *loader, attrs hcl.Attributes) []int {
+	a, ok := attrs["distance"]
+	if !ok {
+		return []int{0}
+	}
+	v, ok := l.static(a, cty.List(cty.Number), "\"distance\" attribute")
+	if !ok || v.IsNull() {
+		return []int{0}
+	}
+	var out []int
+	seen := map[int]bool{}
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		f := -1.0
+		if !e.IsNull() {
+			f, _ = e.AsBigFloat().Float64()
+		}
+		if f < 0 || f != float64(int(f)) || f > 1000 {
+			l.errorf(a.Expr.Range().Ptr(), "Invalid distance", "Each distance is a whole number of filler turns from 0 to 1000; %s is not.", e.GoString())
+			continue
+		}
+		if !seen[int(f)] {
+			seen[int(f)] = true
+			out = append(out, int(f))
+		}
+	}
+	if len(out) == 0 {
+		return []int{0}
+	}
+	return out
+}
+
+// decodeJudge reads the judge: contains (default), regex or a target's name.
+func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
+	j := l.str(attrs, "judge", JudgeContains)
+	if j == JudgeContains || j == JudgeRegex {
+		return j
+	}
+	for _, t := range l.suite.Targets {
+		if t.Name == j {
+			return j
+		}
+	}
+	names := []string{JudgeContains, JudgeRegex}
+	for _, t := range l.suite.Targets {
+		names = append(names, t.Name)
+	}
+	l.errorf(attrs["judge"].Expr.Range().Ptr(), "Unknown judge",
+		"judge is \"contains\", \"regex\" or the name of a target with a judge block; %q is none of them (%s).", j, strings.Join(names, ", "))
+	return JudgeContains
+}
+
+func (ms *memorySource) judgeTarget() string {
+	if ms.judge == JudgeContains || ms.judge == JudgeRegex {
+		return ""
+	}
+	return ms.judge
+}
+
+// decodeFacts reads the fact blocks and builds the joined template: the
+// sentences, then every question, then every expected answer.
+func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
+	type text struct {
+		s   string
+		rng hcl.Range
+	}
+	var says, asks, expects []text
+	for i, fb := range blocks {
+		fc, diags := fb.Body.Content(factSchema)
+		l.diags = append(l.diags, diags...)
+		if diags.HasErrors() {
+			return false
+		}
+		f := &Fact{Say: l.str(fc.Attributes, "say", ""), Expect: l.str(fc.Attributes, "expect", ""), slot: -1}
+		f.Ask = ms.decodeAsk(l, fc.Attributes["ask"])
+		if len(f.Ask) == 0 || f.Expect == "" {
+			l.errorf(fb.DefRange.Ptr(), "Incomplete fact", "A fact needs say, at least one question in ask, and a non-empty expect.")
+			return false
+		}
+		ms.facts = append(ms.facts, f)
+		says = append(says, text{f.Say, fc.Attributes["say"].Expr.Range()})
+		for _, q := range f.Ask {
+			asks = append(asks, text{q, fc.Attributes["ask"].Expr.Range()})
+			ms.questionFact = append(ms.questionFact, i)
+		}
+		expects = append(expects, text{f.Expect, fc.Attributes["expect"].Expr.Range()})
+	}
+	cs := &conversationSource{s: ms.s, t: ms.t}
+	index := map[string]int{}
+	all := append(append(says, asks...), expects...)
+	for i, x := range all {
+		if !cs.addTurnText(l, &Turn{User: x.s, UserRange: x.rng}, i, index) {
+			return false
+		}
+	}
+	ms.t.Parts = append(ms.t.Parts, Part{Literal: "", Slot: -1})
+	for _, f := range ms.facts {
+		if lits, phs, err := ParsePlaceholders(f.Expect); err == nil && len(phs) == 1 && lits[0] == "" && lits[1] == "" {
+			f.slot = index[phs[0].Key]
+		}
+	}
+	return true
+}
+
+// decodeAsk reads ask: one question or a list of them.
+func (ms *memorySource) decodeAsk(l *loader, a *hcl.Attribute) []string {
+	v, ok := l.static(a, cty.DynamicPseudoType, "\"ask\" attribute")
+	if !ok || v.IsNull() {
+		return nil
+	}
+	if v.Type() == cty.String {
+		return []string{v.AsString()}
+	}
+	return l.strList(hcl.Attributes{"ask": a}, "ask")
+}
+
+func (ms *memorySource) Name() string         { return ms.t.Name }
+func (ms *memorySource) Kind() string         { return KindMemory }
+func (ms *memorySource) DeclRange() hcl.Range { return ms.t.DeclRange }
+func (ms *memorySource) Info() *SourceInfo    { return &ms.info }
+
+// Generate yields one script per slot assignment and distance, the
+// distances of one assignment together in the order of the distance list.
+func (ms *memorySource) Generate(g *Gen, yield func(*schema.Script) error) error {
+	base := func(c *schema.Case, sp *splitter) (*schema.Script, error) {
+		if err := sp.assign(c); err != nil {
+			return nil, err
+		}
+		return &schema.Script{ID: c.ID, Turns: []*schema.Case{c}}, nil
+	}
+	return ms.s.generateTemplateWith(ms.t, g, func(sc *schema.Script) error {
+		for _, d := range ms.distance {
+			if err := yield(ms.script(sc.Turns[0], d)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, base)
+}
+
+// scriptID is the id of the script of case id at distance d.
+func scriptID(id string, d int) string { return id + "-d" + strconv.Itoa(d) }
+
+// script cuts the joined case c into the turns of its run at distance d.
+func (ms *memorySource) script(c *schema.Case, d int) *schema.Script {
+	texts := strings.Split(c.Text, turnSep)
+	nf, nq := len(ms.facts), len(ms.questionFact)
+	id := scriptID(c.ID, d)
+	n := nf + d + nq
+	sc := &schema.Script{ID: id, Source: ms.t.Name, SourceKind: KindMemory, Turns: make([]*schema.Case, n)}
+	turns := make([]schema.Case, n)
+	for i := range turns {
+		tc := &turns[i]
+		*tc = *c
+		tc.ID = id + "/" + strconv.Itoa(i+1)
+		tc.Template, tc.Source, tc.SourceKind = "", ms.t.Name, KindMemory
+		tc.Script, tc.Turn, tc.Distance = id, i+1, d
+		tc.Expect = nil
+		switch {
+		case i < nf:
+			tc.Text = part(texts, i)
+		case i < nf+d:
+			tc.Text = ms.filler[(i-nf)%len(ms.filler)]
+		default:
+			q := i - nf - d
+			f := ms.questionFact[q]
+			tc.Text = part(texts, nf+q)
+			tc.Fact = part(texts, f)
+			tc.Expected = part(texts, nf+nq+f)
+		}
+		sc.Turns[i] = tc
+	}
+	return sc
+}
+
+func part(texts []string, i int) string {
+	if i < len(texts) {
+		return texts[i]
+	}
+	return ""
+}
+
+// Rebuild returns the turn the memory block now generates for a saved
+// turn: the slot assignment with the saved slots must have the saved id,
+// the distance must still be listed, and the turn must have the saved text.
+func (ms *memorySource) Rebuild(saved Saved) (*schema.Case, bool) {
+	script, turn, text, slots := saved.Script, saved.Turn, saved.Text, saved.Slots
+	in := Saved{Text: anyText, Slots: slots}
+	if saved.Case != nil {
+		script, turn, text = saved.Case.Script, saved.Case.Turn, saved.Case.Text
+	}
+	at := strings.LastIndex(script, "-d")
+	if at < 0 {
+		return nil, false
+	}
+	d, err := strconv.Atoi(script[at+2:])
+	if err != nil || !containsInt(ms.distance, d) {
+		return nil, false
+	}
+	in.ID = script[:at]
+	if saved.Case != nil {
+		in = Saved{Case: &schema.Case{ID: in.ID, Text: anyText, Slots: saved.Case.Slots}}
+	}
+	joined, ok := ms.ts.Rebuild(in)
+	if !ok {
+		return nil, false
+	}
+	if err := ms.s.AssignSplits(joined); err != nil {
+		return nil, false
+	}
+	sc := ms.script(joined, d)
+	if turn < 1 || turn > len(sc.Turns) || sc.Turns[turn-1].Text != text {
+		return nil, false
+	}
+	return sc.Turns[turn-1], true
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Judge gives the verdict of the answer reply to the memory question turn
+// c by the source's built-in judge (contains or regex); "" for a turn that
+// is not a question or a source judged by a target.
+func (ms *memorySource) Judge(c *schema.Case, reply string) string {
+	if c.Fact == "" || ms.judgeTarget() != "" {
+		return ""
+	}
+	if strings.TrimSpace(reply) == "" {
+		return schema.Unanswered
+	}
+	if ms.judge == JudgeRegex {
+		return ms.judgeRegex(c.Expected, reply)
+	}
+	return ms.judgeContains(c, reply)
+}
+
+func (ms *memorySource) judgeRegex(expected, reply string) string {
+	var re *regexp.Regexp
+	if v, ok := ms.regexps.Load(expected); ok {
+		re = v.(*regexp.Regexp)
+	} else {
+		re, _ = regexp.Compile(expected)
+		ms.regexps.Store(expected, re)
+	}
+	if re != nil && re.MatchString(reply) {
+		return schema.Entailed
+	}
+	return schema.Neutral
+}
+
+// judgeContains: entailed when the reply contains the expected answer raw
+// or normalised (folded: lower case, full-width forms as ASCII, no white
+// space), or the slot's normalised value; contradicted when it contains
+// another value of the expected slot's materials; neutral otherwise.
+func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
+	f := ms.factOf(c)
+	folded := Fold(reply)
+	rights := []string{c.Expected}
+	var slot *schema.Slot
+	if f != nil && f.slot >= 0 {
+		if sv, ok := c.Slots[ms.t.Slots[f.slot].Key]; ok {
+			slot = &sv
+			rights = append(rights, sv.Value, sv.Normalized)
+		}
+	}
+	for _, r := range rights {
+		if r != "" && (strings.Contains(reply, r) || strings.Contains(folded, Fold(r))) {
+			return schema.Entailed
+		}
+	}
+	if slot == nil {
+		return schema.Neutral
+	}
+	for _, o := range ms.otherValues(ms.t.Slots[f.slot].Material) {
+		if o == Fold(slot.Value) || o == Fold(slot.Normalized) {
+			continue
+		}
+		if strings.Contains(folded, o) {
+			return schema.Contradicted
+		}
+	}
+	return schema.Neutral
+}
+
+// factOf is the fact a question turn asks about.
+func (ms *memorySource) factOf(c *schema.Case) *Fact {
+	q := c.Turn - len(ms.facts) - c.Distance - 1
+	if q < 0 || q >= len(ms.questionFact) {
+		return nil
+	}
+	return ms.facts[ms.questionFact[q]]
+}
+
+// otherValues lists the folded values (and normalised values) of the
+// materials named name.
+func (ms *memorySource) otherValues(name string) []string {
+	if v, ok := ms.others.Load(name); ok {
+		return v.([]string)
+	}
+	var out []string
+	if m := ms.s.Materials[name]; m != nil {
+		for _, v := range m.Values {
+			if f := Fold(v.Value); f != "" {
+				out = append(out, f)
+			}
+			for _, n := range v.Normalize {
+				if f := Fold(n); f != "" {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	ms.others.Store(name, out)
+	return out
+}
+
+// Fold is the normalised form the contains judge compares: lower case,
+// full-width ASCII forms as ASCII, white space removed.
+func Fold(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0xFF01 && r <= 0xFF5E {
+			r -= 0xFEE0
+		}
+		if unicode.IsSpace(r) || r == 0x3000 {
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}

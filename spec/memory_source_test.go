@@ -1,0 +1,133 @@
+package spec
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+const memoryTestSuite = `
+suite "m" {}
+materials "姓名" {
+  values = ["张伟", "李雷"]
+}
+materials "city" {
+  value "Beijing" {
+    normalize = { rasa = "BJ" }
+  }
+  value "Shanghai" {}
+}
+memory "m" {
+  fact {
+    say    = "我叫{姓名}。"
+    ask    = ["我叫什么名字？", "我是谁？"]
+    expect = "{姓名}"
+  }
+  fact {
+    say    = "I live in {city}."
+    ask    = "Where do I live?"
+    expect = "{city}"
+  }
+  filler   = ["f1", "f2"]
+  distance = [0, 3]
+}
+memory "r" {
+  fact {
+    say    = "我的电话是{姓名}。"
+    ask    = "电话？"
+    expect = "^你叫.*{姓名}"
+  }
+  judge = "regex"
+}
+`
+
+// A memory block generates one script per slot assignment and distance:
+// the facts, distance fillers cycling through the list, then every
+// question carrying its fact and expected answer; the source rebuilds
+// every turn.
+func TestMemoryScripts(t *testing.T) {
+	s := loadAnnotSuite(t, memoryTestSuite)
+	var scripts []*schema.Script
+	if err := s.GenerateScripts(GenOptions{}, func(sc *schema.Script) error { scripts = append(scripts, sc); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var m []*schema.Script
+	for _, sc := range scripts {
+		if sc.Source == "m" {
+			m = append(m, sc)
+		}
+	}
+	if len(m) != 4 {
+		t.Fatalf("%d scripts of m, want 2 assignments × 2 distances", len(m))
+	}
+	sc := m[1]
+	var texts []string
+	for _, c := range sc.Turns {
+		texts = append(texts, c.Text)
+	}
+	slot := sc.Turns[0].Slots["姓名"].Value
+	city := sc.Turns[0].Slots["city"].Value
+	want := []string{"我叫" + slot + "。", "I live in " + city + ".", "f1", "f2", "f1", "我叫什么名字？", "我是谁？", "Where do I live?"}
+	if strings.Join(texts, "|") != strings.Join(want, "|") || !strings.HasSuffix(sc.ID, "-d3") {
+		t.Fatalf("script %s turns %q, want %q", sc.ID, texts, want)
+	}
+	q := sc.Turns[7]
+	if q.Fact != "I live in "+city+"." || q.Expected != city || q.Distance != 3 || q.Turn != 8 || sc.Turns[2].Fact != "" {
+		t.Errorf("question turn: fact %q expected %q distance %d turn %d", q.Fact, q.Expected, q.Distance, q.Turn)
+	}
+	src := s.SourceByKind(KindMemory, "m")
+	for _, c := range sc.Turns {
+		raw, _ := json.Marshal(c.Slots)
+		back, ok := src.Rebuild(Saved{ID: c.ID, Text: c.Text, Slots: raw, Script: c.Script, Turn: c.Turn})
+		if !ok || back.Text != c.Text || back.Fact != c.Fact || back.Distance != c.Distance {
+			t.Errorf("turn %d does not rebuild: %v %+v", c.Turn, ok, back)
+		}
+		cp := *c
+		if back, ok := src.Rebuild(Saved{Case: &cp}); !ok || back.ID != c.ID {
+			t.Errorf("turn %d does not rebuild from a whole case", c.Turn)
+		}
+	}
+	if _, ok := src.Rebuild(Saved{ID: "x", Text: q.Text, Script: strings.TrimSuffix(sc.ID, "-d3") + "-d5", Turn: 8}); ok {
+		t.Error("a distance no longer listed rebuilt")
+	}
+}
+
+// The contains judge: entailed when the reply holds the expected value raw,
+// folded (case, full width, spaces) or normalised; contradicted when it
+// holds another value of the materials; neutral otherwise; unanswered when
+// empty. The regex judge matches the expected pattern.
+func TestMemoryJudges(t *testing.T) {
+	s := loadAnnotSuite(t, memoryTestSuite)
+	judge := s.SourceByKind(KindMemory, "m").Info().Judge
+	name := &schema.Case{Turn: 3, Fact: "我叫张伟。", Expected: "张伟", Slots: map[string]schema.Slot{"姓名": {Value: "张伟"}}}
+	city := &schema.Case{Turn: 5, Fact: "I live in Beijing.", Expected: "Beijing", Slots: map[string]schema.Slot{"city": {Value: "Beijing", Normalized: "BJ"}}}
+	for _, tc := range []struct {
+		c           *schema.Case
+		reply, want string
+	}{
+		{name, "你叫张伟。", schema.Entailed},
+		{name, "你叫李雷。", schema.Contradicted},
+		{name, "我不记得了。", schema.Neutral},
+		{name, "  ", schema.Unanswered},
+		{city, "You live in ＢＥＩＪＩＮＧ.", schema.Entailed},
+		{city, "you live in bei jing", schema.Entailed},
+		{city, "BJ", schema.Entailed},
+		{city, "You live in shanghai!", schema.Contradicted},
+		{city, "No idea.", schema.Neutral},
+		{&schema.Case{Turn: 2, Text: "filler"}, "whatever", ""},
+	} {
+		if got := judge(tc.c, tc.reply); got != tc.want {
+			t.Errorf("judge(%q, %q) = %q, want %q", tc.c.Expected, tc.reply, got, tc.want)
+		}
+	}
+	rj := s.SourceByKind(KindMemory, "r").Info().Judge
+	c := &schema.Case{Turn: 2, Fact: "f", Expected: "^你叫.*张伟"}
+	if got := rj(c, "你叫老张伟"); got != schema.Entailed {
+		t.Errorf("regex judge: %q", got)
+	}
+	if got := rj(c, "他叫张伟"); got != schema.Neutral {
+		t.Errorf("regex judge: %q", got)
+	}
+}
