@@ -415,13 +415,13 @@ func (c *Collector) Metrics() *schema.Metrics {
 func (c *Collector) sourceNodes(m *schema.Metrics) {
 	for _, src := range c.suite.CaseSources {
 		kind := src.Kind()
-		if kind == schema.KindTemplate || schema.MetricsTree.Group(kind) == nil {
+		group := schema.MetricsTree.SourceGroup(kind)
+		if kind == schema.KindTemplate || schema.MetricsTree.Group(group) == nil {
 			continue
 		}
 		if m.Sources == nil {
 			m.Sources = map[string]map[string]*schema.Node{}
 		}
-		group := schema.MetricsTree.SourceGroup(kind)
 		byName := m.Sources[group]
 		if byName == nil {
 			byName = map[string]*schema.Node{}

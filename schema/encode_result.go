@@ -77,6 +77,12 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = jsondoc.AppendString(b, e.Message)
 		b = append(b, '}')
 	}
+	return appendJudgement(b, r)
+}
+
+// appendJudgement writes the outcome, failures and verdict, and closes
+// the result object.
+func appendJudgement(b []byte, r *Result) ([]byte, error) {
 	b = append(b, `,"outcome":`...)
 	b = jsondoc.AppendString(b, r.Outcome.String())
 	if len(r.Failures) > 0 {

@@ -103,22 +103,8 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Core = string(val) == "true"
 	case "unreviewed":
 		c.Unreviewed = string(val) == "true"
-	case "script":
-		c.Script, err = jsondoc.Unquote(val)
-	case "turn":
-		c.Turn, err = strconv.Atoi(string(val))
-	case "conversation":
-		c.Conversation, err = jsondoc.Unquote(val)
-	case "repeat":
-		c.Repeat, err = strconv.Atoi(string(val))
-	case "captures":
-		c.Captures, err = decodeStringMap(val)
-	case "fact":
-		c.Fact, err = jsondoc.Unquote(val)
-	case "expected":
-		c.Expected, err = jsondoc.Unquote(val)
-	case "distance":
-		c.Distance, err = strconv.Atoi(string(val))
+	case "script", "turn", "conversation", "repeat", "captures", "fact", "expected", "distance":
+		err = c.decodeTurnField(key, val)
 	case "scene":
 		c.Scene, err = stringList(val)
 	case "tags":
@@ -156,6 +142,31 @@ func (c *Case) decodeSourceField(key []byte, val []byte) (bool, error) {
 		return false, nil
 	}
 	return true, err
+}
+
+// decodeTurnField decodes a member of a case record that places a turn
+// of a conversation or memory case.
+func (c *Case) decodeTurnField(key []byte, val []byte) error {
+	var err error
+	switch string(key) {
+	case "script":
+		c.Script, err = jsondoc.Unquote(val)
+	case "turn":
+		c.Turn, err = strconv.Atoi(string(val))
+	case "conversation":
+		c.Conversation, err = jsondoc.Unquote(val)
+	case "repeat":
+		c.Repeat, err = strconv.Atoi(string(val))
+	case "captures":
+		c.Captures, err = decodeStringMap(val)
+	case "fact":
+		c.Fact, err = jsondoc.Unquote(val)
+	case "expected":
+		c.Expected, err = jsondoc.Unquote(val)
+	case "distance":
+		c.Distance, err = strconv.Atoi(string(val))
+	}
+	return err
 }
 
 // UnmarshalJSON reads a case record.

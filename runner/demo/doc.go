@@ -96,6 +96,10 @@
 // "state", "order_id", "reply"}. It asks for the missing city and date,
 // asks to confirm, and books with an order number; docs/demo.md describes it.
 //
+// POST /memory — a chat bot with a bounded memory (memory.go): {"session",
+// "text"} → {"session", "turn", "reply"}. It recalls a name or city it was
+// told for MemoryTurns turns, then names a wrong value, then forgets.
+//
 // GET /health — {"status": "ok"}.
 //
 // # Known weaknesses
