@@ -168,3 +168,41 @@ ranking "选择" {
 		}
 	}
 }
+
+// TestRankingOrder: with order = EXPR, one case per question; the
+// response lists candidate texts or 0-based indexes, candidates it leaves
+// out follow in file order.
+func TestRankingOrder(t *testing.T) {
+	dir := t.TempDir()
+	data := `{"query": "你好", "candidates": [{"text": "嗯", "grade": 1}, {"text": "你好呀！", "grade": 5}, {"text": "滚", "grade": 0}]}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "r.jsonl"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := loadSuite(t, fmt.Sprintf(`suite "r" {}
+ranking "排序" {
+  source = %q
+  order  = response.order
+}`, filepath.Join(dir, "r.jsonl")))
+	var gen []*schema.Case
+	if err := s.Generate(spec.GenOptions{}, func(c *schema.Case) error { cp := *c; gen = append(gen, &cp); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(gen) != 1 || len(gen[0].Candidates) != 3 || gen[0].Candidate != "" {
+		t.Fatalf("cases: %+v", gen)
+	}
+	for _, tc := range []struct {
+		order string
+		rr    float64
+	}{
+		{`["你好呀！", "嗯", "滚"]`, 1},
+		{`[2, 1]`, 0.5},
+		{`["滚"]`, 1.0 / 3}, // then 嗯, 你好呀！ in file order
+		{`"not a list"`, 0.5},
+	} {
+		c := NewCollector(s)
+		c.Add(&schema.Result{Case: *gen[0], Outcome: schema.Pass, Response: json.RawMessage(`{"order": ` + tc.order + `}`)}, nil)
+		if v := rankingOf(t, c); v.Questions != 1 || math.Abs(ratio(v.MRR)-tc.rr) > 1e-12 {
+			t.Errorf("order %s: %+v MRR %v, want %v", tc.order, v.RankFigures, ratio(v.MRR), tc.rr)
+		}
+	}
+}
