@@ -163,6 +163,8 @@ type sampleDraft struct {
 	notes map[string][]string
 	// skipped lists paths that cannot be written as expectation paths.
 	skipped []string
+	// exprs holds each path's parsed form.
+	exprs []jp.Expr
 }
 
 // slotCandidate is a string a placeholder can stand for.
@@ -222,8 +224,65 @@ func (a *annotator) draftSample(c *schema.Case, o Observation) *sampleDraft {
 		sd.paths = append(sd.paths, path)
 		sd.value[path] = v
 		sd.notes[path] = notes
+		sd.exprs = append(sd.exprs, lf.Path)
 	}
+	sd.collectItems(a.s.Schema)
 	return sd
+}
+
+// collectItems rewrites the leaves of the items of a dimension with a
+// collection path ($.entities[0].entity, $.entities[0].value, …) as the
+// one expectation that lists them, compared in any order:
+// "$.entities" = [{ entity = "city", value = "{城市}" }, …] (docs/metrics.md).
+func (sd *sampleDraft) collectItems(sc *Schema) {
+	if sc == nil {
+		return
+	}
+	var paths []string
+	lists := map[string][]map[string]any{}
+	for i, path := range sd.paths {
+		x := sd.exprs[i]
+		n := len(x)
+		var dim *Dimension
+		if n >= 3 {
+			dim = sc.CollectionOf(x[:n-2])
+		}
+		isNth := false
+		var idx int
+		var key string
+		if dim != nil {
+			if at, ok := x[n-2].(jp.Nth); ok {
+				if k, ok := x[n-1].(jp.Child); ok {
+					idx, key, isNth = int(at), string(k), true
+				}
+			}
+		}
+		if !isNth {
+			paths = append(paths, path)
+			continue
+		}
+		coll := dim.Collection.Source
+		if _, ok := lists[coll]; !ok {
+			paths = append(paths, coll)
+		}
+		for len(lists[coll]) <= idx {
+			lists[coll] = append(lists[coll], map[string]any{})
+		}
+		lists[coll][idx][key] = sd.value[path]
+		sd.notes[coll] = append(sd.notes[coll], sd.notes[path]...)
+		delete(sd.value, path)
+		delete(sd.notes, path)
+	}
+	for coll, objs := range lists {
+		list := make([]any, 0, len(objs))
+		for _, o := range objs {
+			if len(o) > 0 {
+				list = append(list, o)
+			}
+		}
+		sd.value[coll] = list
+	}
+	sd.paths = paths
 }
 
 // probeKeys lists, in first-use order, the slots whose use needs a probe.

@@ -432,3 +432,39 @@ template "两城" {
 		t.Error("a single-valued slot has no probe")
 	}
 }
+
+// annotate drafts a rasa response's entities in the recommended form: one
+// expectation on $.entities listing them (compared in any order), not one
+// positional leaf per key.
+func TestDraftExpectEntitiesListForm(t *testing.T) {
+	s := loadAnnotSuite(t, `
+suite "实体" { schema = "rasa" }
+materials "城市" { values = ["北京", "上海"] }
+template "订票" { text = "明天去{城市}" }
+`)
+	samples := annotSamples(t, s, "订票", 2)
+	var calls []string
+	d := s.DraftExpect(s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
+		return map[string]any{
+			"$.intent.name":        "book_flight",
+			"$.entities[0].entity": "date",
+			"$.entities[0].value":  "明天",
+			"$.entities[1].entity": "city",
+			"$.entities[1].value":  c.Slots["城市"].Value,
+		}
+	}))
+	got := map[string]any{}
+	for _, e := range d.Entries {
+		got[e.Path] = e.Value
+	}
+	want := map[string]any{
+		"$.intent.name": "book_flight",
+		"$.entities": []any{
+			map[string]any{"entity": "date", "value": "明天"},
+			map[string]any{"entity": "city", "value": "{城市}"},
+		},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("entries:\n got %v\nwant %v (notes %v)", got, want, d.Notes)
+	}
+}
