@@ -393,9 +393,13 @@ func latencySections(r, _ *schema.Report) []Section {
 	if d := latencyDistribution(r); len(d.Points) > 0 {
 		charts = append(charts, d)
 	}
+	var notes []Note
+	if l.Approximate != "" {
+		notes = append(notes, Note{Text: "Percentiles are approximate: " + l.Approximate + "."})
+	}
 	return []Section{{ID: "latency", Title: "Latency (ms)", Brief: "Latency (ms; buckets by input length)",
 		Intro:  "Buckets by input length (characters for CJK text, words otherwise).",
-		Tables: []Table{t}, Charts: charts}}
+		Tables: []Table{t}, Charts: charts, Notes: notes}}
 }
 
 // latencyBins is the number of bins of the latency distribution.

@@ -174,6 +174,10 @@ type LatencyStats struct {
 type Latency struct {
 	LatencyStats
 	Bucket map[string]*LatencyStats `json:"bucket,omitempty"`
+	// Approximate is set when the percentiles come from a histogram (more
+	// calls than are kept one by one): it states their bound, and every
+	// report using them prints it. Empty: percentiles are exact.
+	Approximate string `json:"approximate,omitempty"`
 }
 
 // LatencyBuckets lists the bucket names in order.

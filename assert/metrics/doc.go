@@ -6,9 +6,9 @@
 // which units, labels and latencies belong to which dimension and node, and
 // feed them here. Every accumulator keeps memory bounded by the number of
 // distinct labels or values it has seen (the latency accumulator keeps one
-// float64 per sample for exact percentiles up to ExactLatencySamples, then
-// a log-linear histogram: percentiles within 0.4%, count, mean and max
-// still exact), and every accumulator has a Merge method, so shards, splits and groups can be accumulated apart and
+// float64 per sample for exact percentiles up to ExactLatencySamples,
+// 2,097,152, then a log-linear histogram: percentiles within 0.4%, stated
+// in the result, count, mean and max still exact), and every accumulator has a Merge method, so shards, splits and groups can be accumulated apart and
 // combined: merging accumulators gives the same result as feeding one
 // accumulator everything. Results are deterministic: labels and values are
 // sorted, never taken in map order, and sums run in a fixed order.
