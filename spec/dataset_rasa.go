@@ -55,29 +55,22 @@ func (ex *rasaExample) value() cty.Value {
 	return cty.ObjectVal(map[string]cty.Value{"text": cty.StringVal(ex.text), "intent": cty.StringVal(ex.intent), "entities": list})
 }
 
-// expect is the example's default expectations: its intent, and per
-// entity type (in order of first appearance) the list of its values, as
-// `$.entities[?(@.entity == 'TYPE')].value`.
+// expect is the example's default expectations: its intent, and its
+// entities (when it annotates any) in the list form that feeds the entity
+// dimension, compared in any order: "$.entities" = [{ entity, value }, …]
+// (docs/metrics.md).
 func (ex *rasaExample) expect() schema.Expectations {
 	out := schema.Expectations{{Path: "$.intent.name", Value: ex.intent}}
-	var types []string
-	vals := map[string][]any{}
-	for _, e := range ex.ents {
-		if _, ok := vals[e.Entity]; !ok {
-			types = append(types, e.Entity)
-		}
-		vals[e.Entity] = append(vals[e.Entity], e.Value)
+	if len(ex.ents) == 0 {
+		return out
 	}
-	for _, t := range types {
-		out = append(out, schema.Expectation{Path: "$.entities[?(@.entity == " + quoteJP(t) + ")].value", Value: vals[t]})
+	list := make([]any, len(ex.ents))
+	for i, e := range ex.ents {
+		list[i] = map[string]any{"entity": e.Entity, "value": e.Value}
 	}
-	return out
+	return append(out, schema.Expectation{Path: "$.entities", Value: list})
 }
 
-// quoteJP quotes an entity name for a JSONPath filter.
-func quoteJP(s string) string {
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
-}
 
 // rasaParser reads nlu.yml line by line.
 type rasaParser struct {
