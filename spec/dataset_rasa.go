@@ -71,7 +71,6 @@ func (ex *rasaExample) expect() schema.Expectations {
 	return append(out, schema.Expectation{Path: "$.entities", Value: list})
 }
 
-
 // rasaParser reads nlu.yml line by line.
 type rasaParser struct {
 	path  string
