@@ -72,6 +72,7 @@ Usage:
   nlutest diff RUN RUN    metric deltas and cases that flipped between two runs
   nlutest merge RUN...    join shard runs into one run (--out DIR)
   nlutest ratings export RUN -o sheet.csv   a rating sheet of the run's replies, with the rubric
+  nlutest memory agreement RUN --ratings F  Cohen's kappa between a run's memory verdicts and people's
   nlutest serve demo      serve the embedded reference NLU service on 127.0.0.1
   nlutest version         print the version
 
@@ -122,6 +123,8 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		return a.cmdDiff(rest)
 	case "ratings":
 		return a.cmdRatings(rest)
+	case "memory":
+		return a.cmdMemory(rest)
 	case "version", "--version", "-version":
 		fmt.Fprintf(a.Stdout, "nlutest %s\n", version())
 		return ExitPass

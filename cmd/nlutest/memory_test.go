@@ -109,6 +109,7 @@ func TestMemoryScoreByDistance(t *testing.T) {
 			t.Errorf("the Markdown report lacks %q", want)
 		}
 	}
+	checkAgreement(t, dir, run)
 	_, list, errs := runCLI(t, dir, nil, "eval", run, "--list-metrics")
 	for _, want := range []string{
 		"metrics.memory.score = 0.466667 (28/60)", `metrics.memory.distance["2"].contradicted = 8`,
@@ -117,5 +118,59 @@ func TestMemoryScoreByDistance(t *testing.T) {
 		if !strings.Contains(list, want) {
 			t.Errorf("eval --list-metrics lacks %q:\n%s%s", want, list, errs)
 		}
+	}
+}
+
+// checkAgreement: `memory agreement` compares the run's verdicts with
+// people's. Rated: 3 answers the judge found entailed (people agree), 3
+// contradicted (people: 2 contradicted, 1 neutral) and 2 neutral (people
+// agree). Observed agreement 7/8; chance agreement from the margins
+// (judge 3, 3, 2; people 3, 2, 3) (3·3 + 3·2 + 2·3)/64 = 21/64; Cohen's
+// kappa (7/8 − 21/64) / (1 − 21/64) = 35/43 = 0.8140 (Cohen 1960, the
+// formula scikit-learn's cohen_kappa_score implements).
+func checkAgreement(t *testing.T, dir, run string) {
+	t.Helper()
+	byVerdict := map[string][]string{}
+	raw, err := os.ReadFile(filepath.Join(run, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var r schema.Result
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != "" {
+			byVerdict[r.Verdict] = append(byVerdict[r.Verdict], r.ID)
+		}
+	}
+	if len(byVerdict["entailed"]) < 3 || len(byVerdict["contradicted"]) < 3 || len(byVerdict["neutral"]) < 2 {
+		t.Fatalf("verdicts recorded: %v", byVerdict)
+	}
+	sheet := "id,verdict\n"
+	e, c, n := byVerdict["entailed"], byVerdict["contradicted"], byVerdict["neutral"]
+	for _, row := range [][2]string{{e[0], "entailed"}, {e[1], "entailed"}, {e[2], "Entailed"}, {c[0], "contradicted"}, {c[1], "contradicted"},
+		{c[2], "neutral"}, {n[0], "neutral"}, {n[1], "neutral"}, {"no-such-id", "neutral"}, {e[3], ""}} {
+		sheet += row[0] + "," + row[1] + "\n"
+	}
+	path := filepath.Join(dir, "people.csv")
+	if err := os.WriteFile(path, []byte(sheet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, dir, nil, "memory", "agreement", run, "--ratings", path)
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"answers rated: 8 (1 rated ids", "agreement: 0.875 (7/8)", "cohen_kappa: 0.8140"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("memory agreement lacks %q:\n%s", want, out)
+		}
+	}
+	if err := os.WriteFile(path, []byte("id,verdict\n"+e[0]+",maybe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, dir, nil, "memory", "agreement", run, "--ratings", path)
+	if code != ExitInvalid || !strings.Contains(errs, "people.csv:2:") || !strings.Contains(errs, `"maybe" is not a verdict`) {
+		t.Errorf("a bad verdict: exit %d, %s", code, errs)
 	}
 }
