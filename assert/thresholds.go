@@ -142,6 +142,10 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 				ob.Value = &f
 			} else if !diags.HasErrors() && v.IsNull() {
 				noData = append(noData, name)
+			} else if diags.HasErrors() && (strings.Contains(name, ".dimension.") || strings.Contains(name, ".label.")) {
+				// validate checked the name: the dimension's subtree is
+				// absent because no case of the run expected anything in it.
+				noData = append(noData, name)
 			}
 			if r, ok := idx[name]; ok {
 				n, d := r.Num, r.Den
