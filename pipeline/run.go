@@ -57,6 +57,8 @@ type Run struct {
 	old Meta
 	// unlock releases the run directory's lock (Close).
 	unlock func()
+	// before is the time earlier sessions of a resumed run spent.
+	before time.Duration
 	// done holds the ids recorded in the run directory (resume); a
 	// script of one turn records its result under the script's id.
 	done map[string]bool
@@ -91,7 +93,7 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 	r.Meta = Meta{Tool: "nlutest", Version: o.Version, Suite: absPath(o.SuitePath), Target: o.Target.Name,
 		SuiteName: s.Name, Fingerprint: s.Fingerprint(),
 		Split: o.Selection.Split, Filter: o.Selection.Filter, Shard: o.Selection.Shard.String(),
-		Repeat: repeatOf(o), Total: counts.Total, Started: r.started.UTC()}
+		Repeat: repeatOf(o), OnlyFailed: o.Selection.OnlyFrom, Total: counts.Total, Started: r.started.UTC()}
 	if err := r.chooseDir(); err != nil {
 		return nil, err
 	}
@@ -123,6 +125,7 @@ func (r *Run) chooseDir() error {
 		}
 		r.Meta.Started = old.Started
 		r.old = old
+		r.before = old.spent()
 	}
 	if r.Dir == "" {
 		r.Dir = DefaultDir(r.opts.Root, r.Suite.Name, r.started)
@@ -249,6 +252,9 @@ func (r *Run) dropUnselected(path string) error {
 // Recorded is how many selected cases the run directory already holds.
 func (r *Run) Recorded() int { return len(r.done) }
 
+// Elapsed is how long earlier sessions of a resumed run spent.
+func (r *Run) Elapsed() time.Duration { return r.before }
+
 // Todo is how many cases Execute will call.
 func (r *Run) Todo() int { return r.Counts.Total - len(r.done) }
 
@@ -333,12 +339,14 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 	}
 	finished := r.now()
 	r.Meta.Finished = finished.UTC()
+	spent := r.before + finished.Sub(r.started)
+	r.Meta.Seconds = spent.Seconds()
 	if err := WriteMeta(r.Dir, r.Meta); err != nil {
 		return Outcome{}, fmt.Errorf("cannot write run metadata: %w", err)
 	}
 	info := schema.RunInfo{
 		ID: filepath.Base(r.Dir), Dir: r.Dir, Target: r.Meta.Target, Split: r.Meta.Split, Filter: r.Meta.Filter,
-		Started: r.Meta.Started, Finished: finished.UTC(), Seconds: finished.Sub(r.started).Seconds(),
+		Started: r.Meta.Started, Finished: finished.UTC(), Seconds: spent.Seconds(),
 		Interrupted: interrupted || out.LocalFailure != "", ErrorBudget: r.opts.Target.ErrorBudget,
 	}
 	out.Info, out.Interrupted = info, interrupted

@@ -45,12 +45,65 @@ type Meta struct {
 	Total    int       `json:"total"`
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitempty"`
+	// Seconds is the time spent running, summed over the sessions of a
+	// resumed run (the pauses between them left out).
+	Seconds float64 `json:"seconds,omitempty"`
+	// OnlyFailed is the earlier run whose failing and erroring cases this
+	// run re-runs (run --only-failed).
+	OnlyFailed string `json:"only_failed,omitempty"`
 }
 
 // sameSelection reports whether a run recorded with o was made with m's
 // target and selection.
 func (m Meta) sameSelection(o Meta) bool {
-	return m.Target == o.Target && m.Split == o.Split && m.Filter == o.Filter && m.Shard == o.Shard && m.Repeat == o.Repeat
+	return m.Target == o.Target && m.Split == o.Split && m.Filter == o.Filter && m.Shard == o.Shard && m.Repeat == o.Repeat &&
+		filepath.Clean(m.OnlyFailed) == filepath.Clean(o.OnlyFailed)
+}
+
+// spent is how long the sessions recorded in m ran: Seconds, or for a
+// run.json written before it was recorded, Finished − Started.
+func (m Meta) spent() time.Duration {
+	if m.Seconds > 0 {
+		return time.Duration(m.Seconds * float64(time.Second))
+	}
+	if !m.Started.IsZero() && m.Finished.After(m.Started) {
+		return m.Finished.Sub(m.Started)
+	}
+	return 0
+}
+
+// FailedIDs is the set of case ids that failed or errored in the run in
+// dir, as its report.json says (rewritten by eval, so an edited suite
+// counts), or as its results.jsonl recorded them when the report lists
+// only some cases or is missing. A case recorded twice counts at its first
+// record, as eval counts it.
+func FailedIDs(dir string) (map[string]bool, error) {
+	if _, err := ReadMeta(dir); err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	if rep, err := ReadReport(dir); err == nil && rep.CasesOmitted == 0 {
+		for i := range rep.Cases {
+			if rep.Cases[i].Outcome >= schema.Fail {
+				ids[rep.Cases[i].ID] = true
+			}
+		}
+		return ids, nil
+	}
+	seen := map[string]bool{}
+	err := runner.ReadResults(filepath.Join(dir, runner.ResultsFile), func(r *schema.Result) error {
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			if r.Outcome >= schema.Fail {
+				ids[r.ID] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return ids, nil
 }
 
 // WriteMeta writes dir/run.json atomically.

@@ -17,6 +17,11 @@ type Selection struct {
 	Split  string // "" = every split
 	Filter string // the regular expression as given; "" = no filter
 	Shard  Shard
+	// Only, when not nil, keeps only the scripts whose id, or the id of
+	// one of whose turns, it holds (run --only-failed).
+	Only map[string]bool
+	// OnlyFrom names where Only came from, for messages and run.json.
+	OnlyFrom string
 
 	filter *regexp.Regexp
 }
@@ -53,7 +58,7 @@ func (sel Selection) Check(s *spec.Suite) error {
 // is always run whole; the filter matches the script's source name, its id
 // or the text of any of its turns.
 func (sel Selection) Keep(sc *schema.Script) bool {
-	if !sel.Shard.Has(sc.ID) {
+	if !sel.Shard.Has(sc.ID) || sel.Only != nil && !sel.only(sc) {
 		return false
 	}
 	if sel.filter == nil || sel.filter.MatchString(sc.Source) || sel.filter.MatchString(sc.ID) {
@@ -61,6 +66,19 @@ func (sel Selection) Keep(sc *schema.Script) bool {
 	}
 	for _, c := range sc.Turns {
 		if sel.filter.MatchString(c.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// only reports whether sc or one of its turns is in sel.Only.
+func (sel Selection) only(sc *schema.Script) bool {
+	if sel.Only[sc.ID] {
+		return true
+	}
+	for _, c := range sc.Turns {
+		if sel.Only[c.ID] {
 			return true
 		}
 	}
@@ -116,6 +134,9 @@ func (sel Selection) Note() string {
 	}
 	if sel.Filter != "" {
 		parts = append(parts, "matching --filter "+sel.Filter)
+	}
+	if sel.Only != nil {
+		parts = append(parts, "among the failing cases of "+sel.OnlyFrom)
 	}
 	if len(parts) == 0 {
 		return ""

@@ -100,6 +100,23 @@ func ConsoleView(w io.Writer, v *View, o Options) error {
 	return err
 }
 
+// VerdictLine writes the report's verdict line as the console report
+// opens and closes with it ("PASS  quickstart: 3/3 thresholds met · 21
+// passed, 9 failed, 0 errored of 30 cases (30ms)") followed, on a fail, by
+// one reason per line: what --quiet prints.
+func VerdictLine(w io.Writer, r *schema.Report, o Options) error {
+	if r == nil {
+		return errNilReport
+	}
+	c := &console{v: &View{Verdict: verdictOf(r)}, o: o, p: newPalette(o.Color)}
+	c.verdictLine()
+	for _, s := range c.v.Verdict.Reasons {
+		fmt.Fprintf(&c.b, "      - %s\n", s)
+	}
+	_, err := w.Write(c.b.Bytes())
+	return err
+}
+
 // statusWord is PASS or FAIL, coloured.
 func (c *console) statusWord() string {
 	if c.v.Verdict.Pass {

@@ -21,7 +21,7 @@ func (rf *runFlags) registerReports(fs *flag.FlagSet) {
 	fs.Var(&rf.markdown, "report-markdown", "write a Markdown report to FILE (repeatable)")
 	fs.Var(&rf.jsonReports, "report-json", "write the JSON report to FILE (repeatable)")
 	fs.Var(&rf.html, "report-html", "write a self-contained HTML report with charts to FILE (repeatable)")
-	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line")
+	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line (with the reasons of a fail) and the report paths")
 	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit")
 	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
 	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json)")

@@ -39,6 +39,7 @@ type runFlags struct {
 	unreviewed  bool
 	cache       bool
 	repeat      int
+	onlyFailed  string
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -53,10 +54,11 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&rf.concurrency, "concurrency", 0, "calls in flight at once (overrides the target's concurrency)")
 	fs.Float64Var(&rf.rate, "rate", 0, "at most R requests per second (overrides the target's rate)")
 	fs.StringVar(&rf.filter, "filter", "", "run only cases whose template (or other source) name, id or text matches REGEX")
-	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line and report paths")
+	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line (with the reasons of a fail) and the report paths")
 	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit (as output, not failures)")
 	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
-	fs.StringVar(&rf.resume, "resume", "", "continue the run in DIR: run only the cases it has not recorded")
+	fs.StringVar(&rf.resume, "resume", "", "continue the run in DIR: run only the cases it has not recorded (PATH defaults to the suite DIR/run.json names)")
+	fs.StringVar(&rf.onlyFailed, "only-failed", "", "run again only the cases that failed or errored in the earlier run RUN, into a new run directory (PATH defaults to RUN's suite)")
 	fs.StringVar(&rf.shard, "shard", "", "run only the K-th of N stable partitions of the cases: K/N, e.g. 2/4")
 	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json): Δ columns in console and Markdown")
 	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates (reviewed = false) in metrics and thresholds")
@@ -66,20 +68,31 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 
 func (a *App) cmdRun(ctx context.Context, args []string) int {
 	var rf runFlags
-	fs := newFlagSet(a, "run", "run [flags] PATH")
+	fs := newFlagSet(a, "run", "run [flags] PATH\n       nlutest run --resume DIR [flags] [PATH]\n       nlutest run --only-failed RUN [flags] [PATH]")
 	rf.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return a.flagErr(err)
 	}
-	if len(pos) != 1 {
-		return a.fail(usagef("run takes one suite path, got %d", len(pos)))
+	suitePath, err := rf.fromEarlierRun(pos)
+	if err != nil {
+		return a.fail(err)
 	}
 	sel, baseline, err := rf.check()
 	if err != nil {
 		return a.fail(err)
 	}
-	s, code := a.load(pos[0], &rf.loadFlags)
+	if rf.onlyFailed != "" {
+		if sel.Only, err = pipeline.FailedIDs(rf.onlyFailed); err != nil {
+			return a.fail(usagef("--only-failed: %v", err))
+		}
+		if len(sel.Only) == 0 {
+			fmt.Fprintf(a.Stderr, "nlutest: %s has no failing or erroring case; nothing to run again\n", rf.onlyFailed)
+			return ExitPass
+		}
+		sel.OnlyFrom = rf.onlyFailed
+	}
+	s, code := a.load(suitePath, &rf.loadFlags)
 	if s == nil {
 		return code
 	}
@@ -88,7 +101,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.fail(err)
 	}
 	run, err := pipeline.Prepare(s, pipeline.Options{
-		SuitePath: pos[0], Target: target, Selection: sel, Out: rf.out, Resume: rf.resume, Root: a.Getwd,
+		SuitePath: suitePath, Target: target, Selection: sel, Out: rf.out, Resume: rf.resume, Root: a.Getwd,
 		Concurrency: rf.concurrency, IncludeUnreviewed: rf.unreviewed, Version: version(), Now: a.now, Repeat: rf.repeat,
 		Notice: func(msg string) { fmt.Fprintf(a.Stderr, "nlutest: %s\n", msg) },
 	})
@@ -113,7 +126,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err := run.Resume(); err != nil {
 		return a.fail(err)
 	}
-	prog := newProgress(a, run.Todo(), run.Left())
+	prog := newProgress(a, run.Counts.Total, run.Recorded(), run.Left())
 	out, err := run.Execute(ctx, caller, prog.done)
 	prog.finish()
 	if err != nil {
@@ -128,10 +141,62 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return ExitCannotRun
 	}
 	if out.Interrupted {
-		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %d cases; results so far are in %s\n", run.Collector.Total(), run.Counts.Total, run.Dir)
+		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %d cases; results so far are in %s\nContinue with: nlutest run --resume %s\n",
+			run.Collector.Total(), run.Counts.Total, run.Dir, shellQuote(run.Dir))
 		return ExitInterrupted
 	}
 	return code
+}
+
+// fromEarlierRun returns the suite path to run: the one given, or the one
+// the run.json of --resume DIR or --only-failed RUN records. Resuming, the
+// target, split, filter and shard not given default to the recorded ones,
+// as does the earlier run's target with --only-failed.
+func (rf *runFlags) fromEarlierRun(pos []string) (string, error) {
+	if len(pos) > 1 {
+		return "", usagef("run takes one suite path, got %d", len(pos))
+	}
+	from, flag := rf.resume, "--resume"
+	if from == "" {
+		from, flag = rf.onlyFailed, "--only-failed"
+	}
+	if from == "" {
+		if len(pos) == 0 {
+			return "", usagef("run takes one suite path, got 0 (or --resume DIR, or --only-failed RUN, to use the suite a run recorded)")
+		}
+		return pos[0], nil
+	}
+	meta, err := pipeline.ReadMeta(from)
+	if err != nil {
+		return "", usagef("%s: %v", flag, err)
+	}
+	if rf.target == "" {
+		rf.target = meta.Target
+	}
+	if flag == "--resume" {
+		for _, f := range []struct{ flag *string, recorded string }{{&rf.split, meta.Split}, {&rf.filter, meta.Filter}, {&rf.shard, meta.Shard}, {&rf.onlyFailed, meta.OnlyFailed}} {
+			if *f.flag == "" {
+				*f.flag = f.recorded
+			}
+		}
+	}
+	if len(pos) == 1 {
+		return pos[0], nil
+	}
+	if meta.Suite == "" {
+		return "", usagef("%s: %s/run.json records no suite; give the suite path", flag, from)
+	}
+	return meta.Suite, nil
+}
+
+// shellQuote quotes a path for a command line when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127)
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // check checks the flags of run that need no suite, and returns the
@@ -178,13 +243,11 @@ func pickTarget(s *spec.Suite, name, see string) (*spec.Target, error) {
 // writeConsole renders the console report (the verdict line with --quiet).
 // A reader that closed stdout (EPIPE) is not an error.
 func (a *App) writeConsole(rep *schema.Report, rf *runFlags, opts reporters.Options) {
-	var err error
-	if !rf.quiet {
-		err = reporters.Console(a.Stdout, rep, opts)
-	} else {
-		_, err = fmt.Fprintf(a.Stdout, "%s %s\n", strings.ToUpper(rep.Verdict.Outcome.String()), rep.Suite.Name)
+	render := reporters.Console
+	if rf.quiet {
+		render = reporters.VerdictLine
 	}
-	if err != nil && !errors.Is(err, syscall.EPIPE) {
+	if err := render(a.Stdout, rep, opts); err != nil && !errors.Is(err, syscall.EPIPE) {
 		fmt.Fprintf(a.Stderr, "nlutest: console report: %s\n", err)
 	}
 }
@@ -225,9 +288,10 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, base
 		written = append(written, o.kind+" → "+o.path)
 	}
 	// The console comes after the files: a reader that goes away early
-	// (`| head -1`) leaves every report file written.
-	a.writeConsole(rep, rf, opts)
+	// (`| head -1`) leaves every report file written. The report paths
+	// come before it, so the verdict line is the last line on the terminal.
 	fmt.Fprintf(a.Stderr, "Reports: %s\n", strings.Join(written, " · "))
+	a.writeConsole(rep, rf, opts)
 	if failed {
 		return ExitCannotRun
 	}
