@@ -220,8 +220,13 @@ func observedText(obs []schema.Observed) string {
 		} else {
 			s += fmt.Sprintf("%.4g", *o.Value)
 		}
-		if o.Num != nil && o.Den != nil {
-			s += fmt.Sprintf(" (%g/%g)", *o.Num, *o.Den)
+		switch {
+		case o.Num == nil || o.Den == nil:
+		case strings.Contains(o.Name, ".macro_"):
+			// A macro average's denominator counts labels, not cases.
+			s += fmt.Sprintf(" (mean over %g labels)", *o.Den)
+		default:
+			s += fmt.Sprintf(" (%.6g/%.6g)", *o.Num, *o.Den)
 		}
 		parts = append(parts, s)
 	}

@@ -243,7 +243,11 @@ func observedText(obs []schema.Observed) string {
 				val = fmtNum(*o.Value)
 			}
 		}
-		if o.Num != nil && o.Den != nil {
+		switch {
+		case o.Num == nil || o.Den == nil:
+		case isMacro(o.Name):
+			val += " (mean of " + fmtNum(*o.Den) + " " + plural(int(*o.Den), "label", "labels") + ")"
+		default:
 			val += " (" + fmtNum(*o.Num) + "/" + fmtNum(*o.Den) + ")"
 		}
 		return val
@@ -263,7 +267,11 @@ func observedText(obs []schema.Observed) string {
 func observedN(obs []schema.Observed) string {
 	var ns []string
 	for _, o := range obs {
-		if o.Den != nil {
+		switch {
+		case o.Den == nil:
+		case isMacro(o.Name):
+			ns = append(ns, fmtNum(*o.Den)+" "+plural(int(*o.Den), "label", "labels"))
+		default:
 			ns = append(ns, fmtNum(*o.Den))
 		}
 	}
@@ -572,9 +580,9 @@ func dimensionValues(d *schema.Dimension) []string {
 func labelSummaryRows(l *schema.Label) [][]string {
 	rows := [][]string{
 		{"accuracy", fmtRatio(l.Accuracy)},
-		{"macro precision", fmtRatio(l.MacroPrecision)},
-		{"macro recall", fmtRatio(l.MacroRecall)},
-		{"macro F1", fmtRatio(l.MacroF1)},
+		{"macro precision", fmtMean(l.MacroPrecision)},
+		{"macro recall", fmtMean(l.MacroRecall)},
+		{"macro F1", fmtMean(l.MacroF1)},
 		{"micro F1", fmtRatio(l.MicroF1)},
 		{"weighted F1", fmtRatio(l.WeightedF1)},
 	}
@@ -585,3 +593,7 @@ func labelSummaryRows(l *schema.Label) [][]string {
 	}
 	return rows
 }
+
+// isMacro reports a macro average's address: its denominator counts
+// labels, not cases, so it is shown as "mean of N labels".
+func isMacro(addr string) bool { return strings.Contains(addr, ".macro_") }

@@ -202,6 +202,16 @@ func fmtFixed(v float64) string {
 const noData = "n/a"
 
 // fmtRatio prints a ratio as "0.875 (35/40)"; "n/a (0/0)" without data.
+// fmtMean prints a macro average: the mean of per-label figures, whose
+// denominator is the number of labels, not a sample size.
+func fmtMean(r schema.Ratio) string {
+	v, ok := r.Value()
+	if !ok {
+		return noData + " (no label)"
+	}
+	return fmtFixed(v) + " (mean of " + fmtNum(r.Den) + " " + plural(int(r.Den), "label", "labels") + ")"
+}
+
 func fmtRatio(r schema.Ratio) string {
 	v, ok := r.Value()
 	val := noData

@@ -19,9 +19,9 @@ const heartbeat = 10 * time.Second
 // cases recorded before from the start.
 type progress struct {
 	a        *App
-	total    int // cases of the whole run
-	n        int // cases done, earlier sessions included
-	prior    int // cases recorded by earlier sessions
+	total    int    // cases of the whole run
+	n        int    // cases done, earlier sessions included
+	prior    int    // cases recorded by earlier sessions
 	tally    [3]int // passed, failed, errored this session
 	start    time.Time
 	last     time.Time

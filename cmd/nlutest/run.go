@@ -91,6 +91,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 			return ExitPass
 		}
 		sel.OnlyFrom = rf.onlyFailed
+		fmt.Fprintf(a.Stderr, "nlutest: running again the %d failing or erroring %s of %s\n", len(sel.Only), "case"+plural(len(sel.Only)), rf.onlyFailed)
 	}
 	s, code := a.load(suitePath, &rf.loadFlags)
 	if s == nil {
@@ -174,7 +175,10 @@ func (rf *runFlags) fromEarlierRun(pos []string) (string, error) {
 		rf.target = meta.Target
 	}
 	if flag == "--resume" {
-		for _, f := range []struct{ flag *string, recorded string }{{&rf.split, meta.Split}, {&rf.filter, meta.Filter}, {&rf.shard, meta.Shard}, {&rf.onlyFailed, meta.OnlyFailed}} {
+		for _, f := range []struct {
+			flag     *string
+			recorded string
+		}{{&rf.split, meta.Split}, {&rf.filter, meta.Filter}, {&rf.shard, meta.Shard}, {&rf.onlyFailed, meta.OnlyFailed}} {
 			if *f.flag == "" {
 				*f.flag = f.recorded
 			}
