@@ -62,6 +62,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 const usageText = `nlutest — declarative test suites for NLU services and chatbots
 
 Usage:
+  nlutest init [DIR]      scaffold a suite that runs at once (--engine rasa|openai|http|demo)
   nlutest run PATH        generate cases, call the target, assert, measure, report
   nlutest validate PATH   parse and check suites; diagnostics with file:line:col
   nlutest generate PATH   write the generated cases (JSONL or CSV) without calling anything
@@ -103,6 +104,8 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 	switch cmd {
 	case "run":
 		return a.cmdRun(ctx, rest)
+	case "init":
+		return a.cmdInit(rest)
 	case "validate":
 		return a.cmdValidate(rest)
 	case "generate":
