@@ -87,6 +87,7 @@ type Collector struct {
 	// (and so in thresholds); by default they are reported apart only.
 	IncludeUnreviewed bool
 	unreviewed        int
+	cached            int // results answered from the response cache
 	// kept counts the passing and the non-passing cases listed; omitted
 	// the ones beyond schema.MaxReportCases.
 	keptPass, keptBad, omitted int
@@ -150,6 +151,9 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 		c.groups[key] = g
 	}
 	g.add(r.Outcome)
+	if r.Cached {
+		c.cached++
+	}
 	if r.Unreviewed && !c.IncludeUnreviewed {
 		c.unreviewed++
 		return
@@ -209,6 +213,10 @@ func (c *Collector) evaluator() *Evaluator {
 // their template's expectations are unreviewed drafts.
 func (c *Collector) Unreviewed() int { return c.unreviewed }
 
+// Cached is the number of results answered from the response cache
+// (--cache); their latencies are left out of the latency metrics.
+func (c *Collector) Cached() int { return c.cached }
+
 // addCase keeps the per-case outcome for the report, up to
 // schema.MaxReportCases passing and as many non-passing cases.
 func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
@@ -228,7 +236,7 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 		}
 		c.keptBad++
 	}
-	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS}
+	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS, Cached: r.Cached}
 	if key.kind != schema.KindTemplate {
 		cr.Source, cr.SourceKind = key.name, key.kind
 	}
@@ -304,6 +312,7 @@ func (c *Collector) Merge(o *Collector) {
 		c.nanos[k] += v
 	}
 	c.unreviewed += o.unreviewed
+	c.cached += o.cached
 	c.next = max(c.next, o.next)
 	c.omitted += o.omitted
 	c.cases = append(c.cases, o.cases...)

@@ -24,6 +24,9 @@ func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version stri
 		Run:   run, Thresholds: ths, Metrics: m, Groups: col.Groups(), Cases: col.Cases(), Warnings: warnings,
 		CasesOmitted: col.Omitted(),
 	}
+	if n := col.Cached(); n > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d results came from the response cache (--cache): they are marked cached and left out of the latency metrics and thresholds", n, col.Total()))
+	}
 	if rep.CasesOmitted > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d cases are not listed one by one in this report (it keeps %d passing and %d failing or erroring cases); every outcome is in results.jsonl", rep.CasesOmitted, schema.MaxReportCases, schema.MaxReportCases))
 	}

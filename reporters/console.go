@@ -462,8 +462,8 @@ func (c *console) failures(f *Failures) {
 	fail := f.Cases
 	limit := c.o.failureCap(defaultConsoleFailures)
 	t := fmt.Sprintf("Failing cases (%d, worst first", len(fail))
-	if f.ByThresholds {
-		t += "; the thresholds decide the verdict"
+	if r := f.Reading(); r != "" {
+		t += "; " + r
 	}
 	c.title(t + ")")
 	for i, fc := range fail {
@@ -471,20 +471,23 @@ func (c *console) failures(f *Failures) {
 			fmt.Fprintf(&c.b, "  … and %d more failing %s\n", len(fail)-limit, plural(len(fail)-limit, "case", "cases"))
 			break
 		}
-		c.failure(fc)
+		c.failure(fc, f.Mark(fc))
 	}
 	c.b.WriteByte('\n')
 }
 
 // failure writes one failing case: a head line, then its call error or
 // failed expectations, one per line.
-func (c *console) failure(fc *schema.CaseReport) {
-	head := []string{c.mark(outcomeMark(fc.Outcome)), c.long(fc.Text, 2)}
+func (c *console) failure(fc *schema.CaseReport, m Mark) {
+	head := []string{c.mark(m), c.long(fc.Text, 2)}
 	if id := oneLine(fc.ID); id != "" {
 		head = append(head, c.p.dim.Sprint("["+id+"]"))
 	}
 	if tpl := oneLine(fc.Template); tpl != "" {
 		head = append(head, "template "+tpl)
+	}
+	if fc.Cached {
+		head = append(head, "(cached)")
 	}
 	if loc := location(fc.File, fc.Line); loc != "" {
 		head = append(head, c.p.dim.Sprint(loc))

@@ -299,8 +299,8 @@ func (h *htmlDoc) cell(x Cell) string {
 func (h *htmlDoc) failures(b *strings.Builder, f *Failures, budget int) {
 	fail := f.Cases
 	fmt.Fprintf(b, "<section id=\"failures\">\n<h2>Failing cases (%d)</h2>\n", len(fail))
-	if f.Thresholds && f.ByThresholds {
-		b.WriteString("<p class=\"intro\">The thresholds decide the verdict; these cases are listed for diagnosis.</p>\n")
+	if f.Thresholds || f.OverBudget {
+		b.WriteString("<p class=\"intro\">" + esc(capitalize(f.Reading())) + "; these cases are listed for diagnosis.</p>\n")
 	}
 	limit := h.o.failureCap(htmlMaxFailures)
 	if limit <= 0 || limit > htmlMaxFailures {
@@ -315,7 +315,7 @@ func (h *htmlDoc) failures(b *strings.Builder, f *Failures, budget int) {
 			break
 		}
 		keys := caseFacets(c)
-		block := h.failureBlock(c, keys)
+		block := h.failureBlock(c, keys, f.Mark(c))
 		if b.Len()+list.Len()+len(block)+tail+facetBytes(facets) > budget {
 			break
 		}
@@ -421,19 +421,22 @@ func (h *htmlDoc) filterBar(b *strings.Builder, facets [4]map[string]int, shown 
 
 // failureBlock is one failing case: a summary line (mark, source, text,
 // id, reason) and its detail.
-func (h *htmlDoc) failureBlock(c *schema.CaseReport, keys [4][]string) string {
+func (h *htmlDoc) failureBlock(c *schema.CaseReport, keys [4][]string, m Mark) string {
 	var b strings.Builder
 	b.WriteString("<details class=\"case\"")
 	for k, vals := range keys {
 		fmt.Fprintf(&b, " data-%s=\"%s\"", facetNames[k][0], esc(strings.Join(vals, "\n")))
 	}
-	b.WriteString("><summary>" + markSpan(outcomeMark(c.Outcome)) + " ")
+	b.WriteString("><summary>" + markSpan(m) + " ")
 	if len(keys[facetSource]) > 0 {
 		b.WriteString("<span class=\"src\">" + esc(keys[facetSource][0]) + "</span> › ")
 	}
 	b.WriteString("<span class=\"txt\">" + esc(capLine(oneLine(c.Text), 300)) + "</span>")
 	if id := oneLine(c.ID); id != "" {
 		b.WriteString(" <code>" + esc(id) + "</code>")
+	}
+	if c.Cached {
+		b.WriteString(" <em>(cached)</em>")
 	}
 	b.WriteString(" <span class=\"why\">" + esc(capLine(caseSummary(*c), 300)) + "</span></summary>\n")
 	if loc := location(c.File, c.Line); loc != "" {

@@ -112,8 +112,9 @@ func markdownView(w io.Writer, v *View, o Options, limit int, trim bool) error {
 
 // md renders the parts of one view.
 type md struct {
-	v *View
-	o Options
+	v  *View
+	o  Options
+	fl *Failures // the failing cases being rendered
 }
 
 // mdText escapes user data for Markdown text and table cells: &, < and >
@@ -419,13 +420,16 @@ func fence(s string) string {
 // keeps only the summary line and the first line of each failure.
 func (m *md) failureDetails(c *schema.CaseReport, compact bool) string {
 	var sum strings.Builder
-	sum.WriteString(icon(outcomeMark(c.Outcome)) + " ")
+	sum.WriteString(icon(m.fl.Mark(c)) + " ")
 	if t := oneLine(c.Template); t != "" {
 		sum.WriteString(htmlText(t) + " › ")
 	}
 	sum.WriteString(htmlText(capLine(oneLine(c.Text), markdownMaxSummary)))
 	if id := oneLine(c.ID); id != "" {
 		sum.WriteString(" <code>" + htmlText(id) + "</code>")
+	}
+	if c.Cached {
+		sum.WriteString(" (cached)")
 	}
 	sum.WriteString(": " + htmlText(capLine(caseSummary(*c), markdownMaxSummary)))
 	var body string
@@ -460,10 +464,11 @@ func (m *md) failures(f *Failures, budget int) string {
 	if len(fail) == 0 {
 		return ""
 	}
+	m.fl = f
 	var b strings.Builder
 	head := fmt.Sprintf("### Failing cases (%d)\n\n", len(fail))
-	if f.Thresholds {
-		head += "_The thresholds decide the verdict; these cases are listed for diagnosis._\n\n"
+	if f.Thresholds || f.OverBudget {
+		head += "_" + mdText(capitalize(f.Reading())) + "; these cases are listed for diagnosis._\n\n"
 	}
 	b.WriteString(head)
 	const tail = 256 // room for the closing line

@@ -196,7 +196,7 @@ func templateSections(r, _ *schema.Report) []Section {
 		return nil
 	}
 	t := Table{Columns: []Column{{Align: Center}, col("template"), rcol("total"), rcol("passed"), rcol("failed"),
-		rcol("errored"), rcol("accuracy"), rcol("time"), col("at")}}
+		rcol("errored"), rcol("accuracy"), rcol("call time"), col("at")}}
 	for _, g := range r.Groups {
 		name := clip(g.Name)
 		if k := groupKind(g); k != "template" {
@@ -215,10 +215,11 @@ func templateSections(r, _ *schema.Report) []Section {
 				acc = fmtRatio(n.Accuracy)
 			}
 		}
-		t.Rows = append(t.Rows, []Cell{mark(outcomeMark(g.Outcome)), name, num(g.Total), num(g.Passed), num(g.Failed),
+		t.Rows = append(t.Rows, []Cell{mark(groupMark(r, g.Outcome)), name, num(g.Total), num(g.Passed), num(g.Failed),
 			num(g.Errored), text(acc), text(fmtSeconds(g.Seconds)), {Text: location(g.File, g.Line), Style: Clip | Code}})
 	}
-	return []Section{{ID: "templates", Title: "Templates", Tables: []Table{t}}}
+	return []Section{{ID: "templates", Title: "Templates", Tables: []Table{t},
+		Intro: "Call time sums the durations of a template's calls; with concurrent calls it exceeds the time the run took."}}
 }
 
 func dimensionSections(r, _ *schema.Report) []Section {
@@ -447,9 +448,24 @@ func failureSections(r, _ *schema.Report) []Section {
 	if len(fail) == 0 {
 		return nil
 	}
+	over := false
+	if m := r.Metrics; m != nil {
+		over = m.Errored > 0 && float64(m.Errored) > r.Run.ErrorBudget*float64(m.Total)
+	}
 	return []Section{{ID: "failures", Title: fmt.Sprintf("Failing cases (%d)", len(fail)),
-		Failures: &Failures{Cases: fail, ByThresholds: r.Verdict.ByThresholds || len(r.Thresholds) > 0,
-			Thresholds: len(r.Thresholds) > 0}}}
+		Failures: &Failures{Cases: fail, ByThresholds: byThresholds(r), Thresholds: len(r.Thresholds) > 0, OverBudget: over}}}
+}
+
+// byThresholds says the thresholds, not every case, decide the verdict.
+func byThresholds(r *schema.Report) bool { return r.Verdict.ByThresholds || len(r.Thresholds) > 0 }
+
+// groupMark is a template row's mark: a failing template of a suite whose
+// thresholds decide is a warning, not a red mark (SPEC §9).
+func groupMark(r *schema.Report, o schema.Outcome) Mark {
+	if o == schema.Fail && byThresholds(r) {
+		return MarkWarn
+	}
+	return outcomeMark(o)
 }
 
 func warningSections(r, _ *schema.Report) []Section {

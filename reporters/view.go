@@ -166,6 +166,32 @@ type Failures struct {
 	ByThresholds bool
 	// Thresholds says the suite has thresholds.
 	Thresholds bool
+	// OverBudget says errored calls beyond the target's error budget fail
+	// the verdict.
+	OverBudget bool
+}
+
+// Mark is the mark of a listed case: a failure that does not decide the
+// verdict (the thresholds do) is a warning, not a red mark (SPEC §9).
+func (f *Failures) Mark(c *schema.CaseReport) Mark {
+	if c.Outcome == schema.Fail && f.ByThresholds {
+		return MarkWarn
+	}
+	return outcomeMark(c.Outcome)
+}
+
+// Reading says how the list relates to the verdict, or "" when every case
+// had to pass.
+func (f *Failures) Reading() string {
+	switch {
+	case f.OverBudget && f.ByThresholds:
+		return "errored calls beyond the target's error budget fail the verdict; the thresholds decide the rest"
+	case f.OverBudget:
+		return "errored calls beyond the target's error budget fail the verdict"
+	case f.ByThresholds:
+		return "the thresholds decide the verdict"
+	}
+	return ""
 }
 
 // ChartKind names what a chart shows.

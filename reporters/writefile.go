@@ -106,3 +106,26 @@ func writeDirect(path string, render func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// AppendFile renders a report into memory and appends it to path in one
+// write, creating the file when missing: for files other steps also write,
+// such as GitHub's $GITHUB_STEP_SUMMARY, which collects each step's
+// Markdown. A render error leaves the file untouched.
+func AppendFile(path string, render func(io.Writer) error) error {
+	if render == nil {
+		return fmt.Errorf("append to %s: no renderer", path)
+	}
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	return f.Close()
+}

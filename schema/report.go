@@ -248,18 +248,21 @@ type CaseReport struct {
 	Template string `json:"template"`
 	// Source and SourceKind name the case's source when it is not a
 	// template (a template case's source is Template).
-	Source     string          `json:"source,omitempty"`
-	SourceKind string          `json:"source_kind,omitempty"`
-	Text       string          `json:"text"`
-	Outcome    Outcome         `json:"outcome"`
-	LatencyMS  float64         `json:"latency_ms"`
-	Error      *CallError      `json:"error,omitempty"`
-	Failures   []Failure       `json:"failures,omitempty"`
-	File       string          `json:"file,omitempty"`
-	Line       int             `json:"line,omitempty"`
-	Request    *Request        `json:"request,omitempty"`
-	Response   string          `json:"response,omitempty"`
-	Slots      map[string]Slot `json:"slots,omitempty"`
+	Source     string  `json:"source,omitempty"`
+	SourceKind string  `json:"source_kind,omitempty"`
+	Text       string  `json:"text"`
+	Outcome    Outcome `json:"outcome"`
+	LatencyMS  float64 `json:"latency_ms"`
+	// Cached is true when the response came from the response cache
+	// (--cache): its latency is an earlier call's.
+	Cached   bool            `json:"cached,omitempty"`
+	Error    *CallError      `json:"error,omitempty"`
+	Failures []Failure       `json:"failures,omitempty"`
+	File     string          `json:"file,omitempty"`
+	Line     int             `json:"line,omitempty"`
+	Request  *Request        `json:"request,omitempty"`
+	Response string          `json:"response,omitempty"`
+	Slots    map[string]Slot `json:"slots,omitempty"`
 	// Script, Turn, Conversation and Repeat place a turn of a
 	// conversation (see Case); Turns is the number of turns of its
 	// conversation, Reply the bot's reply. Every turn of a conversation

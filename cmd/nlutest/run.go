@@ -264,30 +264,41 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, base
 	type out struct {
 		kind, path string
 		render     func(io.Writer) error
+		append     bool
 	}
+	summary := a.getenv("GITHUB_STEP_SUMMARY")
 	var outs []out
-	outs = append(outs, out{"json", filepath.Join(runDir, pipeline.ReportFile), func(w io.Writer) error { return reporters.JSON(w, rep) }})
+	outs = append(outs, out{"json", filepath.Join(runDir, pipeline.ReportFile), func(w io.Writer) error { return reporters.JSON(w, rep) }, false})
 	for _, p := range rf.jsonReports {
-		outs = append(outs, out{"json", p, func(w io.Writer) error { return reporters.JSON(w, rep) }})
+		outs = append(outs, out{"json", p, func(w io.Writer) error { return reporters.JSON(w, rep) }, false})
 	}
 	for _, p := range rf.junit {
-		outs = append(outs, out{"junit", p, func(w io.Writer) error { return reporters.JUnit(w, rep, opts) }})
+		outs = append(outs, out{"junit", p, func(w io.Writer) error { return reporters.JUnit(w, rep, opts) }, false})
 	}
 	mopts := opts
 	mopts.Color = false
 	for _, p := range rf.markdown {
-		outs = append(outs, out{"markdown", p, func(w io.Writer) error { return reporters.Markdown(w, rep, mopts) }})
+		// GitHub collects every step's summary in one file: add to it.
+		appendTo := summary != "" && filepath.Clean(p) == filepath.Clean(summary)
+		outs = append(outs, out{"markdown", p, func(w io.Writer) error { return reporters.Markdown(w, rep, mopts) }, appendTo})
 	}
 	for _, p := range rf.html {
-		outs = append(outs, out{"html", p, func(w io.Writer) error { return reporters.HTML(w, rep, mopts) }})
+		outs = append(outs, out{"html", p, func(w io.Writer) error { return reporters.HTML(w, rep, mopts) }, false})
 	}
 	failed := false
 	var written []string
 	for _, o := range outs {
-		if err := reporters.WriteFile(o.path, o.render); err != nil {
+		write := reporters.WriteFile
+		if o.append {
+			write = reporters.AppendFile
+		}
+		if err := write(o.path, o.render); err != nil {
 			fmt.Fprintf(a.Stderr, "nlutest: cannot write %s report %s: %s\n", o.kind, o.path, err)
 			failed = true
 			continue
+		}
+		if o.append {
+			o.kind += " (appended)"
 		}
 		written = append(written, o.kind+" → "+o.path)
 	}

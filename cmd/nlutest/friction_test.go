@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// Tests for the frictions a newcomer hit (issue 17); the scenarios
+// run-resume-without-path, run-quiet-fail, run-only-failed, diff-fail-on-
+// worse, run-cache-marked and init-then-run cover the others.
+
+func progressApp(tty bool, term string) (*App, *bytes.Buffer) {
+	var errb bytes.Buffer
+	return &App{Stderr: &errb, StderrTTY: tty, Env: func(k string) (string, bool) {
+		if k == "TERM" && term != "" {
+			return term, true
+		}
+		return "", false
+	}}, &errb
+}
+
+func result(source string, o schema.Outcome) *schema.Result {
+	r := &schema.Result{Outcome: o}
+	r.Template = source
+	return r
+}
+
+// TestProgressLines (friction 2): the live line has pass/fail/error
+// counts; TERM=dumb gets no escape sequences; without a terminal a status
+// line comes every heartbeat while a large template runs; a resumed run
+// counts from what was recorded before.
+func TestProgressLines(t *testing.T) {
+	a, errb := progressApp(true, "xterm")
+	p := newProgress(a, 3, 0, map[string]int{"t": 3})
+	p.done(result("t", schema.Pass))
+	p.done(result("t", schema.Fail))
+	p.done(result("t", schema.Error))
+	if got := errb.String(); !strings.Contains(got, "\x1b[K[3/3] 1 passed · 1 failed · 1 errored") {
+		t.Errorf("live line: %q", got)
+	}
+
+	a, errb = progressApp(true, "dumb")
+	p = newProgress(a, 2, 0, map[string]int{"t": 2})
+	p.done(result("t", schema.Pass))
+	p.done(result("t", schema.Pass))
+	p.finish()
+	if got := errb.String(); strings.Contains(got, "\x1b") || !strings.Contains(got, "template t: 2 cases, 2 passed, 0 failed, 0 errored · 2/2 cases done") {
+		t.Errorf("TERM=dumb: %q", got)
+	}
+
+	a, errb = progressApp(false, "")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p = newProgress(a, 100_010, 10, map[string]int{"big": 100_000})
+	p.clock = func() time.Time { return now }
+	p.start, p.last = now, now
+	for i := 0; i < 30; i++ {
+		now = now.Add(time.Second) // one case a second
+		p.done(result("big", schema.Pass))
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("30 s of a large template gave %d status lines, want 3 (one each 10 s):\n%s", len(lines), errb.String())
+	}
+	if want := "[20/100010] 10 passed · 0 failed · 0 errored · 1.0/s · ETA 27h46m30s (resumed: 10 recorded before)"; lines[0] != want {
+		t.Errorf("heartbeat line\n got %q\nwant %q", lines[0], want)
+	}
+}
+
+// TestVerdictLineIsLast (friction 4): with stdout and stderr on one
+// terminal, the verdict line is the last line, after the report paths.
+func TestVerdictLineIsLast(t *testing.T) {
+	dir := t.TempDir()
+	var both bytes.Buffer
+	app := &App{Stdout: &both, Stderr: &both, Getwd: dir, Env: func(string) (string, bool) { return "", false }}
+	code := app.Run(context.Background(), []string{"run", filepath.Join("..", "..", "suites", "quickstart"),
+		"--out", filepath.Join(dir, "run"), "--report-markdown", filepath.Join(dir, "s.md")})
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s", code, both.String())
+	}
+	lines := strings.Split(strings.TrimRight(both.String(), "\n"), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "PASS  quickstart: 3/3 thresholds met") {
+		t.Errorf("the last line is %q, not the verdict line", last)
+	}
+}
+
+// TestStepSummaryAppends (friction 6): --report-markdown "$GITHUB_STEP_SUMMARY"
+// adds to what earlier steps wrote; other Markdown files are replaced.
+// A PASS summary in a suite whose thresholds decide shows no ❌ (friction 5).
+func TestStepSummaryAppends(t *testing.T) {
+	dir := t.TempDir()
+	summary := filepath.Join(dir, "step_summary.md")
+	other := filepath.Join(dir, "other.md")
+	for _, f := range []string{summary, other} {
+		if err := os.WriteFile(f, []byte("# Earlier step\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"GITHUB_STEP_SUMMARY": summary}
+	code, _, errs := runCLI(t, dir, env, "run", filepath.Join("..", "..", "suites", "quickstart"), "--out", filepath.Join(dir, "run"),
+		"--report-markdown", summary, "--report-markdown", other, "--quiet")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	got, _ := os.ReadFile(summary)
+	if !strings.HasPrefix(string(got), "# Earlier step\n## ✅ PASS") {
+		t.Errorf("the step summary was not appended to:\n%.200s", got)
+	}
+	if strings.Contains(string(got), "❌") {
+		t.Errorf("a PASS summary shows ❌ though the thresholds decide")
+	}
+	if !strings.Contains(errs, "markdown (appended) → "+summary) {
+		t.Errorf("the report line does not say the summary was appended to: %s", errs)
+	}
+	if o, _ := os.ReadFile(other); strings.HasPrefix(string(o), "# Earlier step") {
+		t.Errorf("a Markdown file other than the step summary was appended to")
+	}
+}
+
+// TestCachedResultsMarked (friction 8): a run answered from the response
+// cache says so in its reports, marks the cached cases, and leaves them out
+// of the latency metrics (which then have no data).
+func TestCachedResultsMarked(t *testing.T) {
+	srv := fakeNLU(t)
+	dir := writeSuite(t, suiteHeader)
+	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
+	runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", first, "--cache", "--quiet")
+	_, out, _ := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", second, "--cache",
+		"--report-markdown", filepath.Join(dir, "s.md"), "--report-html", filepath.Join(dir, "s.html"))
+	rep, err := readReport(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for _, w := range rep.Warnings {
+		warned = warned || strings.Contains(w, "8 of 8 results came from the response cache")
+	}
+	if !warned {
+		t.Errorf("no warning about cached results: %q", rep.Warnings)
+	}
+	if l := rep.Metrics.Latency; l != nil && l.Count > 0 {
+		t.Errorf("cached results counted in latency: %+v", l.LatencyStats)
+	}
+	for _, c := range rep.Cases {
+		if !c.Cached {
+			t.Errorf("case %s is not marked cached", c.ID)
+		}
+	}
+	for name, text := range map[string]string{"console": out, "markdown": readString(t, filepath.Join(dir, "s.md")), "html": readString(t, filepath.Join(dir, "s.html"))} {
+		if !strings.Contains(text, "response cache") || !strings.Contains(text, "(cached)") {
+			t.Errorf("the %s report does not mark the cached results", name)
+		}
+	}
+	// The first run's report has no such warning.
+	if rep, _ := readReport(first); len(rep.Warnings) > 0 && strings.Contains(strings.Join(rep.Warnings, " "), "cache") {
+		t.Errorf("the first run warns about the cache: %q", rep.Warnings)
+	}
+}
+
+func readString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
