@@ -3,7 +3,10 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/nlutest/nlutest/spec"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -123,7 +126,10 @@ func ReadMeta(dir string) (Meta, error) {
 	var m Meta
 	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
 	if err != nil {
-		return m, fmt.Errorf("%s is not a run directory (no %s): %w", dir, MetaFile, err)
+		if errors.Is(err, fs.ErrNotExist) {
+			return m, fmt.Errorf("%s is not a run directory (no %s)", dir, MetaFile)
+		}
+		return m, fmt.Errorf("%s is not a run directory: %s", dir, spec.FileError(err))
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, fmt.Errorf("%s: %w", filepath.Join(dir, MetaFile), err)
@@ -135,14 +141,14 @@ func ReadMeta(dir string) (Meta, error) {
 func ReadReport(path string) (*schema.Report, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(spec.FileError(err))
 	}
 	if st.IsDir() {
 		path = filepath.Join(path, ReportFile)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(spec.FileError(err))
 	}
 	var r schema.Report
 	if err := json.Unmarshal(b, &r); err != nil {

@@ -94,14 +94,15 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	fileSchema := fileSchema()
 	files, dir, err := suiteFiles(path)
 	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read suite", Detail: err.Error()}}
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read suite",
+			Detail: FileError(err) + "; give a suite directory (every *.nlutest.hcl in it) or one suite file."}}
 	}
 	s.Dir, s.Files = dir, files
 	s.Access = FileAccess{Dir: dir, AllowOutside: opts.AllowOutside}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
-			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read suite file", Detail: err.Error()})
+			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read suite file", Detail: FileError(err) + "."})
 			continue
 		}
 		src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))

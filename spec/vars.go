@@ -86,7 +86,7 @@ func (l *loader) resolveVars() {
 func (l *loader) readVarFile(path string, assign func(string, cty.Value, string, *hcl.Range)) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		l.errorf(nil, "Cannot read variable file", "%s.", err)
+		l.errorf(nil, "Cannot read variable file", "%s.", FileError(err))
 		return
 	}
 	// Excerpts of a variable file never show values (maskVarSource).

@@ -129,7 +129,7 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 	case "memory":
 		return a.cmdMemory(rest)
 	case "version", "--version", "-version":
-		fmt.Fprintf(a.Stdout, "nlutest %s\n", version())
+		fmt.Fprintf(a.Stdout, "nlutest %s%s\n", version(), buildInfo())
 		return ExitPass
 	case "help", "-h", "--help":
 		fmt.Fprint(a.Stdout, usageText)
@@ -140,14 +140,55 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 	return a.fail(err)
 }
 
+// version is the tool's version: the one set at link time, else the
+// module version `go install …@version` records, else "dev" followed by
+// the commit `go build` in a checkout embeds ("dev-1a2b3c4d5e6f", with
+// "-dirty" for uncommitted changes); plain "dev" for go run and tests.
 func version() string {
 	if Version != "dev" {
 		return Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Version
+	}
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return Version
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return Version
+	}
+	v := Version + "-" + rev[:min(12, len(rev))]
+	if dirty {
+		v += "-dirty"
+	}
+	return v
+}
+
+// buildInfo is what `nlutest version` adds after the version: the
+// commit's time and the Go version, when the binary records them.
+func buildInfo() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var parts []string
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.time" {
+			parts = append(parts, "committed "+s.Value)
+		}
+	}
+	parts = append(parts, bi.GoVersion)
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // fail prints err and returns its exit code: 2 for a usage error (ours or

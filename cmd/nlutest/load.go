@@ -28,7 +28,7 @@ type loadFlags struct {
 
 func (lf *loadFlags) register(fs *flag.FlagSet) {
 	fs.Var(&lf.vars, "var", "set a variable: NAME=VALUE (repeatable)")
-	fs.Var(&lf.varFiles, "var-file", "read variables from an HCL file of NAME = VALUE lines (repeatable)")
+	fs.Var(&lf.varFiles, "var-file", "read variables from a file: HCL NAME = VALUE lines, or a JSON object when it ends in .json (repeatable)")
 	fs.StringVar(&lf.color, "color", "auto", "colour: auto, always or never (NO_COLOR and TERM=dumb also turn it off)")
 	fs.BoolVar(&lf.allowOutside, "allow-outside", false, "let materials sources and file() read files outside the suite directory (trusted suites only)")
 }
@@ -123,8 +123,9 @@ func (a *App) cmdValidate(args []string) int {
 		}
 		return ExitInvalid
 	}
-	fmt.Fprintf(a.Stdout, "%s: suite %q is valid: %d file%s, %d template%s, %d materials, %d cases, %d threshold%s.\n",
-		pos[0], s.Name, len(s.Files), plural(len(s.Files)), len(s.Templates), plural(len(s.Templates)), len(s.Materials), n, len(s.Thresholds), plural(len(s.Thresholds)))
+	fmt.Fprintf(a.Stdout, "Suite %q is valid: %d file%s, %d template%s, %d material%s, %d case%s, %d threshold%s (%s).\n",
+		s.Name, len(s.Files), plural(len(s.Files)), len(s.Templates), plural(len(s.Templates)), len(s.Materials), plural(len(s.Materials)),
+		n, plural(n), len(s.Thresholds), plural(len(s.Thresholds)), pos[0])
 	return ExitPass
 }
 
