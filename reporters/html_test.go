@@ -194,3 +194,14 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitPropertyNamesAsConditions (issue 17 friction 11): JUnit
+// property names spell a key as a condition would — metrics.split.smoke,
+// metrics.scene.出行 — and quote only keys that are not identifiers.
+func TestJUnitPropertyNamesAsConditions(t *testing.T) {
+	for key, want := range map[string]string{"smoke": "metrics.x.smoke", "出行": "metrics.x.出行", "出行/天气": `metrics.x["出行/天气"]`, "<=20": `metrics.x["<=20"]`} {
+		if got := metricKey("metrics.x", key); got != want {
+			t.Errorf("metricKey(%q) = %s, want %s", key, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/nlutest/nlutest/schema"
@@ -355,7 +356,10 @@ func sortedKeys[V any](m map[string]V) []string {
 func metricKey(prefix, key string) string {
 	ident := key != ""
 	for i, r := range key {
-		if r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && (r >= '0' && r <= '9' || r == '-')) {
+		// As conditions spell them: HCL identifiers take letters of any
+		// script (metrics.scene.出行), so only other keys are quoted.
+		if r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r > 127 && unicode.IsLetter(r) ||
+			(i > 0 && (r >= '0' && r <= '9' || r == '-')) {
 			continue
 		}
 		ident = false
