@@ -175,6 +175,9 @@ func (rf *runFlags) fromEarlierRun(pos []string) (string, error) {
 		rf.target = meta.Target
 	}
 	if flag == "--resume" {
+		if rf.repeat == 0 {
+			rf.repeat = meta.Repeat
+		}
 		for _, f := range []struct {
 			flag     *string
 			recorded string
