@@ -1,6 +1,7 @@
 package reporters
 
 import (
+	"bytes"
 	"bufio"
 	"fmt"
 	"io"

@@ -123,7 +123,7 @@ func (a *App) cmdValidate(args []string) int {
 		}
 		return ExitInvalid
 	}
-	fmt.Fprintf(a.Stdout, "Suite %q is valid: %d file%s, %d template%s, %d material%s, %d case%s, %d threshold%s (%s).\n",
+	fmt.Fprintf(a.Stdout, "✓ suite %q is valid: %d file%s, %d template%s, %d material%s, %d case%s, %d threshold%s (%s).\n",
 		s.Name, len(s.Files), plural(len(s.Files)), len(s.Templates), plural(len(s.Templates)), len(s.Materials), plural(len(s.Materials)),
 		n, plural(n), len(s.Thresholds), plural(len(s.Thresholds)), pos[0])
 	return ExitPass
