@@ -1,8 +1,8 @@
 package reporters
 
 import (
-	"bytes"
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
