@@ -3,6 +3,7 @@ package reporters
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -44,11 +45,52 @@ func familySections(r, _ *schema.Report) []Section {
 		} else {
 			sec.Tables = shapeTables("metrics."+f.Name, sub.Shape, obj)
 		}
+		if chart := familyCharts[f.Name]; chart != nil {
+			sec.Charts = chart(obj)
+		}
 		if len(sec.Tables) > 0 {
 			out = append(out, sec)
 		}
 	}
 	return out
+}
+
+// familyCharts are the charts of a family's section beside its tables,
+// by family name.
+var familyCharts = map[string]func(obj map[string]any) []Chart{"memory": memoryCharts}
+
+// memoryCharts is the memory score by distance, distances in numeric
+// order (metrics.memory.distance).
+func memoryCharts(obj map[string]any) []Chart {
+	byDist, _ := obj["distance"].(map[string]any)
+	if len(byDist) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(byDist))
+	for k := range byDist {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if len(keys[i]) != len(keys[j]) {
+			return len(keys[i]) < len(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	c := Chart{Kind: ChartBars, Title: "Memory score by distance", Name: "distance", Unit: "ratio", Series: []string{"score"}}
+	for _, k := range keys {
+		e, _ := byDist[k].(map[string]any)
+		v, n := math.NaN(), 0
+		if sc, ok := e["score"].(map[string]any); ok {
+			if f, ok := sc["value"].(float64); ok {
+				v = f
+			}
+		}
+		if q, ok := e["questions"].(float64); ok {
+			n = int(q)
+		}
+		c.Points = append(c.Points, Point{Label: k, Values: []float64{v}, N: n})
+	}
+	return []Chart{c}
 }
 
 // familyTitle turns a family name into a section title: "dialogue" →

@@ -3,6 +3,7 @@ package reporters
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,5 +96,26 @@ func TestRegisteredFamilyAbsent(t *testing.T) {
 	}
 	if strings.Contains(con.String(), "Turns") {
 		t.Errorf("a report without the family shows it:\n%s", con.String())
+	}
+}
+
+// The memory section charts the score by distance, in numeric order, with
+// the number of questions behind each bar.
+func TestMemoryChart(t *testing.T) {
+	obj := map[string]any{"distance": map[string]any{
+		"10": map[string]any{"questions": 4.0, "score": map[string]any{"value": 0.0}},
+		"2":  map[string]any{"questions": 12.0, "score": map[string]any{"value": 0.25}},
+		"0":  map[string]any{"questions": 12.0, "score": map[string]any{"value": 1.0}},
+	}}
+	cs := memoryCharts(obj)
+	if len(cs) != 1 || cs[0].Kind != ChartBars || len(cs[0].Points) != 3 {
+		t.Fatalf("charts %+v", cs)
+	}
+	var got []string
+	for _, p := range cs[0].Points {
+		got = append(got, fmt.Sprintf("%s=%g/%d", p.Label, p.Values[0], p.N))
+	}
+	if strings.Join(got, " ") != "0=1/12 2=0.25/12 10=0/4" {
+		t.Errorf("points %v", got)
 	}
 }
