@@ -82,16 +82,8 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	if rf.onlyFailed != "" {
-		if sel.Only, err = pipeline.FailedIDs(rf.onlyFailed); err != nil {
-			return a.fail(usagef("--only-failed: %v", err))
-		}
-		if len(sel.Only) == 0 {
-			fmt.Fprintf(a.Stderr, "nlutest: %s has no failing or erroring case; nothing to run again\n", rf.onlyFailed)
-			return ExitPass
-		}
-		sel.OnlyFrom = rf.onlyFailed
-		fmt.Fprintf(a.Stderr, "nlutest: running again the %d failing or erroring %s of %s\n", len(sel.Only), "case"+plural(len(sel.Only)), rf.onlyFailed)
+	if done, code := a.onlyFailed(&rf, &sel); done {
+		return code
 	}
 	s, code := a.load(suitePath, &rf.loadFlags)
 	if s == nil {
@@ -147,6 +139,25 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return ExitInterrupted
 	}
 	return code
+}
+
+// onlyFailed narrows sel to the failing and erroring cases of the run
+// --only-failed names; done says the command ends here, with code.
+func (a *App) onlyFailed(rf *runFlags, sel *pipeline.Selection) (done bool, code int) {
+	if rf.onlyFailed == "" {
+		return false, ExitPass
+	}
+	var err error
+	if sel.Only, err = pipeline.FailedIDs(rf.onlyFailed); err != nil {
+		return true, a.fail(usagef("--only-failed: %v", err))
+	}
+	if len(sel.Only) == 0 {
+		fmt.Fprintf(a.Stderr, "nlutest: %s has no failing or erroring case; nothing to run again\n", rf.onlyFailed)
+		return true, ExitPass
+	}
+	sel.OnlyFrom = rf.onlyFailed
+	fmt.Fprintf(a.Stderr, "nlutest: running again the %d failing or erroring %s of %s\n", len(sel.Only), "case"+plural(len(sel.Only)), rf.onlyFailed)
+	return false, ExitPass
 }
 
 // fromEarlierRun returns the suite path to run: the one given, or the one
