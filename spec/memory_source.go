@@ -167,23 +167,15 @@ func (ms *memorySource) decodeDistance(l *loader, attrs hcl.Attributes) []int {
 	return out
 }
 
-// decodeJudge reads the judge: contains (default), regex or a target's name.
+// decodeJudge reads the judge: contains (default) or regex. Judge targets
+// (SPEC §13) are not implemented yet: naming one is an error.
 func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
 	j := l.str(attrs, "judge", JudgeContains)
 	if j == JudgeContains || j == JudgeRegex {
 		return j
 	}
-	for _, t := range l.suite.Targets {
-		if t.Name == j {
-			return j
-		}
-	}
-	names := []string{JudgeContains, JudgeRegex}
-	for _, t := range l.suite.Targets {
-		names = append(names, t.Name)
-	}
 	l.errorf(attrs["judge"].Expr.Range().Ptr(), "Unknown judge",
-		"judge is \"contains\", \"regex\" or the name of a target with a judge block; %q is none of them (%s).", j, strings.Join(names, ", "))
+		"judge is \"contains\" or \"regex\"; %q is neither (judge targets are not supported yet).%s", j, didYouMean(j, []string{JudgeContains, JudgeRegex}))
 	return JudgeContains
 }
 

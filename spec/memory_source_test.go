@@ -131,3 +131,24 @@ func TestMemoryJudges(t *testing.T) {
 		t.Errorf("regex judge: %q", got)
 	}
 }
+
+// A judge other than contains and regex is a diagnostic at the attribute.
+func TestMemoryUnknownJudge(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": `
+materials "x" {
+  values = ["a"]
+}
+memory "m" {
+  fact {
+    say    = "{x}"
+    ask    = "?"
+    expect = "{x}"
+  }
+  judge = "contain"
+}
+`})
+	_, diags := Load(dir, Options{})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "s.nlutest.hcl:11,11") || !strings.Contains(diags.Error(), `Did you mean "contains"?`) {
+		t.Errorf("diagnostics: %v", diags)
+	}
+}
