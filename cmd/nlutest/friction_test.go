@@ -171,3 +171,27 @@ func readString(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestServeDemoAddrFile (friction 11): serve demo --addr 127.0.0.1:0
+// --addr-file F writes the port it got, so a script can find the service.
+func TestServeDemoAddrFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "addr")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var out, errb bytes.Buffer
+	app := &App{Stdout: &out, Stderr: &errb, Getwd: dir, Env: func(string) (string, bool) { return "", false }}
+	go func() { done <- app.Run(ctx, []string{"serve", "demo", "--addr", "127.0.0.1:0", "--addr-file", file}) }()
+	var addr string
+	for i := 0; i < 200 && addr == ""; i++ {
+		time.Sleep(10 * time.Millisecond)
+		if b, err := os.ReadFile(file); err == nil {
+			addr = strings.TrimSpace(string(b))
+		}
+	}
+	cancel()
+	<-done
+	if !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {
+		t.Fatalf("--addr-file holds %q, want 127.0.0.1:PORT", addr)
+	}
+}
