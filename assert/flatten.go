@@ -16,7 +16,7 @@ type Leaf struct {
 // Flatten turns a decoded JSON value into leaves (SPEC §6): objects recurse
 // by key (in key order), arrays of objects by index, arrays of scalars and
 // scalars are leaves as a whole. Empty values — null, "", [], {} and arrays
-// of only empty values — are skipped, as seed 000's annotation skips them.
+// of only empty values — are skipped, as the IAO corpus-factory write-up's annotation skips them.
 // skip, when set, drops a path and everything below it.
 func Flatten(data any, skip func(jp.Expr) bool) []Leaf {
 	var out []Leaf

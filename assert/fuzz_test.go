@@ -15,7 +15,7 @@ import (
 	"github.com/ohler55/ojg/oj"
 )
 
-// fuzzJSONSeeds are responses in the shapes nlutest meets: Rasa, seed 000's IAO,
+// fuzzJSONSeeds are responses in the shapes nlutest meets: Rasa, the IAO corpus-factory write-up's IAO,
 // keys that need quoting in a JSONPath, numbers beyond int64 and float64.
 var fuzzJSONSeeds = []string{
 	`{"text":"订一张去北京的机票","intent":{"name":"订机票","confidence":0.97},"entities":[{"entity":"城市","value":"北京","start":4,"end":6}],"intent_ranking":[{"name":"订机票","confidence":0.97},{"name":"查天气","confidence":0.02}]}`,

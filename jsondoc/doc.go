@@ -642,7 +642,7 @@ func (d *Doc) Empty(r Ref) bool {
 // string, []any, map[string]any) carries no information: null, "", or an
 // array or object holding only such values, however deep ([], {}, [""],
 // {"a": null, "b": []}). It is nlutest's one definition of an empty JSON
-// value, and Doc.Empty the same on the tape: seed 000's annotation leaves
+// value, and Doc.Empty the same on the tape: the IAO corpus-factory write-up's annotation leaves
 // such values out of drafted expectations, dimension analysis does not
 // count them as recognised units, and statistics list them as "(empty)".
 // Deep rather than shallow, because a response that nests nothing but

@@ -14,9 +14,9 @@ import (
 	"github.com/ohler55/ojg/oj"
 )
 
-// seed000 is seed 000's IAO response: Chinese text, nested containers, an
+// corpusFactory is the IAO corpus-factory write-up's IAO response: Chinese text, nested containers, an
 // empty array and an empty object.
-const seed000 = `{"code":200,"data":[{"apps":{"app_op_seq":[]},"content":{"des":{"phone_number":"13301791708"},"ont":"SIM_Card","rel":[{"des":{},"ont":["SIM_Card","Person"],"relIdx":[0,"13-19"],"relName":"使用人","segs":["查询13301791708的酒店同房间人员"]}],"segs":["查询13301791708的酒店同房间人员"]},"content_op":"查询"}],"msg":"","unknown":[{"keyword":"酒店","ont":"unknown"}]}`
+const corpusFactory = `{"code":200,"data":[{"apps":{"app_op_seq":[]},"content":{"des":{"phone_number":"13301791708"},"ont":"SIM_Card","rel":[{"des":{},"ont":["SIM_Card","Person"],"relIdx":[0,"13-19"],"relName":"使用人","segs":["查询13301791708的酒店同房间人员"]}],"segs":["查询13301791708的酒店同房间人员"]},"content_op":"查询"}],"msg":"","unknown":[{"keyword":"酒店","ont":"unknown"}]}`
 
 func nested(open, close string, n int, inner string) string {
 	return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
@@ -103,7 +103,7 @@ var validityCases = []struct {
 	{"literals", "[null,true,false]", true, 0},
 	{"escapes", `"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"`, true, 0},
 	{"lone surrogate", `["\ud800"]`, true, 0},
-	{"Chinese", seed000, true, 0},
+	{"Chinese", corpusFactory, true, 0},
 }
 
 func TestValidity(t *testing.T) {
@@ -166,7 +166,7 @@ func mustParse(t testing.TB, d *Doc, s string) {
 
 // ojValueCases give the same Go values, types included, as oj.Parse.
 var ojValueCases = []string{
-	seed000,
+	corpusFactory,
 	`{"a":[1,2.5,"x",true,false,null,{}],"b":{"c":[]},"":""}`,
 	`"\u4e2d\u6587"`,
 	`"中文"`,
@@ -738,13 +738,13 @@ func TestReuse(t *testing.T) {
 		in    string
 		valid bool
 	}{
-		{seed000, true},
+		{corpusFactory, true},
 		{`1`, true},
 		{`{"a":`, false},
 		{`[true]`, true},
 		{`{"a":1,"a":2}`, true},
 		{`{"a":1,"b":2}`, true},
-		{seed000, true},
+		{corpusFactory, true},
 		{`[1,2,`, false},
 		{`"s"`, true},
 		{wide.String(), true},
@@ -790,15 +790,15 @@ func TestReuse(t *testing.T) {
 	}
 }
 
-// TestParseAllocs: a reused Doc parses seed 000's response without
+// TestParseAllocs: a reused Doc parses the IAO corpus-factory write-up's response without
 // allocating.
 func TestParseAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation count")
 	}
 	var d Doc
-	src := []byte(seed000)
-	mustParse(t, &d, seed000)
+	src := []byte(corpusFactory)
+	mustParse(t, &d, corpusFactory)
 	if n := testing.AllocsPerRun(100, func() { _ = d.Parse(src) }); n != 0 {
 		t.Errorf("Parse allocates %v times per run", n)
 	}
@@ -810,7 +810,7 @@ func TestParseAllocs(t *testing.T) {
 }
 
 func BenchmarkParse(b *testing.B) {
-	src := []byte(seed000)
+	src := []byte(corpusFactory)
 	var d Doc
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
@@ -822,7 +822,7 @@ func BenchmarkParse(b *testing.B) {
 }
 
 func BenchmarkOjParse(b *testing.B) {
-	src := []byte(seed000)
+	src := []byte(corpusFactory)
 	p := oj.Parser{Reuse: true}
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
@@ -836,7 +836,7 @@ func BenchmarkOjParse(b *testing.B) {
 // BenchmarkParseCanonical is Parse and the canonical text of the whole
 // response, what comparing a response by its canonical text costs.
 func BenchmarkParseCanonical(b *testing.B) {
-	src := []byte(seed000)
+	src := []byte(corpusFactory)
 	var d Doc
 	var out []byte
 	b.SetBytes(int64(len(src)))

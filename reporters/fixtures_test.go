@@ -66,7 +66,7 @@ func expectMissing(path string, expected any, dim string, line int) schema.Failu
 	return schema.Failure{Kind: "expect", Path: path, Expected: expected, Missing: true, Dimension: dim, File: hotelFile, Line: line}
 }
 
-// contentOpLabel is the label dimension "content_op" of seed 000's IAO
+// contentOpLabel is the label dimension "content_op" of the IAO corpus-factory write-up's IAO
 // responses. Confusion rows are expected labels, columns predicted ones:
 // 查询 36 (34 right), 统计 8 (6 right), 比对 4 (4 right); accuracy 44/48.
 // Per label P = diagonal/column sum, R = diagonal/row sum; macro averages
@@ -102,7 +102,7 @@ func hotelLatency(p95 float64) *schema.Latency {
 	}
 }
 
-// iaoPass is seed 000's IAO hotel suite: a Chinese suite with thresholds
+// iaoPass is the IAO corpus-factory write-up's IAO hotel suite: a Chinese suite with thresholds
 // whose gates all pass, one warn-severity threshold missed, 7 failed and 2
 // errored cases that do not decide the verdict.
 func iaoPass() *schema.Report {

@@ -12,7 +12,7 @@ import (
 // huge value cannot push a table off the screen.
 const statsCellWidth = 60
 
-// StatsView lays out `nlutest stats` (seed 000 §4.1.6) as a view: materials,
+// StatsView lays out `nlutest stats` (the IAO corpus-factory write-up §4.1.6) as a view: materials,
 // cases by template, level, scene and split, core and non-core, then the
 // coverage of each dimension's values, at most top values each (0: all).
 func StatsView(st *stats.Stats, top int) *View {

@@ -14,7 +14,7 @@ type Slot struct {
 	// Normalized is the value normalised for the suite's schema, when the
 	// material value declares one; empty otherwise.
 	Normalized string `json:"normalized,omitempty"`
-	// Tag is the material's parent tag (seed 000's father_tag).
+	// Tag is the material's parent tag (the IAO corpus-factory write-up's father_tag).
 	Tag string `json:"tag,omitempty"`
 	// Level is the material value's level (M1–M4).
 	Level string `json:"level,omitempty"`

@@ -157,7 +157,7 @@ func BenchmarkEncodeLine(b *testing.B) {
 	}
 }
 
-// iaoCase is a typical generated case: seed 000's IAO hotel query with three
+// iaoCase is a typical generated case: the IAO corpus-factory write-up's IAO hotel query with three
 // slots and eleven expectations.
 func iaoCase() *Case {
 	return &Case{

@@ -7,7 +7,7 @@ import (
 )
 
 // Ratio is a metric kept as its numerator and denominator, so every report
-// can show where a figure came from (seed 000: "show each numerator and
+// can show where a figure came from (the IAO corpus-factory write-up: "show each numerator and
 // denominator"). Averages are ratios too: a macro F1 is the sum of per-label
 // F1 over the number of labels.
 type Ratio struct {
@@ -136,7 +136,7 @@ type Label struct {
 	// K is the k of TopKAccuracy; zero when the schema gives no ranking.
 	K            int   `json:"k,omitempty"`
 	TopKAccuracy Ratio `json:"top_k_accuracy"`
-	// RecognitionRate is seed 004's (exact + fuzzy) / total, fuzzy being
+	// RecognitionRate is YD/T 4394.2-2023's (exact + fuzzy) / total, fuzzy being
 	// the expected label within the top k.
 	RecognitionRate Ratio                  `json:"recognition_rate"`
 	Labels          map[string]*LabelStats `json:"labels"`
@@ -170,7 +170,7 @@ type LatencyStats struct {
 }
 
 // Latency is the latency subtree: overall and per input-length bucket
-// (seed 004: ≤20, 21–50, 51–100, 101–200, >200 characters or words).
+// (YD/T 4394.2-2023: ≤20, 21–50, 51–100, 101–200, >200 characters or words).
 type Latency struct {
 	LatencyStats
 	Bucket map[string]*LatencyStats `json:"bucket,omitempty"`

@@ -64,7 +64,7 @@ type Failure struct {
 }
 
 // Result is one line of a run's results file: the case record plus what
-// happened when the target was called with it (seed 000: "append each case's
+// happened when the target was called with it (the IAO corpus-factory write-up: "append each case's
 // result to its JSONL line").
 type Result struct {
 	Case

@@ -1,6 +1,6 @@
 package spec
 
-// Pre-annotation (SPEC §7, seed 000 §4.1.4): turn live responses into a
+// Pre-annotation (SPEC §7, the IAO corpus-factory write-up §4.1.4): turn live responses into a
 // draft `expect` map whose values name the template's slots.
 //
 // The rule, in short (docs/annotate.md explains it for users):

@@ -150,7 +150,7 @@ func TestHCLQuoteRoundTrip(t *testing.T) {
 	}
 }
 
-// iaoSuite is seed 000's hotel co-residence template, with two phone
+// iaoSuite is the IAO corpus-factory write-up's hotel co-residence template, with two phone
 // numbers, three operation words and two relations.
 const iaoSuite = `
 suite "预标注" { schema = "IAO" }
@@ -199,7 +199,7 @@ func obsLeaf(t *testing.T, path string, v any) ObservedLeaf {
 	return ObservedLeaf{Path: x, Value: v}
 }
 
-// fakeIAO answers like seed 000's IAO service: the operation is always
+// fakeIAO answers like the IAO corpus-factory write-up's IAO service: the operation is always
 // 查询 whatever word the user typed, the phone number is echoed, the
 // relation is answered normalised — unless broken says otherwise.
 func fakeIAO(t *testing.T, calls *[]string, answer func(c *schema.Case) map[string]any) CallFunc {
@@ -230,7 +230,7 @@ func seedAnswer(c *schema.Case) map[string]any {
 	}
 }
 
-func TestDraftExpectSeed000(t *testing.T) {
+func TestDraftExpectCorpusFactory(t *testing.T) {
 	s := loadAnnotSuite(t, iaoSuite)
 	samples := annotSamples(t, s, "hotel-roommates", 1)
 	if samples[0].Text != "查询13301791708的酒店同房间人员" {

@@ -32,7 +32,7 @@ func benchPhone(i int) string {
 	return fmt.Sprintf("%s%08d", prefixes[i%len(prefixes)], i)
 }
 
-// benchSuite is seed 000's IAO hotel template at the corpus factory's
+// benchSuite is the IAO corpus-factory write-up's IAO hotel template at the corpus factory's
 // scale: a 300,000-value material file slot between two small slots, the
 // product capped at 1,000,000 cases, eleven expectations per case (two of
 // them placeholders resolved to normalised values) and an 80/10/10

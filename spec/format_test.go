@@ -100,7 +100,7 @@ func commentLines(src []byte) []string {
 	return out
 }
 
-// draftFixture is a hand-made draft of seed 000's example, with a note and
+// draftFixture is a hand-made draft of the IAO corpus-factory write-up's example, with a note and
 // a disagreement, for the rendering and editing tests.
 func draftFixture() *Draft {
 	return &Draft{

@@ -6,7 +6,7 @@ import (
 	"github.com/ohler55/ojg/jp"
 )
 
-// NormalizePath rewrites seed 000's `$.data.[0].content` spelling into
+// NormalizePath rewrites the IAO corpus-factory write-up's `$.data.[0].content` spelling into
 // standard JSONPath by dropping a '.' that directly precedes '[' outside
 // quotes (`..[` descent is kept), and adds a leading `$` when missing.
 func NormalizePath(p string) string {

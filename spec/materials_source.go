@@ -22,7 +22,7 @@ import (
 // optional `level`, `tags`, `normalize`). Every bad row is a diagnostic with
 // the file and line; the rest of the file is still read.
 //
-// Material files can hold hundreds of thousands of values (seed 000's
+// Material files can hold hundreds of thousands of values (the IAO corpus-factory write-up's
 // corpus factory had 287k), so the readers keep the garbage collector's
 // work small: the file is read once into one string and values are
 // substrings of it, the "file:line" origins share one backing string, and

@@ -8,7 +8,7 @@ import (
 
 // Rebuilder re-derives saved cases from the suite as it is now, so `nlutest
 // eval` checks recorded responses against today's expectations, splits and
-// levels (seed 000's per-case lifecycle: edit an expectation, re-evaluate).
+// levels (the IAO corpus-factory write-up's per-case lifecycle: edit an expectation, re-evaluate).
 // Each case is rebuilt by its source (Source.Rebuild). It is safe for
 // concurrent use.
 type Rebuilder struct {

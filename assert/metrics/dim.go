@@ -45,7 +45,7 @@ func (c *dimCount) add(o dimCount) {
 // instead of building a map.
 const smallCase = 16
 
-// DimAcc accumulates a leaf or items dimension (seed 000 §2.1: ontology,
+// DimAcc accumulates a leaf or items dimension (the IAO corpus-factory write-up §2.1: ontology,
 // attribute, relation, behaviour), one case at a time. The zero value is
 // ready to use and reports an empty kind.
 type DimAcc struct {
@@ -351,7 +351,7 @@ func DisplayValue(v string) string {
 	return v
 }
 
-// CaseDimAcc accumulates a case dimension (seed 000 §2.1.5: an IAO intent
+// CaseDimAcc accumulates a case dimension (the IAO corpus-factory write-up §2.1.5: an IAO intent
 // is right only when apps, content, content_op and data_rel all are): one
 // unit per case, correct when every expectation of the dimension is met.
 // The zero value is ready to use.

@@ -33,14 +33,14 @@ func checkDim(t *testing.T, name string, d *schema.Dimension, w dimWant) {
 	wantRatio(t, name+" f1", *d.F1, float64(2*w.correct), float64(w.expected+w.recognized))
 }
 
-// Source: seed 000 §2.1.1 (本体识别), worked example: "100条测试问句中，覆盖
+// Source: the IAO corpus-factory write-up §2.1.1 (本体识别), worked example: "100条测试问句中，覆盖
 // Person本体50个 • 识别出40个Person本体 • 识别正确的38个Person本体 • 识别错误的2个
 // Person本体 — 精确率=38/40, 召回率=38/50, 错误率=2/40".
 //
 // The 100 cases, one at a time: 38 expect Person and get it; 2 expect Place
 // and get Person (the 2 wrong Persons); 9 expect Person and get nothing;
 // 3 expect Person and get Organization; 48 expect no ontology and get none.
-func TestSeed000PersonOntology(t *testing.T) {
+func TestCorpusFactoryPersonOntology(t *testing.T) {
 	d := NewDimAcc(schema.KindLeaf)
 	add := func(n int, exp, rec []Unit) {
 		for range n {
@@ -72,7 +72,7 @@ func TestSeed000PersonOntology(t *testing.T) {
 	}
 }
 
-// Source: seed 000 §2.1.2 (属性识别), worked example: 50 person_name
+// Source: the IAO corpus-factory write-up §2.1.2 (属性识别), worked example: 50 person_name
 // attributes expected, one element repeated 5 times; 40 recognised, 38
 // correct (the repeated element correctly 3 times), 2 wrong — precision
 // 38/40, recall 38/50, error rate 2/40.
@@ -83,7 +83,7 @@ func TestSeed000PersonOntology(t *testing.T) {
 // recognised correctly 3 times (twice within one case, the multiset case),
 // recognised wrongly once (as 张山) and missed once. Of the 45 other names,
 // 35 are right, 1 is recognised wrongly and 9 are missed.
-func TestSeed000PersonNameRepeated(t *testing.T) {
+func TestCorpusFactoryPersonNameRepeated(t *testing.T) {
 	const key = "$.data[*].content.person_name"
 	pn := func(v string) Unit { return Unit{Key: key, Value: strconv.Quote(v)} }
 	d := NewDimAcc(schema.KindLeaf)
@@ -163,7 +163,7 @@ func TestDimLargeCase(t *testing.T) {
 	checkDim(t, "同住", r.Values["同住"], dimWant{0, 9, 0, 9})
 }
 
-// Seed 000 §2.1.4 (行为识别): a behaviour is right when category, location,
+// The IAO corpus-factory write-up §2.1.4 (行为识别): a behaviour is right when category, location,
 // modifiers and traffic all are; the caller passes those compared keys as
 // the unit's value, and the breakdown shows them as JSON.
 func TestDimItems(t *testing.T) {
@@ -287,7 +287,7 @@ func TestDimMerge(t *testing.T) {
 	checkDim(t, "self-merge", self.Result(), dimWant{2, 2, 2, 0})
 }
 
-// Source: seed 000 §2.1.5 (意图识别): 意图识别正确率 = 意图识别正确的问句个数 /
+// Source: the IAO corpus-factory write-up §2.1.5 (意图识别): 意图识别正确率 = 意图识别正确的问句个数 /
 // 测试问句总数; and §2.1.6 (场景识别正确率) the same per scene. 100 cases of
 // which 87 had apps, content, content_op and data_rel all right.
 func TestCaseDim(t *testing.T) {

@@ -38,13 +38,13 @@
 //     Σ support); micro F1 = 2Σtp / (2Σtp + Σfp + Σfn), which equals the
 //     accuracy when every case has a prediction; accuracy = exact / total.
 //   - Top-k accuracy = cases whose expected label is among the first k
-//     distinct labels of the ranking, over all cases. Seed 004's intent
+//     distinct labels of the ranking, over all cases. YD/T 4394.2-2023's intent
 //     recognition rate W = S1/S, S1 being exact plus fuzzy recognitions, is
 //     the same figure when "fuzzy" means "in the top k but not first", so the
 //     two fields are always equal; both are kept because suites speak of
 //     either. Without a ranking (k ≤ 1) both equal the accuracy and K is 0.
 //
-// # Leaf, items and case dimensions (seed 000 §2.1)
+// # Leaf, items and case dimensions (the IAO corpus-factory write-up §2.1)
 //
 // [DimAcc] counts units, (path, value) pairs for leaf dimensions or compared
 // item keys for items dimensions. Per case, correct is the multiset
@@ -54,7 +54,7 @@
 // figures are kept per value (ontology "Person"). [CaseDimAcc] counts cases
 // that met every expectation of a case dimension.
 //
-// # Latency (seed 004, response time)
+// # Latency (YD/T 4394.2-2023, response time)
 //
 // [LatencyAcc] reports mean, p50/p90/p95/p99 and max, overall and per input
 // length bucket. Up to [ExactLatencySamples] samples, percentiles use linear

@@ -262,7 +262,7 @@ func rankScores(names []string, scores []float64) []string {
 //	           [0.7, 0.2, 0.1]]  # 2 isn't in top 2
 //	top_k_accuracy_score(y_true, y_score, k=2) → 0.75; normalize=False → 3
 //
-// Seed 004 §意图识别率: W = S1 / S with S1 = exact + fuzzy recognitions; here
+// YD/T 4394.2-2023 §意图识别率: W = S1 / S with S1 = exact + fuzzy recognitions; here
 // rows 0 and 1 are exact, row 2 is fuzzy (second), row 3 is not recognised.
 func TestTopKAccuracyDocstring(t *testing.T) {
 	names := []string{"订机票", "查天气", "播放音乐"}

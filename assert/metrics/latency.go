@@ -9,7 +9,7 @@ import (
 
 // bucketLimits are the inclusive upper input lengths of the first four
 // buckets of schema.LatencyBuckets; longer inputs go to the last (">200").
-// Seed 004 writes the ranges as ≤20, 20-50, 50-100, 100-200, ≥200; nlutest
+// YD/T 4394.2-2023 writes the ranges as ≤20, 20-50, 50-100, 100-200, ≥200; nlutest
 // makes them disjoint: 20 belongs to "<=20", 21 to "21-50", 200 to
 // "101-200" and 201 to ">200".
 var bucketLimits = [...]int{20, 50, 100, 200}
@@ -41,7 +41,7 @@ func Bucket(n int) string { return schema.LatencyBuckets[BucketIndex(n)] }
 // Count, mean and max stay exact.
 const ExactLatencySamples = 1 << 21
 
-// LatencyAcc accumulates call latencies (seed 004, response time), overall
+// LatencyAcc accumulates call latencies (YD/T 4394.2-2023, response time), overall
 // and per input-length bucket. The zero value is ready to use.
 type LatencyAcc struct {
 	buckets [len(bucketLimits) + 1][]float64

@@ -109,7 +109,7 @@ func mixed(reps int, tail string) string {
 	return strings.Repeat("北京 weather ", reps) + tail
 }
 
-// Seed 004 §响应时间: five length ranges (≤20, 20-50, 50-100, 100-200,
+// YD/T 4394.2-2023 §响应时间: five length ranges (≤20, 20-50, 50-100, 100-200,
 // ≥200), characters for Chinese, words for English. The boundaries go to
 // the lower range: 20 → "<=20", 21 → "21-50", …, 200 → "101-200".
 func TestLatencyBuckets(t *testing.T) {

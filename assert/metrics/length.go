@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// InputLength returns the length of an input the way seed 004 measures it
+// InputLength returns the length of an input the way YD/T 4394.2-2023 measures it
 // for response-time buckets: "Chinese and similar languages count
 // characters, English and similar languages count words". Mixed text adds
 // both. The rule, applied rune by rune:

@@ -2,7 +2,7 @@ package metrics
 
 import "testing"
 
-// Seed 004 §响应时间 b): "中文等语言以字符为基本单位，英文等语言以单词为计数单位".
+// YD/T 4394.2-2023 §响应时间 b): "中文等语言以字符为基本单位，英文等语言以单词为计数单位".
 func TestInputLength(t *testing.T) {
 	tests := []struct {
 		text string

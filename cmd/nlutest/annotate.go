@@ -34,7 +34,7 @@ type annotateFlags struct {
 	target string
 }
 
-// cmdAnnotate drafts expectations from live responses (SPEC §7, seed 000
+// cmdAnnotate drafts expectations from live responses (SPEC §7, the IAO corpus-factory write-up
 // §4.1.4): docs/annotate.md.
 func (a *App) cmdAnnotate(ctx context.Context, args []string) int {
 	var af annotateFlags

@@ -40,9 +40,9 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-// seed000Annotation is seed 000 §4.1.4's annotation template for
+// corpusFactoryAnnotation is the IAO corpus-factory write-up §4.1.4's annotation template for
 // "查询13301791708的酒店同房间人员", as printed there (lines 640–652).
-const seed000Annotation = `
+const corpusFactoryAnnotation = `
     "code=200",
     "$.data.[0].content_op='查询'",
     "$.data.[0].content.ont='SIM_Card'",
@@ -60,7 +60,7 @@ const seed000Annotation = `
 func seedPairs(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(seed000Annotation), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(corpusFactoryAnnotation), "\n") {
 		line = strings.TrimSuffix(strings.TrimSpace(line), ",")
 		line = strings.Trim(line, `"`)
 		path, val, ok := strings.Cut(line, "=")
@@ -164,7 +164,7 @@ func diffPairs(t *testing.T, got, want map[string]string) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if got[k] != want[k] {
-			t.Errorf("%s: drafted %s, seed 000 has %s", k, orNone(got[k]), orNone(want[k]))
+			t.Errorf("%s: drafted %s, the IAO corpus-factory write-up has %s", k, orNone(got[k]), orNone(want[k]))
 		}
 	}
 }
@@ -178,7 +178,7 @@ func orNone(s string) string {
 
 // iaoCopy copies suites/iao-hotel into a temporary directory and lets the
 // hotel-roommates template combine values by product, so its first case is
-// seed 000's "查询13301791708的酒店同房间人员".
+// the IAO corpus-factory write-up's "查询13301791708的酒店同房间人员".
 func iaoCopy(t *testing.T, dropExpect bool) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -194,7 +194,7 @@ func iaoCopy(t *testing.T, dropExpect bool) (string, string) {
 		t.Fatal("suites/iao-hotel has no hotel-roommates template")
 	}
 	body := src[start:]
-	body = strings.Replace(body, "  core  = true\n", "  core  = true\n\n  strategy = \"product\" # seed 000's first combination first\n", 1)
+	body = strings.Replace(body, "  core  = true\n", "  core  = true\n\n  strategy = \"product\" # the IAO corpus-factory write-up's first combination first\n", 1)
 	if dropExpect {
 		body = regexp.MustCompile(`(?s)\n  expect = \{.*?\n  \}\n`).ReplaceAllString(body[:strings.Index(body, "assert {")], "\n") + body[strings.Index(body, "assert {"):]
 	}
@@ -205,11 +205,11 @@ func iaoCopy(t *testing.T, dropExpect bool) (string, string) {
 	return dir, file
 }
 
-// TestAnnotateSeed000 is the acceptance test of seed 000 §4.1.4: annotating
+// TestAnnotateCorpusFactory is the acceptance test of the IAO corpus-factory write-up §4.1.4: annotating
 // hotel-roommates from the demo IAO service's answer to
 // "查询13301791708的酒店同房间人员" reproduces the seed's annotation template,
 // key for key and value for value.
-func TestAnnotateSeed000(t *testing.T) {
+func TestAnnotateCorpusFactory(t *testing.T) {
 	want := seedPairs(t)
 	if len(want) != 11 {
 		t.Fatalf("seed list has %d entries", len(want))
@@ -238,7 +238,7 @@ func annotateBesideTheSuite(t *testing.T, want map[string]string) {
 	t.Logf("%s:\n%s", ann, raw)
 	diffPairs(t, annotationExpect(t, ann, "hotel-roommates"), want)
 	if !strings.Contains(string(raw), `# sample 6d47b2342ceb4c34: "查询13301791708的酒店同房间人员"`) {
-		t.Error("the annotation does not come from seed 000's utterance")
+		t.Error("the annotation does not come from the IAO corpus-factory write-up's utterance")
 	}
 	// 查询 is kept literal because the probe with 查一下 answered 查询 too.
 	if !strings.Contains(string(raw), `# note: $.data[0].content_op: kept literal "查询": it equals {查询操作} here, but the answer stayed the same with {查询操作} = 查一下`) {

@@ -8,7 +8,7 @@ import (
 )
 
 // TestIAOHotelDimensions runs suites/iao-hotel against the demo's IAO
-// endpoint and checks seed 000 §2.1's dimension counts against values worked
+// endpoint and checks the IAO corpus-factory write-up §2.1's dimension counts against values worked
 // out by hand from the suite and the demo's documented behaviour:
 //
 //   - hotel-roommates: 6 cases (uniq over 6 phone numbers and 6 relation
@@ -50,7 +50,7 @@ func TestIAOHotelDimensions(t *testing.T) {
 			t.Errorf("%s: expected/recognised/correct/wrong = %v, want %v", name, got, w)
 		}
 		if *d.Precision != schema.R(w.correct, w.recognized) || *d.Recall != schema.R(w.correct, w.expected) || *d.ErrorRate != schema.R(w.wrong, w.recognized) {
-			t.Errorf("%s: precision %v recall %v error rate %v do not follow seed 000 §2.1", name, d.Precision, d.Recall, d.ErrorRate)
+			t.Errorf("%s: precision %v recall %v error rate %v do not follow the IAO corpus-factory write-up §2.1", name, d.Precision, d.Recall, d.ErrorRate)
 		}
 	}
 	if in := m.Dimension["intent"]; in == nil || in.Total != 6 || in.Correct != 6 {

@@ -36,7 +36,7 @@ func (a *App) cmdServe(ctx context.Context, args []string) int {
 		}
 	}
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(a.Stdout, "nlutest demo NLU serving on %s\n  POST %s/model/parse  {\"text\": \"…\"}   Rasa-style intents and entities\n  POST %s/iao          {\"query\": \"…\"}  seed 000 IAO relation queries\n  POST %s/booking      {\"session\": \"…\", \"text\": \"…\"}  stateful booking bot\n  GET  %s/health\nPress Ctrl-C to stop.\n", base, base, base, base, base)
+	fmt.Fprintf(a.Stdout, "nlutest demo NLU serving on %s\n  POST %s/model/parse  {\"text\": \"…\"}   Rasa-style intents and entities\n  POST %s/iao          {\"query\": \"…\"}  the IAO corpus-factory write-up IAO relation queries\n  POST %s/booking      {\"session\": \"…\", \"text\": \"…\"}  stateful booking bot\n  GET  %s/health\nPress Ctrl-C to stop.\n", base, base, base, base, base)
 	if err := demo.Serve(ctx, ln); err != nil {
 		return a.fail(err)
 	}

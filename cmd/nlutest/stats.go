@@ -10,7 +10,7 @@ import (
 	"github.com/nlutest/nlutest/spec/stats"
 )
 
-// cmdStats prints seed 000 §4.1.6's distributions of a suite: materials
+// cmdStats prints the IAO corpus-factory write-up §4.1.6's distributions of a suite: materials
 // by tag and level, cases by template, template level, scene, split and
 // core / non-core, and the coverage of each schema dimension's values.
 func (a *App) cmdStats(args []string) int {

@@ -17,7 +17,7 @@ import (
 	"github.com/nlutest/nlutest/spec"
 )
 
-// SeedResponse is seed 000's IAO answer for 查询13301791708的酒店同房间人员.
+// SeedResponse is the IAO corpus-factory write-up's IAO answer for 查询13301791708的酒店同房间人员.
 const SeedResponse = `{"code":200,"data":[{"apps":{"app_op_seq":[]},"content":{"des":{"phone_number":"13301791708"},"ont":"SIM_Card","rel":[{"des":{},"ont":["SIM_Card","Person"],"rel":[{"behavior":[{"category":"伴随分析","location":[],"modifiers":[],"number":[],"target":null,"time":[],"traffic":[]}],"des":{"intent":["full"]},"intentPro":["entity"],"ont":["Person","Person"],"relIdx":[0,"14-19"],"relName":"酒店同房间同宿","segs":["查询13301791708的酒店同房间人员"]}],"relIdx":[0,"13-19"],"relName":"使用人","segs":["查询13301791708的酒店同房间人员"]}],"segs":["查询13301791708的酒店同房间人员"]},"content_op":"查询"}],"data_op":{"data_rel":[""],"data_rel_property":[]},"msg":"","unknown":[{"keyword":"酒店","ont":"unknown"}]}`
 
 // BenchSuite generates up to 1,000,000 distinct cases (100 × 100 × 100),
@@ -53,7 +53,7 @@ var errEnough = errors.New("enough cases")
 
 // WriteEvalBench writes dir/suite (BenchSuite) and dir/run, a run directory
 // of n results of it (run.json and results.jsonl, 10 expectations each,
-// seed 000's response), and returns the loaded suite and the results file.
+// the IAO corpus-factory write-up's response), and returns the loaded suite and the results file.
 // noDims drops the suite's schema, so no dimension metrics are computed.
 func WriteEvalBench(dir string, n int, noDims bool) (*spec.Suite, string, error) {
 	src := BenchSuite

@@ -12,7 +12,7 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-// BenchmarkIAO measures IAO on seed 000's example query.
+// BenchmarkIAO measures IAO on the IAO corpus-factory write-up's example query.
 func BenchmarkIAO(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

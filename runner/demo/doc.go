@@ -1,6 +1,6 @@
 // Package demo owns nlutest's embedded reference NLU service: a small,
 // deterministic, rule-based NLU for a bilingual (Chinese and English) travel
-// assistant, plus the relation-query family of seed 000's IAO NLU. Suites run
+// assistant, plus the relation-query family of the IAO corpus-factory write-up's IAO NLU. Suites run
 // against it out of the box (`nlutest serve demo`, and the `demo` target,
 // which starts it on 127.0.0.1 inside the process).
 //
@@ -57,10 +57,10 @@
 //	hotel_star  二星…五星, 三星级, 5星, five-star, 5 star …; normalized: integer
 //	flight_no   CA1234, MU5101, 3U8888 (two letters/digits + 3–4 digits); normalized: upper case
 //
-// POST /iao — seed 000's IAO NLU style, for queries of the form
+// POST /iao — the IAO corpus-factory write-up's IAO NLU style, for queries of the form
 // "{查询操作}{手机号}的{伴随关系}人员" (查询操作: 查询, 查一下, 帮我查, 搜索, …;
 // 手机号: 11 digits, 1[3-9]…). Request {"query": "查询13301791708的酒店同房间人员"}.
-// Response (exactly seed 000's example):
+// Response (exactly the IAO corpus-factory write-up's example):
 //
 //	{"code": 200,
 //	 "data": [{"apps": {"app_op_seq": []},
@@ -109,7 +109,7 @@
 //  1. Negation is ignored: "不要订机票" and "don't book a flight to Paris" are
 //     book_flight with high confidence.
 //  2. A booking keyword inside a cancel word wins: "我要退订机票" is book_flight
-//     (seed 000's own example of keyword matching), because 订 and 机票 outweigh
+//     (the IAO corpus-factory write-up's own example of keyword matching), because 订 and 机票 outweigh
 //     退订. 取消/cancel/退票 are strong enough to win.
 //  3. Unknown cities are missed: only the 40 gazetteer cities are entities,
 //     so "去桂林的机票" and "fly to Lisbon" have no city.

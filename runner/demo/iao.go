@@ -198,7 +198,7 @@ func relationPhrase(rs []rune, from int) (start, end int, ok bool) {
 	return start, end, start < end
 }
 
-// IAO answers a query in the style of the IAO NLU of seed 000: for
+// IAO answers a query in the style of the IAO NLU of the IAO corpus-factory write-up: for
 // "{查询操作}{手机号}的{伴随关系}人员" it returns the SIM card, its user
 // (使用人) and the accompaniment relation of that person. It is the logic of
 // the /iao endpoint; the result is freshly allocated on every call.

@@ -25,11 +25,11 @@ func roundTrip(t *testing.T, v any) any {
 	return out
 }
 
-// TestIAOSeed000Example compares the response for seed 000's example query
-// with the response printed in the seed (testdata/iao_seed000_hotel_roommates.json,
-// copied from seed 000 §1.2.1).
-func TestIAOSeed000Example(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "iao_seed000_hotel_roommates.json"))
+// TestIAOCorpusFactoryExample compares the response for the IAO corpus-factory write-up's example query
+// with the response printed in the seed (testdata/iao_corpus_factory_hotel_roommates.json,
+// copied from the IAO corpus-factory write-up §1.2.1).
+func TestIAOCorpusFactoryExample(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "iao_corpus_factory_hotel_roommates.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestIAOSeed000Example(t *testing.T) {
 	got := roundTrip(t, IAO("查询13301791708的酒店同房间人员"))
 	if !reflect.DeepEqual(got, want) {
 		gb, _ := json.MarshalIndent(got, "", "  ")
-		t.Errorf("response differs from seed 000:\n%s", gb)
+		t.Errorf("response differs from the IAO corpus-factory write-up:\n%s", gb)
 	}
 }
 

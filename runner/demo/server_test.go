@@ -72,7 +72,7 @@ func TestHTTPEndpoints(t *testing.T) {
 		t.Errorf("parse over HTTP = %v, want %v", body, want)
 	}
 
-	b, err := os.ReadFile(filepath.Join("testdata", "iao_seed000_hotel_roommates.json"))
+	b, err := os.ReadFile(filepath.Join("testdata", "iao_corpus_factory_hotel_roommates.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestWeaknessNegationIgnored(t *testing.T) {
 	}
 }
 
-// Parse weakness 2 (seed 000: "我要退订机票" is taken as booking by keyword systems).
+// Parse weakness 2 (the IAO corpus-factory write-up: "我要退订机票" is taken as booking by keyword systems).
 func TestWeaknessBookingKeywordInsideCancelWord(t *testing.T) {
 	r := Parse("我要退订机票")
 	if r.Intent.Name != IntentBookFlight {

@@ -15,7 +15,7 @@ import (
 
 // demoKind starts the embedded reference service (runner/demo) on
 // 127.0.0.1 and calls it: endpoint "rasa" (travel intents and entities,
-// the default), "iao" (seed 000's IAO relation queries) or "booking" (the
+// the default), "iao" (the IAO corpus-factory write-up's IAO relation queries) or "booking" (the
 // stateful booking bot: {"session": case.conversation, "text": …}, reply =
 // response.reply) or "memory" (a bot that remembers what it is told for
 // demo.MemoryTurns turns; the same request and reply as booking).
@@ -37,7 +37,7 @@ func (demoKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	c, _ := d.Content(d.Block, demoSchema)
 	ep := d.String(c.Attributes, "endpoint", "rasa")
 	if ep != "rasa" && ep != "iao" && ep != "booking" && ep != "memory" {
-		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (seed 000's IAO relation queries), \"booking\" (a stateful booking bot) and \"memory\" (a bot with a bounded memory); %q is none of them.", ep)
+		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (the IAO corpus-factory write-up's IAO relation queries), \"booking\" (a stateful booking bot) and \"memory\" (a bot with a bounded memory); %q is none of them.", ep)
 	}
 	return &demoConfig{Endpoint: ep}, true
 }

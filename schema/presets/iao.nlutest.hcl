@@ -1,5 +1,5 @@
-# The IAO NLU response of seed 000 (the demo target's "iao" endpoint), with
-# seed 000 §2.1's evaluation dimensions.
+# The IAO NLU response of the IAO corpus-factory write-up (the demo target's "iao" endpoint), with
+# the IAO corpus-factory write-up §2.1's evaluation dimensions.
 schema "iao" {
   description = "IAO NLU: ontology, attributes, relations, behaviours and intents of police-domain queries"
 
@@ -22,32 +22,32 @@ schema "iao" {
     unknown = optional(any)
   })
 
-  # Seed 000 §2.1.5: an intent is right when apps, content (intentPro,
+  # The IAO corpus-factory write-up §2.1.5: an intent is right when apps, content (intentPro,
   # des.intent, behaviour target), content_op and data_rel are all right.
   dimension "intent" {
     kind  = "case"
     paths = ["$..app_op_seq[*].*", "$..content_op", "$.data_op.data_rel", "$..intentPro", "$..des.intent", "$..behavior[*].target"]
   }
 
-  # Seed 000 §2.1.1: ontologies (ont), single or pairs.
+  # The IAO corpus-factory write-up §2.1.1: ontologies (ont), single or pairs.
   dimension "ontology" {
     kind  = "leaf"
     paths = ["$..ont"]
   }
 
-  # Seed 000 §2.1.2: attributes of ontologies (des.phone_number, …).
+  # The IAO corpus-factory write-up §2.1.2: attributes of ontologies (des.phone_number, …).
   dimension "attribute" {
     kind  = "leaf"
     paths = ["$..des.*"]
   }
 
-  # Seed 000 §2.1.3: relation names; level and value must both be right.
+  # The IAO corpus-factory write-up §2.1.3: relation names; level and value must both be right.
   dimension "relation" {
     kind  = "leaf"
     paths = ["$..relName"]
   }
 
-  # Seed 000 §2.1.4: a behaviour is right when category, location,
+  # The IAO corpus-factory write-up §2.1.4: a behaviour is right when category, location,
   # modifiers and traffic are all right.
   dimension "behaviour" {
     kind  = "items"

@@ -6,7 +6,7 @@
 // their indices 0..sizes[i]-1. A strategy streams index tuples (one per case)
 // to a yield callback and stops when the callback returns false:
 //
-//   - [Uniq] (the default, seed 000 §4.1.3): every value of every slot at
+//   - [Uniq] (the default, the IAO corpus-factory write-up §4.1.3): every value of every slot at
 //     least once, no two tuples alike, max(sizes) tuples.
 //   - [Product]: the full cartesian product in mixed-radix order, optionally
 //     capped, reporting how many tuples the cap dropped.

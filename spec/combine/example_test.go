@@ -7,7 +7,7 @@ import (
 	"github.com/nlutest/nlutest/spec/combine"
 )
 
-// The template of seed 000 §4.1.3, {查询操作}{手机号11位}的{伴随关系}人员,
+// The template of the IAO corpus-factory write-up §4.1.3, {查询操作}{手机号11位}的{伴随关系}人员,
 // under the default strategy: five cases, one per value of the largest slot,
 // every value of every slot used at least once.
 func ExampleUniq() {

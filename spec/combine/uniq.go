@@ -1,6 +1,6 @@
 package combine
 
-// Uniq streams the default strategy of SPEC §5 and seed 000 §4.1.3: every
+// Uniq streams the default strategy of SPEC §5 and the IAO corpus-factory write-up §4.1.3: every
 // value of every slot appears at least once, no two tuples are alike, and
 // there are exactly max(sizes) tuples.
 //

@@ -15,7 +15,7 @@ func TestUniq(t *testing.T) {
 		{"one slot", []int{7}},
 		{"one value", []int{1}},
 		{"all one value", []int{1, 1, 1}},
-		{"seed 000 template", []int{3, 5, 4}}, // {查询操作}{手机号11位}的{伴随关系}人员
+		{"the IAO corpus-factory write-up template", []int{3, 5, 4}}, // {查询操作}{手机号11位}的{伴随关系}人员
 		{"equal slots", []int{6, 6, 6}},
 		{"largest last", []int{2, 3, 11}},
 		{"uneven", []int{10, 2, 7, 3}},

@@ -1,4 +1,4 @@
-// Package stats owns the corpus distribution statistics of seed 000
+// Package stats owns the corpus distribution statistics of the IAO corpus-factory write-up
 // §4.1.6 (`nlutest stats`): how the materials are spread over tags and
 // levels (素材库概况), how the generated cases are spread over templates,
 // template levels, business scenes, splits and core / non-core scenes

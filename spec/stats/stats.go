@@ -22,7 +22,7 @@ type Stats struct {
 	// Levels are the material levels present, M1 < M2 < M3 < M4 < others;
 	// "" (values without a level) comes last when present.
 	Levels []string
-	// MaterialTags counts blocks and values per block tag (seed 000's
+	// MaterialTags counts blocks and values per block tag (the IAO corpus-factory write-up's
 	// father_tag; "" for blocks without one), by tag.
 	MaterialTags []TagCount
 	// ValueTags counts values per value tag (the `tags` of values), by tag.

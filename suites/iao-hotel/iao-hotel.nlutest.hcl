@@ -1,4 +1,4 @@
-# Seed 000's IAO NLU example: hotel co-residence and other companion-relation
+# The IAO corpus-factory write-up's IAO NLU example: hotel co-residence and other companion-relation
 # queries ("查询13301791708的酒店同房间人员"), annotated with JSONPath
 # expectations whose placeholders take the material values normalised for
 # the IAO schema (酒店同房间 → 酒店同房间同宿).
@@ -30,7 +30,7 @@ target "iao" {
   }
   timeout     = "10s"
   concurrency = 2
-  rate        = 2 # seed 000's service managed 2 requests per second
+  rate        = 2 # the IAO corpus-factory write-up's service managed 2 requests per second
   retries     = 2
 }
 
@@ -109,7 +109,7 @@ template "hotel-roommates" {
 }
 
 template "prefixed-phone" {
-  # Numbers written with the 86 country code: seed 000 lists them among the
+  # Numbers written with the 86 country code: the IAO corpus-factory write-up lists them among the
   # 手机号码 materials; the service does not recognise them yet.
   text  = "{查询操作}{带区号手机号}的酒店同房间人员"
   level = "S2"
@@ -132,11 +132,11 @@ threshold "smoke" {
 
 threshold "core-scenes" {
   condition = metrics.core.accuracy >= 0.8
-  message   = "seed 000: core business scene accuracy ≥ 0.8"
+  message   = "the IAO corpus-factory write-up: core business scene accuracy ≥ 0.8"
 }
 
 threshold "non-core-scenes" {
   condition = metrics.noncore.accuracy >= 0.7
-  message   = "seed 000: non-core business scene accuracy ≥ 0.7"
+  message   = "the IAO corpus-factory write-up: non-core business scene accuracy ≥ 0.7"
   severity  = "warn"
 }

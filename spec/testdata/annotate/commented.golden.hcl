@@ -13,7 +13,7 @@ materials "伴随关系" {
 
 // the template under review
 template "hotel-roommates" {
-  text  = "{查询操作}{手机号11位}的{伴随关系}人员" # seed 000 §4.1.3
+  text  = "{查询操作}{手机号11位}的{伴随关系}人员" # the IAO corpus-factory write-up §4.1.3
   level = "S1"
 
   # the old expectations; the phone comment must survive
