@@ -29,6 +29,7 @@ materials "手机号11位" { values = [for i in range(100) : format("133017917%0
 materials "伴随关系" { values = [for i in range(100) : "酒店同房间${i}"] }
 template "hotel" {
   strategy = "product"
+  limit    = 1000000 # all 100 × 100 × 100 (product's default cap is 100,000)
   text  = "{查询操作}{手机号11位}的{伴随关系}人员"
   level = "S1"
   core  = true
