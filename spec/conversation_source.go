@@ -77,22 +77,7 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	l := d.l
 	s := l.suite
 	t := &Template{Name: label(b), DeclRange: b.DefRange, TextRange: b.DefRange}
-	t.Level = l.str(c.Attributes, "level", s.Defaults.Level)
-	t.Core = l.boolean(c.Attributes, "core", false)
-	t.Scene = l.strList(c.Attributes, "scene")
-	t.Tags = l.strList(c.Attributes, "tags")
-	t.Strategy = l.strategy(c.Attributes, s.Defaults.Strategy)
-	if t.Strategy == "" {
-		t.Strategy = "uniq"
-	}
-	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
-	t.Count = l.integer(c.Attributes, "count", 0, 0)
-	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
-	t.MaterialLevels = l.strList(c.Attributes, "material_levels")
-	t.Reviewed = l.boolean(c.Attributes, "reviewed", true)
-	if t.Strategy == "random" && t.Count == 0 {
-		l.errorf(b.DefRange.Ptr(), "Random strategy needs count", "strategy = \"random\" draws count cases; add count = N (and seed = S to choose another draw).")
-	}
+	l.generationSettings(t, c, b)
 	if len(c.Blocks) == 0 {
 		l.errorf(b.DefRange.Ptr(), "Conversation without turns", "A conversation needs at least one turn block: turn { user = \"…\" }.")
 		return nil

@@ -45,6 +45,36 @@ template "t" {
 	}
 }
 
+// The same check holds for every template-like block: conversations and
+// memory tests read their generation settings with the template's code.
+func TestUnknownMaterialLevelInConversationAndMemory(t *testing.T) {
+	for name, block := range map[string]string{
+		"conversation": `conversation "c" {
+  material_levels = ["m1"]
+  turn { user = "去{城市}" }
+}`,
+		"memory": `memory "m" {
+  material_levels = ["m1"]
+  fact {
+    say    = "我住在{城市}。"
+    ask    = "我住在哪里？"
+    expect = "{城市}"
+  }
+  distance = [0]
+}`,
+	} {
+		_, sums, out := loadText(t, `suite "x" {}
+materials "城市" {
+  level  = "M1"
+  values = ["北京"]
+}
+`+block+"\n")
+		if !strings.Contains(sums, "Unknown material level") || !strings.Contains(string(out), `Did you mean "M1"?`) {
+			t.Errorf("%s: %s\n%s", name, sums, out)
+		}
+	}
+}
+
 // validate catches calls to unknown functions in every expression,
 // target requests included (they failed only when a case was called).
 func TestUnknownFunctionsAtLoad(t *testing.T) {
