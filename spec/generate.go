@@ -789,7 +789,11 @@ func numberOf(text string) any {
 func InSplit(c *schema.Case, name string) bool { return slices.Contains(c.Split, name) }
 
 // UnitHash maps (seed, id) to [0, 1) stably: the top 53 bits of FNV-1a 64
-// over seed, NUL, id.
+// over seed, NUL, id, passed through MurmurHash3's 64-bit finaliser (fmix64).
+// FNV-1a alone leaves an id's last bytes in the low bits only, so ids that
+// differ only at the end ("utt-1"…"utt-9999") crowded into a few stretches of
+// the unit interval and fraction splits were uneven; fmix64 spreads every
+// input bit over the top bits the fraction is read from.
 func UnitHash(seed, id string) float64 {
 	const (
 		offset = 14695981039346656037
@@ -805,6 +809,11 @@ func UnitHash(seed, id string) float64 {
 		h ^= uint64(id[i])
 		h *= prime
 	}
+	h ^= h >> 33 // fmix64
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
 	return float64(h>>11) / float64(1<<53)
 }
 

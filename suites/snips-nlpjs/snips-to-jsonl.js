@@ -3,15 +3,12 @@
 // {"<Intent>": [{"data": [{"text": "..."}, {"text": "...", "entity": "slot"}, ...]}, ...]})
 // into one JSONL file, one utterance a line:
 //
-//   {"id": "0007-GetWeather", "text": "...", "intent": "GetWeather",
+//   {"id": "GetWeather-0007", "text": "...", "intent": "GetWeather",
 //    "entities": [{"entity": "city", "value": "Gibsland"}, ...]}
 //
 // The utterance is the concatenation of the pieces; a piece with "entity" is a
 // slot whose value is its text. Lines are in intent-name order, then file order,
-// so the ids (and nlutest's hash split over them) are stable. The number leads
-// the id: nlutest's split hash (FNV-1a) mixes an id's last characters poorly,
-// so ids differing only at the end (GetWeather-0001…0100) would fall into one
-// split per intent.
+// so the ids (and nlutest's hash split over them) are stable.
 //
 // Usage: node snips-to-jsonl.js DIR OUT.jsonl
 'use strict';
@@ -29,7 +26,7 @@ function convert(dir) {
       (doc[intent] || []).forEach((u, i) => {
         const pieces = u.data || [];
         lines.push(JSON.stringify({
-          id: `${String(i + 1).padStart(4, '0')}-${intent}`, // number first: see README.md
+          id: `${intent}-${String(i + 1).padStart(4, '0')}`,
           text: pieces.map((p) => p.text).join(''),
           intent,
           entities: pieces.filter((p) => p.entity).map((p) => ({ entity: p.entity, value: p.text })),
