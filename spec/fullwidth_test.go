@@ -97,3 +97,50 @@ template "t" {
 		t.Errorf("%s\n%s", sums, out)
 	}
 }
+
+// One full-width comma (or other IME punctuation) outside a string gives
+// one diagnostic per line naming the character and the one to type, at
+// its file:line:col, instead of HCL's invalid-character error followed by
+// the parse errors it causes (issue 17, friction 11: one ， gave five).
+func TestFullWidthPunctuationOneDiagnostic(t *testing.T) {
+	tests := []struct {
+		name, src string
+		summary   string // the one diagnostic's summary
+		at        string // its file:line:col suffix
+	}{
+		{"comma in a list", "suite \"x\" {}\nmaterials \"城市\" {\n  values = [\"北京\"，\"上海\"]\n}\n",
+			"Full-width comma '，' — use ','", ":3:17:"},
+		{"two commas on a line", "suite \"x\" {}\nmaterials \"城市\" {\n  values = [\"北京\"，\"上海\"，\"广州\"]\n}\n",
+			"Full-width comma '，' — use ','", ":3:17:"},
+		{"comma between arguments", "suite \"x\" {}\ntemplate \"查天气\" {\n  text = format(\"%s天气\"，\"北京\")\n}\n",
+			"Full-width comma '，' — use ','", ":3:23:"},
+		{"comma after an attribute", "suite \"x\" {}\ntemplate \"查天气\" {\n  text = \"查{城市}天气\"，\n  split = \"smoke\"\n}\n",
+			"Full-width comma '，' — use ','", ":3:19:"},
+		{"comma in a one-line block", "suite \"x\" {}\nthreshold \"准确率\" { condition = metrics.accuracy >= 0.9， severity = \"error\" }\n",
+			"Full-width comma '，' — use ','", ":2:54:"},
+		{"colon for equals", "suite \"x\" {}\ntemplate \"t\" {\n  text： \"查天气\"\n}\n",
+			"Full-width colon '：' — use '='", ":3:7:"},
+		{"curly quotes", "suite \"x\" {}\ntemplate \"t\" {\n  text = “查天气”\n}\n",
+			"Curly quotes '“' and '”' — use '\"'", ":3:10:"},
+		{"mixed", "suite \"x\" {}\ntemplate \"t\" {\n  text = format（\"%s\"，\"a\"）\n}\n",
+			"Full-width punctuation — use ASCII", ":3:16:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, sums, out := loadText(t, tt.src)
+			if sums != tt.summary {
+				t.Errorf("summaries %q, want the one %q\n%s", sums, tt.summary, out)
+			}
+			if !strings.Contains(string(out), FileSuffix+tt.at) {
+				t.Errorf("no %s in\n%s", tt.at, out)
+			}
+			if !strings.Contains(string(out), "(U+FF") && !strings.Contains(string(out), "(U+201") {
+				t.Errorf("the character is not named in\n%s", out)
+			}
+		})
+	}
+	// Full-width punctuation inside strings stays text.
+	if _, sums, out := loadText(t, "suite \"x\" {}\nmaterials \"城市\" {\n  values = [\"北京，上海：（）“”\"]\n}\n"); sums != "" {
+		t.Errorf("punctuation in a string: %s\n%s", sums, out)
+	}
+}
