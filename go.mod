@@ -3,6 +3,7 @@ module github.com/nlutest/nlutest
 go 1.26.8
 
 require (
+	github.com/apparentlymart/go-textseg/v15 v15.0.0
 	github.com/fatih/color v1.19.0
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/mattn/go-runewidth v0.0.31
@@ -10,11 +11,11 @@ require (
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/zclconf/go-cty v1.20.0
 	golang.org/x/term v0.48.0
+	golang.org/x/text v0.31.0
 )
 
 require (
 	github.com/agext/levenshtein v1.2.1 // indirect
-	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/clipperhouse/displaywidth v0.10.0 // indirect
@@ -29,6 +30,5 @@ require (
 	golang.org/x/mod v0.29.0 // indirect
 	golang.org/x/sync v0.18.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/text v0.31.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
 )

@@ -181,7 +181,7 @@ func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.B
 		}
 		x, norm, err := CompilePath(v.AsString())
 		if err != nil {
-			d.Errorf(p.Value.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s.", v.AsString(), err)
+			d.l.pathError(p.Value, v.AsString(), err)
 			continue
 		}
 		turn.Capture = append(turn.Capture, Capture{Name: name, Path: norm, x: x})

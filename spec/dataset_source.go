@@ -208,7 +208,7 @@ func (ds *datasetSource) decodeExpect(l *loader, a *hcl.Attribute) bool {
 		}
 		x, norm, err := CompilePath(kv.AsString())
 		if err != nil {
-			l.errorf(p.Key.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s.", kv.AsString(), err)
+			l.pathError(p.Key, kv.AsString(), err)
 			ok = false
 			continue
 		}

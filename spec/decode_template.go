@@ -146,7 +146,7 @@ func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 		raw := kv.AsString()
 		x, norm, err := CompilePath(raw)
 		if err != nil {
-			l.errorf(p.Key.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s. Paths look like $.data[0].content.ont, $..ont or $.entities[?(@.entity == 'city')].value.", raw, err)
+			l.pathError(p.Key, raw, err)
 			continue
 		}
 		if prev, ok := seen[norm]; ok {

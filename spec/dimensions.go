@@ -76,7 +76,7 @@ func (l *loader) pattern(attrs hcl.Attributes, name string) *Pattern {
 	src := l.str(attrs, name, "")
 	x, norm, err := CompilePath(src)
 	if err != nil {
-		l.errorf(a.Expr.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s.", src, err)
+		l.pathError(a.Expr, src, err)
 		return nil
 	}
 	return &Pattern{Source: norm, Expr: x}
@@ -84,10 +84,19 @@ func (l *loader) pattern(attrs hcl.Attributes, name string) *Pattern {
 
 func (l *loader) patterns(attrs hcl.Attributes, name string) []Pattern {
 	var out []Pattern
-	for _, src := range l.strList(attrs, name) {
+	srcs := l.strList(attrs, name)
+	if len(srcs) == 0 {
+		return nil
+	}
+	elems, _ := hcl.ExprList(attrs[name].Expr)
+	for i, src := range srcs {
 		x, norm, err := CompilePath(src)
 		if err != nil {
-			l.errorf(attrs[name].Expr.Range().Ptr(), "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s.", src, err)
+			expr := attrs[name].Expr
+			if len(elems) == len(srcs) {
+				expr = elems[i]
+			}
+			l.pathError(expr, src, err)
 			continue
 		}
 		out = append(out, Pattern{Source: norm, Expr: x})

@@ -10,23 +10,38 @@ import (
 // standard JSONPath by dropping a '.' that directly precedes '[' outside
 // quotes (`..[` descent is kept), and adds a leading `$` when missing.
 func NormalizePath(p string) string {
+	n, _ := normalizePath(p, false)
+	return n
+}
+
+// normalizePath is NormalizePath; with offsets it also returns, for each
+// byte of the result and for its end, the offset in p it came from (an
+// added `$` or `$.` maps to where the path starts).
+func normalizePath(p string, offsets bool) (string, []int) {
+	lead := len(p) - len(strings.TrimLeft(p, " \t\n\v\f\r"))
 	p = strings.TrimSpace(p)
-	if !strings.HasPrefix(p, "$") && !strings.HasPrefix(p, "@") {
-		if strings.HasPrefix(p, "[") || strings.HasPrefix(p, ".") {
-			p = "$" + p
-		} else {
-			p = "$." + p
+	var b strings.Builder
+	var offs []int
+	b.Grow(len(p) + 2)
+	emit := func(c byte, at int) {
+		b.WriteByte(c)
+		if offsets {
+			offs = append(offs, lead+at)
 		}
 	}
-	var b strings.Builder
-	b.Grow(len(p))
+	if !strings.HasPrefix(p, "$") && !strings.HasPrefix(p, "@") {
+		emit('$', 0)
+		if !strings.HasPrefix(p, "[") && !strings.HasPrefix(p, ".") {
+			emit('.', 0)
+		}
+	}
 	var q byte
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case q != 0:
 			if c == '\\' && i+1 < len(p) {
-				b.WriteByte(c)
+				emit(c, i)
 				i++
 				c = p[i]
 			} else if c == q {
@@ -37,17 +52,22 @@ func NormalizePath(p string) string {
 		case c == '.' && i+1 < len(p) && p[i+1] == '[' && (i == 0 || p[i-1] != '.'):
 			continue
 		}
-		b.WriteByte(c)
+		emit(c, i)
 	}
-	return b.String()
+	if offsets {
+		offs = append(offs, lead+len(p))
+	}
+	return b.String(), offs
 }
 
-// CompilePath normalises and compiles a JSONPath once, at load time.
+// CompilePath normalises and compiles a JSONPath once, at load time. A
+// path that does not compile gives a *PathError: what is wrong in plain
+// words, and where in p.
 func CompilePath(p string) (jp.Expr, string, error) {
 	n := NormalizePath(p)
 	x, err := jp.ParseString(n)
 	if err != nil {
-		return nil, n, err
+		return nil, n, explainPath(p, err)
 	}
 	return x, n, nil
 }
