@@ -10,9 +10,20 @@
 //   GET  /health -> {"status": "ok"}
 //
 // Intents: nlp.js's neural classifier, English or Chinese by the text's
-// script. Entities: nlp.js's enum NER, fed with every entity value the
-// training lines annotate (a gazetteer: values never seen in training are
-// not found — the suites measure that honestly).
+// script; when the training lines are all of one language, every text is
+// read in that language (so "qq" in a Chinese set is Chinese). Entities:
+// nlp.js's enum NER, fed with every entity value the training lines annotate
+// (a gazetteer: values never seen in training are not found — the suites
+// measure that honestly).
+//
+// Domains: when training lines also expect "$.domain.name" (SMP2019's domain,
+// intent and slots), the classifier learns the pair as one label and the
+// answer splits it again: "domain": {"name", "confidence"} and
+// "domain_ranking" beside "intent" (the intent ranking then lists each
+// intent once, at its best pair's score), and the entities are only those of
+// the types training annotated for the predicted (domain, intent) pair —
+// slots belong to an intent, so a gazetteer hit of another domain's slot type
+// is dropped. Lines without it answer as above.
 //
 // Usage: node server.js TRAIN.jsonl PORT   (listens on 127.0.0.1 only)
 'use strict';
@@ -25,7 +36,11 @@ const { LangEn } = require('@nlpjs/lang-en');
 const { LangZh } = require('@nlpjs/lang-zh');
 
 const HAN = /[\u3400-\u9fff]/;
-const langOf = (text) => (HAN.test(text) ? 'zh' : 'en');
+let onlyLang = null; // the one language trained, if only one was
+const langOf = (text) => onlyLang || (HAN.test(text) ? 'zh' : 'en');
+const PAIR = '::'; // joins domain and intent into one classifier label
+let domains = false; // whether training lines gave "$.domain.name"
+const typesOf = new Map(); // domain-mode label -> the entity types its lines annotate
 
 function readCases(file) {
   return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
@@ -49,21 +64,58 @@ async function train(file) {
     if (typeof c.text !== 'string' || typeof intent !== 'string') continue;
     const lang = langOf(c.text);
     if (!langs.has(lang)) { nlp.addLanguage(lang); langs.add(lang); }
-    nlp.addDocument(lang, c.text, intent);
+    const domain = expect['$.domain.name'];
+    if (typeof domain === 'string') domains = true;
+    const label = typeof domain === 'string' ? domain + PAIR + intent : intent;
+    nlp.addDocument(lang, c.text, label);
+    if (!typesOf.has(label)) typesOf.set(label, new Set());
     for (const e of expect['$.entities'] || []) {
-      if (e && e.entity && e.value) nlp.addNerRuleOptionTexts(lang, e.entity, String(e.value), [String(e.value)]);
+      if (e && e.entity && e.value) {
+        nlp.addNerRuleOptionTexts(lang, e.entity, String(e.value), [String(e.value)]);
+        typesOf.get(label).add(e.entity);
+      }
     }
     n++;
   }
   if (n === 0) throw new Error(`${file}: no line with text and expect["$.intent.name"] to train on`);
+  if (langs.size === 1) [onlyLang] = langs;
   await nlp.train();
   return { nlp, n };
+}
+
+// rankOf lists each name once, at its first (best) score, in ranking order.
+function rankOf(classifications, nameOf) {
+  const seen = new Set();
+  const out = [];
+  for (const c of classifications) {
+    const name = nameOf(c.intent);
+    if (c.intent === 'None' || seen.has(name)) continue;
+    seen.add(name);
+    out.push({ name, confidence: c.score });
+  }
+  return out;
+}
+
+// withDomain splits the pair labels of a domain-trained model into the
+// answer's "domain" and "intent".
+function withDomain(out, r, noIntent) {
+  const cls = r.classifications || [];
+  const at = (label) => label.indexOf(PAIR);
+  const domainOf = (label) => (at(label) < 0 ? '' : label.slice(0, at(label)));
+  const intentOf = (label) => (at(label) < 0 ? label : label.slice(at(label) + PAIR.length));
+  out.domain = noIntent ? { name: null, confidence: 0 } : { name: domainOf(r.intent), confidence: r.score };
+  out.domain_ranking = rankOf(cls, domainOf);
+  if (!noIntent) out.intent.name = intentOf(r.intent);
+  const types = noIntent ? new Set() : typesOf.get(r.intent) || new Set();
+  out.entities = out.entities.filter((e) => types.has(e.entity));
+  out.intent_ranking = rankOf(cls, intentOf);
+  return out;
 }
 
 function parseResult(text, r) {
   const ranking = (r.classifications || []).map((c) => ({ name: c.intent, confidence: c.score }));
   const noIntent = !r.intent || r.intent === 'None';
-  return {
+  const out = {
     text,
     intent: noIntent ? { name: null, confidence: 0 } : { name: r.intent, confidence: r.score },
     intent_ranking: ranking,
@@ -71,6 +123,7 @@ function parseResult(text, r) {
       entity: e.entity, value: e.option, start: e.start, end: e.end + 1,
     })),
   };
+  return domains ? withDomain(out, r, noIntent) : out;
 }
 
 function serve(nlp, port) {
