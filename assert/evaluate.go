@@ -70,7 +70,7 @@ type sourceChecks struct {
 	// turnAsserts, for a conversation, are the asserts of each turn.
 	turnAsserts [][]*spec.Assert
 	// judge, for a memory source, judges its question turns' answers.
-	judge func(c *schema.Case, reply string) string
+	judge func(r *schema.Result, reply string) (verdict, detail string)
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -483,20 +483,23 @@ func ShowValue(v cty.Value) string {
 }
 
 // judgeAnswer sets the verdict of a memory question turn; an answer that
-// is not entailed is a failure naming the fact, the expected answer, the
-// answer and the verdict.
-func judgeAnswer(r *schema.Result, judge func(c *schema.Case, reply string) string) {
+// is not entailed is a failure naming the verdict, the fact, the question,
+// the answer and, for a judge target, what the judge said.
+func judgeAnswer(r *schema.Result, judge func(r *schema.Result, reply string) (string, string)) {
 	reply := r.Reply
 	if reply == "" {
 		reply = schema.ReplyOf(r.Response)
 	}
-	v := judge(&r.Case, reply)
+	v, detail := judge(r, reply)
 	if v == "" {
 		return
 	}
 	r.Verdict = v
 	if v != schema.Entailed {
-		r.Failures = append(r.Failures, schema.Failure{Kind: "memory", Expected: r.Expected, Actual: reply,
-			Message: fmt.Sprintf("%s: fact %q, question %q, answer %q", v, r.Fact, r.Text, reply)})
+		msg := fmt.Sprintf("%s: fact %q, question %q, answer %q", v, r.Fact, r.Text, reply)
+		if detail != "" {
+			msg += " (" + detail + ")"
+		}
+		r.Failures = append(r.Failures, schema.Failure{Kind: "memory", Expected: r.Expected, Actual: reply, Message: msg})
 	}
 }

@@ -196,6 +196,17 @@ type Case struct {
 	// History is the conversation before this turn, as the runner hands it
 	// to the turn's request expressions (case.history); never recorded.
 	History []Message `json:"-"`
+	// Judge is set on the case a judge target is called with (a memory
+	// question's answer to judge): its request expressions read it as
+	// judge.fact, judge.question, judge.answer and judge.expect; never
+	// recorded (the result's Judge records the call).
+	Judge *JudgeInput `json:"-"`
+}
+
+// JudgeInput is what a judge target judges: the fact told, the question
+// asked about it, the bot's answer and what a right answer states.
+type JudgeInput struct {
+	Fact, Question, Answer, Expect string
 }
 
 // ScriptID is the id of the script the case belongs to: Script for a turn

@@ -97,6 +97,14 @@ func appendJudgement(b []byte, r *Result) ([]byte, error) {
 		b = append(b, `,"verdict":`...)
 		b = jsondoc.AppendString(b, r.Verdict)
 	}
+	if r.Judge != nil { // one per memory question: reflection is cheap enough
+		jb, err := marshalNoEscape(r.Judge)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"judge":`...)
+		b = append(b, jb...)
+	}
 	return append(b, '}'), nil
 }
 

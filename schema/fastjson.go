@@ -331,6 +331,11 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 			err = json.Unmarshal(val, &r.Failures)
 		case "verdict":
 			r.Verdict, err = jsondoc.Unquote(val)
+		case "judge":
+			if string(val) != "null" {
+				r.Judge = new(Judgement)
+				err = json.Unmarshal(val, r.Judge)
+			}
 		}
 		return err
 	})

@@ -40,6 +40,10 @@ func sample(t *testing.T, ty reflect.Type, name string) reflect.Value {
 		v = &CallError{Type: ErrTimeout, Message: "slow"}
 	case reflect.TypeFor[*Usage]():
 		v = &Usage{PromptTokens: 30, CompletionTokens: 12, TotalTokens: 42}
+	case reflect.TypeFor[*Judgement]():
+		v = &Judgement{Target: "nli", Request: &Request{Method: "POST", URL: "http://n", Body: `{"答":"x"}`}, Status: 200,
+			Response: json.RawMessage(`{"label":"entailment"}`), Body: "b", Reply: "蕴含", Usage: &Usage{TotalTokens: 3},
+			LatencyMS: 2.5, Attempts: 1, Cached: true, Error: &CallError{Type: ErrHTTP, Message: "m"}}
 	case reflect.TypeFor[Outcome]():
 		v = Error
 	case reflect.TypeFor[[]Failure]():

@@ -108,6 +108,39 @@ type Result struct {
 	// judge target whose answer could not be read), computed with the
 	// outcome; empty for other turns.
 	Verdict string `json:"verdict,omitempty"`
+	// Judge records the call to the judge target that judged a memory
+	// question's answer (nil when the source's judge is built in, or the
+	// question was unanswered): `nlutest eval` re-judges from it without
+	// calling anything.
+	Judge *Judgement `json:"judge,omitempty"`
+}
+
+// Judgement is a judge target's call on one answer: what was sent, what
+// came back, and the judge's reply text. The verdict is not stored here:
+// it is read from it by the judge block's verdict expression, at run and
+// again at every eval.
+type Judgement struct {
+	// Target names the judge target.
+	Target   string          `json:"target"`
+	Request  *Request        `json:"request,omitempty"`
+	Status   int             `json:"status,omitempty"`
+	Response json.RawMessage `json:"response,omitempty"`
+	// Body is the (capped) response body when it was not JSON.
+	Body      string     `json:"body,omitempty"`
+	Reply     string     `json:"reply,omitempty"`
+	Usage     *Usage     `json:"usage,omitempty"`
+	LatencyMS float64    `json:"latency_ms"`
+	Attempts  int        `json:"attempts"`
+	Cached    bool       `json:"cached,omitempty"`
+	Error     *CallError `json:"error,omitempty"`
+}
+
+// JudgementOf keeps what a judgement needs of the judge target's result.
+func JudgementOf(r *Result) *Judgement {
+	return &Judgement{
+		Target: r.Target, Request: r.Request, Status: r.Status, Response: r.Response, Body: r.Body,
+		Reply: r.Reply, Usage: r.Usage, LatencyMS: r.LatencyMS, Attempts: r.Attempts, Cached: r.Cached, Error: r.Error,
+	}
 }
 
 // Memory verdicts (Result.Verdict).

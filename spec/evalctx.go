@@ -52,7 +52,23 @@ func (s *Suite) CheckContext(c *schema.Case) *hcl.EvalContext {
 func caseContext(base *hcl.EvalContext, c *schema.Case) *hcl.EvalContext {
 	ctx := base.NewChild()
 	ctx.Variables = map[string]cty.Value{"case": CaseValue(c), "slot": SlotValue(c), "capture": CaptureValue(c)}
+	if c.Judge != nil {
+		ctx.Variables["judge"] = JudgeValue(c.Judge)
+	}
 	return ctx
+}
+
+// JudgeValue is the judge object of a judge target's expressions: the
+// fact, the question, the answer to judge and the expected answer (empty
+// strings for a nil j: the target called as a bot, not as a judge).
+func JudgeValue(j *schema.JudgeInput) cty.Value {
+	if j == nil {
+		j = &schema.JudgeInput{}
+	}
+	return cty.ObjectVal(map[string]cty.Value{
+		"fact": cty.StringVal(j.Fact), "question": cty.StringVal(j.Question),
+		"answer": cty.StringVal(j.Answer), "expect": cty.StringVal(j.Expect),
+	})
 }
 
 func strList(xs []string) cty.Value {
@@ -164,6 +180,7 @@ type Needs struct {
 	caseAttrs map[string]bool
 	slot      bool
 	capture   bool
+	judge     bool
 }
 
 // NeedsOf collects the per-case names the expressions use.
@@ -179,6 +196,8 @@ func NeedsOf(exprs ...hcl.Expression) Needs {
 				n.slot = true
 			case "capture":
 				n.capture = true
+			case "judge":
+				n.judge = true
 			case "case":
 				if len(tr) < 2 {
 					n.caseAll = true
@@ -208,7 +227,11 @@ func (s *Suite) ContextFor(c *schema.Case, n Needs) *hcl.EvalContext {
 
 func contextFor(base *hcl.EvalContext, c *schema.Case, n Needs) *hcl.EvalContext {
 	if n.caseAll {
-		return caseContext(base, c)
+		ctx := caseContext(base, c)
+		if n.judge && c.Judge == nil {
+			ctx.Variables["judge"] = JudgeValue(nil)
+		}
+		return ctx
 	}
 	ctx := base.NewChild()
 	ctx.Variables = map[string]cty.Value{}
@@ -217,6 +240,9 @@ func contextFor(base *hcl.EvalContext, c *schema.Case, n Needs) *hcl.EvalContext
 	}
 	if n.capture {
 		ctx.Variables["capture"] = CaptureValue(c)
+	}
+	if n.judge {
+		ctx.Variables["judge"] = JudgeValue(c.Judge)
 	}
 	if len(n.caseAttrs) > 0 {
 		attrs := make(map[string]cty.Value, len(n.caseAttrs))
@@ -256,7 +282,7 @@ func (s *Suite) SplitContext(c *schema.Case) *hcl.EvalContext {
 // PerSource: case.template, level, core, scene, tags and schema), so their
 // value can be computed once per source.
 func (n Needs) TemplateOnly() bool {
-	if n.caseAll || n.slot || n.capture {
+	if n.caseAll || n.slot || n.capture || n.judge {
 		return false
 	}
 	for a := range n.caseAttrs {

@@ -82,6 +82,10 @@ type loader struct {
 	// hidden are values set for sensitive or undeclared variables, hidden
 	// from this load's diagnostics besides the suite's secrets.
 	hidden []string
+	// judgeResponse is set while the expressions of a judge target are
+	// checked: their response is the judge's, so the suite's response
+	// schema does not apply.
+	judgeResponse bool
 }
 
 // Load reads the suite at path: a directory (every *.nlutest.hcl in it) or one

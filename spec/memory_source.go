@@ -74,6 +74,8 @@ type memorySource struct {
 	filler   []string
 	distance []int
 	judge    string
+	// judgeBy is the judge target (judge = "NAME"); nil for a built-in judge.
+	judgeBy *Target
 	// questionFact[i] is the fact of the i-th question.
 	questionFact []int
 	info         SourceInfo
@@ -152,23 +154,40 @@ func (ms *memorySource) decodeDistance(l *loader, attrs hcl.Attributes) []int {
 	return out
 }
 
-// decodeJudge reads the judge: contains (default) or regex. Judge targets
-// (SPEC §13) are not implemented yet: naming one is an error.
+// decodeJudge reads the judge: contains (default), regex, or the name of
+// a target with a judge block (targets are decoded before sources).
 func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
 	j := l.str(attrs, "judge", JudgeContains)
 	if j == JudgeContains || j == JudgeRegex {
 		return j
 	}
-	l.errorf(attrs["judge"].Expr.Range().Ptr(), "Unknown judge",
-		"judge is \"contains\" or \"regex\"; %q is neither (judge targets are not supported yet).%s", j, didYouMean(j, []string{JudgeContains, JudgeRegex}))
+	rng := attrs["judge"].Expr.Range().Ptr()
+	var judges []string
+	for _, t := range l.suite.Targets {
+		if t.Name != j {
+			if t.Judge != nil {
+				judges = append(judges, t.Name)
+			}
+			continue
+		}
+		if t.Judge == nil {
+			l.errorf(rng, "Target is not a judge", "Target %q has no judge block, so it cannot judge answers: add judge { verdict = response.label } to it (the expression reads the verdict from its response; default: its reply), or use judge = \"contains\".", j)
+			return JudgeContains
+		}
+		ms.judgeBy = t
+		return j
+	}
+	names := append([]string{JudgeContains, JudgeRegex}, judges...)
+	l.errorf(rng, "Unknown judge",
+		"judge is \"contains\", \"regex\" or the name of a target with a judge block; %q is none of them.%s", j, didYouMean(j, names))
 	return JudgeContains
 }
 
 func (ms *memorySource) judgeTarget() string {
-	if ms.judge == JudgeContains || ms.judge == JudgeRegex {
+	if ms.judgeBy == nil {
 		return ""
 	}
-	return ms.judge
+	return ms.judgeBy.Name
 }
 
 // decodeFacts reads the fact blocks and builds the joined template: the
@@ -339,19 +358,25 @@ func containsInt(xs []int, x int) bool {
 }
 
 // Judge gives the verdict of the answer reply to the memory question turn
-// c by the source's built-in judge (contains or regex); "" for a turn that
-// is not a question or a source judged by a target.
-func (ms *memorySource) Judge(c *schema.Case, reply string) string {
-	if c.Fact == "" || ms.judgeTarget() != "" {
-		return ""
+// r, and what decided it when that is not plain: by the source's built-in
+// judge (contains or regex), or by reading the judgement r.Judge its judge
+// target gave. "" for a turn that is not a question.
+func (ms *memorySource) Judge(r *schema.Result, reply string) (verdict, detail string) {
+	c := &r.Case
+	if c.Fact == "" {
+		return "", ""
 	}
 	if strings.TrimSpace(reply) == "" {
-		return schema.Unanswered
+		return schema.Unanswered, ""
+	}
+	if ms.judgeBy != nil {
+		in := &schema.JudgeInput{Fact: c.Fact, Question: c.Text, Answer: reply, Expect: c.Expected}
+		return ms.s.JudgeVerdict(ms.judgeBy, in, r.Judge)
 	}
 	if ms.judge == JudgeRegex {
-		return ms.judgeRegex(c.Expected, reply)
+		return ms.judgeRegex(c.Expected, reply), ""
 	}
-	return ms.judgeContains(c, reply)
+	return ms.judgeContains(c, reply), ""
 }
 
 func (ms *memorySource) judgeRegex(expected, reply string) string {

@@ -118,16 +118,16 @@ func TestMemoryJudges(t *testing.T) {
 		{city, "No idea.", schema.Neutral},
 		{&schema.Case{Turn: 2, Text: "filler"}, "whatever", ""},
 	} {
-		if got := judge(tc.c, tc.reply); got != tc.want {
+		if got, _ := judge(&schema.Result{Case: *tc.c}, tc.reply); got != tc.want {
 			t.Errorf("judge(%q, %q) = %q, want %q", tc.c.Expected, tc.reply, got, tc.want)
 		}
 	}
 	rj := s.SourceByKind(KindMemory, "r").Info().Judge
 	c := &schema.Case{Turn: 2, Fact: "f", Expected: "^你叫.*张伟"}
-	if got := rj(c, "你叫老张伟"); got != schema.Entailed {
+	if got, _ := rj(&schema.Result{Case: *c}, "你叫老张伟"); got != schema.Entailed {
 		t.Errorf("regex judge: %q", got)
 	}
-	if got := rj(c, "他叫张伟"); got != schema.Neutral {
+	if got, _ := rj(&schema.Result{Case: *c}, "他叫张伟"); got != schema.Neutral {
 		t.Errorf("regex judge: %q", got)
 	}
 }

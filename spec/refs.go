@@ -24,7 +24,7 @@ var CaseAttributes = append(schema.ExprCaseFields(), "history")
 var HTTPAttributes = []string{"status", "headers"}
 
 // allRoots are every name an expression can start with somewhere.
-var allRoots = []string{"var", "case", "slot", "response", "http", "latency_ms", "metrics", "reply", "capture"}
+var allRoots = []string{"var", "case", "slot", "response", "http", "latency_ms", "metrics", "reply", "capture", "judge"}
 
 var rootWhere = map[string]string{
 	"case":       "per-case expressions (target requests, asserts, split conditions)",
@@ -36,7 +36,12 @@ var rootWhere = map[string]string{
 	"capture":    "target requests and assert conditions of a conversation's turns",
 	"metrics":    "threshold conditions, which run after all cases",
 	"var":        "every expression except a variable's default",
+	"judge":      "the request and judge block of a target with a judge block",
 }
+
+// JudgeAttributes are the attributes of judge, the answer a judge target
+// is asked to judge.
+var JudgeAttributes = []string{"fact", "question", "answer", "expect"}
 
 // onlyRoots checks that expr uses only the given root names (and that each
 // var.NAME is declared); it reports what it finds and returns false on error.
@@ -89,7 +94,7 @@ func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) b
 	root := tr.RootName()
 	if len(tr) < 2 {
 		switch root {
-		case "latency_ms", "response", "http", "case", "slot", "metrics", "reply", "capture":
+		case "latency_ms", "response", "http", "case", "slot", "metrics", "reply", "capture", "judge":
 			return true
 		}
 		rng := tr.SourceRange()
@@ -108,8 +113,12 @@ func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) b
 		if named && !slices.Contains(HTTPAttributes, name) {
 			return l.badRef(tr[1], "Unsupported attribute", "http has no attribute %q.%s http has %s.", name, didYouMean(name, HTTPAttributes), quoteList(HTTPAttributes))
 		}
+	case "judge":
+		if named && !slices.Contains(JudgeAttributes, name) {
+			return l.badRef(tr[1], "Unsupported attribute", "judge has no attribute %q.%s judge has %s.", name, didYouMean(name, JudgeAttributes), quoteList(JudgeAttributes))
+		}
 	case "response":
-		if sch := l.suite.Schema; sch != nil && sch.HasType {
+		if sch := l.suite.Schema; sch != nil && sch.HasType && !l.judgeResponse {
 			return l.checkResponse(tr, sch)
 		}
 	case "metrics":
@@ -517,12 +526,7 @@ func feedingForm(d *Dimension) string {
 func (l *loader) checkReferences() {
 	s := l.suite
 	for _, t := range s.Targets {
-		for _, e := range t.PerCase {
-			l.checkExpr(e, "target request", []string{"var", "case", "slot", "capture"}, nil)
-		}
-		for _, e := range t.AfterCall {
-			l.checkExpr(e, "target reply", []string{"var", "case", "slot", "response"}, nil)
-		}
+		l.checkTargetRefs(t)
 	}
 	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms", "reply", "capture"}
 	for _, a := range s.Asserts {
@@ -545,6 +549,27 @@ func (l *loader) checkReferences() {
 	}
 	for _, th := range s.Thresholds {
 		l.checkExpr(th.Condition, "threshold condition", []string{"var", "metrics"}, nil)
+	}
+}
+
+// checkTargetRefs checks the names a target's expressions use. A judge
+// target's requests may also use judge, and its responses are the
+// judge's, not the suite schema's.
+func (l *loader) checkTargetRefs(t *Target) {
+	request, after := []string{"var", "case", "slot", "capture"}, []string{"var", "case", "slot", "response"}
+	if t.Judge != nil {
+		request, after = append(request, "judge"), append(after, "judge")
+		l.judgeResponse = true
+		defer func() { l.judgeResponse = false }()
+	}
+	for _, e := range t.PerCase {
+		l.checkExpr(e, "target request", request, nil)
+	}
+	for _, e := range t.AfterCall {
+		l.checkExpr(e, "target reply", after, nil)
+	}
+	if t.Judge != nil && t.Judge.Verdict != nil {
+		l.checkExpr(t.Judge.Verdict, "judge verdict", []string{"var", "judge", "response", "reply"}, nil)
 	}
 }
 

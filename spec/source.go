@@ -66,10 +66,13 @@ type SourceInfo struct {
 	// validation.
 	TurnAsserts [][]*Assert
 	// Judge, when set, gives the verdict (schema.Entailed…) of a memory
-	// question turn's answer by a built-in judge; "" for other turns.
-	Judge func(c *schema.Case, reply string) string
+	// question turn's answer reply, and what decided it when that is not
+	// plain (a judge target's answer); "" for other turns. For a source
+	// judged by a target it reads the judgement recorded in r.Judge.
+	Judge func(r *schema.Result, reply string) (verdict, detail string)
 	// JudgeTarget names the target that judges the source's answers (a
-	// memory block's judge = "TARGET"); "" for a built-in judge.
+	// memory block's judge = "TARGET"); "" for a built-in judge. The run
+	// calls it on every answered question (runner.WithJudges).
 	JudgeTarget string
 }
 

@@ -41,7 +41,27 @@ type Target struct {
 	MaxResponseBytes int64
 	ErrorBudget      float64
 	DeclRange        hcl.Range
+	// Judge is the target's judge block: set, the target can judge memory
+	// answers (a memory block's judge = "NAME"). Nil for other targets.
+	Judge *TargetJudge
 }
+
+// TargetJudge is a target's judge block (SPEC §13): how its response to a
+// judge request reads as a verdict.
+//
+//	judge {
+//	  verdict = response.label   # over response, reply, judge and var; default: reply
+//	}
+type TargetJudge struct {
+	// Verdict is the verdict expression; nil means the reply.
+	Verdict   hcl.Expression
+	DeclRange hcl.Range
+}
+
+// judgeBlock is the type of a target's judge block.
+const judgeBlock = "judge"
+
+var judgeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "verdict"}}}
 
 // Target returns the target named name, or the first target when name is
 // empty; nil when there is none.
@@ -154,7 +174,7 @@ var targetAttrs = []hcl.AttributeSchema{
 // block per known kind. Loaded without kinds, any block is taken for a kind
 // block and left undecoded.
 func (l *loader) targetSchema(b *hcl.Block) *hcl.BodySchema {
-	s := &hcl.BodySchema{Attributes: targetAttrs}
+	s := &hcl.BodySchema{Attributes: targetAttrs, Blocks: []hcl.BlockHeaderSchema{{Type: judgeBlock}}}
 	if l.opts.TargetKinds != nil {
 		for _, k := range l.opts.TargetKinds {
 			s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: k.Name()})
@@ -203,15 +223,16 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 			l.errorf(c.Attributes["retry_on"].Expr.Range().Ptr(), "Unknown retry condition", "retry_on may name %s; %q is none of them.%s", quoteList(RetryOnValues), r, didYouMean(r, RetryOnValues))
 		}
 	}
-	if len(c.Blocks) != 1 {
+	kinds := l.decodeTargetJudge(t, c.Blocks)
+	if len(kinds) != 1 {
 		rng := b.DefRange
-		if len(c.Blocks) > 1 {
-			rng = c.Blocks[1].DefRange
+		if len(kinds) > 1 {
+			rng = kinds[1].DefRange
 		}
 		l.errorf(&rng, "Target kind required", "A target has exactly one kind block: %s.", l.kindList())
 		return
 	}
-	kb := c.Blocks[0]
+	kb := kinds[0]
 	t.Kind, t.Body, t.KindRange = kb.Type, kb.Body, kb.DefRange
 	for _, k := range l.opts.TargetKinds {
 		if k.Name() == kb.Type {
@@ -223,4 +244,27 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 		}
 	}
 	l.suite.Targets = append(l.suite.Targets, t)
+}
+
+// decodeTargetJudge reads the target's judge block, if any, into t.Judge
+// and returns the other blocks (its kind blocks).
+func (l *loader) decodeTargetJudge(t *Target, blocks hcl.Blocks) hcl.Blocks {
+	var kinds hcl.Blocks
+	for _, jb := range blocks {
+		if jb.Type != judgeBlock {
+			kinds = append(kinds, jb)
+			continue
+		}
+		if t.Judge != nil {
+			l.errorf(jb.DefRange.Ptr(), "Duplicate judge block", "A target has at most one judge block; the first is at %s.", t.Judge.DeclRange)
+			continue
+		}
+		jc, diags := jb.Body.Content(judgeSchema)
+		l.diags = append(l.diags, diags...)
+		t.Judge = &TargetJudge{DeclRange: jb.DefRange}
+		if a, ok := jc.Attributes["verdict"]; ok {
+			t.Judge.Verdict = a.Expr
+		}
+	}
+	return kinds
 }

@@ -116,6 +116,11 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return code
 	}
 	defer caller.Close()
+	caller, closeJudges, code := a.openJudges(ctx, s, caller, copts, rf.color)
+	if caller == nil {
+		return code
+	}
+	defer closeJudges()
 	if err := run.Resume(); err != nil {
 		return a.fail(err)
 	}

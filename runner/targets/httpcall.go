@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -201,7 +202,15 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	r.Request = &schema.Request{Method: req.Method, URL: h.red.String(req.URL), Headers: h.red.Headers(req.Header), Body: h.red.String(string(req.Body))}
 	var key string
 	if h.cache != nil {
-		key = h.cache.Key(h.fingerprint, req)
+		fp := h.fingerprint
+		if c.Turn > 0 {
+			// A turn's request alone does not say where in its
+			// conversation it is: a stateful bot told the same filler
+			// twice in one session must hear it twice, or its count of
+			// turns (and what it remembers) falls behind.
+			fp += "\x00turn " + strconv.Itoa(c.Turn)
+		}
+		key = h.cache.Key(fp, req)
 		if h.cache.Get(key, r) {
 			h.decodeReply(r, c)
 			return r

@@ -111,7 +111,14 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 	hc.headers = hdr
 	hc.withHistory = true
 	prefix := openaiPrefix(model)
+	judgeSystem := system
+	if judgeSystem == "" {
+		judgeSystem = JudgeSystemPrompt
+	}
 	hc.fixedBody = func(c *schema.Case, history []schema.Message) ([]byte, error) {
+		if c.Judge != nil { // judging a memory answer (openai_judge.go)
+			return openaiBody(prefix, judgeSystem, nil, judgeMessage(c.Judge), params), nil
+		}
 		return openaiBody(prefix, system, history, c.Text, params), nil
 	}
 	hc.decode = openaiDecode

@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"context"
+	"strings"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// WithJudges returns caller with judging added (SPEC §13, memory judges):
+// after every call that answers a memory question (a turn with a Fact)
+// whose judge judgeFor names, the session asks that judge target about the
+// answer — a case carrying schema.JudgeInput, in a session of its own —
+// and records its call in the result's Judge. Unanswered questions (an
+// error, an empty reply) are not sent to the judge. A judge call that
+// fails on this side or is cut off by an interruption makes the turn not
+// a result (NotAResult), so --resume asks again. judgeFor returns nil for
+// turns no target judges.
+func WithJudges(caller Caller, judgeFor func(*schema.Case) Caller) Caller {
+	return &judgingCaller{Caller: caller, judgeFor: judgeFor}
+}
+
+type judgingCaller struct {
+	Caller
+	judgeFor func(*schema.Case) Caller
+}
+
+func (j *judgingCaller) Open(ctx context.Context, s *schema.Script) (Session, error) {
+	sess, err := j.Caller.Open(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &judgingSession{Session: sess, judgeFor: j.judgeFor}, nil
+}
+
+type judgingSession struct {
+	Session
+	judgeFor func(*schema.Case) Caller
+}
+
+func (s *judgingSession) Call(ctx context.Context, turn *schema.Case, history []schema.Message) *schema.Result {
+	r := s.Session.Call(ctx, turn, history)
+	if r.Error != nil || turn.Fact == "" {
+		return r
+	}
+	judge := s.judgeFor(turn)
+	if judge == nil {
+		return r
+	}
+	reply := r.Reply
+	if reply == "" {
+		reply = schema.ReplyOf(r.Response)
+	}
+	if strings.TrimSpace(reply) == "" {
+		return r
+	}
+	jc := *turn
+	jc.History, jc.Captures = nil, nil
+	jc.Judge = &schema.JudgeInput{Fact: turn.Fact, Question: turn.Text, Answer: reply, Expect: turn.Expected}
+	jr := CallOne(ctx, judge, &jc)
+	if jr.Error != nil && (jr.Error.Local || ctx.Err() != nil) {
+		e := *jr.Error
+		e.Message = "judging the answer: " + e.Message
+		r.Error = &e
+		return r
+	}
+	r.Judge = schema.JudgementOf(jr)
+	return r
+}

@@ -1,0 +1,108 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// This file reads a judge target's verdicts (SPEC §13): a target with a
+// judge block judges memory answers; its judge block's verdict expression
+// (default: the reply) names the verdict, which ParseVerdict reads
+// strictly. A judgement that does not name a verdict is unparseable:
+// counted apart, never guessed.
+
+// verdictWords are the words a verdict may be given as (case and
+// surrounding white space aside, one trailing full stop allowed): NLI
+// labels, nlutest's verdict names, and their Chinese names.
+var verdictWords = map[string]string{
+	"entailment": schema.Entailed, "entailed": schema.Entailed, "entails": schema.Entailed, "蕴含": schema.Entailed,
+	"neutral": schema.Neutral, "中立": schema.Neutral, "中性": schema.Neutral,
+	"contradiction": schema.Contradicted, "contradicted": schema.Contradicted, "contradicts": schema.Contradicted, "矛盾": schema.Contradicted,
+}
+
+// ParseVerdict reads a judge's verdict: one of the words of verdictWords,
+// alone. Anything else — a sentence around the word, two words, an empty
+// answer — is not a verdict (ok false).
+func ParseVerdict(s string) (verdict string, ok bool) {
+	w := strings.TrimSpace(s)
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "."), "。")
+	v, ok := verdictWords[strings.ToLower(strings.TrimSpace(w))]
+	return v, ok
+}
+
+// JudgeVerdict is the verdict target t's judgement j gives the answer in:
+// entailed, neutral or contradicted, or unparseable with detail saying
+// why (the judge call failed, the verdict expression failed, or its value
+// is not a verdict).
+func (s *Suite) JudgeVerdict(t *Target, in *schema.JudgeInput, j *schema.Judgement) (verdict, detail string) {
+	if j == nil {
+		return schema.Unparseable, fmt.Sprintf("no judgement by %q is recorded for this answer (run the suite again to judge it)", t.Name)
+	}
+	if j.Error != nil {
+		return schema.Unparseable, fmt.Sprintf("judge %q failed: %s: %s", t.Name, j.Error.Type, j.Error.Message)
+	}
+	var verdictExpr hcl.Expression
+	if t.Judge != nil {
+		verdictExpr = t.Judge.Verdict
+	}
+	text := j.Reply
+	if verdictExpr != nil {
+		var err error
+		if text, err = s.evalVerdict(verdictExpr, in, j); err != nil {
+			return schema.Unparseable, fmt.Sprintf("judge %q: %v", t.Name, err)
+		}
+	}
+	if v, ok := ParseVerdict(text); ok {
+		return v, fmt.Sprintf("judge %q said %q", t.Name, text)
+	}
+	return schema.Unparseable, fmt.Sprintf("judge %q said %q, which is not a verdict (entailment, neutral or contradiction)", t.Name, clip(text, 200))
+}
+
+// evalVerdict evaluates the verdict expression on judgement j.
+func (s *Suite) evalVerdict(e hcl.Expression, in *schema.JudgeInput, j *schema.Judgement) (string, error) {
+	resp := cty.NullVal(cty.DynamicPseudoType)
+	if len(j.Response) > 0 {
+		v, err := JSONToCty(j.Response)
+		if err != nil {
+			return "", fmt.Errorf("its response is not JSON: %v", err)
+		}
+		resp = v
+	}
+	ctx := s.BaseContext().NewChild()
+	ctx.Variables = map[string]cty.Value{"response": resp, "reply": cty.StringVal(j.Reply), "judge": JudgeValue(in)}
+	v, diags := e.Value(ctx)
+	if diags.HasErrors() {
+		return "", fmt.Errorf("verdict: %s", diagsText(diags))
+	}
+	if v.IsNull() || !v.IsKnown() {
+		return "", fmt.Errorf("verdict is null")
+	}
+	sv, err := convert.Convert(v, cty.String)
+	if err != nil {
+		return "", fmt.Errorf("verdict gives %s, not a string", v.Type().FriendlyName())
+	}
+	return sv.AsString(), nil
+}
+
+// diagsText joins the summaries and details of diagnostics on one line.
+func diagsText(diags hcl.Diagnostics) string {
+	parts := make([]string, 0, len(diags))
+	for _, d := range diags {
+		parts = append(parts, strings.TrimSuffix(d.Summary+": "+d.Detail, ": "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
