@@ -284,61 +284,67 @@ func (r *Result) decode(b []byte, lazy *Deferred) error {
 		if ok, err := r.Case.decodeField(key, val); ok {
 			return err
 		}
-		var err error
-		switch string(key) {
-		case "target":
-			r.Target, err = jsondoc.Unquote(val)
-		case "request":
-			if string(val) != "null" {
-				r.Request, err = decodeRequest(val)
-			}
-		case "status":
-			r.Status, err = strconv.Atoi(string(val))
-		case "headers":
-			r.Headers, err = decodeStringMap(val)
-		case "response":
-			if string(val) != "null" {
-				r.Response = append(json.RawMessage(nil), val...)
-			}
-		case "body":
-			r.Body, err = jsondoc.Unquote(val)
-		case "reply":
-			r.Reply, err = jsondoc.Unquote(val)
-		case "usage":
-			if string(val) != "null" {
-				r.Usage = new(Usage)
-				err = json.Unmarshal(val, r.Usage)
-			}
-		case "latency_ms":
-			r.LatencyMS, err = strconv.ParseFloat(string(val), 64)
-		case "attempts":
-			r.Attempts, err = strconv.Atoi(string(val))
-		case "cached":
-			r.Cached = string(val) == "true"
-		case "started":
-			err = r.Started.UnmarshalJSON(val)
-		case "error":
-			if string(val) != "null" {
-				r.Error = &CallError{}
-				err = json.Unmarshal(val, r.Error)
-			}
-		case "outcome":
-			var s string
-			if s, err = jsondoc.Unquote(val); err == nil {
-				r.Outcome, err = ParseOutcome(s)
-			}
-		case "failures":
-			err = json.Unmarshal(val, &r.Failures)
-		case "verdict":
-			r.Verdict, err = jsondoc.Unquote(val)
-		case "judge":
-			if string(val) != "null" {
-				r.Judge = new(Judgement)
-				err = json.Unmarshal(val, r.Judge)
-			}
-		}
-		return err
+		return r.decodeCallField(key, val)
 	})
+}
+
+// decodeCallField reads one member a result adds to its case (the call,
+// its judgement and evaluation); unknown members are skipped.
+func (r *Result) decodeCallField(key, val []byte) error {
+	var err error
+	switch string(key) {
+	case "target":
+		r.Target, err = jsondoc.Unquote(val)
+	case "request":
+		if string(val) != "null" {
+			r.Request, err = decodeRequest(val)
+		}
+	case "status":
+		r.Status, err = strconv.Atoi(string(val))
+	case "headers":
+		r.Headers, err = decodeStringMap(val)
+	case "response":
+		if string(val) != "null" {
+			r.Response = append(json.RawMessage(nil), val...)
+		}
+	case "body":
+		r.Body, err = jsondoc.Unquote(val)
+	case "reply":
+		r.Reply, err = jsondoc.Unquote(val)
+	case "usage":
+		if string(val) != "null" {
+			r.Usage = new(Usage)
+			err = json.Unmarshal(val, r.Usage)
+		}
+	case "latency_ms":
+		r.LatencyMS, err = strconv.ParseFloat(string(val), 64)
+	case "attempts":
+		r.Attempts, err = strconv.Atoi(string(val))
+	case "cached":
+		r.Cached = string(val) == "true"
+	case "started":
+		err = r.Started.UnmarshalJSON(val)
+	case "error":
+		if string(val) != "null" {
+			r.Error = &CallError{}
+			err = json.Unmarshal(val, r.Error)
+		}
+	case "outcome":
+		var s string
+		if s, err = jsondoc.Unquote(val); err == nil {
+			r.Outcome, err = ParseOutcome(s)
+		}
+	case "failures":
+		err = json.Unmarshal(val, &r.Failures)
+	case "verdict":
+		r.Verdict, err = jsondoc.Unquote(val)
+	case "judge":
+		if string(val) != "null" {
+			r.Judge = new(Judgement)
+			err = json.Unmarshal(val, r.Judge)
+		}
+	}
+	return err
 }
 
 // decodeSlots reads the slots object without reflection.

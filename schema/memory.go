@@ -34,7 +34,7 @@ var memoryAttrs = []Attr{
 	{Name: "neutral", Kind: MetricCount, Doc: "answers that neither state nor contradict the fact"},
 	{Name: "contradicted", Kind: MetricCount, Doc: "answers that state another value"},
 	{Name: "unanswered", Kind: MetricCount, Doc: "questions whose call errored or whose reply was empty"},
-	{Name: "unparseable", Kind: MetricCount, Doc: "answers a judge target could not judge (0 until judge targets exist)"},
+	{Name: "unparseable", Kind: MetricCount, Doc: "answers a judge target gave no verdict for (its call failed or its answer is not one verdict word)"},
 	{Name: "score", Kind: MetricRatio, Doc: "entailed / questions"},
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -247,5 +248,87 @@ func checkJudgeRecords(t *testing.T, path string, cached bool) {
 	}
 	if judged != 60 {
 		t.Errorf("%d judgements recorded, want 60", judged)
+	}
+}
+
+// judgeNames: a judge's names are checked at load like every other name.
+func TestJudgeNamesValidate(t *testing.T) {
+	base := strings.Replace(judgeSuite, `variable "nli_url" {}`, `variable "nli_url" { default = "http://127.0.0.1:1" }`, 1)
+	for _, tc := range []struct {
+		name, from, to, want string
+	}{
+		{"judge outside a judge target", `endpoint = "memory"`, "endpoint = \"memory\"\n  }\n}\ntarget \"other\" {\n  http {\n    url  = \"http://127.0.0.1:1\"\n    body = { a = judge.answer }",
+			`"judge" can be used only in the request and judge block of a target with a judge block`},
+		{"unknown judge attribute", "hypothesis = judge.answer", "hypothesis = judge.anwser", `judge has no attribute "anwser". Did you mean "answer"?`},
+		{"case in the verdict", "verdict = response.label", "verdict = case.id", `In a judge verdict you can use "var", "judge", "response" or "reply".`},
+	} {
+		dir := writeSuite(t, strings.Replace(base, tc.from, tc.to, 1))
+		code, out, errs := runCLI(t, dir, nil, "validate", dir)
+		if code != ExitInvalid || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: exit %d, want 2 with %q:\n%s%s", tc.name, code, tc.want, out, errs)
+		}
+	}
+	dir := writeSuite(t, base)
+	if code, out, errs := runCLI(t, dir, nil, "validate", dir); code != ExitPass {
+		t.Errorf("the judge suite does not validate: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// An openai target judges with the documented prompt (docs/memory.md) and
+// the fact, question, expected answer and answer in its layout, without
+// the conversation; its reply must be one verdict word, and a chatty one
+// is unparseable, counted apart and never guessed.
+func TestOpenAIJudge(t *testing.T) {
+	var bad atomic.Int64
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string
+			Messages []struct{ Role, Content string }
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/chat/completions" || len(req.Messages) != 2 ||
+			req.Messages[0].Role != "system" || req.Messages[0].Content != targets.JudgeSystemPrompt || req.Messages[1].Role != "user" {
+			bad.Add(1)
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		user := req.Messages[1].Content
+		content := "The chatbot's answer entails the fact." // not one word: unparseable
+		if strings.HasPrefix(user, "Fact: 我叫") && strings.Contains(user, "\nQuestion: 我叫什么名字？\nExpected answer: ") {
+			content = " Entailment.\n"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}}})
+	}))
+	defer llm.Close()
+	suite := strings.Replace(judgeSuite, `target "nli" {
+  http {
+    url  = "${var.nli_url}/nli"
+    body = { premise = judge.fact, question = judge.question, hypothesis = judge.answer, expect = judge.expect, id = case.id }
+  }
+  judge {
+    verdict = response.label
+  }
+}`, `target "nli" {
+  openai {
+    url   = "${var.nli_url}/v1"
+    model = "judge-model"
+  }
+  judge {}
+}`, 1)
+	suite = strings.Replace(suite, "distance = [0, 1, 2, 4, 8]", "distance = [0]", 1)
+	dir := writeSuite(t, suite)
+	rep := filepath.Join(dir, "r.json")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--var", "nli_url="+llm.URL, "--out", filepath.Join(dir, "run"), "--report-json", rep)
+	if code != ExitFail && code != ExitPass {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if bad.Load() != 0 {
+		t.Errorf("%d judge requests were not the documented prompt", bad.Load())
+	}
+	// 4 cases × 3 questions at distance 0: the first name question is
+	// entailed, the other name question and the city question unparseable.
+	m := memoryMetrics(t, rep)
+	if got := verdictCounts(m.MemoryStats); got != [5]int{4, 0, 0, 0, 8} || m.Questions != 12 {
+		t.Errorf("verdicts %v of %d, want [4 0 0 0 8] of 12", got, m.Questions)
 	}
 }

@@ -376,3 +376,17 @@ target "custom" {
 		t.Errorf("reply reading http: %v", err)
 	}
 }
+
+// docs/language.md prints the openai judge's prompt; it must be the one
+// sent.
+func TestJudgePromptDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/language.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{JudgeSystemPrompt, JudgeUserPrompt} {
+		if !strings.Contains(string(doc), "```text\n"+p+"\n```") {
+			t.Errorf("docs/language.md does not print the prompt as sent:\n%s", p)
+		}
+	}
+}
