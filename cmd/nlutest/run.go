@@ -139,8 +139,8 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return ExitCannotRun
 	}
 	if out.Interrupted {
-		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %d cases; results so far are in %s\nContinue with: nlutest run --resume %s\n",
-			run.Collector.Total(), run.Counts.Total, run.Dir, shellQuote(run.Dir))
+		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %d cases; results so far are in %s\n%s",
+			run.Collector.Total(), run.Counts.Total, run.Dir, rf.resumeHint(run.Dir))
 		return ExitInterrupted
 	}
 	return code
@@ -210,6 +210,30 @@ func (rf *runFlags) fromEarlierRun(pos []string) (string, error) {
 		return "", usagef("%s: %s/run.json records no suite; give the suite path", flag, from)
 	}
 	return meta.Suite, nil
+}
+
+// resumeHint is the command that continues the run in dir: run.json
+// records the suite, target and selection, not variable values (secrets
+// never reach disk), so variable files and --allow-outside are repeated
+// and --var flags are named.
+func (rf *runFlags) resumeHint(dir string) string {
+	cmd := "nlutest run --resume " + shellQuote(dir)
+	for _, f := range rf.varFiles {
+		cmd += " --var-file " + shellQuote(f)
+	}
+	if rf.allowOutside {
+		cmd += " --allow-outside"
+	}
+	s := "Continue with: " + cmd + "\n"
+	if len(rf.vars) > 0 {
+		var names []string
+		for _, v := range rf.vars {
+			name, _, _ := strings.Cut(v, "=")
+			names = append(names, name)
+		}
+		s += fmt.Sprintf("  adding the same --var flags (%s): variable values are not saved in the run\n", strings.Join(names, ", "))
+	}
+	return s
 }
 
 // shellQuote quotes a path for a command line when it needs it.
