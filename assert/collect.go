@@ -236,7 +236,7 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 		}
 		c.keptBad++
 	}
-	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS, Cached: r.Cached}
+	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Scene: slices.Clip(r.Scene), Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS, Cached: r.Cached}
 	if key.kind != schema.KindTemplate {
 		cr.Source, cr.SourceKind = key.name, key.kind
 	}

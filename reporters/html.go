@@ -308,7 +308,7 @@ func (h *htmlDoc) failures(b *strings.Builder, f *Failures, budget int) {
 	}
 	var list strings.Builder
 	shown := 0
-	facets := [4]map[string]int{{}, {}, {}, {}}
+	facets := [numFacets]map[string]int{{}, {}, {}, {}, {}}
 	const tail = 1 << 10
 	for i, c := range fail {
 		if i >= limit {
@@ -343,15 +343,26 @@ const (
 	facetExpect
 	facetError
 	facetOutcome
+	facetScene
+	numFacets
 )
 
-var facetNames = [4][2]string{{"source", "template or source"}, {"expect", "expectation"}, {"error", "error type"}, {"outcome", "outcome"}}
+var facetNames = [numFacets][2]string{{"source", "template or source"}, {"expect", "expectation"}, {"error", "error type"}, {"outcome", "outcome"}, {"scene", "scene"}}
+
+// facetOrder is the order of the filter bar's selects.
+var facetOrder = [numFacets]int{facetSource, facetScene, facetExpect, facetError, facetOutcome}
 
 // caseFacets are the values a case is filtered by: its source, the paths
-// of its failed expectations (or "assert"), its error type and its
-// outcome.
-func caseFacets(c *schema.CaseReport) [4][]string {
-	var k [4][]string
+// of its failed expectations (or "assert"), its error type, its outcome
+// and its scene path with every prefix ("出行", "出行/天气"), so choosing
+// a scene shows the cases of the scenes under it too.
+func caseFacets(c *schema.CaseReport) [numFacets][]string {
+	var k [numFacets][]string
+	for i := range c.Scene {
+		if p := oneLine(strings.Join(c.Scene[:i+1], "/")); p != "" {
+			k[facetScene] = append(k[facetScene], p)
+		}
+	}
 	src := oneLine(c.Template)
 	if src == "" && c.Source != "" {
 		src = oneLine(c.SourceKind + " " + c.Source)
@@ -389,7 +400,7 @@ func contains(l []string, s string) bool {
 }
 
 // facetBytes estimates the size of the filter bar's options.
-func facetBytes(f [4]map[string]int) int {
+func facetBytes(f [numFacets]map[string]int) int {
 	n := 0
 	for _, m := range f {
 		for k := range m {
@@ -399,9 +410,10 @@ func facetBytes(f [4]map[string]int) int {
 	return n
 }
 
-func (h *htmlDoc) filterBar(b *strings.Builder, facets [4]map[string]int, shown int) {
+func (h *htmlDoc) filterBar(b *strings.Builder, facets [numFacets]map[string]int, shown int) {
 	b.WriteString("<div class=\"filters\">\n<input type=\"search\" id=\"q\" placeholder=\"Search text, id, expected, actual, response…\" aria-label=\"search\">\n")
-	for k, m := range facets {
+	for _, k := range facetOrder {
+		m := facets[k]
 		if len(m) == 0 {
 			continue
 		}
@@ -421,10 +433,13 @@ func (h *htmlDoc) filterBar(b *strings.Builder, facets [4]map[string]int, shown 
 
 // failureBlock is one failing case: a summary line (mark, source, text,
 // id, reason) and its detail.
-func (h *htmlDoc) failureBlock(c *schema.CaseReport, keys [4][]string, m Mark) string {
+func (h *htmlDoc) failureBlock(c *schema.CaseReport, keys [numFacets][]string, m Mark) string {
 	var b strings.Builder
 	b.WriteString("<details class=\"case\"")
 	for k, vals := range keys {
+		if k == facetScene && len(vals) == 0 {
+			continue
+		}
 		fmt.Fprintf(&b, " data-%s=\"%s\"", facetNames[k][0], esc(strings.Join(vals, "\n")))
 	}
 	b.WriteString("><summary>" + markSpan(m) + " ")

@@ -98,6 +98,42 @@ func TestHTMLStructure(t *testing.T) {
 	}
 }
 
+// withScenes is quickstart with scene paths on its cases, as a suite's
+// scene attribute gives them.
+func withScenes() *schema.Report {
+	r := quickstart()
+	scenes := [][]string{{"出行", "天气"}, {"出行", "机票"}, {"出行", "机票"}, {"闲聊"}, {"出行", "天气"}, {"出行", "机票"}}
+	for i := range r.Cases {
+		r.Cases[i].Scene = scenes[i]
+	}
+	return r
+}
+
+// TestHTMLFiltersByScene (issue 17: failing cases filterable by template,
+// scene, expectation and error type): each failing case carries its
+// scene path and every prefix of it, and the filter bar has a scene
+// select, after the template one, counting the failing cases under each
+// scene; a report without scenes has no scene select.
+func TestHTMLFiltersByScene(t *testing.T) {
+	page := renderHTML(t, withScenes(), Options{})
+	checkBalanced(t, page)
+	for _, want := range []string{
+		`<select data-f="scene" aria-label="scene"><option value="">any scene</option><option value="出行">出行 (3)</option><option value="出行/天气">出行/天气 (1)</option><option value="出行/机票">出行/机票 (2)</option><option value="闲聊">闲聊 (1)</option></select>`,
+		"data-scene=\"出行\n出行/机票\"",
+		"data-scene=\"闲聊\"",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if src, scene := strings.Index(page, `<select data-f="source"`), strings.Index(page, `<select data-f="scene"`); src < 0 || scene < src {
+		t.Errorf("the scene select does not follow the template select")
+	}
+	if plain := renderHTML(t, quickstart(), Options{}); strings.Contains(plain, `data-f="scene"`) || strings.Contains(plain, "data-scene") {
+		t.Errorf("a report without scenes has a scene filter")
+	}
+}
+
 func TestHTMLSceneTreeAndBaseline(t *testing.T) {
 	fail, pass := iaoFail(), iaoPass()
 	page := renderHTML(t, fail, Options{Baseline: pass})
@@ -177,7 +213,7 @@ func TestHTMLSizeCap(t *testing.T) {
 func TestHTMLInChromium(t *testing.T) {
 	browsertest.Require(t)
 	dir := t.TempDir()
-	for name, r := range map[string]*schema.Report{"quickstart": quickstart(), "big": bigReport(10_000)} {
+	for name, r := range map[string]*schema.Report{"quickstart": quickstart(), "scenes": withScenes(), "big": bigReport(10_000)} {
 		file := filepath.Join(dir, name+".html")
 		if err := os.WriteFile(file, []byte(renderHTML(t, r, Options{})), 0o644); err != nil {
 			t.Fatal(err)
@@ -202,6 +238,33 @@ func TestJUnitPropertyNamesAsConditions(t *testing.T) {
 	for key, want := range map[string]string{"smoke": "metrics.x.smoke", "出行": "metrics.x.出行", "出行/天气": `metrics.x["出行/天气"]`, "<=20": `metrics.x["<=20"]`} {
 		if got := metricKey("metrics.x", key); got != want {
 			t.Errorf("metricKey(%q) = %s, want %s", key, got, want)
+		}
+	}
+}
+
+// TestHTMLSceneFilterInChromium: choosing a scene in the page's filter
+// bar (a script appended to the page sets the select and fires change,
+// as a click would) shows only the failing cases under that scene.
+func TestHTMLSceneFilterInChromium(t *testing.T) {
+	browsertest.Require(t)
+	dir := t.TempDir()
+	for scene, want := range map[string]string{"出行/机票": "2 of 4 shown", "出行": "3 of 4 shown"} {
+		page := renderHTML(t, withScenes(), Options{})
+		pick := `<script>(function(){var s=document.querySelector('select[data-f="scene"]');s.value="` + scene + `";s.dispatchEvent(new Event("change"));}());</script>`
+		i := strings.LastIndex(page, "</body>")
+		if i < 0 {
+			t.Fatal("the page has no </body>")
+		}
+		file := filepath.Join(dir, "scene.html")
+		if err := os.WriteFile(file, []byte(page[:i]+pick+page[i:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := browsertest.Load(t, file, 1280, 1600)
+		if len(p.Console) > 0 {
+			t.Errorf("%s: the page wrote to the console:\n%s", scene, strings.Join(p.Console, "\n"))
+		}
+		if !strings.Contains(p.DOM, `<span id="count">`+want+`</span>`) {
+			t.Errorf("scene %s: want %q in the filtered page", scene, want)
 		}
 	}
 }

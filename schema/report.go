@@ -248,11 +248,14 @@ type CaseReport struct {
 	Template string `json:"template"`
 	// Source and SourceKind name the case's source when it is not a
 	// template (a template case's source is Template).
-	Source     string  `json:"source,omitempty"`
-	SourceKind string  `json:"source_kind,omitempty"`
-	Text       string  `json:"text"`
-	Outcome    Outcome `json:"outcome"`
-	LatencyMS  float64 `json:"latency_ms"`
+	Source     string `json:"source,omitempty"`
+	SourceKind string `json:"source_kind,omitempty"`
+	// Scene is the case's business scene path, outermost first (the HTML
+	// report filters failing cases by it).
+	Scene     []string `json:"scene,omitempty"`
+	Text      string   `json:"text"`
+	Outcome   Outcome  `json:"outcome"`
+	LatencyMS float64  `json:"latency_ms"`
 	// Cached is true when the response came from the response cache
 	// (--cache): its latency is an earlier call's.
 	Cached   bool            `json:"cached,omitempty"`

@@ -30,7 +30,7 @@ func TestQuickstartHTMLReport(t *testing.T) {
 	}
 	html := string(raw)
 	for _, want := range []string{`class="badge">PASS`, `id="thresholds"`, `<svg class="heat"`, `<svg class="cols"`,
-		`Accuracy by scene`, `id="failures"`, `<details class="case"`} {
+		`Accuracy by scene`, `id="failures"`, `<details class="case"`, `<select data-f="scene"`, `<option value="出行/机票">`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("r.html lacks %q", want)
 		}
