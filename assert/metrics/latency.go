@@ -2,7 +2,7 @@ package metrics
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -44,7 +44,7 @@ const ExactLatencySamples = 1 << 21
 // LatencyAcc accumulates call latencies (YD/T 4394.2-2023, response time), overall
 // and per input-length bucket. The zero value is ready to use.
 type LatencyAcc struct {
-	buckets [len(bucketLimits) + 1][]float64
+	buckets [len(bucketLimits) + 1]sampleBlocks
 	n       int
 	hist    *latencyHist // set once n exceeded ExactLatencySamples
 }
@@ -82,7 +82,7 @@ func (l *LatencyAcc) AddSample(s Sample) {
 		l.hist.addCell(i, s.cell, ms)
 		return
 	}
-	l.buckets[i] = append(l.buckets[i], ms)
+	l.buckets[i].add(ms)
 	if l.n > ExactLatencySamples {
 		l.toHist()
 	}
@@ -91,11 +91,9 @@ func (l *LatencyAcc) AddSample(s Sample) {
 // toHist moves the exact samples into the histogram.
 func (l *LatencyAcc) toHist() {
 	l.hist = &latencyHist{}
-	for i, b := range l.buckets {
-		for _, v := range b {
-			l.hist.add(i, v)
-		}
-		l.buckets[i] = nil
+	for i := range l.buckets {
+		l.buckets[i].each(func(v float64) { l.hist.add(i, v) })
+		l.buckets[i] = sampleBlocks{}
 	}
 }
 
@@ -103,6 +101,10 @@ func (l *LatencyAcc) toHist() {
 func (l *LatencyAcc) Count() int { return l.n }
 
 // Merge adds o's samples to l. o is left unchanged; a nil o is a no-op.
+// Exact samples are not copied but shared: l takes o's filled blocks
+// (which neither ever writes again) and copies only the block o is
+// still filling, so merging the collectors of a million results costs
+// next to nothing.
 func (l *LatencyAcc) Merge(o *LatencyAcc) {
 	if o == nil {
 		return
@@ -116,10 +118,8 @@ func (l *LatencyAcc) Merge(o *LatencyAcc) {
 			l.n *= 2
 			return
 		}
-		for i, b := range o.buckets {
-			for _, v := range b {
-				l.hist.add(i, v)
-			}
+		for i := range o.buckets {
+			o.buckets[i].each(func(v float64) { l.hist.add(i, v) })
 		}
 		if o.hist != nil {
 			l.hist.merge(o.hist)
@@ -128,9 +128,7 @@ func (l *LatencyAcc) Merge(o *LatencyAcc) {
 		return
 	}
 	for i := range o.buckets {
-		// Copy first: o may be l.
-		src := append([]float64(nil), o.buckets[i]...)
-		l.buckets[i] = append(l.buckets[i], src...)
+		l.buckets[i].merge(&o.buckets[i])
 	}
 	l.n += o.n
 }
@@ -145,21 +143,118 @@ func (l *LatencyAcc) Result() *schema.Latency {
 	if l.hist != nil {
 		return l.hist.result()
 	}
+	// Each bucket's samples are gathered into one buffer, bucket after
+	// bucket, and sorted in place; the whole run's figures walk the sorted
+	// buckets in step (a k-way merge) instead of sorting a second copy.
 	all := make([]float64, 0, total)
+	var runs [len(bucketLimits) + 1][]float64
 	out := &schema.Latency{Bucket: make(map[string]*schema.LatencyStats)}
-	for i, b := range l.buckets {
+	for i := range l.buckets {
+		start := len(all)
+		all = l.buckets[i].appendTo(all)
+		b := all[start:len(all):len(all)]
 		if len(b) == 0 {
 			continue
 		}
-		// Sorting in place is harmless (order carries no meaning) and
-		// makes the next Result cheaper.
-		sort.Float64s(b)
+		slices.Sort(b)
+		runs[i] = b
 		out.Bucket[schema.LatencyBuckets[i]] = summarize(b)
-		all = append(all, b...)
+		// The sorted buffer replaces the blocks: the next Result sorts
+		// sorted data, and blocks shared with merged accumulators are
+		// never written.
+		l.buckets[i] = sampleBlocks{full: [][]float64{b}}
 	}
-	sort.Float64s(all)
-	out.LatencyStats = *summarize(all)
+	out.LatencyStats = *summarizeRuns(runs[:], total)
 	return out
+}
+
+// latencyBlock is how many samples a block of sampleBlocks holds: 64 KiB.
+const latencyBlock = 8192
+
+// sampleBlocks holds samples in blocks that are never moved once filled,
+// so growing never copies what is there and merging can share them.
+type sampleBlocks struct {
+	full [][]float64 // filled blocks: read-only, possibly shared
+	tail []float64   // the block being filled, owned
+}
+
+func (s *sampleBlocks) add(v float64) {
+	if len(s.tail) >= latencyBlock {
+		s.full = append(s.full, s.tail[:len(s.tail):len(s.tail)])
+		s.tail = make([]float64, 0, latencyBlock)
+	}
+	// The first block grows from small, so the many small nodes of a
+	// metrics tree stay small.
+	s.tail = append(s.tail, v)
+}
+
+// merge adds o's samples to s; o may be s.
+func (s *sampleBlocks) merge(o *sampleBlocks) {
+	full, tail := o.full, o.tail
+	s.full = append(s.full, full...)
+	for _, v := range tail {
+		s.add(v)
+	}
+}
+
+func (s *sampleBlocks) each(fn func(float64)) {
+	for _, b := range s.full {
+		for _, v := range b {
+			fn(v)
+		}
+	}
+	for _, v := range s.tail {
+		fn(v)
+	}
+}
+
+func (s *sampleBlocks) appendTo(dst []float64) []float64 {
+	for _, b := range s.full {
+		dst = append(dst, b...)
+	}
+	return append(dst, s.tail...)
+}
+
+// summarizeRuns computes the stats of the union of ascending runs holding
+// total samples in all, walking them in ascending order: the same figures,
+// bit for bit, as summarize over one sorted copy.
+func summarizeRuns(runs [][]float64, total int) *schema.LatencyStats {
+	ps := [...]float64{50, 90, 95, 99}
+	// The ranks the percentiles read, and their values once walked to.
+	var ranks [2 * len(ps)]int
+	var vals [2 * len(ps)]float64
+	for k, p := range ps {
+		ranks[2*k], ranks[2*k+1] = percentileRanks(total, p)
+	}
+	pos := make([]int, len(runs))
+	sum, last := 0.0, 0.0
+	for r := 0; r < total; r++ {
+		m := -1
+		for i, run := range runs {
+			if pos[i] < len(run) && (m < 0 || run[pos[i]] < runs[m][pos[m]]) {
+				m = i
+			}
+		}
+		last = runs[m][pos[m]]
+		pos[m]++
+		sum += last
+		for k, rk := range ranks {
+			if rk == r {
+				vals[k] = last
+			}
+		}
+	}
+	st := &schema.LatencyStats{Count: total, MeanMS: sum / float64(total), MaxMS: last}
+	at := func(k int) float64 {
+		return percentileFrom(total, ps[k], func(i int) float64 {
+			if i == ranks[2*k] {
+				return vals[2*k]
+			}
+			return vals[2*k+1]
+		})
+	}
+	st.P50MS, st.P90MS, st.P95MS, st.P99MS = at(0), at(1), at(2), at(3)
+	return st
 }
 
 // summarize computes the stats of an ascending, non-empty sample. The mean
@@ -188,25 +283,33 @@ func summarize(sorted []float64) *schema.LatencyStats {
 // results match numpy.percentile bit for bit. p outside [0, 100] is
 // clamped; an empty sample gives NaN.
 func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
+	return percentileFrom(len(sorted), p, func(i int) float64 { return sorted[i] })
+}
+
+// percentileRanks returns the two ranks (0-based, ascending order) the
+// p-th percentile of n samples interpolates between (0 < p < 100).
+func percentileRanks(n int, p float64) (i, j int) {
+	i = int(math.Floor(float64(n-1) * (p / 100)))
+	return i, min(i+1, n-1)
+}
+
+// percentileFrom is Percentile of n ascending samples whose i-th (0-based)
+// at returns.
+func percentileFrom(n int, p float64, at func(int) float64) float64 {
 	if n == 0 || math.IsNaN(p) {
 		return math.NaN()
 	}
 	q := p / 100
 	if q <= 0 {
-		return sorted[0]
+		return at(0)
 	}
 	if q >= 1 {
-		return sorted[n-1]
+		return at(n - 1)
 	}
 	virtual := float64(n-1) * q
 	prev := math.Floor(virtual)
-	i := int(prev)
-	j := i + 1
-	if j > n-1 {
-		j = n - 1
-	}
-	return lerp(sorted[i], sorted[j], virtual-prev)
+	i, j := percentileRanks(n, p)
+	return lerp(at(i), at(j), virtual-prev)
 }
 
 // lerp is numpy's _lerp: a + (b−a)·t, computed from b's side when t ≥ 0.5
