@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
+	"strings"
 
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
@@ -264,6 +264,11 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 	if r.Turn > 0 {
 		c.keepTurn(&cr, r)
 	}
+	if len(c.cases) == cap(c.cases) {
+		// Doubling, where append grows large slices by a quarter: a
+		// hundred thousand kept cases would be copied five times over.
+		c.cases = slices.Grow(c.cases, max(len(c.cases), 64))
+	}
 	c.cases = append(c.cases, caseEntry{seq, cr})
 }
 
@@ -471,22 +476,35 @@ func (c *Collector) Groups() []schema.Group {
 // checks first), then passes; ties in source order, then by id, so reports
 // never depend on completion order.
 func (c *Collector) Cases() []schema.CaseReport {
-	out := make([]schema.CaseReport, len(c.cases))
-	for i, e := range c.cases {
-		out[i] = e.CaseReport
+	// The sort keys are worked out once per case, and the sort moves small
+	// keys rather than whole reports.
+	type sortKey struct {
+		outcome schema.Outcome
+		nfail   int
+		order   int
+		id      string
+		i       int
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Outcome != b.Outcome {
-			return a.Outcome > b.Outcome
+	keys := make([]sortKey, len(c.cases))
+	for i := range c.cases {
+		cr := &c.cases[i].CaseReport
+		keys[i] = sortKey{cr.Outcome, len(cr.Failures), c.order(cr), cr.ID, i}
+	}
+	slices.SortStableFunc(keys, func(a, b sortKey) int {
+		if a.outcome != b.outcome {
+			return -cmp.Compare(a.outcome, b.outcome)
 		}
-		if len(a.Failures) != len(b.Failures) {
-			return len(a.Failures) > len(b.Failures)
+		if a.nfail != b.nfail {
+			return -cmp.Compare(a.nfail, b.nfail)
 		}
-		if ta, tb := c.order(&a), c.order(&b); ta != tb {
-			return ta < tb
+		if a.order != b.order {
+			return cmp.Compare(a.order, b.order)
 		}
-		return a.ID < b.ID
+		return strings.Compare(a.id, b.id)
 	})
+	out := make([]schema.CaseReport, len(keys))
+	for i, k := range keys {
+		out[i] = c.cases[k.i].CaseReport
+	}
 	return out
 }
