@@ -2,6 +2,7 @@ package assert
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -132,7 +133,9 @@ func (c *Collector) Add(r *schema.Result, ev *Evaluation) {
 // AddAt records one evaluated result that is number seq in the run's order.
 // Collectors forked from one collector and fed disjoint results with their
 // sequence numbers merge into the same figures as one collector fed them
-// all; the cap on listed cases keeps the lowest numbers.
+// all; the cap on listed cases keeps the lowest numbers. The collector
+// keeps no reference to r's slot map or expectations: the caller may
+// reuse them for its next result.
 func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 	if ev == nil && c.needsEvaluation(r) {
 		ev = c.evaluator().Analyse(r)
@@ -244,7 +247,9 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 		cr.Error = r.Error
 		cr.Failures = r.Failures
 		cr.Request = r.Request
-		cr.Slots = r.Slots
+		// A copy: the caller may reuse r's slot map for its next result
+		// (eval's replay does).
+		cr.Slots = maps.Clone(r.Slots)
 		body := string(r.Response)
 		if body == "" {
 			body = r.Body

@@ -146,6 +146,9 @@ func (p *replayer) send(b *batch) *batch {
 func (p *replayer) worker(c *assert.Collector) {
 	var r schema.Result
 	var rest schema.Deferred
+	// into is where cases are rebuilt: its slot map and expectations serve
+	// every result in turn (the collector keeps no reference to them).
+	var into schema.Case
 	lineNo := 0
 	defer func() {
 		// A bug must not take the process down without a word: it becomes
@@ -166,7 +169,7 @@ func (p *replayer) worker(c *assert.Collector) {
 			if p.past(lineNo) {
 				break // lines of a batch ascend
 			}
-			evaluation, err := p.evaluate(&r, &rest, line)
+			evaluation, err := p.evaluate(&r, &rest, &into, line)
 			if err != nil {
 				p.fail(lineNo, fmt.Errorf("%s:%d: not a result record: %v", p.path, lineNo, err))
 				break
@@ -182,14 +185,14 @@ func (p *replayer) worker(c *assert.Collector) {
 }
 
 // evaluate decodes one record into r, rebuilds its case from the suite when
-// it can (else decodes the recorded case), and evaluates it.
-func (p *replayer) evaluate(r *schema.Result, rest *schema.Deferred, line []byte) (*assert.Evaluation, error) {
+// it can (in into, else decodes the recorded case), and evaluates it.
+func (p *replayer) evaluate(r *schema.Result, rest *schema.Deferred, into *schema.Case, line []byte) (*assert.Evaluation, error) {
 	if err := r.DecodeForEval(line, rest); err != nil {
 		return nil, err
 	}
 	rebuilt := false
 	if p.rb != nil {
-		if c, ok := p.rb.RebuildRecord(&r.Case, rest.Slots); ok {
+		if c, ok := p.rb.RebuildRecordInto(into, &r.Case, rest.Slots); ok {
 			r.Case, rebuilt = *c, true
 		} else {
 			p.stale.Add(1)

@@ -590,9 +590,12 @@ func distinctDraws(idx []int, grp []int, sizes []int) {
 	}
 }
 
-// fill makes c the case of one slot assignment.
+// fill makes c the case of one slot assignment. A slot map and
+// expectations c already holds are cleared and reused (a rebuild into a
+// case its caller owns, Saved.Into); a new case gets its own.
 func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 	s, t, g := cb.s, cb.t, cb.g
+	slots, expect := c.Slots, c.Expect
 	*c = schema.Case{
 		Suite: s.Name, Template: t.Name, Source: t.Name, SourceKind: schema.KindTemplate,
 		Level: t.Level, Core: t.Core, Scene: t.Scene, Tags: t.Tags,
@@ -600,7 +603,11 @@ func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 	}
 	textLen := g.textLen
 	if len(t.Slots) > 0 {
-		c.Slots = make(map[string]schema.Slot, len(t.Slots))
+		if slots == nil {
+			slots = make(map[string]schema.Slot, len(t.Slots))
+		}
+		clear(slots)
+		c.Slots = slots
 	}
 	for i, sr := range t.Slots {
 		mv := &g.values[i][idx[i]]
@@ -629,7 +636,11 @@ func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 	c.Text = b.String()
 	c.ID = cb.id(idx)
 	if len(g.expect) > 0 {
-		c.Expect = make(schema.Expectations, len(g.expect))
+		if cap(expect) >= len(g.expect) {
+			c.Expect = expect[:len(g.expect)]
+		} else {
+			c.Expect = make(schema.Expectations, len(g.expect))
+		}
 		for i := range g.expect {
 			e := &g.expect[i]
 			c.Expect[i] = schema.Expectation{Path: e.path, Value: e.fill.fill(cb.exp)}

@@ -52,12 +52,21 @@ func keepRunFields(c, rec *schema.Case) {
 // schema.Result.DecodeForEval: rec holds the case's source, id and text,
 // and slots is the record's raw slots object, read without building a map.
 func (rb *Rebuilder) RebuildRecord(rec *schema.Case, slots []byte) (c *schema.Case, ok bool) {
+	return rb.RebuildRecordInto(nil, rec, slots)
+}
+
+// RebuildRecordInto is RebuildRecord building the case in dst where its
+// source can (Saved.Into): the case returned may be dst, whose slot map
+// and expectations are reused, so the caller keeps nothing of a rebuilt
+// case past the next call with the same dst. Eval's replay rebuilds a
+// million cases this way without allocating each one. dst must not be rec.
+func (rb *Rebuilder) RebuildRecordInto(dst, rec *schema.Case, slots []byte) (c *schema.Case, ok bool) {
 	kind, name := rec.SourceOf()
 	src := rb.bySource[sourceKey{kind, name}]
 	if src == nil {
 		return nil, false
 	}
-	c, ok = src.Rebuild(Saved{ID: rec.ID, Text: rec.Text, Slots: slots, Script: rec.Script, Turn: rec.Turn})
+	c, ok = src.Rebuild(Saved{ID: rec.ID, Text: rec.Text, Slots: slots, Script: rec.Script, Turn: rec.Turn, Into: dst})
 	if ok && (rec.Repeat != 0 || rec.Conversation != "" || rec.Captures != nil) {
 		keepRunFields(c, rec)
 	}

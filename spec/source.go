@@ -85,6 +85,11 @@ type Saved struct {
 	// Script and Turn place a saved turn of a conversation.
 	Script string
 	Turn   int
+	// Into, when set, is a case the source may build the rebuilt case in
+	// and return (a template source does, reusing its slot map and
+	// expectations; other sources ignore it). The caller owns it and
+	// must not keep its maps or slices past the next rebuild into it.
+	Into *schema.Case
 }
 
 // SourceKind decodes the blocks of one case source kind.

@@ -130,7 +130,7 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 			}
 			tuple = append(tuple, j)
 		}
-		return ts.build(p, tuple, saved.Case.ID, saved.Case.Text)
+		return ts.build(p, tuple, saved.Case.ID, saved.Case.Text, saved.Into)
 	}
 	for range t.Slots {
 		tuple = append(tuple, -1)
@@ -153,7 +153,7 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	if err != nil || n != len(t.Slots) {
 		return nil, false
 	}
-	return ts.build(p, tuple, saved.ID, saved.Text)
+	return ts.build(p, tuple, saved.ID, saved.Text, saved.Into)
 }
 
 // anyText, as the saved text, makes build check the id only (a
@@ -161,11 +161,15 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 const anyText = "\x00"
 
 // build makes the case of tuple and checks it is the saved one (or, for
-// the id of a perturbed variant, makes that variant of it).
-func (ts *templateSource) build(p *templateRebuild, tuple []int, id, text string) (*schema.Case, bool) {
+// the id of a perturbed variant, makes that variant of it). It builds in
+// into when that is set (Saved.Into).
+func (ts *templateSource) build(p *templateRebuild, tuple []int, id, text string, into *schema.Case) (*schema.Case, bool) {
 	cb := p.pool.Get().(*caseBuilder)
 	defer p.pool.Put(cb)
-	c := &schema.Case{}
+	c := into
+	if c == nil {
+		c = &schema.Case{}
+	}
 	cb.fill(c, tuple)
 	variant := false
 	if c.ID != id && ts.t.Perturb != nil {
