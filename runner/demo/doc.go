@@ -100,6 +100,10 @@
 // "text"} → {"session", "turn", "reply"}. It recalls a name or city it was
 // told for MemoryTurns turns, then names a wrong value, then forgets.
 //
+// POST /nli — a toy judge of memory answers (nli.go): {"premise", "hypothesis",
+// "expect"} → {"label": "entailment" | "neutral" | "contradiction"}, by
+// containment of the expected value and the fact's frame restated.
+//
 // GET /health — {"status": "ok"}.
 //
 // # Known weaknesses

@@ -17,8 +17,11 @@ import (
 // 127.0.0.1 and calls it: endpoint "rasa" (travel intents and entities,
 // the default), "iao" (the IAO corpus-factory write-up's IAO relation queries) or "booking" (the
 // stateful booking bot: {"session": case.conversation, "text": …}, reply =
-// response.reply) or "memory" (a bot that remembers what it is told for
-// demo.MemoryTurns turns; the same request and reply as booking).
+// response.reply), "memory" (a bot that remembers what it is told for
+// demo.MemoryTurns turns; the same request and reply as booking) or "nli"
+// (a toy judge of memory answers, for a target with a judge block:
+// {"premise": judge.fact, "hypothesis": judge.answer, "expect":
+// judge.expect} → {"label": …}).
 //
 //	demo {
 //	  endpoint = "iao"
@@ -36,8 +39,8 @@ func (demoKind) Name() string { return "demo" }
 func (demoKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	c, _ := d.Content(d.Block, demoSchema)
 	ep := d.String(c.Attributes, "endpoint", "rasa")
-	if ep != "rasa" && ep != "iao" && ep != "booking" && ep != "memory" {
-		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (the IAO corpus-factory write-up's IAO relation queries), \"booking\" (a stateful booking bot) and \"memory\" (a bot with a bounded memory); %q is none of them.", ep)
+	if ep != "rasa" && ep != "iao" && ep != "booking" && ep != "memory" && ep != "nli" {
+		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (the IAO corpus-factory write-up's IAO relation queries), \"booking\" (a stateful booking bot), \"memory\" (a bot with a bounded memory) and \"nli\" (a toy judge of memory answers, for a target with a judge block); %q is none of them.", ep)
 	}
 	return &demoConfig{Endpoint: ep}, true
 }
@@ -67,6 +70,9 @@ func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) 
 		hc.url = base + "/" + ep
 		hc.fixedBody = bookingBody
 		hc.decode = bookingReply
+	case "nli":
+		hc.url = base + "/nli"
+		hc.fixedBody = nliBody
 	default:
 		hc.url = base + "/model/parse"
 		hc.fixedBody = textBody("text")
@@ -85,6 +91,17 @@ func bookingBody(c *schema.Case, _ []schema.Message) ([]byte, error) {
 		Session string `json:"session"`
 		Text    string `json:"text"`
 	}{sess, c.Text})
+}
+
+// nliBody is the toy judge's request: {"premise": judge.fact, "hypothesis":
+// judge.answer, "expect": judge.expect}; a case that is not a judge
+// request sends its text as the hypothesis.
+func nliBody(c *schema.Case, _ []schema.Message) ([]byte, error) {
+	j := c.Judge
+	if j == nil {
+		j = &schema.JudgeInput{Answer: c.Text}
+	}
+	return json.Marshal(demo.NLIRequest{Premise: j.Fact, Hypothesis: j.Answer, Expect: j.Expect})
 }
 
 // bookingReply reads the booking bot's reply member.
