@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
@@ -62,7 +63,12 @@ func metricValue(m *schema.Metric, idx map[string]schema.Ratio) cty.Value {
 // address renders a traversal as people write it, with string keys in
 // brackets (metrics.split["smoke"].accuracy, response.slots["城市"]) — the
 // form MetricsValue indexes ratios by.
-func address(tr hcl.Traversal) string {
+func address(tr hcl.Traversal) string { return spell(tr, false) }
+
+// spell renders a traversal; with attrKeys, a string key that is an
+// identifier is written as an attribute (metrics.split.smoke), as a
+// condition spells it.
+func spell(tr hcl.Traversal, attrKeys bool) string {
 	var b strings.Builder
 	for _, s := range tr {
 		switch t := s.(type) {
@@ -71,10 +77,13 @@ func address(tr hcl.Traversal) string {
 		case hcl.TraverseAttr:
 			b.WriteString("." + t.Name)
 		case hcl.TraverseIndex:
-			if t.Key.Type() == cty.String {
-				fmt.Fprintf(&b, "[%q]", t.Key.AsString())
-			} else {
+			switch {
+			case t.Key.Type() != cty.String:
 				b.WriteString("[" + ShowValue(t.Key) + "]")
+			case attrKeys && hclsyntax.ValidIdentifier(t.Key.AsString()):
+				b.WriteString("." + t.Key.AsString())
+			default:
+				fmt.Fprintf(&b, "[%q]", t.Key.AsString())
 			}
 		}
 	}
@@ -85,7 +94,18 @@ func address(tr hcl.Traversal) string {
 // MetricsValue indexes ratios by: keys of keyed maps in brackets
 // (metrics.split.smoke.accuracy → metrics.split["smoke"].accuracy),
 // dimension names as names (metrics.label["intent"] → metrics.label.intent).
-func canonicalAddress(tr hcl.Traversal) string {
+func canonicalAddress(tr hcl.Traversal) string { return address(canonical(tr)) }
+
+// conditionAddress is the canonical address as a condition spells it,
+// the name reports show (issue 17: JUnit wrote metrics.split["smoke"]
+// where the condition said metrics.split.smoke): a key that is an
+// identifier as an attribute (metrics.split.smoke.accuracy,
+// metrics.scene.出行), other keys in brackets (metrics.scene["出行/天气"]).
+func conditionAddress(tr hcl.Traversal) string { return spell(canonical(tr), true) }
+
+// canonical is tr with keyed steps as indexes and named steps as
+// attributes.
+func canonical(tr hcl.Traversal) hcl.Traversal {
 	names := make([]string, len(tr)-1)
 	for i, s := range tr[1:] {
 		switch t := s.(type) {
@@ -109,7 +129,7 @@ func canonicalAddress(tr hcl.Traversal) string {
 		}
 		out = append(out, s)
 	}
-	return address(out)
+	return out
 }
 
 // EvaluateThresholds evaluates every threshold of s against m.
@@ -129,11 +149,12 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 			if t.RootName() != "metrics" {
 				continue
 			}
-			name := canonicalAddress(t)
-			if seen[name] {
+			key := canonicalAddress(t)
+			if seen[key] {
 				continue
 			}
-			seen[name] = true
+			seen[key] = true
+			name := conditionAddress(t)
 			ob := schema.Observed{Name: name}
 			v, diags := t.TraverseAbs(ctx)
 			v = spec.Unmark(v)
@@ -147,7 +168,7 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 				// absent because no case of the run expected anything in it.
 				noData = append(noData, name)
 			}
-			if r, ok := idx[name]; ok {
+			if r, ok := idx[key]; ok {
 				n, d := r.Num, r.Den
 				ob.Num, ob.Den = &n, &d
 			}

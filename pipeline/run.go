@@ -131,7 +131,7 @@ func (r *Run) chooseDir() error {
 		r.Dir = DefaultDir(r.opts.Root, r.Suite.Name, r.started)
 	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create run directory: %w", err)
+		return fmt.Errorf("cannot create the run directory %s: %s", r.Dir, spec.FileError(err))
 	}
 	unlock, err := lockDir(r.Dir)
 	if err != nil {

@@ -145,12 +145,15 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 // the commit `go build` in a checkout embeds ("dev-1a2b3c4d5e6f", with
 // "-dirty" for uncommitted changes); plain "dev" for go run and tests.
 func version() string {
-	if Version != "dev" {
-		return Version
-	}
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return Version
+	return versionOf(Version, bi, ok)
+}
+
+// versionOf is version for the link-time version v and the build info bi
+// (ok false when the binary has none).
+func versionOf(v string, bi *debug.BuildInfo, ok bool) string {
+	if v != "dev" || !ok {
+		return v
 	}
 	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
@@ -165,9 +168,9 @@ func version() string {
 		}
 	}
 	if rev == "" {
-		return Version
+		return v
 	}
-	v := Version + "-" + rev[:min(12, len(rev))]
+	v += "-" + rev[:min(12, len(rev))]
 	if dirty {
 		v += "-dirty"
 	}

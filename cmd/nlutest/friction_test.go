@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +195,136 @@ func TestServeDemoAddrFile(t *testing.T) {
 	<-done
 	if !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {
 		t.Fatalf("--addr-file holds %q, want 127.0.0.1:PORT", addr)
+	}
+}
+
+// TestJUnitThresholdMessageAsWritten (friction 11): a failing threshold's
+// JUnit message and the verdict's reason name the metric as the condition
+// spells it — metrics.split.smoke.accuracy, not metrics.split["smoke"].
+func TestJUnitThresholdMessageAsWritten(t *testing.T) {
+	dir := writeSuite(t, `
+suite "单" { schema = "rasa" }
+target "demo" {
+  demo {}
+  concurrency = 1
+}
+materials "城市" { values = ["北京"] }
+template "查天气" {
+  text   = "{城市}明天天气怎么样"
+  expect = { "$.intent.name" = "book_flight" }
+}
+split "smoke" { where = true }
+threshold "冒烟" { condition = metrics.split.smoke.accuracy >= 0.5 }
+`)
+	junit := filepath.Join(t.TempDir(), "j.xml")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", filepath.Join(dir, "run"), "--report-junit", junit)
+	if code != ExitFail {
+		t.Fatalf("exit %d\n%s%s", code, errs, out)
+	}
+	raw, _ := os.ReadFile(junit)
+	xml := string(raw)
+	if !strings.Contains(xml, `message="observed metrics.split.smoke.accuracy = 0.000 (0/1)`) || strings.Contains(xml, `split[&#34;smoke&#34;]`) {
+		t.Errorf("JUnit does not spell the metric as the condition does:\n%s", xml)
+	}
+	if !strings.Contains(out, "metrics.split.smoke.accuracy") || strings.Contains(out, `split["smoke"]`) {
+		t.Errorf("the console does not spell the metric as the condition does:\n%s", out)
+	}
+}
+
+// TestFileErrorsInWords (friction 11: raw Go errors such as `stat
+// /nonexist: …`): a missing path, a file where a directory belongs and a
+// directory where a file belongs are said in words, with no Go operation
+// name (stat, open, mkdir) and no errno text.
+func TestFileErrorsInWords(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plain.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	suite := filepath.Join("..", "..", "suites", "quickstart")
+	missing := filepath.Join(dir, "nonexist")
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"validate", missing}, ExitInvalid, missing + " does not exist"},
+		{[]string{"eval", missing}, ExitInvalid, missing + " is not a run directory"},
+		{[]string{"eval", file}, ExitInvalid, file + " is a file, not a directory"},
+		{[]string{"diff", missing, missing}, ExitInvalid, missing + " does not exist"},
+		{[]string{"validate", suite, "--var-file", dir}, ExitInvalid, dir + " is a directory, not a file"},
+		{[]string{"run", suite, "--out", filepath.Join(file, "run")}, ExitCannotRun, file + " is a file, not a directory"},
+		{[]string{"run", suite, "--out", filepath.Join(dir, "r"), "--report-json", filepath.Join(file, "x.json")}, ExitInvalid, file + " is a file, not a directory"},
+		{[]string{"init", filepath.Join(file, "new")}, ExitCannotRun, file + " is a file, not a directory"},
+		{[]string{"memory", "agreement", missing, "--ratings", filepath.Join(dir, "none.csv")}, ExitInvalid, missing + " is not a run directory"},
+	}
+	raw := regexp.MustCompile(`\b(stat|open|mkdir|lstat|read) /|no such file or directory|: not a directory|file already exists|: is a directory`)
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, dir, nil, tt.args...)
+		if code != tt.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tt.args, code, tt.code, errs)
+		}
+		if raw.MatchString(errs + out) {
+			t.Errorf("%v: a raw Go error:\n%s", tt.args, errs)
+		}
+		if !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: stderr lacks %q:\n%s", tt.args, tt.want, errs)
+		}
+	}
+}
+
+// TestVersionEmbedsBuild (friction 11: `nlutest version` printed dev):
+// the module version `go install …@v` records, else the commit `go
+// build` in a checkout embeds; "dev" only without either (go run, tests,
+// -buildvcs=false).
+func TestVersionEmbedsBuild(t *testing.T) {
+	vcs := func(rev, modified string) *debug.BuildInfo {
+		return &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}}
+	}
+	tests := []struct {
+		link string
+		bi   *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{"dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, true, "v1.4.0"},
+		{"dev", vcs("8f22e854cf06b80b03d1c6fd67e1c366334726a7", "false"), true, "dev-8f22e854cf06"},
+		{"dev", vcs("8f22e854cf06b80b03d1c6fd67e1c366334726a7", "true"), true, "dev-8f22e854cf06-dirty"},
+		{"v2.0.0", vcs("8f22e854cf06", "true"), true, "v2.0.0"},
+		{"dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true, "dev"},
+		{"dev", nil, false, "dev"},
+	}
+	for _, tt := range tests {
+		if got := versionOf(tt.link, tt.bi, tt.ok); got != tt.want {
+			t.Errorf("versionOf(%q, %+v) = %q, want %q", tt.link, tt.bi, got, tt.want)
+		}
+	}
+}
+
+// TestPolishLines (friction 11): one of everything is singular in the
+// validate line, which starts with the verdict, not the path; `run -h`
+// says --var-file reads JSON too.
+func TestPolishLines(t *testing.T) {
+	dir := writeSuite(t, `
+suite "单" { schema = "rasa" }
+target "demo" {
+  demo {}
+}
+materials "城市" { values = ["北京"] }
+template "查天气" {
+  text   = "{城市}明天天气怎么样"
+  expect = { "$.intent.name" = "check_weather" }
+}
+threshold "准确率" { condition = metrics.accuracy >= 0.9 }
+`)
+	code, out, errs := runCLI(t, dir, nil, "validate", dir)
+	want := `✓ suite "单" is valid: 1 file, 1 template, 1 material, 1 case, 1 threshold (` + dir + ").\n"
+	if code != ExitPass || out != want {
+		t.Errorf("validate: exit %d\n got %q\nwant %q\n%s", code, out, want, errs)
+	}
+	_, out, errs = runCLI(t, dir, nil, "run", "-h")
+	if help := out + errs; !strings.Contains(help, "HCL NAME = VALUE lines, or a JSON object when it ends in .json") {
+		t.Errorf("run -h does not say --var-file reads JSON:\n%s", help)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,10 +185,10 @@ func (a *App) cmdInit(args []string) int {
 	for _, f := range []string{"materials/cities.txt", name + ".nlutest.hcl"} {
 		p := filepath.Join(abs, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return a.fail(fmt.Errorf("cannot create %s: %w", filepath.Dir(p), err))
+			return a.fail(fmt.Errorf("cannot create %s: %s", filepath.Dir(p), spec.FileError(err)))
 		}
 		if err := os.WriteFile(p, []byte(files[f]), 0o644); err != nil {
-			return a.fail(fmt.Errorf("cannot write %s: %w", p, err))
+			return a.fail(fmt.Errorf("cannot write %s: %s", p, spec.FileError(err)))
 		}
 	}
 	fmt.Fprintf(a.Stdout, "Wrote %s and %s.\nNext: nlutest run %s\n",

@@ -4,6 +4,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/spec"
 	"io"
 	"math"
 	"os"
@@ -36,6 +38,9 @@ func (a *App) cmdMemory(args []string) int {
 	if len(pos) != 1 || *ratings == "" {
 		return a.fail(usagef("memory agreement takes one run directory and --ratings FILE"))
 	}
+	if _, err := pipeline.ReadMeta(pos[0]); err != nil {
+		return a.fail(usagef("%v", err))
+	}
 	judged := map[string]string{}
 	err = runner.ReadResults(filepath.Join(pos[0], runner.ResultsFile), func(r *schema.Result) error {
 		if r.Verdict != "" {
@@ -44,7 +49,7 @@ func (a *App) cmdMemory(args []string) int {
 		return nil
 	})
 	if err != nil {
-		return a.fail(err)
+		return a.fail(errors.New(spec.FileError(err)))
 	}
 	human, err := readVerdicts(*ratings)
 	if err != nil {
@@ -66,7 +71,7 @@ type verdictRow struct {
 func readVerdicts(path string) ([]verdictRow, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(spec.FileError(err))
 	}
 	defer f.Close()
 	cr := csv.NewReader(f)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +32,7 @@ func checkReportPaths(runDir string, paths []string) error {
 			return usagef("report path %s is a directory; give a file name", p)
 		}
 		if err := writableDir(filepath.Dir(p)); err != nil {
-			return usagef("report path %s cannot be written: %v", p, err)
+			return usagef("report path %s cannot be written: %s", p, spec.FileError(err))
 		}
 	}
 	return nil

@@ -130,7 +130,7 @@ threshold "inputs" {
 			th = &rep.Thresholds[i]
 		}
 	}
-	if th == nil || th.Outcome != schema.Pass || len(th.Observed) != 2 || th.Observed[1].Name != `metrics.split["smoke"].chars.long_share` || th.Observed[1].Den == nil {
+	if th == nil || th.Outcome != schema.Pass || len(th.Observed) != 2 || th.Observed[1].Name != `metrics.split.smoke.chars.long_share` || th.Observed[1].Den == nil {
 		t.Errorf("threshold on the family: %+v", th)
 	}
 	xml, _ := os.ReadFile(junit)
