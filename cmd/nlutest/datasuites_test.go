@@ -188,3 +188,71 @@ func readLines(t *testing.T, file string) []string {
 }
 
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+
+// suites/clinc150-nlpjs on self-written utterances in CLINC150's layout:
+// the min_confidence fallback turns a confident right answer into a hit, a
+// right answer below 0.7 into a miss (in-scope accuracy 2/4), and an
+// out-of-scope utterance passes only when the engine falls back (1/2).
+func TestCLINC150Suite(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed (suites/*/run.sh need it)")
+	}
+	suite, _ := filepath.Abs(filepath.Join("..", "..", "suites", "clinc150-nlpjs"))
+	dir := t.TempDir()
+	if out, err := exec.Command(node, filepath.Join(suite, "clinc-to-jsonl.js"), filepath.Join("testdata", "clinc150-sample"), dir).CombinedOutput(); err != nil || !strings.Contains(string(out), "4 in-scope utterances (2 intents) and 2 out-of-scope") {
+		t.Fatalf("clinc-to-jsonl.js: %v\n%s", err, out)
+	}
+	answers := map[string]struct {
+		name string
+		conf float64
+	}{
+		"how do i say thank you in german":              {"translate", 0.95},
+		"translate good night into french":              {"translate", 0.6}, // right, but falls back
+		"what is the weather like today":                {"weather", 0.9},
+		"will it snow tomorrow":                         {"translate", 0.8}, // wrong
+		"who painted the ceiling of the sistine chapel": {"", 0},            // falls back: detected
+		"how many legs does a spider have":              {"weather", 0.75},  // confident: missed
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Text string }
+		json.NewDecoder(r.Body).Decode(&req)
+		a := answers[req.Text]
+		var name any = a.name
+		if a.name == "" {
+			name = nil
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"text": req.Text, "intent": map[string]any{"name": name, "confidence": a.conf}, "entities": []any{}})
+	}))
+	defer srv.Close()
+	run := filepath.Join(dir, "run")
+	code, o, e := runCLI(t, dir, map[string]string{"CLINC_JSONL_DIR": dir, "NLPJS_URL": srv.URL}, "run", "--allow-outside", suite, "--out", run, "--quiet")
+	if code != ExitFail {
+		t.Errorf("run: exit %d, want %d (in-scope accuracy 0.5 is below 0.78)\n%s%s", code, ExitFail, o, e)
+	}
+	var labels map[string]struct{ Accuracy ratioJSON }
+	reportFamily(t, run, "label", &labels)
+	if a := labels["intent"].Accuracy; a.Num != 2 || a.Den != 4 {
+		t.Errorf("in-scope accuracy with the fallback: %v/%v, want 2/4", a.Num, a.Den)
+	}
+	var datasets map[string]struct{ Accuracy ratioJSON }
+	reportFamily(t, run, "dataset", &datasets)
+	if a := datasets["out_of_scope"].Accuracy; a.Num != 1 || a.Den != 2 {
+		t.Errorf("out-of-scope recall: %v/%v, want 1/2", a.Num, a.Den)
+	}
+	if a := datasets["in_scope"].Accuracy; a.Num != 3 || a.Den != 4 {
+		t.Errorf("in-scope cases passed (no fallback in a case's expectation): %v/%v, want 3/4", a.Num, a.Den)
+	}
+}
+
+// run.sh without the data folder says where to put it and exits 2.
+func TestCLINC150RunShWithoutData(t *testing.T) {
+	script, _ := filepath.Abs(filepath.Join("..", "..", "suites", "clinc150-nlpjs", "run.sh"))
+	cmd := exec.Command("bash", script)
+	cmd.Env = append(os.Environ(), "CLINC_DIR="+filepath.Join(t.TempDir(), "missing"), "NLUTEST=/nonexistent/nlutest")
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "shared/data/clinc150_test") || !strings.Contains(string(out), "CLINC_DIR") {
+		t.Errorf("run.sh without data: exit %v, want 2 naming where to put it\n%s", cmd.ProcessState, out)
+	}
+}
