@@ -63,7 +63,10 @@ func decodeLiteral(body []byte, value string) ([]int, bool) {
 				return nil, false
 			}
 		case (body[i] == '$' || body[i] == '%') && i+2 < len(body) && body[i+1] == body[i] && body[i+2] == '{':
-			dec, i = body[i+1:i+3], i+3
+			// $${ is a literal ${: the '$' is spelt $$, the '{' as itself.
+			offs = append(offs, at)
+			out = append(out, body[i])
+			at, dec, i = i+2, body[i+2:i+3], i+3
 		case (body[i] == '$' || body[i] == '%') && i+1 < len(body) && body[i+1] == '{':
 			return nil, false
 		default:
