@@ -92,6 +92,10 @@ type Collector struct {
 	// kept counts the passing and the non-passing cases listed; omitted
 	// the ones beyond schema.MaxReportCases.
 	keptPass, keptBad, omitted int
+	// forks are the collectors forked from this one; progress is this
+	// collector's entry among its parent's forks (nil for one not forked).
+	forks    *forkGroup
+	progress *forkProgress
 }
 
 // NewCollector prepares a collector for suite s.
@@ -226,19 +230,16 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 	if ms := r.LatencyMS; !math.IsNaN(ms) && !math.IsInf(ms, 0) {
 		c.nanos[key] += int64(math.Round(ms * 1e6))
 	}
-	if r.Outcome == schema.Pass {
-		if c.keptPass >= schema.MaxReportCases {
-			c.omitted++
-			return
-		}
-		c.keptPass++
-	} else {
-		if c.keptBad >= schema.MaxReportCases {
-			c.omitted++
-			return
-		}
-		c.keptBad++
+	kind, kept := 0, &c.keptPass
+	if r.Outcome != schema.Pass {
+		kind, kept = 1, &c.keptBad
 	}
+	if *kept >= schema.MaxReportCases || c.progress.listedBefore(kind, seq) >= schema.MaxReportCases {
+		c.omitted++
+		return
+	}
+	*kept++
+	c.progress.kept(kind, seq)
 	cr := schema.CaseReport{ID: r.ID, Template: r.Template, Scene: slices.Clip(r.Scene), Text: r.Text, Outcome: r.Outcome, LatencyMS: r.LatencyMS, Cached: r.Cached}
 	if key.kind != schema.KindTemplate {
 		cr.Source, cr.SourceKind = key.name, key.kind
@@ -286,6 +287,10 @@ func (c *Collector) Next() int64 { return c.next }
 func (c *Collector) Fork() *Collector {
 	f := NewCollector(c.suite)
 	f.MaxBody, f.IncludeUnreviewed = c.MaxBody, c.IncludeUnreviewed
+	if c.forks == nil {
+		c.forks = &forkGroup{}
+	}
+	f.progress = c.forks.add()
 	return f
 }
 
@@ -325,18 +330,38 @@ func (c *Collector) Merge(o *Collector) {
 	c.cached += o.cached
 	c.next = max(c.next, o.next)
 	c.omitted += o.omitted
-	c.cases = append(c.cases, o.cases...)
-	c.keptPass += o.keptPass
-	c.keptBad += o.keptBad
-	if c.keptPass <= schema.MaxReportCases && c.keptBad <= schema.MaxReportCases {
+	c.mergeCases(o)
+}
+
+// mergeCases adds o's listed cases to c's. Past the cap it keeps the
+// first cases of each kind in the run's order, as one collector would
+// have, merging the two lists (each in the run's order) into one of the
+// size kept, rather than appending and trimming.
+func (c *Collector) mergeCases(o *Collector) {
+	pass, bad := c.keptPass+o.keptPass, c.keptBad+o.keptBad
+	if pass <= schema.MaxReportCases && bad <= schema.MaxReportCases {
+		c.cases = append(c.cases, o.cases...)
+		c.keptPass, c.keptBad = pass, bad
 		return
 	}
-	// Keep the first cases of each kind in the run's order, as one
-	// collector would have.
-	slices.SortFunc(c.cases, func(a, b caseEntry) int { return cmp.Compare(a.seq, b.seq) })
-	kept := c.cases[:0]
+	bySeq := func(a, b caseEntry) int { return cmp.Compare(a.seq, b.seq) }
+	a, b := c.cases, o.cases
+	if !slices.IsSortedFunc(a, bySeq) {
+		slices.SortFunc(a, bySeq)
+	}
+	if !slices.IsSortedFunc(b, bySeq) { // o is left as it is
+		b = slices.Clone(b)
+		slices.SortFunc(b, bySeq)
+	}
+	kept := make([]caseEntry, 0, min(pass, schema.MaxReportCases)+min(bad, schema.MaxReportCases))
 	c.keptPass, c.keptBad = 0, 0
-	for _, e := range c.cases {
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var e *caseEntry
+		if j == len(b) || i < len(a) && a[i].seq < b[j].seq {
+			e, i = &a[i], i+1
+		} else {
+			e, j = &b[j], j+1
+		}
 		n := &c.keptBad
 		if e.Outcome == schema.Pass {
 			n = &c.keptPass
@@ -346,9 +371,8 @@ func (c *Collector) Merge(o *Collector) {
 			continue
 		}
 		*n++
-		kept = append(kept, e)
+		kept = append(kept, *e)
 	}
-	clear(c.cases[len(kept):])
 	c.cases = kept
 }
 
