@@ -283,7 +283,9 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 func (c *Collector) Next() int64 { return c.next }
 
 // Fork returns an empty collector with c's settings, to be fed part of
-// the results and merged back with Merge.
+// the results and merged back with Merge. The forks of c are fed disjoint
+// results and all merged back: each stops listing cases of a kind once the
+// forks together listed the report's cap of them before it (forkGroup).
 func (c *Collector) Fork() *Collector {
 	f := NewCollector(c.suite)
 	f.MaxBody, f.IncludeUnreviewed = c.MaxBody, c.IncludeUnreviewed
