@@ -16,6 +16,7 @@ import (
 // NotRun. ReportView puts the failed ones in a section's Transcripts.
 type Transcript struct {
 	Source  string // the conversation block
+	Kind    string // its kind: conversation, memory (empty: conversation)
 	Script  string // the conversation instance (script id)
 	Session string // its session id in this run
 	Repeat  int    // the repetition under --repeat (0 without)
@@ -40,10 +41,14 @@ type TranscriptTurn struct {
 	Failures []schema.Failure
 }
 
-// Name is how reports name the conversation: its block and instance id,
-// and the repetition when there is one.
+// Name is how reports name the conversation: its block's kind and name,
+// its instance id, and the repetition when there is one.
 func (t *Transcript) Name() string {
-	s := "conversation " + oneLine(t.Source) + " [" + oneLine(t.Script) + "]"
+	kind := t.Kind
+	if kind == "" {
+		kind = "conversation"
+	}
+	s := kind + " " + oneLine(t.Source) + " [" + oneLine(t.Script) + "]"
 	if t.Repeat > 0 {
 		s += " #" + strconv.Itoa(t.Repeat)
 	}
@@ -66,7 +71,7 @@ func transcripts(r *schema.Report) []*Transcript {
 		}
 		t := by[key]
 		if t == nil {
-			t = &Transcript{Source: c.Source, Script: c.Script, Session: c.Conversation, Repeat: c.Repeat, File: c.File, Line: c.Line}
+			t = &Transcript{Source: c.Source, Kind: c.SourceKind, Script: c.Script, Session: c.Conversation, Repeat: c.Repeat, File: c.File, Line: c.Line}
 			by[key] = t
 			out = append(out, t)
 		}

@@ -172,6 +172,9 @@ func TestMemoryJudgeTarget(t *testing.T) {
 	if !strings.Contains(string(md), `judge \"nli\" said \"不知道\", which is not a verdict`) && !strings.Contains(string(md), `judge "nli" said "不知道", which is not a verdict`) {
 		t.Errorf("the Markdown report does not say why a judgement is unparseable:\n%s", md)
 	}
+	if !strings.Contains(string(md), "memory 个人信息 [") || strings.Contains(string(md), "conversation 个人信息") {
+		t.Errorf("the Markdown report does not name the failed sessions as the memory block's")
+	}
 	checkJudgeRecords(t, filepath.Join(run, "results.jsonl"), false)
 
 	// eval re-judges offline: the NLI service is gone, the figures stay.
