@@ -164,6 +164,12 @@ func (l *LatencyAcc) Result() *schema.Latency {
 		// never written.
 		l.buckets[i] = sampleBlocks{full: [][]float64{b}}
 	}
+	if len(out.Bucket) == 1 { // every sample in one bucket: the same figures
+		for _, st := range out.Bucket {
+			out.LatencyStats = *st
+		}
+		return out
+	}
 	out.LatencyStats = *summarizeRuns(runs[:], total)
 	return out
 }

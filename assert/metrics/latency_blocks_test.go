@@ -90,3 +90,17 @@ func TestLatencyBlocksExact(t *testing.T) {
 	}
 	rw.check(t, "a merged into itself", &a)
 }
+
+// TestLatencyOneBucketExact: when every sample falls in one bucket the
+// overall figures are that bucket's, still bit for bit one sorted copy's.
+func TestLatencyOneBucketExact(t *testing.T) {
+	var l LatencyAcc
+	var r latencyRef
+	for i := range 2*latencyBlock + 5 {
+		r.add(&l, 30, float64((i*104729)%7919)/3+0.01)
+	}
+	r.check(t, "one bucket", &l)
+	if got := l.Result(); len(got.Bucket) != 1 {
+		t.Errorf("buckets %v, want only 21-50", got.Bucket)
+	}
+}
