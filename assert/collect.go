@@ -76,7 +76,7 @@ type Collector struct {
 	// nanos sums each source's call time in whole nanoseconds, so the
 	// sum does not depend on the order results arrive in.
 	nanos    map[sourceKey]int64
-	cases    []caseEntry
+	cases    caseList
 	next     int64 // sequence number of the next result Add is given
 	sceneKey []byte
 	// srcOrder is each case source's index in the suite's CaseSources.
@@ -270,12 +270,7 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 	if r.Turn > 0 {
 		c.keepTurn(&cr, r)
 	}
-	if len(c.cases) == cap(c.cases) {
-		// Doubling, where append grows large slices by a quarter: a
-		// hundred thousand kept cases would be copied five times over.
-		c.cases = slices.Grow(c.cases, max(len(c.cases), 64))
-	}
-	c.cases = append(c.cases, caseEntry{seq, cr})
+	c.cases.add(caseEntry{seq, cr})
 }
 
 // Next is the sequence number after the last result added: where results
@@ -333,49 +328,6 @@ func (c *Collector) Merge(o *Collector) {
 	c.next = max(c.next, o.next)
 	c.omitted += o.omitted
 	c.mergeCases(o)
-}
-
-// mergeCases adds o's listed cases to c's. Past the cap it keeps the
-// first cases of each kind in the run's order, as one collector would
-// have, merging the two lists (each in the run's order) into one of the
-// size kept, rather than appending and trimming.
-func (c *Collector) mergeCases(o *Collector) {
-	pass, bad := c.keptPass+o.keptPass, c.keptBad+o.keptBad
-	if pass <= schema.MaxReportCases && bad <= schema.MaxReportCases {
-		c.cases = append(c.cases, o.cases...)
-		c.keptPass, c.keptBad = pass, bad
-		return
-	}
-	bySeq := func(a, b caseEntry) int { return cmp.Compare(a.seq, b.seq) }
-	a, b := c.cases, o.cases
-	if !slices.IsSortedFunc(a, bySeq) {
-		slices.SortFunc(a, bySeq)
-	}
-	if !slices.IsSortedFunc(b, bySeq) { // o is left as it is
-		b = slices.Clone(b)
-		slices.SortFunc(b, bySeq)
-	}
-	kept := make([]caseEntry, 0, min(pass, schema.MaxReportCases)+min(bad, schema.MaxReportCases))
-	c.keptPass, c.keptBad = 0, 0
-	for i, j := 0, 0; i < len(a) || j < len(b); {
-		var e *caseEntry
-		if j == len(b) || i < len(a) && a[i].seq < b[j].seq {
-			e, i = &a[i], i+1
-		} else {
-			e, j = &b[j], j+1
-		}
-		n := &c.keptBad
-		if e.Outcome == schema.Pass {
-			n = &c.keptPass
-		}
-		if *n >= schema.MaxReportCases {
-			c.omitted++
-			continue
-		}
-		*n++
-		kept = append(kept, *e)
-	}
-	c.cases = kept
 }
 
 // keepTurn keeps what a transcript shows of a conversation's turn: its
@@ -516,9 +468,9 @@ func (c *Collector) Cases() []schema.CaseReport {
 		id      string
 		i       int
 	}
-	keys := make([]sortKey, len(c.cases))
-	for i := range c.cases {
-		cr := &c.cases[i].CaseReport
+	keys := make([]sortKey, c.cases.len())
+	for i := range keys {
+		cr := &c.cases.at(i).CaseReport
 		keys[i] = sortKey{cr.Outcome, len(cr.Failures), c.order(cr), cr.ID, i}
 	}
 	slices.SortStableFunc(keys, func(a, b sortKey) int {
@@ -535,7 +487,7 @@ func (c *Collector) Cases() []schema.CaseReport {
 	})
 	out := make([]schema.CaseReport, len(keys))
 	for i, k := range keys {
-		out[i] = c.cases[k.i].CaseReport
+		out[i] = c.cases.at(k.i).CaseReport
 	}
 	return out
 }

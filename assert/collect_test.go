@@ -71,6 +71,24 @@ split "冒烟" { where = case.level == "S1" }
 	for i := len(forks) - 1; i >= 0; i-- {
 		base.Merge(forks[i])
 	}
+	// Collectors that are not forks of one (no shared listing bound) list
+	// every case they get, so their merge trims past the cap itself: it
+	// must keep the first cases of each kind in the run's order.
+	// Batches go in last first, so each collector's list is out of order.
+	plain := []*Collector{NewCollector(s), NewCollector(s)}
+	for b := (n - 1) / 512; b >= 0; b-- {
+		p := plain[(b*3)%2]
+		for i := b * 512; i < min(n, (b+1)*512); i++ {
+			p.AddAt(result(i), nil, int64(i))
+		}
+	}
+	plain[1].Merge(plain[0])
+	if got, want := plain[1].Omitted(), one.Omitted(); got != want {
+		t.Errorf("independent collectors merged omit %d cases, want %d", got, want)
+	}
+	if a, b := mustJSON(t, plain[1].Cases()), mustJSON(t, one.Cases()); a != b {
+		t.Errorf("independent collectors merged list other cases than one collector fed everything in order")
+	}
 	if base.Total() != n || base.Omitted() != one.Omitted() {
 		t.Fatalf("total %d omitted %d, want %d and %d", base.Total(), base.Omitted(), n, one.Omitted())
 	}
@@ -95,4 +113,13 @@ split "冒烟" { where = case.level == "S1" }
 			t.Errorf("%s differ at byte %d:\nmerged: …%s…\none:    …%s…", c.name, i, a[max(0, i-100):min(len(a), i+100)], b[max(0, i-100):min(len(b), i+100)])
 		}
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
