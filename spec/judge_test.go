@@ -138,3 +138,30 @@ func TestMemoryJudgeTargetDiagnostics(t *testing.T) {
 		t.Errorf("two judge blocks: %v", diags)
 	}
 }
+
+// The default target is the first that is not a judge, wherever the judge
+// is declared.
+func TestDefaultTargetIsNotAJudge(t *testing.T) {
+	src := strings.Replace(judgeTestSuite, `target "bot" {
+  http {
+    url = "http://127.0.0.1:1"
+  }
+}
+`, "", 1) + `
+target "bot" {
+  http {
+    url = "http://127.0.0.1:1"
+  }
+}
+`
+	s := loadAnnotSuite(t, src)
+	if s.Targets[0].Name != "nli" {
+		t.Fatalf("the fixture should declare the judge first, got %q", s.Targets[0].Name)
+	}
+	if got := s.Target(""); got == nil || got.Name != "bot" {
+		t.Errorf("default target %v, want bot", got)
+	}
+	if got := s.Target("nli"); got == nil || got.Name != "nli" {
+		t.Errorf("Target(\"nli\") = %v", got)
+	}
+}

@@ -63,9 +63,18 @@ const judgeBlock = "judge"
 
 var judgeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "verdict"}}}
 
-// Target returns the target named name, or the first target when name is
-// empty; nil when there is none.
+// Target returns the target named name, or when name is empty the default
+// target: the first one declared that has no judge block (a judge target
+// judges answers; it is not the bot under test), else the first one; nil
+// when there is none.
 func (s *Suite) Target(name string) *Target {
+	if name == "" {
+		for _, t := range s.Targets {
+			if t.Judge == nil {
+				return t
+			}
+		}
+	}
 	for _, t := range s.Targets {
 		if name == "" || t.Name == name {
 			return t
