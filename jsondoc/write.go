@@ -87,7 +87,7 @@ func AppendValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, '}'), nil
 	}
-	enc, err := marshalNoEscape(v)
+	enc, err := MarshalNoEscape(v)
 	if err != nil {
 		return b, err
 	}
@@ -286,9 +286,10 @@ func appendEscaped[T ~string | ~[]byte](b []byte, s T) []byte {
 	return append(b, '"')
 }
 
-// marshalNoEscape is encoding/json without HTML escaping or the final
-// newline, for types AppendValue does not know.
-func marshalNoEscape(v any) ([]byte, error) {
+// MarshalNoEscape is encoding/json's Marshal without HTML escaping (so
+// "<", ">" and "&" stay as written, as nlutest's records keep them), for
+// types AppendValue does not know.
+func MarshalNoEscape(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

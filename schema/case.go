@@ -106,16 +106,6 @@ func Generic(v any) any {
 	return v
 }
 
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
 // Case is one generated test utterance: the record `nlutest generate` writes
 // as a JSONL line and the first half of every result record.
 type Case struct {

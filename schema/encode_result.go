@@ -86,7 +86,7 @@ func appendJudgement(b []byte, r *Result) ([]byte, error) {
 	b = append(b, `,"outcome":`...)
 	b = jsondoc.AppendString(b, r.Outcome.String())
 	if len(r.Failures) > 0 {
-		fb, err := marshalNoEscape(r.Failures)
+		fb, err := jsondoc.MarshalNoEscape(r.Failures)
 		if err != nil {
 			return b, err
 		}
@@ -98,7 +98,7 @@ func appendJudgement(b []byte, r *Result) ([]byte, error) {
 		b = jsondoc.AppendString(b, r.Verdict)
 	}
 	if r.Judge != nil { // one per memory question: reflection is cheap enough
-		jb, err := marshalNoEscape(r.Judge)
+		jb, err := jsondoc.MarshalNoEscape(r.Judge)
 		if err != nil {
 			return b, err
 		}
