@@ -60,37 +60,6 @@ func (robustnessFamily) NewAcc(s *spec.Suite) Acc {
 	return a
 }
 
-// RobustnessValue is metrics.robustness in a node.
-type RobustnessValue struct {
-	Original  RobustCounts           `json:"original"`
-	Perturbed RobustCounts           `json:"perturbed"`
-	Score     schema.Ratio           `json:"score"`
-	Kind      map[string]*RobustKind `json:"kind"`
-	Broken    []BrokenCase           `json:"broken,omitempty"`
-}
-
-// RobustCounts are D and D1, or S and S1.
-type RobustCounts struct {
-	Total  int `json:"total"`
-	Passed int `json:"passed"`
-}
-
-// RobustKind are one perturbation kind's figures.
-type RobustKind struct {
-	Total    int          `json:"total"`
-	Passed   int          `json:"passed"`
-	Accuracy schema.Ratio `json:"accuracy"`
-}
-
-// BrokenCase is a perturbed case that failed while its original passed.
-type BrokenCase struct {
-	ID           string `json:"id"`
-	Perturbation string `json:"perturbation"`
-	Text         string `json:"text"`
-	Original     string `json:"original"`
-	OriginalText string `json:"original_text"`
-}
-
 // MaxBroken caps the broken cases a node lists.
 const MaxBroken = 50
 
@@ -99,9 +68,9 @@ const MaxBroken = 50
 type robustAcc struct {
 	perturbing map[schema.SourceKey]bool
 	d, d1      int
-	kinds      map[string]*RobustKind
+	kinds      map[string]*schema.RobustKind
 	originals  map[string]robustOrig
-	failed     []BrokenCase
+	failed     []schema.BrokenCase
 }
 
 type robustOrig struct {
@@ -127,11 +96,11 @@ func (a *robustAcc) Add(o *Observation) {
 		return
 	}
 	if a.kinds == nil {
-		a.kinds = map[string]*RobustKind{}
+		a.kinds = map[string]*schema.RobustKind{}
 	}
 	k := a.kinds[r.Perturbation]
 	if k == nil {
-		k = &RobustKind{}
+		k = &schema.RobustKind{}
 		a.kinds[r.Perturbation] = k
 	}
 	k.Total++
@@ -139,7 +108,7 @@ func (a *robustAcc) Add(o *Observation) {
 		k.Passed++
 		return
 	}
-	a.failed = append(a.failed, BrokenCase{ID: r.ID, Perturbation: r.Perturbation, Text: r.Text, Original: r.Original})
+	a.failed = append(a.failed, schema.BrokenCase{ID: r.ID, Perturbation: r.Perturbation, Text: r.Text, Original: r.Original})
 }
 
 func (a *robustAcc) Merge(o Acc) {
@@ -148,11 +117,11 @@ func (a *robustAcc) Merge(o Acc) {
 	a.d1 += b.d1
 	for name, bk := range b.kinds {
 		if a.kinds == nil {
-			a.kinds = map[string]*RobustKind{}
+			a.kinds = map[string]*schema.RobustKind{}
 		}
 		k := a.kinds[name]
 		if k == nil {
-			k = &RobustKind{}
+			k = &schema.RobustKind{}
 			a.kinds[name] = k
 		}
 		k.Total += bk.Total
@@ -171,7 +140,7 @@ func (a *robustAcc) Fill(n *schema.Node) {
 	if a.d == 0 && len(a.kinds) == 0 {
 		return
 	}
-	v := &RobustnessValue{Original: RobustCounts{a.d, a.d1}, Kind: map[string]*RobustKind{}}
+	v := &schema.Robustness{Original: schema.RobustCounts{Total: a.d, Passed: a.d1}, Kind: map[string]*schema.RobustKind{}}
 	for name, k := range a.kinds {
 		kc := *k
 		kc.Accuracy = schema.R(k.Passed, k.Total)
@@ -186,7 +155,7 @@ func (a *robustAcc) Fill(n *schema.Node) {
 			v.Broken = append(v.Broken, f)
 		}
 	}
-	slices.SortFunc(v.Broken, func(x, y BrokenCase) int {
+	slices.SortFunc(v.Broken, func(x, y schema.BrokenCase) int {
 		if c := strings.Compare(x.Original, y.Original); c != 0 {
 			return c
 		}

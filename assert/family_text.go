@@ -57,22 +57,6 @@ func (textFamily) NewAcc(s *spec.Suite) Acc {
 	return nil
 }
 
-// TextValue is metrics.text in a node: the figures of textShape, BLEU on
-// sacrebleu's 0–100 scale and its signature.
-type TextValue struct {
-	Cases         int          `json:"cases"`
-	ExactMatch    schema.Ratio `json:"exact_match"`
-	F1            schema.Ratio `json:"f1"`
-	BLEU          float64      `json:"bleu"`
-	BLEUScore     float64      `json:"bleu_score"`
-	BLEUSignature string       `json:"bleu_signature"`
-	Rouge1        schema.Ratio `json:"rouge1"`
-	Rouge2        schema.Ratio `json:"rouge2"`
-	RougeL        schema.Ratio `json:"rougeL"`
-	Distinct1     schema.Ratio `json:"distinct1"`
-	Distinct2     schema.Ratio `json:"distinct2"`
-}
-
 // textAcc accumulates one node's text metrics.
 type textAcc struct {
 	opts               spec.TextMetrics
@@ -197,7 +181,7 @@ func (a *textAcc) Fill(n *schema.Node) {
 	tok, st := a.tokenizer()
 	score := metrics.BLEUScore(st, a.opts.Smooth, a.opts.SmoothValue)
 	c := float64(a.cases)
-	SetFamily(n, "text", &TextValue{
+	SetFamily(n, "text", &schema.Text{
 		Cases: a.cases, ExactMatch: schema.Ratio{Num: a.em, Den: c}, F1: schema.Ratio{Num: a.f1, Den: c},
 		BLEU: score / 100, BLEUScore: score, BLEUSignature: metrics.BLEUSignature(a.nrefs, tok, a.opts.Smooth, a.opts.SmoothValue),
 		Rouge1: schema.Ratio{Num: a.r1, Den: c}, Rouge2: schema.Ratio{Num: a.r2, Den: c}, RougeL: schema.Ratio{Num: a.rl, Den: c},

@@ -32,7 +32,7 @@ func TestTextFamilyNode(t *testing.T) {
 	for name, a := range map[string]*textAcc{"one": one, "merged": parts[0]} {
 		var n schema.Node
 		a.Fill(&n)
-		v := n.Families["text"].(*TextValue)
+		v := n.Families["text"].(*schema.Text)
 		if math.Abs(v.BLEUScore-48.530827) > 1e-6 || v.BLEU != v.BLEUScore/100 || v.Cases != 3 {
 			t.Errorf("%s: BLEU %v (%v), cases %d; want 48.530827 (sacrebleu test_bleu.py)", name, v.BLEUScore, v.BLEU, v.Cases)
 		}
@@ -48,7 +48,7 @@ func TestTextFamilyNode(t *testing.T) {
 	a.Add(&Observation{Result: &schema.Result{Case: schema.Case{References: []string{"北京"}}, Reply: "北京"}})
 	var n schema.Node
 	a.Fill(&n)
-	if v := n.Families["text"].(*TextValue); v.BLEUSignature != "nrefs:1|case:mixed|eff:no|tok:char|smooth:floor[0.10]" || v.ExactMatch.Num != 1 {
+	if v := n.Families["text"].(*schema.Text); v.BLEUSignature != "nrefs:1|case:mixed|eff:no|tok:char|smooth:floor[0.10]" || v.ExactMatch.Num != 1 {
 		t.Errorf("text_metrics options: %+v", v)
 	}
 	var empty schema.Node

@@ -37,20 +37,6 @@ func familyValue(n *schema.Node, name string, v any) bool {
 	return json.Unmarshal(b, v) == nil
 }
 
-// textView is the JSON of metrics.text.
-type textView struct {
-	Cases         int          `json:"cases"`
-	ExactMatch    schema.Ratio `json:"exact_match"`
-	F1            schema.Ratio `json:"f1"`
-	BLEUScore     float64      `json:"bleu_score"`
-	BLEUSignature string       `json:"bleu_signature"`
-	Rouge1        schema.Ratio `json:"rouge1"`
-	Rouge2        schema.Ratio `json:"rouge2"`
-	RougeL        schema.Ratio `json:"rougeL"`
-	Distinct1     schema.Ratio `json:"distinct1"`
-	Distinct2     schema.Ratio `json:"distinct2"`
-}
-
 // meanText is a mean over cases (a ratio of sums) as a plain fraction.
 func meanText(r schema.Ratio) string {
 	v, ok := r.Value()
@@ -71,7 +57,7 @@ func textSections(r, _ *schema.Report) []Section {
 		rcol("ROUGE-2"), rcol("ROUGE-L"), rcol("distinct-1"), rcol("distinct-2")}}
 	var sigs []string
 	add := func(label string, n *schema.Node) {
-		var tv textView
+		var tv schema.Text
 		if !familyValue(n, "text", &tv) {
 			return
 		}
@@ -102,30 +88,11 @@ func textSections(r, _ *schema.Report) []Section {
 	return []Section{{ID: "text", Title: "Text metrics", Brief: "Text metrics", Intro: "Each case's reply against its references.", Tables: []Table{t}, Notes: notes}}
 }
 
-// robustView is the JSON of metrics.robustness.
-type robustView struct {
-	Original  struct{ Total, Passed int } `json:"original"`
-	Perturbed struct{ Total, Passed int } `json:"perturbed"`
-	Score     schema.Ratio                `json:"score"`
-	Kind      map[string]struct {
-		Total    int          `json:"total"`
-		Passed   int          `json:"passed"`
-		Accuracy schema.Ratio `json:"accuracy"`
-	} `json:"kind"`
-	Broken []struct {
-		ID           string `json:"id"`
-		Perturbation string `json:"perturbation"`
-		Text         string `json:"text"`
-		Original     string `json:"original"`
-		OriginalText string `json:"original_text"`
-	} `json:"broken"`
-}
-
 // robustnessSections shows metrics.robustness: R = (D1 + S1) / (D + S),
 // accuracy per perturbation kind, and the cases that broke under
 // perturbation next to their originals.
 func robustnessSections(r, _ *schema.Report) []Section {
-	var rv robustView
+	var rv schema.Robustness
 	if r.Metrics == nil || !familyValue(&r.Metrics.Node, "robustness", &rv) {
 		return nil
 	}
