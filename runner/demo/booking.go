@@ -3,9 +3,7 @@ package demo
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"net/http"
 	"strings"
-	"sync"
 	"unicode"
 )
 
@@ -55,29 +53,14 @@ type BookingReply struct {
 	Reply string `json:"reply"`
 }
 
-// bookingBot holds every session of one handler.
-type bookingBot struct {
-	mu       sync.Mutex
-	sessions map[string]*BookingSession
-}
-
-func newBookingBot() *bookingBot { return &bookingBot{sessions: map[string]*BookingSession{}} }
-
-func (b *bookingBot) handle(w http.ResponseWriter, r *http.Request) {
-	fields, ok := decodeFields(w, r, "session", "text")
-	if !ok {
-		return
-	}
-	b.mu.Lock()
-	s := b.sessions[fields[0]]
-	if s == nil {
-		s = &BookingSession{State: StateAskCity}
-		b.sessions[fields[0]] = s
-	}
-	out := s.Step(fields[1])
-	b.mu.Unlock()
-	out.Session = fields[0]
-	writeJSON(w, http.StatusOK, out)
+// newBookingBot serves /booking: one BookingSession per session id.
+func newBookingBot() *sessionBot[*BookingSession] {
+	return newSessionBot(func() *BookingSession { return &BookingSession{State: StateAskCity} },
+		func(s *BookingSession, session, text string) any {
+			out := s.Step(text)
+			out.Session = session
+			return out
+		})
 }
 
 var (

@@ -1,9 +1,7 @@
 package demo
 
 import (
-	"net/http"
 	"strings"
-	"sync"
 )
 
 // MemoryTurns is how many turns the memory bot remembers a fact for: a
@@ -39,28 +37,13 @@ func NewMemorySession(k int) *MemorySession {
 	return &MemorySession{facts: map[string]memoryFact{}, k: k}
 }
 
-type memoryBot struct {
-	mu       sync.Mutex
-	sessions map[string]*MemorySession
-}
-
-func newMemoryBot() *memoryBot { return &memoryBot{sessions: map[string]*MemorySession{}} }
-
-func (b *memoryBot) handle(w http.ResponseWriter, r *http.Request) {
-	fields, ok := decodeFields(w, r, "session", "text")
-	if !ok {
-		return
-	}
-	b.mu.Lock()
-	s := b.sessions[fields[0]]
-	if s == nil {
-		s = NewMemorySession(MemoryTurns)
-		b.sessions[fields[0]] = s
-	}
-	reply := s.Step(fields[1])
-	turn := s.turn
-	b.mu.Unlock()
-	writeJSON(w, http.StatusOK, MemoryReply{Session: fields[0], Turn: turn, Reply: reply})
+// newMemoryBot serves /memory: one MemorySession per session id.
+func newMemoryBot() *sessionBot[*MemorySession] {
+	return newSessionBot(func() *MemorySession { return NewMemorySession(MemoryTurns) },
+		func(s *MemorySession, session, text string) any {
+			reply := s.Step(text)
+			return MemoryReply{Session: session, Turn: s.turn, Reply: reply}
+		})
 }
 
 // Fact kinds the memory bot knows.
