@@ -251,14 +251,7 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 		// A copy: the caller may reuse r's slot map for its next result
 		// (eval's replay does).
 		cr.Slots = maps.Clone(r.Slots)
-		body := string(r.Response)
-		if body == "" {
-			body = r.Body
-		}
-		if len(body) > c.MaxBody {
-			body = truncate(body, c.MaxBody)
-		}
-		cr.Response = body
+		cr.Response = c.keptBody(r)
 	}
 	if i, ok := c.srcOrder[key]; ok {
 		rng := c.suite.CaseSources[i].DeclRange()
@@ -339,15 +332,21 @@ func (c *Collector) keepTurn(cr *schema.CaseReport, r *schema.Result) {
 		cr.Reply = truncate(cr.Reply, c.MaxBody)
 	}
 	if cr.Response == "" {
-		body := string(r.Response)
-		if body == "" {
-			body = r.Body
-		}
-		if len(body) > c.MaxBody {
-			body = truncate(body, c.MaxBody)
-		}
-		cr.Response = body
+		cr.Response = c.keptBody(r)
 	}
+}
+
+// keptBody is the response a listed case keeps: the JSON response, else
+// the non-JSON body, cut at MaxBody.
+func (c *Collector) keptBody(r *schema.Result) string {
+	body := string(r.Response)
+	if body == "" {
+		body = r.Body
+	}
+	if len(body) > c.MaxBody {
+		body = truncate(body, c.MaxBody)
+	}
+	return body
 }
 
 func truncate(s string, n int) string {
