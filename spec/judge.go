@@ -77,7 +77,7 @@ func (s *Suite) evalVerdict(e hcl.Expression, in *schema.JudgeInput, j *schema.J
 	ctx.Variables = map[string]cty.Value{"response": resp, "reply": cty.StringVal(j.Reply), "judge": JudgeValue(in)}
 	v, diags := e.Value(ctx)
 	if diags.HasErrors() {
-		return "", fmt.Errorf("verdict: %s", diagsText(diags))
+		return "", fmt.Errorf("verdict: %s", DiagText(diags))
 	}
 	if v.IsNull() || !v.IsKnown() {
 		return "", fmt.Errorf("verdict is null")
@@ -89,11 +89,19 @@ func (s *Suite) evalVerdict(e hcl.Expression, in *schema.JudgeInput, j *schema.J
 	return sv.AsString(), nil
 }
 
-// diagsText joins the summaries and details of diagnostics on one line.
-func diagsText(diags hcl.Diagnostics) string {
-	parts := make([]string, 0, len(diags))
+// DiagText is the errors among diags on one line: each summary and
+// detail, joined by "; " — for messages recorded in results, where a
+// source snippet cannot go.
+func DiagText(diags hcl.Diagnostics) string {
+	var parts []string
 	for _, d := range diags {
-		parts = append(parts, strings.TrimSuffix(d.Summary+": "+d.Detail, ": "))
+		if d.Severity == hcl.DiagError {
+			s := d.Summary
+			if d.Detail != "" {
+				s += ": " + d.Detail
+			}
+			parts = append(parts, s)
+		}
 	}
 	return strings.Join(parts, "; ")
 }

@@ -122,7 +122,7 @@ func replyExpr(e hcl.Expression) func(*schema.Result, *hcl.EvalContext) error {
 		ctx.Variables = map[string]cty.Value{"response": resp}
 		v, diags := e.Value(ctx)
 		if diags.HasErrors() {
-			return errors.New("reply: " + diagText(diags))
+			return errors.New("reply: " + spec.DiagText(diags))
 		}
 		switch {
 		case v.IsNull():

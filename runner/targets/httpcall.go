@@ -195,7 +195,7 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	r := &schema.Result{Case: *c, Target: h.target.Name, Started: time.Now().UTC()}
 	req, diags := h.request(c, history)
 	if diags.HasErrors() {
-		r.Error = &schema.CallError{Type: schema.ErrRequest, Message: h.red.String(diagText(diags))}
+		r.Error = &schema.CallError{Type: schema.ErrRequest, Message: h.red.String(spec.DiagText(diags))}
 		r.Outcome = schema.Error
 		return r
 	}
@@ -284,20 +284,6 @@ func truncateUTF8(b []byte, n int) string {
 		cut--
 	}
 	return strings.ToValidUTF8(string(b[:cut]), "\uFFFD") + fmt.Sprintf("… (%d bytes in all)", len(b))
-}
-
-func diagText(diags hcl.Diagnostics) string {
-	var parts []string
-	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
-			s := d.Summary
-			if d.Detail != "" {
-				s += ": " + d.Detail
-			}
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "; ")
 }
 
 // Preflight checks that the target's host accepts connections (http) or
