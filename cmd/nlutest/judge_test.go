@@ -169,7 +169,7 @@ func TestMemoryJudgeTarget(t *testing.T) {
 	}
 	checkJudged("run", memoryMetrics(t, rep), want, [5]int{12, 24, 4, 0, 20})
 	md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
-	if !strings.Contains(string(md), `judge \"nli\" said \"不知道\", which is not a verdict`) && !strings.Contains(string(md), `judge "nli" said "不知道", which is not a verdict`) {
+	if !strings.Contains(string(md), `judge "nli" said "不知道", which is not a verdict`) {
 		t.Errorf("the Markdown report does not say why a judgement is unparseable:\n%s", md)
 	}
 	if !strings.Contains(string(md), "memory 个人信息 [") || strings.Contains(string(md), "conversation 个人信息") {
