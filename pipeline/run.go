@@ -194,12 +194,11 @@ func (r *Run) Resume() error {
 	if dropped > 0 {
 		r.notice("dropped a torn last line (%d bytes) from %s", dropped, path)
 	}
-	turns := newTurnBuffer(r.Suite)
-	n, session, err := dropCutConversation(path, turns.turnsOf)
+	n, sessions, err := dropCutScripts(path, r.Suite.ScriptTurns)
 	if err != nil {
 		return fmt.Errorf("cannot repair %s: %w", path, err)
 	}
-	r.noticeDropped(n, session)
+	r.noticeDropped(n, sessions)
 	// A run killed before its first result has nothing to replay.
 	if holdsRun(r.Dir) {
 		if err := r.dropUnselected(path); err != nil {
@@ -303,7 +302,7 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 		return Outcome{}, fmt.Errorf("cannot write results: %w", err)
 	}
 	col, ev := r.Collector, r.Evaluator
-	conv := newTurnBuffer(r.Suite)
+	conv := newTurnBuffer()
 	defer conv.release()
 	var out Outcome
 	runErr := runner.Run(ctx, caller, r.generate, runner.Config[*assert.Evaluation]{

@@ -1,20 +1,21 @@
 package pipeline
 
 import (
-	"bytes"
-	"io"
+	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/nlutest/nlutest/spec"
 )
 
 // This file holds what a run does for scripts of several turns
-// (conversations) and for --repeat: a conversation's results are recorded
-// together once it ends, a conversation cut short at the end of the
-// results file is dropped on resume (it runs again from turn 1 in a new
-// session), and --repeat runs every script N times.
+// (conversations, memory tests) and for --repeat: a script's results are
+// recorded together once it ends, a script not recorded whole is dropped
+// on resume (it runs again from turn 1 in a new session), and --repeat
+// runs every script N times.
 
 // pendingTurn is a turn result waiting for the rest of its conversation.
 type pendingTurn struct {
@@ -22,40 +23,32 @@ type pendingTurn struct {
 	ev *assert.Evaluation
 }
 
-// turnBuffer holds the results of conversations in flight, by session.
+// turnBuffer holds the results of scripts of several turns in flight, by
+// session, until the runner says the script ended.
 type turnBuffer struct {
-	suite *spec.Suite
-	turns map[string]int // turns per conversation source
-	open  map[string][]pendingTurn
+	open map[string][]pendingTurn
 }
 
-func newTurnBuffer(s *spec.Suite) *turnBuffer {
-	return &turnBuffer{suite: s, turns: map[string]int{}, open: map[string][]pendingTurn{}}
+func newTurnBuffer() *turnBuffer {
+	return &turnBuffer{open: map[string][]pendingTurn{}}
 }
 
-// turnsOf is the number of turns of r's source.
-func (b *turnBuffer) turnsOf(r *schema.Result) int {
-	n, ok := b.turns[r.Source]
-	if !ok {
-		if src := b.suite.SourceByKind(r.SourceKind, r.Source); src != nil {
-			n = src.Info().Turns
-		}
-		b.turns[r.Source] = n
-	}
-	return n
-}
-
-// add keeps a turn's result; when it ends its conversation (the last
-// turn, or a turn whose call errored) it returns the conversation's
-// results, in turn order, to record.
+// add keeps a turn's result; when it ends its script (the runner marks
+// the turn that does with ScriptTurns: the last turn, or a turn whose call
+// errored) it stamps every turn with that count and returns the script's
+// results, in turn order, to record. A script the run stopped in the
+// middle of never ends here and is never recorded: resume runs it again.
 func (b *turnBuffer) add(r *schema.Result, ev *assert.Evaluation) []pendingTurn {
 	k := r.Conversation
 	done := append(b.open[k], pendingTurn{r, ev})
-	if r.Error == nil && r.Turn < b.turnsOf(r) {
+	if r.ScriptTurns == 0 {
 		b.open[k] = done
 		return nil
 	}
 	delete(b.open, k)
+	for _, p := range done {
+		p.r.ScriptTurns = r.ScriptTurns
+	}
 	return done
 }
 
@@ -90,73 +83,108 @@ func scriptKey(sc *schema.Script) string {
 	return schema.KeyOf(c.ID, c.Repeat)
 }
 
-// tailWindow is how much of the end of a results file resume reads to find
-// a conversation cut short.
-const tailWindow = 4 << 20
-
-// dropCutConversation truncates the results file before a conversation
-// whose turns end it without the conversation having ended (a run killed
-// while writing them): resume then runs it again from turn 1, in a new
-// session, instead of going on in another one. It returns the number of
-// turns dropped and the session they had.
-func dropCutConversation(path string, turnsOf func(*schema.Result) int) (int, string, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if os.IsNotExist(err) {
-		return 0, "", nil
-	}
-	if err != nil {
-		return 0, "", err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, "", err
-	}
-	start := max(st.Size()-tailWindow, 0)
-	buf := make([]byte, st.Size()-start)
-	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-		return 0, "", err
-	}
-	cut, n, session := cutPoint(buf, turnsOf)
-	if n == 0 {
-		return 0, "", nil
-	}
-	return n, session, f.Truncate(start + int64(cut))
+// session is what resume learns of the recorded turns of one session
+// (one run of a script of several turns).
+type session struct {
+	first    schema.TurnRecord // its first recorded line
+	n        int               // turns recorded
+	stamped  int               // ScriptTurns the lines carry (0: an older record)
+	errored  bool              // a turn's call errored: the script ended there
+	lastTurn int               // the highest turn recorded
+	gaps     int               // turns recorded out of order or missing between two
 }
 
-// cutPoint finds, in the tail of a results file, the start of the last
-// lines when they are the turns of one conversation that had not ended.
-func cutPoint(buf []byte, turnsOf func(*schema.Result) int) (cut, n int, session string) {
-	end := len(buf)
-	var last schema.Result
-	for end > 0 {
-		i := bytes.LastIndexByte(buf[:end-1], '\n') + 1
-		var r schema.Result
-		if i == 0 && end == len(buf) && len(buf) == tailWindow {
-			return 0, 0, "" // a line longer than the window: leave it
-		}
-		if r.UnmarshalJSON(buf[i:end]) != nil || r.Turn == 0 || r.Conversation == "" {
-			break
-		}
-		if n > 0 && r.Conversation != last.Conversation {
-			break
-		}
-		if r.Error != nil || (n == 0 && r.Turn >= turnsOf(&r)) {
-			return 0, 0, "" // the conversation ended
-		}
-		last = r
-		n++
-		end = i
+// whole reports whether the session's turns are its script recorded whole:
+// as many lines as the count stamped on them, and — unless a turn's call
+// errored, which ends a script early — as many as the suite now gives the
+// script (expect; 0 when unknown). An older record without the stamp is
+// whole when it ended at an error or reached the suite's count.
+func (s *session) whole(expect int) bool {
+	if s.gaps > 0 || s.first.Turn != 1 {
+		return false
 	}
-	if n == 0 || last.Turn != 1 {
-		return 0, 0, ""
+	if s.stamped > 0 && s.n != s.stamped {
+		return false
 	}
-	return end, n, last.Conversation
+	if s.errored {
+		return true
+	}
+	if expect > 0 {
+		return s.n == expect
+	}
+	return s.stamped > 0
+}
+
+// dropCutScripts rewrites the results file without the turns of every
+// session that was not recorded whole: a script the run stopped in the
+// middle of (written turn by turn by versions before ScriptTurns, or torn
+// by a kill), or one the suite has since given more or fewer turns.
+// Resume then runs those scripts again from turn 1, in a new session,
+// instead of counting a truncated script as complete. expect gives the
+// suite's turn count for a recorded turn (spec.Suite.ScriptTurns). It
+// returns the turns dropped and the sessions they had.
+func dropCutScripts(path string, expect func(*schema.Case) int) (turns int, sessions []string, err error) {
+	seen := map[string]*session{}
+	err = runner.ReadLines(path, func(line []byte, n int) error {
+		t, ok, err := schema.DecodeTurn(line)
+		if err != nil {
+			return fmt.Errorf("%s:%d: not a result record: %v", path, n, err)
+		}
+		if !ok {
+			return nil
+		}
+		s := seen[t.Conversation]
+		if s == nil {
+			s = &session{first: t}
+			seen[t.Conversation] = s
+		}
+		if t.Turn != s.lastTurn+1 {
+			s.gaps++
+		}
+		s.n++
+		s.lastTurn = t.Turn
+		s.stamped = max(s.stamped, t.ScriptTurns)
+		s.errored = s.errored || t.Errored
+		return nil
+	})
+	if os.IsNotExist(err) || len(seen) == 0 {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	cut := map[string]bool{}
+	for id, s := range seen {
+		f := s.first
+		if !s.whole(expect(&schema.Case{ID: f.ID, Source: f.Source, SourceKind: f.SourceKind, Script: f.Script, Distance: f.Distance})) {
+			cut[id] = true
+			turns += s.n
+			sessions = append(sessions, id)
+		}
+	}
+	if len(cut) == 0 {
+		return 0, nil, nil
+	}
+	slices.Sort(sessions)
+	_, _, err = runner.FilterLines(path, func(line []byte, _ int) (bool, error) {
+		t, ok, err := schema.DecodeTurn(line)
+		return !ok || !cut[t.Conversation], err
+	})
+	return turns, sessions, err
 }
 
 // noticeDropped tells what resume dropped.
-func (r *Run) noticeDropped(n int, session string) {
-	if n > 0 {
-		r.notice("dropped %d turn(s) of conversation session %s, cut short when the run stopped; it runs again from turn 1 in a new session", n, session)
+func (r *Run) noticeDropped(turns int, sessions []string) {
+	switch len(sessions) {
+	case 0:
+	case 1:
+		r.notice("dropped %d turn(s) of session %s, a script not recorded whole (cut short when the run stopped, or changed since); it runs again from turn 1 in a new session", turns, sessions[0])
+	default:
+		shown := sessions[:min(len(sessions), 5)]
+		more := ""
+		if len(sessions) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(sessions)-len(shown))
+		}
+		r.notice("dropped %d turns of %d scripts not recorded whole (cut short when the run stopped, or changed since; sessions %s%s); they run again from turn 1 in new sessions", turns, len(sessions), strings.Join(shown, ", "), more)
 	}
 }

@@ -53,6 +53,19 @@ func RepairResults(path string) (int64, error) {
 // keep accepts (atomically: a temporary file renamed over it). It returns
 // how many records it dropped and kept.
 func FilterResults(path string, keep func(id string) bool) (dropped, kept int, err error) {
+	return FilterLines(path, func(line []byte, n int) (bool, error) {
+		id, err := schema.RecordID(line)
+		if err != nil {
+			return false, fmt.Errorf("%s:%d: not a result record: %v", path, n, err)
+		}
+		return keep(id), nil
+	})
+}
+
+// FilterLines rewrites a results file keeping only the lines keep accepts
+// (line n, from 1), atomically as FilterResults does; it leaves the file
+// untouched when keep accepts them all.
+func FilterLines(path string, keep func(line []byte, n int) (bool, error)) (dropped, kept int, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -69,11 +82,11 @@ func FilterResults(path string, keep func(id string) bool) (dropped, kept int, e
 	}()
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	err = ReadLines(path, func(line []byte, n int) error {
-		id, err := schema.RecordID(line)
+		ok, err := keep(line, n)
 		if err != nil {
-			return fmt.Errorf("%s:%d: not a result record: %v", path, n, err)
+			return err
 		}
-		if !keep(id) {
+		if !ok {
 			dropped++
 			return nil
 		}

@@ -140,7 +140,10 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 }
 
 // runScript runs the turns of one script in one session and sends each
-// result on. It stops at the first turn whose call errors.
+// result on. It stops at the first turn whose call errors. In a script of
+// several turns, the result that ends it (the last turn, or the turn whose
+// call errored) carries the number of turns that ran (ScriptTurns): a
+// script that never sends one was cut short and must not be recorded.
 // A failed call that is not a result (NotAResult, judged against runCtx)
 // is sent as dropped.
 func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Script, cfg *Config[E], results chan<- done[E], halted *atomic.Bool) {
@@ -158,7 +161,8 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 		}
 		results <- done[E]{r: r, ev: ev}
 	}
-	if s.Turns[0].Turn > 0 { // a conversation: a new session id each run
+	multi := s.Turns[0].Turn > 0
+	if multi { // a conversation: a new session id each run
 		sid := NewSessionID(s.ID)
 		for _, t := range s.Turns {
 			t.Conversation = sid
@@ -166,7 +170,11 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 	}
 	sess, err := caller.Open(ctx, s)
 	if err != nil {
-		send(SessionError(s.Turns[0], err))
+		r := SessionError(s.Turns[0], err)
+		if multi {
+			r.ScriptTurns = 1
+		}
+		send(r)
 		return
 	}
 	defer sess.Close()
@@ -183,6 +191,9 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 			if s.After != nil {
 				s.After(i, r, s.Turns[i+1])
 			}
+		}
+		if multi && (r.Error != nil || i+1 == len(s.Turns)) {
+			r.ScriptTurns = i + 1 // this turn ends the script
 		}
 		send(r)
 		if r.Error != nil {

@@ -64,6 +64,10 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 	if r.Cached {
 		b = append(b, `,"cached":true`...)
 	}
+	if r.ScriptTurns != 0 {
+		b = append(b, `,"script_turns":`...)
+		b = strconv.AppendInt(b, int64(r.ScriptTurns), 10)
+	}
 	b = append(b, `,"started":`...)
 	tb, err := r.Started.MarshalJSON()
 	if err != nil {

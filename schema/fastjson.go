@@ -322,6 +322,8 @@ func (r *Result) decodeCallField(key, val []byte) error {
 		r.Attempts, err = strconv.Atoi(string(val))
 	case "cached":
 		r.Cached = string(val) == "true"
+	case "script_turns":
+		r.ScriptTurns, err = strconv.Atoi(string(val))
 	case "started":
 		err = r.Started.UnmarshalJSON(val)
 	case "error":
@@ -468,4 +470,51 @@ func KeyOf(id string, rep int) string {
 		return id
 	}
 	return id + "#" + strconv.Itoa(rep)
+}
+
+// TurnRecord is what resume reads of a recorded turn of a script of
+// several turns to tell whether its script was recorded whole.
+type TurnRecord struct {
+	ID, Source, SourceKind, Script, Conversation string
+	Turn, Distance, Repeat, ScriptTurns          int
+	// Errored: the turn's call produced no usable response (it ends the
+	// script).
+	Errored bool
+}
+
+var turnMember = []byte(`"turn":`)
+
+// DecodeTurn reads the turn fields of a record. ok is false for a record
+// that is not a turn of a script of several turns (a single case).
+func DecodeTurn(b []byte) (t TurnRecord, ok bool, err error) {
+	if !bytes.Contains(b, turnMember) {
+		return t, false, nil
+	}
+	err = jsondoc.Members(b, func(key []byte, val []byte) error {
+		var err error
+		switch string(key) {
+		case "id":
+			t.ID, err = jsondoc.Unquote(val)
+		case "source":
+			t.Source, err = jsondoc.Unquote(val)
+		case "source_kind":
+			t.SourceKind, err = jsondoc.Unquote(val)
+		case "script":
+			t.Script, err = jsondoc.Unquote(val)
+		case "conversation":
+			t.Conversation, err = jsondoc.Unquote(val)
+		case "turn":
+			t.Turn, err = strconv.Atoi(string(val))
+		case "distance":
+			t.Distance, err = strconv.Atoi(string(val))
+		case "repeat":
+			t.Repeat, err = strconv.Atoi(string(val))
+		case "script_turns":
+			t.ScriptTurns, err = strconv.Atoi(string(val))
+		case "error":
+			t.Errored = string(val) != "null"
+		}
+		return err
+	})
+	return t, err == nil && t.Turn > 0 && t.Conversation != "", err
 }

@@ -94,6 +94,15 @@ type Result struct {
 	Attempts int `json:"attempts"`
 	// Cached is true when the response came from the response cache.
 	Cached bool `json:"cached,omitempty"`
+	// ScriptTurns, on every turn of a script of several turns
+	// (conversation, memory), is the number of the script's turns recorded
+	// together with it: all of them, or those up to the turn whose call
+	// errored. The runner sets it on the turn that ends the script; the
+	// run stamps the others when it records the script whole. A script's
+	// lines whose count differs from it were cut short and are never
+	// counted (`run --resume` runs the script again from turn 1). 0 for a
+	// single case, and in records written before it existed.
+	ScriptTurns int `json:"script_turns,omitempty"`
 	// Started is when the first attempt began.
 	Started time.Time `json:"started"`
 	// Error is set when the call produced no usable response.

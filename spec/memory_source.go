@@ -271,6 +271,12 @@ func (ms *memorySource) Generate(g *Gen, yield func(*schema.Script) error) error
 	}, base)
 }
 
+// scriptTurns is the number of turns of the script at c's distance: the
+// facts told, the fillers, the questions.
+func (ms *memorySource) scriptTurns(c *schema.Case) int {
+	return len(ms.facts) + c.Distance + len(ms.questionFact)
+}
+
 // scriptID is the id of the script of case id at distance d.
 func scriptID(id string, d int) string { return id + "-d" + strconv.Itoa(d) }
 

@@ -163,6 +163,26 @@ func (s *Suite) SourceByKind(kind, name string) Source {
 	return nil
 }
 
+// ScriptTurns is the number of turns the suite now gives the script the
+// recorded turn c (its source, source kind and distance) belongs to: the
+// source's Info().Turns, or, for a source whose scripts differ in length
+// (memory: one per distance), the length of c's script. 0 when the suite
+// no longer has the source, or the length is not known before the script
+// runs.
+func (s *Suite) ScriptTurns(c *schema.Case) int {
+	src := s.SourceByKind(c.SourceKind, c.Source)
+	if src == nil {
+		return 0
+	}
+	if n := src.Info().Turns; n > 0 {
+		return n
+	}
+	if v, ok := src.(interface{ scriptTurns(*schema.Case) int }); ok {
+		return v.scriptTurns(c)
+	}
+	return 0
+}
+
 // Decoder is what a SourceKind's Decode uses to read its block: the
 // loader's typed attribute readers (each reports a wrong type, a name that
 // is not var.*, or a sensitive variable as a diagnostic) and the shared
