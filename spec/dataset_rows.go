@@ -49,6 +49,9 @@ type dsRow struct {
 	doc  *jsondoc.Doc
 	cols []string
 	ex   *rasaExample
+	// nth numbers a row identical to earlier ones of its file (from 2;
+	// 0 or 1 for the first), for its default id (defaultID).
+	nth uint32
 }
 
 // rowReader streams a dataset file's rows; next returns nil at the end.
@@ -238,38 +241,60 @@ func (r *rasaReader) next() (*dsRow, error) {
 type rowIndex struct {
 	ds   *datasetSource
 	f    *os.File // kept open for the process: eval rebuilds cases concurrently
-	at   map[string]dsRow
+	at   map[string]rowLoc
 	rasa []rasaExample
+	// dup is the first duplicate explicit id of the file (a row whose id
+	// an earlier row has), which CheckCaseIDs reports.
+	dup error
+}
+
+// rowLoc is where a row is: its line, its byte offset (a Rasa example's
+// index) and its occurrence number among identical rows (dsRow.nth).
+type rowLoc struct {
+	line int
+	off  int64
+	nth  uint32
 }
 
 // buildIndex reads the file once, keeping each row's position by id (nil
-// when the file no longer reads).
+// when the file no longer reads). Ids are made as generation makes them
+// (identical rows without an id numbered); the first row of an explicit
+// id that two rows share is kept, and the second noted in dup.
 func (ds *datasetSource) buildIndex() *rowIndex {
 	rd, err := ds.open()
 	if err != nil {
 		return nil
 	}
 	defer rd.close()
-	ix := &rowIndex{ds: ds, at: map[string]dsRow{}}
+	ix := &rowIndex{ds: ds, at: map[string]rowLoc{}}
 	if rr, ok := rd.(*rasaReader); ok {
 		ix.rasa = rr.exs
 	}
 	var ev rowEval
+	var same occurrences
 	for {
 		r, err := rd.next()
 		if err != nil || r == nil {
 			break
 		}
-		id := rowID(ds.name, r.raw)
-		if ds.id != nil {
+		loc := rowLoc{line: r.line, off: r.off}
+		var id string
+		if ds.id == nil {
+			loc.nth = same.next(rowKey(ds.name, r.raw))
+			id = defaultID(ds.name, r.raw, loc.nth)
+		} else {
 			ev.reset(r)
 			if id, err = ds.str(&ev, ds.id, true); err != nil {
 				continue
 			}
 		}
-		if _, dup := ix.at[id]; !dup {
-			ix.at[id] = dsRow{line: r.line, off: r.off}
+		if prev, dup := ix.at[id]; dup {
+			if ix.dup == nil {
+				ix.dup = duplicateID(id, ds.path, prev.line, ds.path, r.line)
+			}
+			continue
 		}
+		ix.at[id] = loc
 	}
 	if ix.f, err = os.Open(ds.path); err != nil {
 		return nil
@@ -286,7 +311,7 @@ func (ix *rowIndex) row(id string) (*dsRow, bool) {
 	switch ix.ds.format {
 	case "rasa":
 		ex := &ix.rasa[loc.off]
-		return &dsRow{line: ex.line, raw: []byte(ex.intent + "\x00" + ex.raw), ex: ex}, true
+		return &dsRow{line: ex.line, raw: []byte(ex.intent + "\x00" + ex.raw), ex: ex, nth: loc.nth}, true
 	case "csv":
 		cr := csv.NewReader(io.NewSectionReader(ix.f, loc.off, 1<<62))
 		cr.FieldsPerRecord = len(ix.ds.header)
@@ -294,7 +319,7 @@ func (ix *rowIndex) row(id string) (*dsRow, bool) {
 		if err != nil {
 			return nil, false
 		}
-		return &dsRow{line: loc.line, raw: []byte(strings.Join(rec, "\x1f")), cols: rec}, true
+		return &dsRow{line: loc.line, raw: []byte(strings.Join(rec, "\x1f")), cols: rec, nth: loc.nth}, true
 	}
 	br := bufio.NewReader(io.NewSectionReader(ix.f, loc.off, 1<<62))
 	line, err := br.ReadBytes('\n')
@@ -309,5 +334,5 @@ func (ix *rowIndex) row(id string) (*dsRow, bool) {
 	if doc.Parse(raw) != nil {
 		return nil, false
 	}
-	return &dsRow{line: loc.line, raw: raw, doc: doc}, true
+	return &dsRow{line: loc.line, raw: raw, doc: doc, nth: loc.nth}, true
 }

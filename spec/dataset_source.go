@@ -272,14 +272,23 @@ func (ds *datasetSource) Generate(g *Gen, yield func(*schema.Script) error) erro
 	}
 	defer rd.close()
 	var ev rowEval
+	var same occurrences
 	for {
 		r, err := rd.next()
 		if err != nil || r == nil {
 			return err
 		}
 		sc, c := schema.NewSingle()
+		if ds.id == nil {
+			r.nth = same.next(rowKey(ds.name, r.raw))
+		}
 		if err := ds.build(c, r, &ev); err != nil {
 			return err
+		}
+		if ds.id != nil {
+			if err := g.ids.add(ds, c.ID, r.line); err != nil {
+				return err
+			}
 		}
 		in, err := g.Admit(c)
 		if err != nil {
@@ -312,7 +321,7 @@ func (ds *datasetSource) build(c *schema.Case, r *dsRow, ev *rowEval) error {
 	if ds.id != nil {
 		c.ID, err = ds.str(ev, ds.id, true)
 	} else {
-		c.ID = rowID(ds.name, r.raw)
+		c.ID = defaultID(ds.name, r.raw, r.nth)
 	}
 	if err != nil {
 		return err
@@ -361,15 +370,22 @@ func (ds *datasetSource) buildExpect(c *schema.Case, r *dsRow, ev *rowEval) erro
 }
 
 // rowID is the default case id: a hash of the source name and the row's
-// text (identical rows share it).
+// text (identical rows share it; defaultID numbers them).
 func rowID(name string, raw []byte) string {
+	sum := rowSum(name, raw)
+	return hex.EncodeToString(sum[:8])
+}
+
+// rowSum is the SHA-256 of a row's source name and text.
+func rowSum(name string, raw []byte) [32]byte {
 	h := sha256.New()
 	h.Write([]byte("dataset\x00"))
 	h.Write([]byte(name))
 	h.Write([]byte{0})
 	h.Write(raw)
 	var sum [32]byte
-	return hex.EncodeToString(h.Sum(sum[:0])[:8])
+	h.Sum(sum[:0])
+	return sum
 }
 
 // Rebuild finds the saved case's row by id (an index of the file made on

@@ -270,8 +270,9 @@ func (s *Suite) produce(sources []Source, opts GenOptions, batches chan<- []genI
 	inner.Warn = func(r hcl.Range, msg string) { _ = push(genItem{warnAt: r, warn: msg}) }
 	emit := func(sc *schema.Script) error { return push(genItem{sc: sc}) }
 	var err error
+	ids := &caseIDs{}
 	for _, src := range sources {
-		g := &Gen{s: s, opts: inner, sp: splitter{s: s}}
+		g := &Gen{s: s, opts: inner, sp: splitter{s: s}, ids: ids}
 		if err = src.Generate(g, emit); err != nil {
 			break
 		}

@@ -261,6 +261,9 @@ type Gen struct {
 	s    *Suite
 	opts GenOptions
 	sp   splitter
+	// ids holds the explicit dataset ids the generation has seen, shared
+	// by its sources.
+	ids *caseIDs
 }
 
 // Suite is the suite generating.
