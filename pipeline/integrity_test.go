@@ -97,7 +97,7 @@ func TestMergeRefusesAndFailsCleanly(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(root, "merged")
-	if _, _, err := pipeline.Merge(out, dirs, metas); err == nil {
+	if _, _, err := pipeline.Merge(s, out, dirs, metas, pipeline.MergeOptions{}); err == nil {
 		t.Fatal("a corrupt shard merged")
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -112,7 +112,7 @@ func TestMergeRefusesAndFailsCleanly(t *testing.T) {
 	if err := os.WriteFile(res, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, n, err := pipeline.Merge(out, dirs, metas); err != nil || n != 20 {
+	if _, n, err := pipeline.Merge(s, out, dirs, metas, pipeline.MergeOptions{}); err != nil || n != 20 {
 		t.Errorf("the retry: %d results, %v", n, err)
 	}
 	m, _ := pipeline.ReadMeta(out)

@@ -23,12 +23,16 @@ type EvalOptions struct {
 // s, as it is now (cases rebuilt from the suite; a result whose case no
 // longer rebuilds keeps its recorded expectations and is counted in a
 // warning), and builds the report. It refuses a suite of another name than
-// the run's (meta.SuiteName). meta describes the run (the first
+// the run's (meta.SuiteName), and dataset rows that share an id
+// (spec.Suite.CheckCaseIDs). meta describes the run (the first
 // directory's run.json). Each id counts once across the directories. An
 // error is a record that does not decode, or no results at all.
 func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.Collector, *schema.Report, error) {
 	if meta.SuiteName != "" && meta.SuiteName != s.Name {
 		return nil, nil, invalidf("%s was recorded with suite %q, not %q (%s); evaluate it with its own suite (--suite PATH)", dirs[0], meta.SuiteName, s.Name, s.Dir)
+	}
+	if err := s.CheckCaseIDs(); err != nil {
+		return nil, nil, err
 	}
 	ev := assert.NewEvaluator(s)
 	col := assert.NewCollector(s)
@@ -50,6 +54,12 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 	}
 	if col.Unreviewed() > 0 {
 		warnings = append(warnings, fmt.Sprintf("%d cases of unreviewed templates are reported apart and left out of metrics and thresholds", col.Unreviewed()))
+	}
+	if len(meta.ChangedVars) > 0 {
+		warnings = append(warnings, changedVarsWarning(meta.ChangedVars))
+	}
+	if len(meta.MissingShards) > 0 {
+		warnings = append(warnings, fmt.Sprintf("a partial merge (--partial): shards %s only, %s missing; the metrics and verdict are those of the shards merged, not of the whole run", strings.Join(meta.Shards, ", "), strings.Join(meta.MissingShards, ", ")))
 	}
 	if err := importExternal(col, dirs); err != nil {
 		return nil, nil, err
@@ -97,9 +107,10 @@ func ReadShards(dirs []string, partial bool) ([]Meta, error) {
 
 // checkShardSet refuses a shard given twice, shards of different splits
 // into N, a whole run merged with anything, and a missing shard (unless
-// partial).
+// partial) — one shard alone included: shard 1/2 is half a run. A whole
+// run alone is complete (merged, it is copied and evaluated again).
 func checkShardSet(dirs []string, metas []Meta, partial bool) error {
-	if len(dirs) == 1 {
+	if len(dirs) == 1 && metas[0].Shard == "" {
 		return nil
 	}
 	seen := map[int]string{}
@@ -121,25 +132,48 @@ func checkShardSet(dirs []string, metas []Meta, partial bool) error {
 	if partial {
 		return nil
 	}
-	var missing []string
-	for k := 1; k <= n; k++ {
-		if _, ok := seen[k]; !ok {
-			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
-		}
-	}
-	if len(missing) > 0 {
+	if missing := missingShards(metas); len(missing) > 0 {
 		return invalidf("shard %s missing: a merge of some shards is not the whole run; add the missing shard, or pass --partial to report on the shards given", strings.Join(missing, ", "))
 	}
 	return nil
 }
 
+// missingShards lists the shards K/N of the split the metas' shards come
+// from that none of them is ("2/3", "3/3"); nil when they are all there
+// or the metas are not shards.
+func missingShards(metas []Meta) []string {
+	have := map[int]bool{}
+	n := 0
+	for _, m := range metas {
+		if sh, err := ParseShard(m.Shard); err == nil && sh.N > 0 {
+			have[sh.K], n = true, sh.N
+		}
+	}
+	var missing []string
+	for k := 1; k <= n; k++ {
+		if !have[k] {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	return missing
+}
+
 // Merge joins shard runs (dirs, with their metas from ReadShards) into the
 // run directory out: every shard's results, each id once (the first record
 // wins), and a run.json spanning them. It returns the merged run's meta and
-// how many results it holds. It refuses an out that already holds a run.
-// The merged run is built in a temporary directory beside out and renamed
+// how many results it holds. It refuses an out that already holds a run,
+// and a shard recorded with other variable values than s was loaded with
+// (unless o.AllowChangedVars: the merged run then names them). The
+// merged run is built in a temporary directory beside out and renamed
 // into place, so a failed merge leaves nothing behind.
-func Merge(out string, dirs []string, metas []Meta) (Meta, int, error) {
+func Merge(s *spec.Suite, out string, dirs []string, metas []Meta, o MergeOptions) (Meta, int, error) {
+	if err := s.CheckCaseIDs(); err != nil {
+		return Meta{}, 0, err
+	}
+	changed, err := checkShardVars(s, dirs, metas, o)
+	if err != nil {
+		return Meta{}, 0, err
+	}
 	if holdsRun(out) {
 		return Meta{}, 0, invalidf("%s already holds a run; choose another --out directory", out)
 	}
@@ -156,7 +190,10 @@ func Merge(out string, dirs []string, metas []Meta) (Meta, int, error) {
 	if err != nil {
 		return Meta{}, 0, err
 	}
-	meta, n, err := mergeInto(tmp, dirs, metas)
+	meta, n, err := mergeInto(tmp, dirs, metas, func(m *Meta) error {
+		m.ChangedVars = changed
+		return stampVars(m, s)
+	})
 	if err == nil {
 		_ = os.Remove(out) // an empty directory made beforehand
 		err = os.Rename(tmp, out)
@@ -168,8 +205,9 @@ func Merge(out string, dirs []string, metas []Meta) (Meta, int, error) {
 	return meta, n, nil
 }
 
-// mergeInto writes the merged results and run.json into dir.
-func mergeInto(dir string, dirs []string, metas []Meta) (Meta, int, error) {
+// mergeInto writes the merged results and run.json into dir; stamp sets
+// the merged run's variable prints.
+func mergeInto(dir string, dirs []string, metas []Meta, stamp func(*Meta) error) (Meta, int, error) {
 	rw, err := runner.CreateResults(filepath.Join(dir, runner.ResultsFile))
 	if err != nil {
 		return Meta{}, 0, err
@@ -177,6 +215,7 @@ func mergeInto(dir string, dirs []string, metas []Meta) (Meta, int, error) {
 	seen := map[string]bool{}
 	meta := metas[0]
 	meta.Shard, meta.Total, meta.Shards = "", 0, nil
+	meta.MissingShards = missingShards(metas)
 	for i, d := range dirs {
 		err := runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(r *schema.Result) error {
 			if seen[r.ID] {
@@ -201,6 +240,9 @@ func mergeInto(dir string, dirs []string, metas []Meta) (Meta, int, error) {
 		}
 	}
 	if err := rw.Close(); err != nil {
+		return Meta{}, 0, err
+	}
+	if err := stamp(&meta); err != nil {
 		return Meta{}, 0, err
 	}
 	if err := WriteMeta(dir, meta); err != nil {

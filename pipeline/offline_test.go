@@ -33,6 +33,9 @@ func TestMergeShardsEqualsTheWholeRun(t *testing.T) {
 	wantInvalid(t, err, "given twice")
 	_, err = pipeline.ReadShards(dirs[:2], false)
 	wantInvalid(t, err, "shard 3/3 missing")
+	// One shard alone is not the whole run either (issue 24).
+	_, err = pipeline.ReadShards(dirs[1:2], false)
+	wantInvalid(t, err, "shard 1/3, 3/3 missing")
 	if _, err := pipeline.ReadShards(dirs[:2], true); err != nil {
 		t.Errorf("--partial: %v", err)
 	}
@@ -43,7 +46,7 @@ func TestMergeShardsEqualsTheWholeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(root, "merged")
-	meta, n, err := pipeline.Merge(out, dirs, metas)
+	meta, n, err := pipeline.Merge(s, out, dirs, metas, pipeline.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +63,7 @@ func TestMergeShardsEqualsTheWholeRun(t *testing.T) {
 	}
 
 	// A merged directory is never merged over.
-	_, _, err = pipeline.Merge(out, dirs, metas)
+	_, _, err = pipeline.Merge(s, out, dirs, metas, pipeline.MergeOptions{})
 	wantInvalid(t, err, out+" already holds a run")
 	// Only shards of one run merge.
 	other := filepath.Join(root, "smoke")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nlutest/nlutest/assert"
@@ -29,6 +30,9 @@ type Options struct {
 	Concurrency int
 	// IncludeUnreviewed counts cases of unreviewed templates in metrics.
 	IncludeUnreviewed bool
+	// AllowChangedVars resumes a run recorded with other variable values
+	// than the suite is loaded with (the report names them).
+	AllowChangedVars bool
 	// Repeat, when > 1, runs every selected script Repeat times, each in a
 	// new session (--repeat N); results record the repetition.
 	Repeat  int
@@ -79,7 +83,9 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 		return nil, err
 	}
 	if counts.Total == 0 {
-		return nil, invalidf("no case to run: the suite generates no case%s", o.Selection.Note())
+		if err := r.emptyShard(s); err != nil {
+			return nil, err
+		}
 	}
 	if o.Repeat > 1 {
 		counts.Scripts *= o.Repeat
@@ -96,6 +102,12 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 		Repeat: repeatOf(o), OnlyFailed: o.Selection.OnlyFrom, Total: counts.Total, Started: r.started.UTC()}
 	if err := r.chooseDir(); err != nil {
 		return nil, err
+	}
+	if r.Meta.VarSalt == "" {
+		if err := stampVars(&r.Meta, s); err != nil {
+			r.Close()
+			return nil, err
+		}
 	}
 	r.Evaluator = assert.NewEvaluator(s)
 	r.Collector = assert.NewCollector(s)
@@ -120,11 +132,14 @@ func (r *Run) chooseDir() error {
 		if err != nil {
 			return invalidf("--resume: %v", err)
 		}
-		if !old.sameSelection(r.Meta) {
-			return invalidf("--resume: %s was run with target %q, split %q, filter %q, shard %q; resume it with the same selection", r.Dir, old.Target, old.Split, old.Filter, old.Shard)
+		if diff := old.selectionDiff(r.Meta); len(diff) > 0 {
+			return invalidf("--resume: %s was run with %s; resume it with the same selection (a flag left out takes the recorded value)", r.Dir, strings.Join(diff, ", "))
 		}
 		r.Meta.Started = old.Started
 		r.old = old
+		if err := r.checkResumeVars(old); err != nil {
+			return err
+		}
 		r.before = old.spent()
 	}
 	if r.Dir == "" {

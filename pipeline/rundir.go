@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/nlutest/nlutest/runner"
@@ -23,8 +24,9 @@ const (
 )
 
 // Meta records how a run was made, so eval, merge and resume can find the
-// suite and repeat the selection. It holds no variable values: secrets
-// never reach disk; pass the same --var flags again.
+// suite and repeat the selection. It holds no variable values (secrets
+// never reach disk; pass the same --var flags again), only salted prints
+// of them, which --resume and merge check (vars.go).
 type Meta struct {
 	Tool    string `json:"tool"`
 	Version string `json:"version"`
@@ -39,10 +41,13 @@ type Meta struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	// Shards lists the shards a merged run joins ("1/3", "2/3", "3/3").
 	Shards []string `json:"shards,omitempty"`
-	Target string   `json:"target"`
-	Split  string   `json:"split,omitempty"`
-	Filter string   `json:"filter,omitempty"`
-	Shard  string   `json:"shard,omitempty"`
+	// MissingShards lists the shards a partial merge (merge --partial)
+	// lacks: its report says it is not the whole run.
+	MissingShards []string `json:"missing_shards,omitempty"`
+	Target        string   `json:"target"`
+	Split         string   `json:"split,omitempty"`
+	Filter        string   `json:"filter,omitempty"`
+	Shard         string   `json:"shard,omitempty"`
 	// Repeat is --repeat N (0 without it).
 	Repeat   int       `json:"repeat,omitempty"`
 	Total    int       `json:"total"`
@@ -51,16 +56,56 @@ type Meta struct {
 	// Seconds is the time spent running, summed over the sessions of a
 	// resumed run (the pauses between them left out).
 	Seconds float64 `json:"seconds,omitempty"`
+	// VarSalt and VarPrints fingerprint the variable values the run was
+	// made with: per variable name, a salted HMAC-SHA256 of its value
+	// (stretched first for a sensitive one), never the value; runs made
+	// before 2026-12 have neither. ChangedVars names the variables whose
+	// values changed within the run (--allow-changed-vars).
+	VarSalt     string            `json:"var_salt,omitempty"`
+	VarPrints   map[string]string `json:"var_prints,omitempty"`
+	ChangedVars []string          `json:"changed_vars,omitempty"`
 	// OnlyFailed is the earlier run whose failing and erroring cases this
 	// run re-runs (run --only-failed).
 	OnlyFailed string `json:"only_failed,omitempty"`
 }
 
-// sameSelection reports whether a run recorded with o was made with m's
-// target and selection.
-func (m Meta) sameSelection(o Meta) bool {
-	return m.Target == o.Target && m.Split == o.Split && m.Filter == o.Filter && m.Shard == o.Shard && m.Repeat == o.Repeat &&
-		filepath.Clean(m.OnlyFailed) == filepath.Clean(o.OnlyFailed)
+// selectionDiff names what of the target and selection of a run
+// recorded with m differs from o's, each as the recorded flag and, in
+// parentheses, the one asked for now (`--repeat 3 (now 2)`); nil when
+// they are the same.
+func (m Meta) selectionDiff(o Meta) []string {
+	var diff []string
+	add := func(flag, was, now string) {
+		if was != now {
+			diff = append(diff, fmt.Sprintf("%s %s (now %s)", flag, was, now))
+		}
+	}
+	add("--target", shownFlag(m.Target), shownFlag(o.Target))
+	add("--split", shownFlag(m.Split), shownFlag(o.Split))
+	add("--filter", shownFlag(m.Filter), shownFlag(o.Filter))
+	add("--shard", shownFlag(m.Shard), shownFlag(o.Shard))
+	add("--repeat", repeatText(m.Repeat), repeatText(o.Repeat))
+	if filepath.Clean(m.OnlyFailed) != filepath.Clean(o.OnlyFailed) {
+		add("--only-failed", shownFlag(m.OnlyFailed), shownFlag(o.OnlyFailed))
+	}
+	return diff
+}
+
+// shownFlag is a flag's value in a message: quoted, or "none".
+func shownFlag(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+// repeatText is a recorded --repeat in a message ("none" for one run of
+// each case).
+func repeatText(n int) string {
+	if n <= 1 {
+		return "none"
+	}
+	return strconv.Itoa(n)
 }
 
 // spent is how long the sessions recorded in m ran: Seconds, or for a

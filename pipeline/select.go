@@ -176,3 +176,24 @@ func (sh Shard) Has(id string) bool {
 	}
 	return int(spec.UnitHash("shard", id)*float64(sh.N)) == sh.K-1
 }
+
+// emptyShard decides on a selection that holds no case. One shard of a
+// selection that is not empty may hold none (3 cases in --shard 2/2):
+// the run goes on and records an empty run, so merge of the shards finds
+// every shard. Any other empty selection is refused.
+func (r *Run) emptyShard(s *spec.Suite) error {
+	sel := r.opts.Selection
+	if sel.Shard.N > 1 {
+		whole := sel
+		whole.Shard = Shard{}
+		n, err := whole.Count(s, nil)
+		if err != nil {
+			return err
+		}
+		if n.Total > 0 {
+			r.notice("shard %s holds none of the %d cases%s: it records an empty run, for merge", sel.Shard, n.Total, sel.Note())
+			return nil
+		}
+	}
+	return invalidf("no case to run: the suite generates no case%s", sel.Note())
+}

@@ -75,7 +75,9 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 func (a *App) evaluateRuns(s *spec.Suite, dirs []string, meta pipeline.Meta, rf *runFlags) (*assert.Collector, *schema.Report, int) {
 	col, rep, err := pipeline.Evaluate(s, dirs, meta, pipeline.EvalOptions{IncludeUnreviewed: rf.unreviewed, Version: version()})
 	if err != nil {
-		fmt.Fprintf(a.Stderr, "nlutest: %v\n", err)
+		if !a.dataDiagnostics(err, s, &rf.loadFlags) {
+			fmt.Fprintf(a.Stderr, "nlutest: %v\n", err)
+		}
 		return nil, nil, ExitInvalid
 	}
 	return col, rep, ExitPass
@@ -101,6 +103,7 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	out := fs.String("out", "", "the merged run directory (required)")
 	suitePath := fs.String("suite", "", "the suite (default: the one recorded in the first run)")
 	partial := fs.Bool("partial", false, "merge some shards of a run, not all (the report says which)")
+	allowVars := fs.Bool("allow-changed-vars", false, "merge shards recorded with other variable values than given here (the report says so)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return a.flagErr(err)
@@ -122,7 +125,11 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	if s == nil {
 		return code
 	}
-	meta, n, err := pipeline.Merge(*out, pos, metas)
+	meta, n, err := pipeline.Merge(s, *out, pos, metas, pipeline.MergeOptions{AllowChangedVars: *allowVars,
+		Notice: func(msg string) { fmt.Fprintf(a.Stderr, "nlutest: %s\n", msg) }})
+	if a.dataDiagnostics(err, s, &rf.loadFlags) {
+		return ExitInvalid
+	}
 	if err != nil {
 		return a.fail(err)
 	}
@@ -130,10 +137,11 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	if rep == nil {
 		return code
 	}
-	if *partial && len(meta.Shards) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("a partial merge: shards %s only (--partial)", strings.Join(meta.Shards, ", ")))
+	partialNote := ""
+	if len(meta.MissingShards) > 0 {
+		partialNote = fmt.Sprintf(" (a partial merge: shard%s %s missing)", plural(len(meta.MissingShards)), strings.Join(meta.MissingShards, ", "))
 	}
-	fmt.Fprintf(a.Stderr, "nlutest: merged %d results from %d runs into %s\n", n, len(pos), *out)
+	fmt.Fprintf(a.Stderr, "nlutest: merged %d results from %d run%s into %s%s\n", n, len(pos), plural(len(pos)), *out, partialNote)
 	return a.finishOffline(rep, &rf, *out)
 }
 

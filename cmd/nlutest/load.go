@@ -194,7 +194,7 @@ func (a *App) cmdGenerate(args []string) int {
 // spec.DiagnosticError) as diagnostics; false for other errors.
 func (a *App) dataDiagnostics(err error, s *spec.Suite, lf *loadFlags) bool {
 	var de *spec.DiagnosticError
-	if !errors.As(err, &de) {
+	if err == nil || !errors.As(err, &de) {
 		return false
 	}
 	spec.WriteDiagnostics(a.Stderr, de.Diags, s.Sources, a.useColor(lf.color, a.StderrTTY))

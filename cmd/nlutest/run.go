@@ -40,6 +40,7 @@ type runFlags struct {
 	cache       bool
 	repeat      int
 	onlyFailed  string
+	allowVars   bool
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -63,6 +64,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json): Δ columns in console and Markdown")
 	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates (reviewed = false) in metrics and thresholds")
 	fs.IntVar(&rf.repeat, "repeat", 0, "run every case and conversation N times, each in a new session: metrics.repeat (stability, pass@k) and flaky cases")
+	fs.BoolVar(&rf.allowVars, "allow-changed-vars", false, "with --resume: go on though variable values differ from those the run was recorded with (the report says so)")
 	fs.BoolVar(&rf.cache, "cache", false, "answer repeated requests from the response cache in .nlutest/cache (keyed by target and exact request)")
 }
 
@@ -93,13 +95,9 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	run, err := pipeline.Prepare(s, pipeline.Options{
-		SuitePath: suitePath, Target: target, Selection: sel, Out: rf.out, Resume: rf.resume, Root: a.Getwd,
-		Concurrency: rf.concurrency, IncludeUnreviewed: rf.unreviewed, Version: version(), Now: a.now, Repeat: rf.repeat,
-		Notice: func(msg string) { fmt.Fprintf(a.Stderr, "nlutest: %s\n", msg) },
-	})
-	if err != nil {
-		return a.fail(err)
+	run, code := a.prepareRun(s, suitePath, target, sel, &rf)
+	if run == nil {
+		return code
 	}
 	defer run.Close()
 	if err := checkReportPaths(run.Dir, rf.reportPaths()); err != nil {
@@ -144,6 +142,24 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return ExitInterrupted
 	}
 	return code
+}
+
+// prepareRun prepares the run (pipeline.Prepare); on failure it prints
+// why (a bad dataset row as located diagnostics) and returns nil and the
+// exit code.
+func (a *App) prepareRun(s *spec.Suite, suitePath string, target *spec.Target, sel pipeline.Selection, rf *runFlags) (*pipeline.Run, int) {
+	run, err := pipeline.Prepare(s, pipeline.Options{
+		SuitePath: suitePath, Target: target, Selection: sel, Out: rf.out, Resume: rf.resume, Root: a.Getwd,
+		Concurrency: rf.concurrency, IncludeUnreviewed: rf.unreviewed, Version: version(), Now: a.now, Repeat: rf.repeat, AllowChangedVars: rf.allowVars,
+		Notice: func(msg string) { fmt.Fprintf(a.Stderr, "nlutest: %s\n", msg) },
+	})
+	if a.dataDiagnostics(err, s, &rf.loadFlags) {
+		return nil, ExitInvalid
+	}
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	return run, ExitPass
 }
 
 // onlyFailed narrows sel to the failing and erroring cases of the run

@@ -44,7 +44,9 @@ func (a *App) cmdStats(args []string) int {
 	st, err := stats.ComputeWith(s, spec.GenOptions{Split: *split, Warn: warns.add})
 	a.printWarnings(s, &lf, &warns)
 	if err != nil {
-		fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
+		if !a.dataDiagnostics(err, s, &lf) {
+			fmt.Fprintf(a.Stderr, "nlutest: generating cases: %s\n", err)
+		}
 		return ExitInvalid
 	}
 	v := reporters.StatsView(st, *top)
