@@ -215,7 +215,9 @@ func mergeInto(dir string, dirs []string, metas []Meta, stamp func(*Meta) error)
 	seen := map[string]bool{}
 	meta := metas[0]
 	meta.Shard, meta.Total, meta.Shards = "", 0, nil
-	meta.MissingShards = missingShards(metas)
+	if metas[0].Shard != "" {
+		meta.MissingShards = missingShards(metas)
+	}
 	for i, d := range dirs {
 		err := runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(r *schema.Result) error {
 			if seen[r.ID] {
@@ -241,6 +243,10 @@ func mergeInto(dir string, dirs []string, metas []Meta, stamp func(*Meta) error)
 	}
 	if err := rw.Close(); err != nil {
 		return Meta{}, 0, err
+	}
+	if metas[0].Shard == "" {
+		// One whole run, copied: a merged one keeps what it joins and lacks.
+		meta.Shards = metas[0].Shards
 	}
 	if err := stamp(&meta); err != nil {
 		return Meta{}, 0, err

@@ -93,6 +93,13 @@ func TestMergeOfOneShardIsRefused(t *testing.T) {
 	if !strings.Contains(warningsOf(t, out), warn) {
 		t.Errorf("eval's report lost the partial warning: %s", warningsOf(t, out))
 	}
+	// A copy of the partial merge (merge of it alone) stays partial.
+	cp := filepath.Join(dir, "m-copy")
+	code, _, errs = runCLI(t, dir, nil, "merge", "--out", cp, out, "--quiet")
+	wantCode(t, "merge of the partial merge alone", code, ExitPass, errs)
+	if m := readMeta(t, cp); !strings.Contains(warningsOf(t, cp), warn) || strings.Join(m.Shards, " ") != "1/2" {
+		t.Errorf("the copy lost what it lacks: shards %v, warnings %s", m.Shards, warningsOf(t, cp))
+	}
 	// A whole run alone is complete: merge copies and evaluates it.
 	whole := filepath.Join(dir, "whole")
 	runCLI(t, dir, nil, "run", dir, "--out", whole, "--quiet")
