@@ -4,11 +4,16 @@
 // form a secret takes on the way out — raw, JSON escaped (with and without
 // HTML escaping, ASCII-only, with escaped slashes), URL encoded (query, path
 // and userinfo), and inside base64 (an Authorization: Basic header built
-// from a URL's user:password) — and JSON compares decoded string values, so
-// a service that escapes "+" as \u002B does not slip a secret past it.
+// from a URL's user:password) — and looks under up to MaxLayers layers of
+// \u, JSON and %XX escaping in any text, so a service that escapes "+" as
+// \u002B, escapes every character, or answers JSON inside a JSON string does
+// not slip a secret past it. Each secret is also searched in the forms a
+// service that decodes it once makes of it: its query decoding ("+" read
+// as a space) and its %-decoding (a value stored already encoded).
+// docs/security.md lists the forms searched, and those that are not.
 //
 // What counts as a secret, and which values are too short to redact, is the
-// spec package's rule (docs/security.md).
+// spec package's rule (docs/security.md); MinLen is that length.
 package redact
 
 import (
@@ -18,7 +23,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,14 +43,18 @@ func SensitiveHeader(name string) bool { return sensitiveHeaders[http.CanonicalH
 // Redactor removes secrets from text. The zero value and nil redact
 // nothing.
 type Redactor struct {
-	r     *strings.Replacer
-	forms []string // every textual form of every secret, longest first
-	// b64 are the base64 characters that depend only on a secret's bytes,
-	// for each of the three alignments a secret can have inside a longer
-	// encoded value (as in base64("user:" + secret)), in the standard and
-	// URL alphabets; a match redacts the whole base64 run around it.
-	b64 []string
+	// m finds every textual form of every secret, and for each of the
+	// three alignments a secret can have inside a longer base64 value (as
+	// in base64("user:" + secret)), in the standard and URL alphabets, the
+	// base64 characters that depend only on the secret's bytes; a base64
+	// match redacts the whole base64 run around it.
+	m *matcher
 }
+
+// MinLen is the fewest characters a value the redactor searches may have:
+// text shorter than that is everywhere (spec refuses sensitive values that
+// short, and a decoded form of a secret that short is not searched).
+const MinLen = 3
 
 // minBase64 is the shortest base64 run searched for: shorter ones would
 // match ordinary text.
@@ -146,158 +155,193 @@ func base64Forms(s string) []string {
 	return out
 }
 
-// New builds a redactor for the given secret values and their encoded
-// forms; longer forms are replaced first so a secret containing another is
-// not leaked in part. Empty secrets are ignored.
-func New(secrets []string) *Redactor {
-	seen := map[string]bool{}
-	var forms, b64 []string
-	for _, s := range secrets {
-		if s == "" {
-			continue
+// values returns secret s and what a service that decodes it once makes
+// of it: its query decoding ("+" a space, %XX decoded: url.QueryUnescape,
+// leniently) and its %-decoding (url.PathUnescape, leniently), when they
+// differ from s and are at least MinLen characters.
+func values(s string) []string {
+	out := []string{s}
+	for _, plus := range []bool{true, false} {
+		d := s
+		if plus {
+			d = strings.ReplaceAll(s, "+", " ")
 		}
-		for _, f := range secretForms(s) {
-			if f != "" && !seen[f] {
-				seen[f] = true
-				forms = append(forms, f)
-			}
-		}
-		for _, f := range base64Forms(s) {
-			if !seen[f] {
-				seen[f] = true
-				b64 = append(b64, f)
-			}
-		}
-	}
-	if len(forms) == 0 {
-		return &Redactor{}
-	}
-	sort.SliceStable(forms, func(i, j int) bool { return len(forms[i]) > len(forms[j]) })
-	pairs := make([]string, 0, 2*len(forms))
-	for _, f := range forms {
-		pairs = append(pairs, f, Redacted)
-	}
-	return &Redactor{r: strings.NewReplacer(pairs...), forms: forms, b64: b64}
-}
-
-// Empty reports whether r redacts nothing.
-func (r *Redactor) Empty() bool { return r == nil || r.r == nil }
-
-// String redacts s.
-func (r *Redactor) String(s string) string {
-	if r.Empty() {
-		return s
-	}
-	s = r.r.Replace(s)
-	for _, f := range r.b64 {
-		for {
-			i := strings.Index(s, f)
-			if i < 0 {
-				break
-			}
-			from, to := i, i+len(f)
-			for from > 0 && isBase64(s[from-1]) {
-				from--
-			}
-			for to < len(s) && isBase64(s[to]) {
-				to++
-			}
-			s = s[:from] + Redacted + s[to:]
-		}
-	}
-	return s
-}
-
-func isBase64(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
-}
-
-// JSON redacts a compact, valid JSON document and keeps it valid: secrets
-// inside strings (keys included) are replaced there, comparing the decoded
-// string so escapes (\u002B for "+", \/ for "/") do not hide them, and a
-// number whose text holds a secret becomes the string "[redacted]".
-func (r *Redactor) JSON(b []byte) []byte {
-	if r.Empty() || !r.mayHold(b) {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		switch c := b[i]; {
-		case c == '"':
-			j := stringEnd(b, i)
-			out = r.jsonString(out, b[i:j])
-			i = j
-		case c == '-' || c >= '0' && c <= '9':
-			j := i
-			for j < len(b) && strings.IndexByte("+-.0123456789eE", b[j]) >= 0 {
-				j++
-			}
-			if r.contains(b[i:j]) {
-				out = append(out, `"`+Redacted+`"`...)
-			} else {
-				out = append(out, b[i:j]...)
-			}
-			i = j
-		default:
-			out = append(out, c)
-			i++
+		d, _ = unescapePct(d)
+		if d != s && utf8.RuneCountInString(d) >= MinLen && !slices.Contains(out, d) {
+			out = append(out, d)
 		}
 	}
 	return out
 }
 
-// stringEnd returns the index just past the JSON string starting at b[i].
-func stringEnd(b []byte, i int) int {
+// unescapePct decodes the %XX escapes of s, leaving a % that starts none.
+func unescapePct(s string) (string, bool) {
+	if strings.IndexByte(s, '%') < 0 {
+		return s, false
+	}
+	out := make([]byte, 0, len(s))
+	changed := false
+	for i := 0; i < len(s); {
+		if s[i] != '%' {
+			out = append(out, s[i])
+			i++
+			continue
+		}
+		var next int
+		out, next = unit(out, s, i, true)
+		changed = changed || next-i > 1
+		i = next
+	}
+	return string(out), changed
+}
+
+// New builds a redactor for the given secret values and their encoded
+// forms; at any position the longest form is replaced, so a secret
+// containing another is not leaked in part. Empty secrets are ignored.
+func New(secrets []string) *Redactor {
+	seen := map[string]bool{}
+	var needles []needle
+	add := func(f string, run bool) {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			needles = append(needles, needle{f, run})
+		}
+	}
+	for _, secret := range secrets {
+		if secret == "" {
+			continue
+		}
+		for _, s := range values(secret) {
+			for _, f := range secretForms(s) {
+				add(f, false)
+			}
+			for _, f := range base64Forms(s) {
+				add(f, true)
+			}
+		}
+	}
+	if len(needles) == 0 {
+		return &Redactor{}
+	}
+	return &Redactor{m: newMatcher(needles)}
+}
+
+// Empty reports whether r redacts nothing.
+func (r *Redactor) Empty() bool { return r == nil || r.m == nil }
+
+// String redacts s: every form of a secret in s, and every secret under
+// up to MaxLayers layers of escaping (the whole escaped text is replaced).
+func (r *Redactor) String(s string) string {
+	if r.Empty() {
+		return s
+	}
+	sp := r.m.spans(s, nil)
+	if hasEscape(s) {
+		sp = r.escaped(s, sp)
+	}
+	if len(sp) == 0 {
+		return s
+	}
+	return apply(s, sp)
+}
+
+// escaped appends to sp the spans of s that, once up to MaxLayers layers
+// of escaping are taken off, hold a secret.
+func (r *Redactor) escaped(s string, sp []span) []span {
+	views := []string{s}
+	for len(views) <= MaxLayers {
+		v, ok := unescape(views[len(views)-1], true)
+		if !ok {
+			break
+		}
+		views = append(views, v)
+		found := r.m.spans(v, nil)
+		for k := len(views) - 2; k >= 0 && len(found) > 0; k-- {
+			found = mapSpans(views[k], found)
+		}
+		sp = append(sp, found...)
+	}
+	return sp
+}
+
+// JSON redacts a valid JSON document and keeps it valid: secrets inside
+// strings (keys included) are replaced there, comparing the decoded
+// string, and under up to MaxLayers more layers of escaping (JSON text
+// inside a string), so escapes (\u002B for "+", \/ for "/") do not hide
+// them; a number whose text holds a secret becomes the string
+// "[redacted]".
+func (r *Redactor) JSON(b []byte) []byte {
+	if r.Empty() {
+		return b
+	}
+	s := string(b)
+	if !hasEscape(s) && !r.m.any(s) {
+		return b
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		j := i + 1
+		var rep string
+		switch {
+		case c == '"':
+			j = stringEnd(s, i)
+			rep = r.jsonString(s[i:j])
+		case c == '-' || c >= '0' && c <= '9':
+			for j < len(s) && strings.IndexByte("+-.0123456789eE", s[j]) >= 0 {
+				j++
+			}
+			if r.m.any(s[i:j]) {
+				rep = `"` + Redacted + `"`
+			}
+		}
+		if rep != "" {
+			out = append(append(out, s[last:i]...), rep...)
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return b
+	}
+	return append(out, s[last:]...)
+}
+
+// stringEnd returns the index just past the JSON string starting at s[i].
+func stringEnd(s string, i int) int {
 	j := i + 1
-	for j < len(b) && b[j] != '"' {
-		if b[j] == '\\' {
+	for j < len(s) && s[j] != '"' {
+		if s[j] == '\\' {
 			j++
 		}
 		j++
 	}
-	return min(j+1, len(b))
+	return min(j+1, len(s))
 }
 
-// jsonString appends the string token tok, redacted when its decoded value
-// holds a secret.
-func (r *Redactor) jsonString(out, tok []byte) []byte {
-	var s string
-	if len(tok) < 2 {
-		return append(out, tok...)
-	}
-	if bytes.IndexByte(tok, '\\') < 0 {
-		if !r.contains(tok) {
-			return append(out, tok...)
+// jsonString returns the string token tok redacted (its decoded value
+// redacted, encoded again), or "" when its value holds no secret.
+func (r *Redactor) jsonString(tok string) string {
+	if len(tok) < 2 || tok[len(tok)-1] != '"' {
+		if red := r.String(tok); red != tok {
+			return red
 		}
-		s = string(tok[1 : len(tok)-1])
-	} else if json.Unmarshal(tok, &s) != nil || !r.contains([]byte(s)) {
-		return append(out, tok...)
+		return ""
+	}
+	s := tok[1 : len(tok)-1]
+	if strings.IndexByte(s, '\\') >= 0 {
+		s, _ = unescape(s, false)
+	}
+	red := r.String(s)
+	if red == s {
+		return ""
 	}
 	var e bytes.Buffer
 	enc := json.NewEncoder(&e)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(r.String(s))
-	return append(out, bytes.TrimSuffix(e.Bytes(), []byte("\n"))...)
-}
-
-// mayHold reports whether b might hold a secret: one of its forms, or an
-// escape that could hide one.
-func (r *Redactor) mayHold(b []byte) bool {
-	return bytes.IndexByte(b, '\\') >= 0 || r.contains(b)
-}
-
-func (r *Redactor) contains(b []byte) bool {
-	for _, f := range r.forms {
-		if bytes.Contains(b, []byte(f)) {
-			return true
-		}
-	}
-	for _, f := range r.b64 {
-		if bytes.Contains(b, []byte(f)) {
-			return true
-		}
-	}
-	return false
+	_ = enc.Encode(red)
+	return string(bytes.TrimSuffix(e.Bytes(), []byte("\n")))
 }
 
 // Headers returns the headers as a flat map with sensitive ones redacted.
