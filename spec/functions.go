@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
@@ -38,7 +39,7 @@ func Functions(fa FileAccess) map[string]function.Function {
 		"setunion": stdlib.SetUnionFunc, "slice": stdlib.SliceFunc, "sort": stdlib.SortFunc,
 		"values": stdlib.ValuesFunc, "zipmap": stdlib.ZipmapFunc,
 		"jsonencode": stdlib.JSONEncodeFunc, "jsondecode": stdlib.JSONDecodeFunc, "csvdecode": stdlib.CSVDecodeFunc,
-		"tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
+		"urlencode": URLEncodeFunc, "tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
 		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 		"try":   tryfunc.TryFunc, "can": tryfunc.CanFunc,
@@ -102,6 +103,19 @@ func envFunc(lookup func(string) (string, bool)) function.Function {
 		},
 	})
 }
+
+// URLEncodeFunc is urlencode(str): str encoded for a URL's query component,
+// as Terraform's urlencode and Go's url.QueryEscape do it (a space becomes
+// "+", every byte but letters, digits and -._~ becomes %XX), so a secret
+// with "+", "/" or "&" in it reaches the service as it is:
+// url = "…?key=${urlencode(var.token)}".
+var URLEncodeFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		return cty.StringVal(url.QueryEscape(args[0].AsString())), nil
+	},
+})
 
 var pathCache sync.Map // string → jp.Expr
 
