@@ -15,13 +15,17 @@ import (
 // error, an empty reply) are not sent to the judge. A judge call that
 // fails on this side or is cut off by an interruption makes the turn not
 // a result (NotAResult), so --resume asks again. judgeFor returns nil for
-// turns no target judges.
-func WithJudges(caller Caller, judgeFor func(*schema.Case) Caller) Caller {
-	return &judgingCaller{Caller: caller, judgeFor: judgeFor}
+// turns no target judges. The answer goes to the judge through red (the
+// suite's redactor) whatever caller made it — a replay of results recorded
+// before a form was redacted included: a judge is another service, and the
+// bot's secrets must not reach it.
+func WithJudges(caller Caller, red *Redactor, judgeFor func(*schema.Case) Caller) Caller {
+	return &judgingCaller{Caller: caller, red: red, judgeFor: judgeFor}
 }
 
 type judgingCaller struct {
 	Caller
+	red      *Redactor
 	judgeFor func(*schema.Case) Caller
 }
 
@@ -30,11 +34,12 @@ func (j *judgingCaller) Open(ctx context.Context, s *schema.Script) (Session, er
 	if err != nil {
 		return nil, err
 	}
-	return &judgingSession{Session: sess, judgeFor: j.judgeFor}, nil
+	return &judgingSession{Session: sess, red: j.red, judgeFor: j.judgeFor}, nil
 }
 
 type judgingSession struct {
 	Session
+	red      *Redactor
 	judgeFor func(*schema.Case) Caller
 }
 
@@ -51,6 +56,7 @@ func (s *judgingSession) Call(ctx context.Context, turn *schema.Case, history []
 	if reply == "" {
 		reply = schema.ReplyOf(r.Response)
 	}
+	reply = s.red.String(reply)
 	if strings.TrimSpace(reply) == "" {
 		return r
 	}

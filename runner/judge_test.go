@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
@@ -47,7 +48,7 @@ func TestWithJudges(t *testing.T) {
 	var bot Caller = &fakeCaller{}
 	call := func(j *judgeFake, ctx context.Context, c *schema.Case) *schema.Result {
 		sc := &schema.Script{ID: "s", Turns: []*schema.Case{c}}
-		sess, err := WithJudges(bot, func(*schema.Case) Caller { return j }).Open(ctx, sc)
+		sess, err := WithJudges(bot, nil, func(*schema.Case) Caller { return j }).Open(ctx, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,5 +91,34 @@ func TestWithJudges(t *testing.T) {
 	j = &judgeFake{err: &schema.CallError{Type: schema.ErrTimeout, Message: "context canceled"}, cancel: cancel}
 	if r := call(j, ctx, question); r.Error == nil || !NotAResult(r, true) {
 		t.Errorf("a judge call cut off by an interruption left a result: error %v, judgement %+v", r.Error, r.Judge)
+	}
+}
+
+// WithJudges hands the judge the answer redacted, whatever caller made
+// it: a bot (a replay of an old run, say) whose reply still holds the key
+// double-encoded — JSON text escaping it inside the reply — sends the judge
+// "[redacted]", never the key.
+func TestWithJudgesRedactsTheAnswer(t *testing.T) {
+	const key = "sk-proj-Ab3+De/Fg9_Hi-Jk7Lm0Qr"
+	question := &schema.Case{ID: "s/3", Script: "s", Turn: 3, Text: "我住在哪个城市？", Fact: "我住在北京。", Expected: "北京"}
+	for _, answer := range []string{
+		`{"key":"sk\u002Dproj\u002DAb3\u002BDe\u002FFg9\u005FHi\u002DJk7Lm0Qr"}`,
+		"北京，密钥 " + key,
+	} {
+		bot := &judgeFake{answer: answer}
+		j := &judgeFake{answer: "entailment"}
+		sc := &schema.Script{ID: "s", Turns: []*schema.Case{question}}
+		sess, err := WithJudges(bot, NewRedactor([]string{key}), func(*schema.Case) Caller { return j }).Open(context.Background(), sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess.Call(context.Background(), question, nil)
+		sess.Close()
+		if len(j.seen) != 1 {
+			t.Fatalf("the judge was called %d times", len(j.seen))
+		}
+		if sent := j.seen[0].Answer; strings.Contains(sent, "proj") || !strings.Contains(sent, Redacted) {
+			t.Errorf("the judge was sent %q for the answer %q", sent, answer)
+		}
 	}
 }

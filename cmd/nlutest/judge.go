@@ -42,7 +42,7 @@ func (a *App) openJudges(ctx context.Context, s *spec.Suite, caller runner.Calle
 	if len(bySource) == 0 {
 		return caller, func() {}, ExitPass
 	}
-	return runner.WithJudges(caller, func(c *schema.Case) runner.Caller {
+	return runner.WithJudges(caller, s.Redactor(), func(c *schema.Case) runner.Caller {
 		kind, name := c.SourceOf()
 		return bySource[kind+"\x00"+name]
 	}), closeAll, ExitPass

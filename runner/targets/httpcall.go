@@ -212,6 +212,12 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		}
 		key = h.cache.Key(fp, req)
 		if h.cache.Get(key, r) {
+			// Redact again what an earlier version stored: the forms
+			// redacted may have grown since.
+			r.Response = json.RawMessage(h.red.JSON(r.Response))
+			for k, v := range r.Headers {
+				r.Headers[k] = h.red.String(v)
+			}
 			h.decodeReply(r, c)
 			return r
 		}
@@ -229,8 +235,10 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	if r.Error != nil {
 		if len(resp.Body) > 0 {
 			// Redact the whole body before cutting it, so a secret across
-			// the cut is not left in part.
-			body := []byte(h.red.String(string(resp.Body)))
+			// the cut is not left in part; a JSON error body (a 401's
+			// {"error":{"message":"Incorrect API key provided: …"}}) is
+			// redacted as a JSON answer is, and stays JSON.
+			body := h.redactBody(resp.Body)
 			r.Body = truncateUTF8(body, maxRecordedBody)
 			if r.Error.Type == schema.ErrInvalidJSON {
 				r.Error = transport.InvalidJSON(body) // its preview quotes the body
@@ -250,6 +258,15 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	r.Response = json.RawMessage(h.red.JSON(buf.Bytes()))
 	h.decodeReply(r, c)
 	return r
+}
+
+// redactBody redacts a body that is not a usable answer: as JSON when it
+// is JSON, else as text.
+func (h *httpCaller) redactBody(b []byte) []byte {
+	if json.Valid(b) {
+		return h.red.JSON(b)
+	}
+	return []byte(h.red.String(string(b)))
 }
 
 // decodeReply sets r's reply from its response: the kind's decode, else

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
@@ -38,7 +39,7 @@ func (replayKind) Decode(d *spec.TargetDecoder) (any, bool) {
 
 func (replayKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	t, src := b.Target, b.Target.Config.(*replayConfig).Source
-	rc := &replayCaller{target: t, source: src, byID: map[string]*schema.Result{}, byText: map[string]*schema.Result{}}
+	rc := &replayCaller{target: t, source: src, red: b.Redactor, byID: map[string]*schema.Result{}, byText: map[string]*schema.Result{}}
 	err := runner.ReadResults(src, func(r *schema.Result) error {
 		rc.byID[r.ID] = r
 		if _, ok := rc.byText[r.Text]; !ok {
@@ -55,6 +56,7 @@ func (replayKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 type replayCaller struct {
 	target *spec.Target
 	source string
+	red    *runner.Redactor
 	byID   map[string]*schema.Result
 	byText map[string]*schema.Result
 }
@@ -79,6 +81,16 @@ func (rc *replayCaller) Call(_ context.Context, c *schema.Case) *schema.Result {
 	}
 	r.Request, r.Status, r.Headers, r.Response, r.Body, r.Reply = rec.Request, rec.Status, rec.Headers, rec.Response, rec.Body, rec.Reply
 	r.LatencyMS, r.Attempts, r.Started, r.Error = rec.LatencyMS, rec.Attempts, rec.Started, rec.Error
+	// The file may come from a version of nlutest that redacted fewer
+	// forms, or from a run without this suite's secrets: what is replayed
+	// is redacted as a live answer is.
+	r.Response = json.RawMessage(rc.red.JSON(r.Response))
+	r.Body, r.Reply = rc.red.String(r.Body), rc.red.String(r.Reply)
+	if r.Error != nil {
+		e := *r.Error
+		e.Message = rc.red.String(e.Message)
+		r.Error = &e
+	}
 	return r
 }
 
