@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nlutest/nlutest/spec/stats"
+	"github.com/nlutest/nlutest/schema"
 )
 
 // statsCellWidth caps a stats cell's display width on the console, so one
@@ -15,7 +15,7 @@ const statsCellWidth = 60
 // StatsView lays out `nlutest stats` (the IAO corpus-factory write-up §4.1.6) as a view: materials,
 // cases by template, level, scene and split, core and non-core, then the
 // coverage of each dimension's values, at most top values each (0: all).
-func StatsView(st *stats.Stats, top int) *View {
+func StatsView(st *schema.Stats, top int) *View {
 	v := &View{Title: statsHeadline(st), Level: 1, CellWidth: statsCellWidth}
 	v.Sections = append(v.Sections, statsMaterialTables(st)...)
 	v.Sections = append(v.Sections, statsCaseTables(st)...)
@@ -23,7 +23,7 @@ func StatsView(st *stats.Stats, top int) *View {
 	return v
 }
 
-func statsHeadline(st *stats.Stats) string {
+func statsHeadline(st *schema.Stats) string {
 	h := fmt.Sprintf("Statistics of suite %q: %d materials, %d templates, %d cases", st.Suite, len(st.Materials), len(st.Templates), st.Cases)
 	if st.Split != "" {
 		h += fmt.Sprintf(" in split %q", st.Split)
@@ -55,7 +55,7 @@ func statsTable(title, note string, header []string, align string, rows [][]stri
 
 // statsMaterialTables: 素材库概况, values per materials block and level,
 // then per tag and per value tag.
-func statsMaterialTables(st *stats.Stats) []Section {
+func statsMaterialTables(st *schema.Stats) []Section {
 	header, align := []string{"materials", "tag", "values"}, "llr"
 	for _, l := range st.Levels {
 		header = append(header, levelName(l))
@@ -98,7 +98,7 @@ func statsMaterialTables(st *stats.Stats) []Section {
 
 // statsCaseTables: 模板生成句子统计 and 业务场景维度句子统计, cases by
 // template, level, scene, split and core / non-core.
-func statsCaseTables(st *stats.Stats) []Section {
+func statsCaseTables(st *schema.Stats) []Section {
 	var rows [][]string
 	for _, t := range st.Templates {
 		core := "no"
@@ -117,7 +117,7 @@ func statsCaseTables(st *stats.Stats) []Section {
 		rows = append(rows, []string{levelName(l.Level), itoa(l.Templates), itoa(l.Cases), share(l.Cases, st.Cases)})
 	}
 	out = append(out, statsTable("Cases by template level", "", []string{"level", "templates", "cases", "share"}, "lrrr", rows))
-	counts := func(title, note, first string, cs []stats.Count, extra ...[]string) {
+	counts := func(title, note, first string, cs []schema.StatsCount, extra ...[]string) {
 		rows := [][]string{}
 		for _, c := range cs {
 			rows = append(rows, []string{c.Name, itoa(c.Count), share(c.Count, st.Cases)})
@@ -141,7 +141,7 @@ func statsCaseTables(st *stats.Stats) []Section {
 
 // statsCoverageTables: how many cases expect each dimension, then each
 // dimension's values, most exercised first, at most top of them.
-func statsCoverageTables(st *stats.Stats, top int) []Section {
+func statsCoverageTables(st *schema.Stats, top int) []Section {
 	if len(st.Dimensions) == 0 {
 		return nil
 	}
@@ -183,7 +183,7 @@ func statsCoverageTables(st *stats.Stats, top int) []Section {
 	return out
 }
 
-func materialFrom(m stats.Material) string {
+func materialFrom(m schema.StatsMaterial) string {
 	var parts []string
 	if m.Source != "" {
 		parts = append(parts, m.Source)

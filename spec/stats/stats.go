@@ -10,117 +10,18 @@ import (
 	"github.com/ohler55/ojg/jp"
 )
 
-// Stats are a suite's distributions. Every list is in a stable order.
-type Stats struct {
-	// Suite is the suite's name; Split the split the cases were limited to
-	// ("" for all cases).
-	Suite string
-	Split string
-
-	// Materials lists every materials block in declaration order.
-	Materials []Material
-	// Levels are the material levels present, M1 < M2 < M3 < M4 < others;
-	// "" (values without a level) comes last when present.
-	Levels []string
-	// MaterialTags counts blocks and values per block tag (the IAO corpus-factory write-up's
-	// father_tag; "" for blocks without one), by tag.
-	MaterialTags []TagCount
-	// ValueTags counts values per value tag (the `tags` of values), by tag.
-	ValueTags []Count
-
-	// Cases is the number of cases counted.
-	Cases int
-	// Templates lists every template in source order, with its cases.
-	Templates []Template
-	// TemplateLevels counts templates (with at least one case) and cases
-	// per template level, in level order.
-	TemplateLevels []LevelCount
-	// Scenes counts cases per scene path prefix ("关系分析",
-	// "关系分析/伴随分析", …), by path.
-	Scenes []Count
-	// Splits counts cases per split in declaration order; a case may be in
-	// several. NoSplit counts cases in none.
-	Splits  []Count
-	NoSplit int
-	// Core and NonCore count cases of core and non-core templates.
-	Core, NonCore int
-
-	// Dimensions holds the coverage of each dimension of the suite's
-	// schema, in schema order; empty when the suite has no schema.
-	Dimensions []Dimension
-}
-
-// Material is one materials block.
-type Material struct {
-	Name string
-	Tag  string
-	// Values is the number of values; ByLevel splits it by value level.
-	Values  int
-	ByLevel map[string]int
-	// Source is the block's source file, Compose its compose patterns.
-	Source  string
-	Compose []string
-}
-
-// TagCount counts the materials blocks and values under one tag.
-type TagCount struct {
-	Tag       string
-	Materials int
-	Values    int
-}
-
-// Count is a name and how many.
-type Count struct {
-	Name  string
-	Count int
-}
-
-// LevelCount counts templates and cases of one template level.
-type LevelCount struct {
-	Level     string
-	Templates int
-	Cases     int
-}
-
-// Template is one template and the cases it generated.
-type Template struct {
-	Name     string
-	Level    string
-	Core     bool
-	Scene    []string
-	Strategy string
-	Cases    int
-	File     string
-	Line     int
-}
-
-// Dimension is the coverage of one schema dimension: which expected values
-// the cases' expectations exercise, and how often.
-type Dimension struct {
-	Name string
-	// Kind is leaf, items, label or case.
-	Kind string
-	// Cases counts cases with at least one expectation in the dimension;
-	// Expectations counts the units: expectations for leaf, case and label
-	// dimensions, expected items for items dimensions.
-	Cases        int
-	Expectations int
-	// Values lists each distinct (field, value), most exercised first.
-	Values []Value
-}
-
-// Value is one expected value of a dimension and how many expectations
-// (or items) exercise it.
-type Value struct {
-	// Field is the last named step of the expectation's path (ont,
-	// relName, phone_number, …); empty for items and labels.
-	Field string
-	// Value is the expected value: strings as they are, other values as
-	// compact JSON; for items, the item's compared keys as "key=value"
-	// pairs in the schema's key order.
-	Value string
-	Count int
-}
+// Stats, Material, … are the statistics' types, defined in schema so that
+// the reporters that render them need not import the suite language.
+type (
+	Stats      = schema.Stats
+	Material   = schema.StatsMaterial
+	TagCount   = schema.StatsTagCount
+	Count      = schema.StatsCount
+	LevelCount = schema.StatsLevelCount
+	Template   = schema.StatsTemplate
+	Dimension  = schema.StatsDimension
+	Value      = schema.StatsValue
+)
 
 // Compute streams the suite's cases (only split's when split is not "")
 // and returns the distributions.
@@ -132,7 +33,7 @@ func Compute(s *spec.Suite, split string) (*Stats, error) {
 // generation warnings).
 func ComputeWith(s *spec.Suite, opts spec.GenOptions) (*Stats, error) {
 	st := &Stats{Suite: s.Name, Split: opts.Split}
-	st.materials(s)
+	countMaterials(st, s)
 	c := newCounter(s, st)
 	if err := s.Generate(opts, func(cs *schema.Case) error {
 		c.add(cs)
@@ -144,7 +45,7 @@ func ComputeWith(s *spec.Suite, opts spec.GenOptions) (*Stats, error) {
 	return st, nil
 }
 
-func (st *Stats) materials(s *spec.Suite) {
+func countMaterials(st *Stats, s *spec.Suite) {
 	levels := map[string]bool{}
 	tags := map[string]*TagCount{}
 	vtags := map[string]int{}

@@ -138,7 +138,7 @@ func TestCompute(t *testing.T) {
 	})
 	check("levels", st.Levels, []string{"M1", "M2", "M3", ""})
 	check("material tags", st.MaterialTags, []TagCount{{Tag: "地点", Materials: 2, Values: 5}, {Tag: "时间", Materials: 1, Values: 2}})
-	check("value tags", st.ValueTags, []Count{{"北京", 1}, {"枢纽", 2}, {"西部", 1}})
+	check("value tags", st.ValueTags, []Count{{Name: "北京", Count: 1}, {Name: "枢纽", Count: 2}, {Name: "西部", Count: 1}})
 
 	// Cases: 订机票 uniq over 日期 (2) × 城市 (3) = 3; 查天气 product of
 	// 城市 = 3; 接机 uniq over 机场 = 2.
@@ -149,9 +149,9 @@ func TestCompute(t *testing.T) {
 	}
 	check("cases per template", perTemplate, []int{3, 3, 2})
 	check("template 查天气", st.Templates[1].Level+"/"+st.Templates[1].Strategy, "S2/product")
-	check("template levels", st.TemplateLevels, []LevelCount{{"S1", 1, 3}, {"S2", 1, 3}, {"S3", 1, 2}})
-	check("scenes", st.Scenes, []Count{{"出行", 6}, {"出行/天气", 3}, {"出行/机票", 3}, {"接送", 2}})
-	check("splits", st.Splits, []Count{{"smoke", 3}, {"远方", 3}})
+	check("template levels", st.TemplateLevels, []LevelCount{{Level: "S1", Templates: 1, Cases: 3}, {Level: "S2", Templates: 1, Cases: 3}, {Level: "S3", Templates: 1, Cases: 2}})
+	check("scenes", st.Scenes, []Count{{Name: "出行", Count: 6}, {Name: "出行/天气", Count: 3}, {Name: "出行/机票", Count: 3}, {Name: "接送", Count: 2}})
+	check("splits", st.Splits, []Count{{Name: "smoke", Count: 3}, {Name: "远方", Count: 3}})
 	check("no split", st.NoSplit, 2)
 	check("core", [2]int{st.Core, st.NonCore}, [2]int{3, 5})
 
@@ -161,25 +161,25 @@ func TestCompute(t *testing.T) {
 	}
 	// 意图: one label per case of 订机票 and 查天气.
 	check("意图", st.Dimensions[0], Dimension{Name: "意图", Kind: "label", Cases: 6, Expectations: 6,
-		Values: []Value{{"", "查天气", 3}, {"", "订机票", 3}}})
+		Values: []Value{{Field: "", Value: "查天气", Count: 3}, {Field: "", Value: "订机票", Count: 3}}})
 	// 本体: $.data[0].ont in 6 cases; $..ont may select several nodes, so
 	// it counts towards no dimension.
 	check("本体", st.Dimensions[1], Dimension{Name: "本体", Kind: "leaf", Cases: 6, Expectations: 6,
-		Values: []Value{{"ont", `["城市","天气"]`, 3}, {"ont", "城市", 3}}})
+		Values: []Value{{Field: "ont", Value: `["城市","天气"]`, Count: 3}, {Field: "ont", Value: "城市", Count: 3}}})
 	// 行为: 订机票 expects one item per case (category and location set
 	// member by member, location from the city); 接机 expects two per case:
 	// a whole item with the airport, and one with only a category.
 	check("行为", st.Dimensions[2], Dimension{Name: "行为", Kind: "items", Cases: 5, Expectations: 7,
 		Values: []Value{
-			{"", "category=接送", 2},
-			{"", "category=出行, location=上海", 1},
-			{"", "category=出行, location=北京", 1},
-			{"", "category=出行, location=拉萨", 1},
-			{"", "category=接送, location=虹桥", 1},
-			{"", "category=接送, location=首都机场", 1},
+			{Field: "", Value: "category=接送", Count: 2},
+			{Field: "", Value: "category=出行, location=上海", Count: 1},
+			{Field: "", Value: "category=出行, location=北京", Count: 1},
+			{Field: "", Value: "category=出行, location=拉萨", Count: 1},
+			{Field: "", Value: "category=接送, location=虹桥", Count: 1},
+			{Field: "", Value: "category=接送, location=首都机场", Count: 1},
 		}})
 	check("整句", st.Dimensions[3], Dimension{Name: "整句", Kind: "case", Cases: 3, Expectations: 3,
-		Values: []Value{{"op", "查询", 3}}})
+		Values: []Value{{Field: "op", Value: "查询", Count: 3}}})
 }
 
 func TestComputeSplit(t *testing.T) {
@@ -191,10 +191,10 @@ func TestComputeSplit(t *testing.T) {
 	if st.Cases != 3 || st.Templates[0].Cases != 3 || st.Templates[1].Cases != 0 || st.Templates[2].Cases != 0 {
 		t.Errorf("smoke holds the 3 订机票 cases: %d cases, templates %+v", st.Cases, st.Templates)
 	}
-	if !reflect.DeepEqual(st.Splits, []Count{{"smoke", 3}}) || st.NoSplit != 0 || st.Core != 3 || st.NonCore != 0 {
+	if !reflect.DeepEqual(st.Splits, []Count{{Name: "smoke", Count: 3}}) || st.NoSplit != 0 || st.Core != 3 || st.NonCore != 0 {
 		t.Errorf("splits %+v, no split %d, core %d/%d", st.Splits, st.NoSplit, st.Core, st.NonCore)
 	}
-	if !reflect.DeepEqual(st.TemplateLevels, []LevelCount{{"S1", 1, 3}}) {
+	if !reflect.DeepEqual(st.TemplateLevels, []LevelCount{{Level: "S1", Templates: 1, Cases: 3}}) {
 		t.Errorf("template levels %+v", st.TemplateLevels)
 	}
 	// Materials do not depend on the split.

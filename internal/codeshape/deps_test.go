@@ -1,0 +1,97 @@
+package codeshape
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/nlutest/nlutest/"
+
+// imports maps each package of the module (its path under the module) to
+// the module's packages its non-test files import.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if dep, ok := strings.CutPrefix(p, module); ok && !slices.Contains(out[pkg], dep) {
+				out[pkg] = append(out[pkg], dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// deps returns every module package pkg depends on, directly or not.
+func deps(graph map[string][]string, pkg string) map[string]bool {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, d := range graph[p] {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(pkg)
+	return seen
+}
+
+// TestDependenciesPointOneWay keeps the package graph of
+// docs/architecture.md: the suite language never reaches the network or
+// the evaluation, the runner never the reports, and the reporters render
+// finished reports from schema alone.
+func TestDependenciesPointOneWay(t *testing.T) {
+	graph := imports(t)
+	for _, rule := range []struct {
+		pkg    string
+		never  []string
+		reason string
+	}{
+		{"reporters", []string{"spec", "spec/stats", "assert", "runner", "pipeline"}, "reporters render a finished report (schema) and need no suite"},
+		{"spec", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters"}, "spec never touches the network and knows nothing of evaluation"},
+		{"schema", []string{"spec", "runner", "assert", "pipeline", "reporters"}, "schema is the records every stage shares"},
+		{"runner", []string{"assert", "pipeline", "reporters"}, "runner calls targets; it never evaluates or prints"},
+		{"assert", []string{"runner", "pipeline", "reporters"}, "assert evaluates results, whoever made them"},
+		{"pipeline", []string{"reporters"}, "pipeline never prints"},
+	} {
+		d := deps(graph, rule.pkg)
+		if len(graph[rule.pkg]) == 0 && len(d) == 0 {
+			t.Errorf("package %s not found", rule.pkg)
+		}
+		for _, bad := range rule.never {
+			if d[bad] {
+				t.Errorf("%s depends on %s: %s", rule.pkg, bad, rule.reason)
+			}
+		}
+	}
+}
