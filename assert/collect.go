@@ -2,6 +2,7 @@ package assert
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -13,16 +14,18 @@ import (
 )
 
 // nodeAcc accumulates one node of the metrics tree: one accumulator per
-// registered family, in the descriptor's order (accs[0] counts outcomes);
-// nil for a family that does not apply to the suite (Family.NewAcc).
+// family of the collector, in the descriptor's order (accs[0] counts
+// outcomes); nil for a family that does not apply to the suite
+// (Family.NewAcc).
 type nodeAcc struct {
 	accs []Acc
 }
 
-func newNodeAcc(s *spec.Suite) *nodeAcc {
-	n := &nodeAcc{accs: make([]Acc, len(families))}
-	for i, f := range families {
-		n.accs[i] = f.NewAcc(s)
+// newNode returns an empty node of c's families.
+func (c *Collector) newNode() *nodeAcc {
+	n := &nodeAcc{accs: make([]Acc, len(c.fams))}
+	for i, f := range c.fams {
+		n.accs[i] = f.NewAcc(c.suite)
 	}
 	return n
 }
@@ -61,6 +64,7 @@ func (n *nodeAcc) node() *schema.Node {
 // single goroutine.
 type Collector struct {
 	suite    *spec.Suite
+	fams     Families
 	root     *nodeAcc
 	split    map[string]*nodeAcc
 	level    map[string]*nodeAcc
@@ -98,21 +102,30 @@ type Collector struct {
 	progress *forkProgress
 }
 
-// NewCollector prepares a collector for suite s.
-func NewCollector(s *spec.Suite) *Collector {
-	c := &Collector{suite: s, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
+// NewCollector prepares a collector for suite s with the metric families
+// fams (nil: DefaultFamilies), which must be those whose shapes s was
+// loaded with (spec.Options.Families), in the same order: it panics
+// otherwise, as that is a mistake in the program, not in the suite.
+func NewCollector(s *spec.Suite, fams Families) *Collector {
+	if fams == nil {
+		fams = DefaultFamilies()
+	}
+	if got, want := fams.Shapes(), s.Tree.Families; !slices.Equal(got, want) {
+		panic(fmt.Sprintf("assert: the collector's %d metric families are not the %d the suite was loaded with", len(got), len(want)))
+	}
+	c := &Collector{suite: s, fams: fams, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
 		template: map[string]*nodeAcc{}, sources: map[sourceKey]*nodeAcc{}, groups: map[sourceKey]*counts{}, nanos: map[sourceKey]int64{}, srcOrder: map[sourceKey]int{}, MaxBody: 4 << 10}
 	for i, src := range s.CaseSources {
 		c.srcOrder[sourceKey{src.Kind(), src.Name()}] = i
 	}
-	c.root, c.core, c.noncore = newNodeAcc(s), newNodeAcc(s), newNodeAcc(s)
+	c.root, c.core, c.noncore = c.newNode(), c.newNode(), c.newNode()
 	return c
 }
 
 func (c *Collector) get(m map[string]*nodeAcc, k string) *nodeAcc {
 	n := m[k]
 	if n == nil {
-		n = newNodeAcc(c.suite)
+		n = c.newNode()
 		m[k] = n
 	}
 	return n
@@ -194,7 +207,7 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 	} else {
 		n := c.sources[key]
 		if n == nil {
-			n = newNodeAcc(c.suite)
+			n = c.newNode()
 			c.sources[key] = n
 		}
 		n.add(o)
@@ -275,7 +288,7 @@ func (c *Collector) Next() int64 { return c.next }
 // results and all merged back: each stops listing cases of a kind once the
 // forks together listed the report's cap of them before it (forkGroup).
 func (c *Collector) Fork() *Collector {
-	f := NewCollector(c.suite)
+	f := NewCollector(c.suite, c.fams)
 	f.MaxBody, f.IncludeUnreviewed = c.MaxBody, c.IncludeUnreviewed
 	if c.forks == nil {
 		c.forks = &forkGroup{}
@@ -292,7 +305,7 @@ func (c *Collector) Merge(o *Collector) {
 	for k, n := range o.sources {
 		cn := c.sources[k]
 		if cn == nil {
-			cn = newNodeAcc(c.suite)
+			cn = c.newNode()
 			c.sources[k] = cn
 		}
 		cn.merge(n)
@@ -392,7 +405,7 @@ func (c *Collector) Metrics() *schema.Metrics {
 		}
 		for _, sp := range c.suite.Splits {
 			if m.Split[sp.Name] == nil {
-				m.Split[sp.Name] = newNodeAcc(c.suite).node()
+				m.Split[sp.Name] = c.newNode().node()
 			}
 		}
 	}
@@ -411,8 +424,8 @@ func (c *Collector) Metrics() *schema.Metrics {
 func (c *Collector) sourceNodes(m *schema.Metrics) {
 	for _, src := range c.suite.CaseSources {
 		kind := src.Kind()
-		group := schema.MetricsTree.SourceGroup(kind)
-		if kind == schema.KindTemplate || schema.MetricsTree.Group(group) == nil {
+		group := c.suite.Tree.SourceGroup(kind)
+		if kind == schema.KindTemplate || c.suite.Tree.Group(group) == nil {
 			continue
 		}
 		if m.Sources == nil {

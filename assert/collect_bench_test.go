@@ -40,7 +40,7 @@ func BenchmarkEvaluateCollect(b *testing.B) {
 		return nil
 	})
 	ev := NewEvaluator(s)
-	col := NewCollector(s)
+	col := NewCollector(s, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {

@@ -23,7 +23,7 @@ func TestForksListNoMoreThanTheReportKeeps(t *testing.T) {
 	}
 	s := forkSuite(t)
 	const n = 2*schema.MaxReportCases + 1000
-	base := NewCollector(s)
+	base := NewCollector(s, nil)
 	forks := []*Collector{base.Fork(), base.Fork()}
 	// Batches of 512 to each fork in turn, as eval's workers take them
 	// (in one goroutine here, so the count is exact).
@@ -57,7 +57,7 @@ func TestForksListNoMoreThanTheReportKeeps(t *testing.T) {
 // detector, including a fork made while another is being fed.
 func TestForkBoundConcurrent(t *testing.T) {
 	s := forkSuite(t)
-	base := NewCollector(s)
+	base := NewCollector(s, nil)
 	var wg sync.WaitGroup
 	for w := range 3 {
 		f := base.Fork()

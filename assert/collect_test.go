@@ -55,12 +55,12 @@ split "冒烟" { where = case.level == "S1" }
 		}
 		return r
 	}
-	one := NewCollector(s)
+	one := NewCollector(s, nil)
 	for i := range n {
 		one.Add(result(i), nil)
 	}
 	// Three forks take batches of 512 in turn, out of order between them.
-	base := NewCollector(s)
+	base := NewCollector(s, nil)
 	forks := []*Collector{base.Fork(), base.Fork(), base.Fork()}
 	for b := 0; b*512 < n; b++ {
 		f := forks[(b*7)%3]
@@ -75,7 +75,7 @@ split "冒烟" { where = case.level == "S1" }
 	// every case they get, so their merge trims past the cap itself: it
 	// must keep the first cases of each kind in the run's order.
 	// Batches go in last first, so each collector's list is out of order.
-	plain := []*Collector{NewCollector(s), NewCollector(s)}
+	plain := []*Collector{NewCollector(s, nil), NewCollector(s, nil)}
 	for b := (n - 1) / 512; b >= 0; b-- {
 		p := plain[(b*3)%2]
 		for i := b * 512; i < min(n, (b+1)*512); i++ {

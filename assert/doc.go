@@ -6,11 +6,11 @@
 // Family per node, evaluates threshold blocks against that tree with the
 // observed values, and assembles the finished report the reporters render.
 //
-// A metric family is a Family (its part of schema.MetricsTree, the tree's
-// descriptor) and its Acc, one file each (family_cases.go,
-// family_dimension.go, family_label.go, family_latency.go, and registered
-// ones such as family_text.go and family_robustness.go); a new one is
-// registered with RegisterFamily. Per-case work a family shares between
+// A metric family is a Family (its part of the metrics tree's descriptor,
+// spec.Suite.Tree) and its Acc, one file each (family_cases.go,
+// family_dimension.go, family_label.go, family_latency.go, family_text.go,
+// family_robustness.go…); DefaultFamilies lists the built-in ones, and a
+// program passes the families it wants to NewCollector (docs/architecture.md). Per-case work a family shares between
 // the nodes a case counts in goes through Observation.Memo. A family fed
 // from files rather than calls (family_ratings.go: rating sheets) adds its
 // figures with Collector.AddExternal from ImportExternal, which pipeline

@@ -130,7 +130,7 @@ func loadConll(t *testing.T) *conllSample {
 func entityMetrics(t *testing.T, results []*schema.Result) *schema.Dimension {
 	s := loadSuite(t, conllSuite)
 	ev := NewEvaluator(s)
-	col := NewCollector(s)
+	col := NewCollector(s, nil)
 	for _, r := range results {
 		col.Add(r, ev.Evaluate(r))
 	}

@@ -40,7 +40,7 @@ func TestEvaluationCountsInEveryCollector(t *testing.T) {
 	if evaluation == nil {
 		t.Fatal("a suite with dimensions gives an evaluation")
 	}
-	first, second, none := NewCollector(s), NewCollector(s), NewCollector(s)
+	first, second, none := NewCollector(s, nil), NewCollector(s, nil), NewCollector(s, nil)
 	first.Add(r, evaluation)
 	second.Add(r, evaluation)
 	none.Add(r, nil)
@@ -79,7 +79,7 @@ template "天气" {
 }
 split "冒烟" { where = case.level == "S1" }
 `)
-	c := NewCollector(s)
+	c := NewCollector(s, nil)
 	c.Add(&schema.Result{Case: schema.Case{ID: "1", Template: "天气", Text: "北京天气", Level: "S1", Split: []string{"冒烟"}}, Outcome: schema.Pass}, nil)
 	if err := c.AddExternal("cases", NodeKey{Group: "split", Key: "冒烟"}, &counts{total: 2, passed: 1, failed: 1}); err != nil {
 		t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 )
 
 // Family is one metric family: its part of the metrics tree's descriptor
-// (schema.MetricsTree) and the accumulator that fills that part in every
-// node. The built-in families are the case counts, dimension, label and
-// latency; a new one is a file with a Family and its Acc plus one
-// RegisterFamily call (docs/architecture.md).
+// (spec.Suite.Tree) and the accumulator that fills that part in every
+// node. The built-in families are DefaultFamilies; a new one is a file with
+// a Family and its Acc, and a line in the Families a program passes down
+// (docs/architecture.md).
 type Family interface {
 	// Shape is the family's part of the descriptor: what its figures are
 	// called, their kinds and docs. Its Name identifies the family.
@@ -69,7 +69,7 @@ func (o *Observation) Memo(key Family, compute func() any) any {
 	return v
 }
 
-// SetFamily stores the value of a registered family in the node, for
+// SetFamily stores the value of a family in the node, for
 // the report (JSON member named after the family) and thresholds.
 func SetFamily(n *schema.Node, name string, v any) {
 	if n.Families == nil {
@@ -78,22 +78,32 @@ func SetFamily(n *schema.Node, name string, v any) {
 	n.Families[name] = v
 }
 
-// families are the registered families, in the descriptor's order:
-// families[i] fills schema.MetricsTree.Families[i].
-var families = []Family{casesFamily{}, dimensionFamily{}, labelFamily{}, latencyFamily{}}
+// Families are metric families in the order of the metrics tree: the
+// first four the node families (cases, dimension, label, latency).
+type Families []Family
 
-// RegisterFamily adds a metric family to every collector made after it:
-// its shape joins the descriptor, so thresholds, validate, --list-metrics,
-// JUnit properties and the report JSON know its figures. Call it from an
-// init function.
-func RegisterFamily(f Family) {
-	schema.MetricsTree.RegisterFamily(f.Shape())
-	families = append(families, f)
+// DefaultFamilies returns the built-in families, in the order of
+// schema.BuiltinFamilies. A new built-in family is a file with its Family
+// and Acc and a line here; a program adds its own to the list it gives
+// NewCollector (and their shapes to spec.Options.Families).
+func DefaultFamilies() Families {
+	return Families{casesFamily{}, dimensionFamily{}, labelFamily{}, latencyFamily{},
+		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, textFamily{}, usageFamily{}}
 }
 
-// familyIndex returns the index of the family named name, or -1.
-func familyIndex(name string) int {
-	for i, f := range families {
+// Shapes returns the families' parts of the metrics tree, in order: what
+// spec.Options.Families takes.
+func (fs Families) Shapes() []*schema.Family {
+	out := make([]*schema.Family, len(fs))
+	for i, f := range fs {
+		out[i] = f.Shape()
+	}
+	return out
+}
+
+// index returns the index of the family named name, or -1.
+func (fs Families) index(name string) int {
+	for i, f := range fs {
 		if f.Shape().Name == name {
 			return i
 		}
@@ -108,13 +118,13 @@ type NodeKey struct {
 	Group, Key string
 }
 
-// AddExternal merges acc, an accumulator of the registered family named
+// AddExternal merges acc, an accumulator of the collector's family named
 // family, filled from somewhere other than calls (a ratings sheet), into
 // the node at. Like Merge, it may be called in any order.
 func (c *Collector) AddExternal(family string, at NodeKey, acc Acc) error {
-	i := familyIndex(family)
+	i := c.fams.index(family)
 	if i < 0 {
-		return fmt.Errorf("no metric family %q is registered", family)
+		return fmt.Errorf("the collector has no metric family %q", family)
 	}
 	n, err := c.nodeAt(at)
 	if err != nil {
@@ -140,11 +150,11 @@ func (c *Collector) nodeAt(k NodeKey) (*nodeAcc, error) {
 	if m := c.groupMap(k.Group); m != nil {
 		return c.get(m, k.Key), nil
 	}
-	if g := schema.MetricsTree.Group(k.Group); g != nil && strings.HasPrefix(g.Keys, schema.KeysSourcePrefix) {
+	if g := c.suite.Tree.Group(k.Group); g != nil && strings.HasPrefix(g.Keys, schema.KeysSourcePrefix) {
 		key := sourceKey{strings.TrimPrefix(g.Keys, schema.KeysSourcePrefix), k.Key}
 		n := c.sources[key]
 		if n == nil {
-			n = newNodeAcc(c.suite)
+			n = c.newNode()
 			c.sources[key] = n
 		}
 		return n, nil

@@ -15,7 +15,6 @@ import (
 // source's (spec.SourceInfo.Turns).
 type dialogueFamily struct{}
 
-func init() { RegisterFamily(dialogueFamily{}) }
 
 func (dialogueFamily) Shape() *schema.Family { return schema.DialogueFamily }
 func (dialogueFamily) NewAcc(s *spec.Suite) Acc {
@@ -137,7 +136,6 @@ func (d *dialogueAcc) Fill(n *schema.Node) {
 // passed.
 type repeatFamily struct{}
 
-func init() { RegisterFamily(repeatFamily{}) }
 
 func (repeatFamily) Shape() *schema.Family { return schema.RepeatFamily }
 func (repeatFamily) NewAcc(s *spec.Suite) Acc {

@@ -26,27 +26,10 @@ import (
 // at each grade a block lists; source[NAME] per block.
 type rankingFamily struct{}
 
-func init() { RegisterFamily(rankingFamily{}) }
 
-var rankFigures = []schema.Attr{
-	{Name: "questions", Kind: schema.MetricCount, Doc: "questions averaged"},
-	{Name: "dropped", Kind: schema.MetricCount, Doc: "questions dropped: all candidates one class (drop_single_class)"},
-	{Name: "p_at_1", Kind: schema.MetricRatio, Doc: "questions whose first-ranked candidate is positive / questions"},
-	{Name: "map", Kind: schema.MetricRatio, Doc: "mean average precision"},
-	{Name: "mrr", Kind: schema.MetricRatio, Doc: "mean reciprocal rank of the first positive"},
-	{Name: "ndcg", Kind: schema.MetricRatio, Doc: "mean nDCG, gain = grade"},
-}
 
-var rankingShape = &schema.Family{Name: "ranking", Subs: []*schema.Sub{{
-	Name: "ranking", Doc: "response ranking over graded candidates, at each block's first positive grade",
-	Shape: &schema.Shape{Attrs: rankFigures, Subs: []*schema.Sub{
-		{Name: "positive_grade", Doc: "at each positive grade N (positive = grade ≥ N)", Keyed: true, What: "positive grade", Shape: &schema.Shape{Attrs: rankFigures}},
-		{Name: "source", Doc: "per ranking block", Keyed: true, Keys: schema.KeysSourcePrefix + spec.KindRanking, What: "ranking block", Shape: &schema.Shape{Attrs: rankFigures}},
-	}},
-	Props: []string{"p_at_1", "map", "mrr"},
-}}}
 
-func (rankingFamily) Shape() *schema.Family { return rankingShape }
+func (rankingFamily) Shape() *schema.Family { return schema.RankingFamily }
 
 func (rankingFamily) NewAcc(s *spec.Suite) Acc {
 	if s == nil {

@@ -80,7 +80,7 @@ ranking "trec" {
   positive_grade    = 2
   drop_single_class = false
 }`, qrels, run))
-	c := NewCollector(s)
+	c := NewCollector(s, nil)
 	if diags := ImportRankingFiles(c); diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -108,7 +108,7 @@ ranking "cand" {
   run            = %q
   positive_grade = [3, 2]
 }`, qrels, run))
-	c := NewCollector(s)
+	c := NewCollector(s, nil)
 	if diags := ImportRankingFiles(c); diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -154,7 +154,7 @@ ranking "选择" {
 		{"tie: file order", []string{"0.5", "0.5", "0.1", "1", "0"}, 0, 0.5},
 		{"errored positive ranks last", []string{"0.5", "", "0.1", "1", "0"}, 0, 1.0 / 3},
 	} {
-		c := NewCollector(s)
+		c := NewCollector(s, nil)
 		for i, cs := range gen {
 			r := &schema.Result{Case: *cs, Outcome: schema.Pass, Response: json.RawMessage(`{"score": ` + tc.scores[i] + `}`)}
 			if tc.scores[i] == "" {
@@ -199,7 +199,7 @@ ranking "排序" {
 		{`["滚"]`, 1.0 / 3}, // then 嗯, 你好呀！ in file order
 		{`"not a list"`, 0.5},
 	} {
-		c := NewCollector(s)
+		c := NewCollector(s, nil)
 		c.Add(&schema.Result{Case: *gen[0], Outcome: schema.Pass, Response: json.RawMessage(`{"order": ` + tc.order + `}`)}, nil)
 		if v := rankingOf(t, c); v.Questions != 1 || math.Abs(ratio(v.MRR)-tc.rr) > 1e-12 {
 			t.Errorf("order %s: %+v MRR %v, want %v", tc.order, v.RankFigures, ratio(v.MRR), tc.rr)

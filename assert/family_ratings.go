@@ -28,31 +28,9 @@ import (
 // (one label throughout) is null.
 type ratingsFamily struct{}
 
-func init() { RegisterFamily(ratingsFamily{}) }
 
-var ratingsShape = &schema.Family{Name: "ratings", Subs: []*schema.Sub{{
-	Name: "ratings", Doc: "imported rating sheets, per ratings block", Keyed: true, What: "ratings block",
-	Shape: &schema.Shape{
-		Attrs: []schema.Attr{
-			{Name: "items", Kind: schema.MetricCount, Doc: "cases rated"},
-			{Name: "raters", Kind: schema.MetricCount, Doc: "raters in the sheet"},
-			{Name: "kept", Kind: schema.MetricCount, Doc: "items whose scores differ by at most keep_if_diff_at_most"},
-		},
-		Subs: []*schema.Sub{{Name: "dimension", Doc: "per rated dimension, over the kept items", Keyed: true, What: "rated dimension",
-			Shape: &schema.Shape{Attrs: []schema.Attr{
-				{Name: "mean", Kind: schema.MetricNumber, Doc: "mean score of all raters"},
-				{Name: "cohen_kappa", Kind: schema.MetricNumber, Doc: "Cohen's kappa, two raters"},
-				{Name: "cohen_kappa_linear", Kind: schema.MetricNumber, Doc: "Cohen's kappa, linear weights over label indexes"},
-				{Name: "cohen_kappa_quadratic", Kind: schema.MetricNumber, Doc: "Cohen's kappa, quadratic weights over label indexes"},
-				{Name: "fleiss_kappa", Kind: schema.MetricNumber, Doc: "Fleiss' kappa, three raters or more"},
-			}},
-			Props: []string{"mean", "cohen_kappa", "fleiss_kappa"},
-		}},
-	},
-	Props: []string{"items", "kept"},
-}}}
 
-func (ratingsFamily) Shape() *schema.Family { return ratingsShape }
+func (ratingsFamily) Shape() *schema.Family { return schema.RatingsFamily }
 
 func (ratingsFamily) NewAcc(s *spec.Suite) Acc {
 	if s == nil || len(s.Ratings) == 0 {

@@ -17,31 +17,10 @@ import (
 // passed ("broken"), with the original's text.
 type robustnessFamily struct{}
 
-func init() { RegisterFamily(robustnessFamily{}) }
 
-var countsShape = &schema.Shape{Attrs: []schema.Attr{
-	{Name: "total", Kind: schema.MetricCount, Doc: "cases"},
-	{Name: "passed", Kind: schema.MetricCount, Doc: "cases that passed"},
-}}
 
-var robustnessShape = &schema.Family{Name: "robustness", Subs: []*schema.Sub{{
-	Name: "robustness", Doc: "original and perturbed inputs: R = (D1 + S1) / (D + S)",
-	Shape: &schema.Shape{
-		Attrs: []schema.Attr{{Name: "score", Kind: schema.MetricRatio, Doc: "(originals passed + perturbed passed) / (originals + perturbed)"}},
-		Subs: []*schema.Sub{
-			{Name: "original", Doc: "cases of perturbing sources, unperturbed (D, D1)", Shape: countsShape},
-			{Name: "perturbed", Doc: "perturbed cases (S, S1)", Shape: countsShape},
-			{Name: "kind", Doc: "per perturbation kind", Keyed: true, What: "perturbation kind", Shape: &schema.Shape{Attrs: []schema.Attr{
-				{Name: "total", Kind: schema.MetricCount, Doc: "perturbed cases of the kind"},
-				{Name: "passed", Kind: schema.MetricCount, Doc: "those that passed"},
-				{Name: "accuracy", Kind: schema.MetricRatio, Doc: "passed / total"},
-			}}},
-		},
-	},
-	Props: []string{"score"},
-}}}
 
-func (robustnessFamily) Shape() *schema.Family { return robustnessShape }
+func (robustnessFamily) Shape() *schema.Family { return schema.RobustnessFamily }
 
 // NewAcc applies to suites with a source that has a perturb block.
 func (robustnessFamily) NewAcc(s *spec.Suite) Acc {

@@ -22,25 +22,9 @@ import (
 // Chinese, else 13a.
 type textFamily struct{}
 
-func init() { RegisterFamily(textFamily{}) }
 
-var textShape = &schema.Family{Name: "text", Subs: []*schema.Sub{{
-	Name: "text", Doc: "reply against references: EM/F1, BLEU, ROUGE, distinct (cases with references)",
-	Shape: &schema.Shape{Attrs: []schema.Attr{
-		{Name: "cases", Kind: schema.MetricCount, Doc: "cases with references"},
-		{Name: "exact_match", Kind: schema.MetricRatio, Doc: "replies equal to a reference after normalisation / cases"},
-		{Name: "f1", Kind: schema.MetricRatio, Doc: "mean token F1 against the best reference"},
-		{Name: "bleu", Kind: schema.MetricNumber, Doc: "corpus BLEU as sacrebleu's corpus_bleu, 0–1 (the report shows 0–100)"},
-		{Name: "rouge1", Kind: schema.MetricRatio, Doc: "mean ROUGE-1 F against the best reference"},
-		{Name: "rouge2", Kind: schema.MetricRatio, Doc: "mean ROUGE-2 F against the best reference"},
-		{Name: "rougeL", Kind: schema.MetricRatio, Doc: "mean ROUGE-L F against the best reference"},
-		{Name: "distinct1", Kind: schema.MetricRatio, Doc: "distinct unigrams of all replies / reply tokens"},
-		{Name: "distinct2", Kind: schema.MetricRatio, Doc: "distinct bigrams of all replies / reply tokens"},
-	}},
-	Props: []string{"exact_match", "f1", "bleu", "rougeL"},
-}}}
 
-func (textFamily) Shape() *schema.Family { return textShape }
+func (textFamily) Shape() *schema.Family { return schema.TextFamily }
 
 // NewAcc applies to suites with a source whose cases carry references.
 func (textFamily) NewAcc(s *spec.Suite) Acc {

@@ -37,7 +37,7 @@ template "t" {
 func topK(t *testing.T, k int, yTrue []int, scores [][]float64) schema.Ratio {
 	s := loadSuite(t, topKSuite(k))
 	ev := NewEvaluator(s)
-	col := NewCollector(s)
+	col := NewCollector(s, nil)
 	rnd := rand.New(rand.NewPCG(1, uint64(k)))
 	for i, row := range scores {
 		type entry struct {

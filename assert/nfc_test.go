@@ -27,7 +27,7 @@ threshold "café" { condition = metrics.label.intent.labels["café"].f1 >= 0.9 }
 	pairs := [][2]string{{nfc, nfd}, {nfd, nfc}, {nfc, nfc}, {nfd, nfd}, {"tea", "tea"}}
 	for run := range 100 {
 		ev := NewEvaluator(s)
-		col := NewCollector(s)
+		col := NewCollector(s, nil)
 		for i, p := range pairs {
 			r := &schema.Result{Case: schema.Case{ID: fmt.Sprint(i), Template: "t", Source: "t", SourceKind: "template",
 				Expect: schema.Expectations{{Path: "$.intent.name", Value: p[0]}}},
@@ -57,7 +57,7 @@ template "t" {
 }
 `)
 	ev := NewEvaluator(s)
-	col := NewCollector(s)
+	col := NewCollector(s, nil)
 	r := &schema.Result{Case: schema.Case{ID: "1", Template: "t", Source: "t", SourceKind: "template",
 		Expect: schema.Expectations{{Path: "$.entities", Value: []any{map[string]any{"entity": "place", "value": "caf\u00e9"}}}}},
 		Response: []byte(`{"intent":{"name":"x"},"entities":[{"entity":"place","value":"cafe\u0301"}]}`)}

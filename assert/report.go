@@ -19,7 +19,7 @@ func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version stri
 	files := make([]string, len(s.Files))
 	copy(files, s.Files)
 	rep := &schema.Report{
-		Tool: "nlutest", Version: version,
+		Tree: s.Tree, Tool: "nlutest", Version: version,
 		Suite: schema.SuiteInfo{Name: s.Name, Description: s.Description, Schema: s.SchemaName, Dir: s.Dir, Files: files},
 		Run:   run, Thresholds: ths, Metrics: m, Groups: col.Groups(), Cases: col.Cases(), Warnings: warnings,
 		CasesOmitted: col.Omitted(),

@@ -14,12 +14,12 @@ import (
 )
 
 // MetricsValue converts the metrics tree to the `metrics` object of
-// threshold conditions, as schema.MetricsTree describes it, with an index
+// threshold conditions, as the descriptor t describes it, with an index
 // from each ratio's canonical address to the ratio, so observed values
 // carry num/den. Ratios without data are null.
-func MetricsValue(m *schema.Metrics) (cty.Value, map[string]schema.Ratio) {
+func MetricsValue(t *schema.Tree, m *schema.Metrics) (cty.Value, map[string]schema.Ratio) {
 	idx := map[string]schema.Ratio{}
-	return objValue(schema.MetricsTree.ReadMetrics(m), idx), idx
+	return objValue(t.ReadMetrics(m), idx), idx
 }
 
 func objValue(o *schema.Obj, idx map[string]schema.Ratio) cty.Value {
@@ -94,18 +94,18 @@ func spell(tr hcl.Traversal, attrKeys bool) string {
 // MetricsValue indexes ratios by: keys of keyed maps in brackets
 // (metrics.split.smoke.accuracy → metrics.split["smoke"].accuracy),
 // dimension names as names (metrics.label["intent"] → metrics.label.intent).
-func canonicalAddress(tr hcl.Traversal) string { return address(canonical(tr)) }
+func canonicalAddress(tree *schema.Tree, tr hcl.Traversal) string { return address(canonical(tree, tr)) }
 
 // conditionAddress is the canonical address as a condition spells it,
 // the name reports show (issue 17: JUnit wrote metrics.split["smoke"]
 // where the condition said metrics.split.smoke): a key that is an
 // identifier as an attribute (metrics.split.smoke.accuracy,
 // metrics.scene.出行), other keys in brackets (metrics.scene["出行/天气"]).
-func conditionAddress(tr hcl.Traversal) string { return spell(canonical(tr), true) }
+func conditionAddress(tree *schema.Tree, tr hcl.Traversal) string { return spell(canonical(tree, tr), true) }
 
 // canonical is tr with keyed steps as indexes and named steps as
 // attributes.
-func canonical(tr hcl.Traversal) hcl.Traversal {
+func canonical(tree *schema.Tree, tr hcl.Traversal) hcl.Traversal {
 	names := make([]string, len(tr)-1)
 	for i, s := range tr[1:] {
 		switch t := s.(type) {
@@ -117,7 +117,7 @@ func canonical(tr hcl.Traversal) hcl.Traversal {
 			}
 		}
 	}
-	styles := schema.MetricsTree.StepStyles(names)
+	styles := tree.StepStyles(names)
 	out := hcl.Traversal{tr[0]}
 	for i, s := range tr[1:] {
 		switch {
@@ -134,7 +134,7 @@ func canonical(tr hcl.Traversal) hcl.Traversal {
 
 // EvaluateThresholds evaluates every threshold of s against m.
 func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResult {
-	mv, idx := MetricsValue(m)
+	mv, idx := MetricsValue(s.Tree, m)
 	ctx := s.CheckBaseContext().NewChild()
 	ctx.Variables = map[string]cty.Value{"metrics": mv}
 	var out []schema.ThresholdResult
@@ -149,12 +149,12 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 			if t.RootName() != "metrics" {
 				continue
 			}
-			key := canonicalAddress(t)
+			key := canonicalAddress(s.Tree, t)
 			if seen[key] {
 				continue
 			}
 			seen[key] = true
-			name := conditionAddress(t)
+			name := conditionAddress(s.Tree, t)
 			ob := schema.Observed{Name: name}
 			v, diags := t.TraverseAbs(ctx)
 			v = spec.Unmark(v)

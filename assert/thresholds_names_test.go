@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // A threshold's observed metric is named as a condition spells it (issue
@@ -27,11 +29,21 @@ func TestObservedNamesAsConditionsSpellThem(t *testing.T) {
 			t.Fatalf("%s: %v", tt.cond, diags)
 		}
 		tr := expr.Variables()[0]
-		if got := conditionAddress(tr); got != tt.name {
+		if got := conditionAddress(testTree(t), tr); got != tt.name {
 			t.Errorf("%s: named %s, want %s", tt.cond, got, tt.name)
 		}
-		if got := canonicalAddress(tr); got != tt.key {
+		if got := canonicalAddress(testTree(t), tr); got != tt.key {
 			t.Errorf("%s: indexed by %s, want %s", tt.cond, got, tt.key)
 		}
 	}
+}
+
+// testTree is the metrics tree of the built-in families and source kinds.
+func testTree(t *testing.T) *schema.Tree {
+	t.Helper()
+	tree, err := spec.NewTree(DefaultFamilies().Shapes(), spec.DefaultSourceKinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
 }

@@ -14,6 +14,9 @@ import (
 
 // EvalOptions say how saved results are evaluated offline.
 type EvalOptions struct {
+	// Families are the metric families the suite was loaded with (nil:
+	// assert.DefaultFamilies).
+	Families assert.Families
 	// IncludeUnreviewed counts cases of unreviewed templates in metrics.
 	IncludeUnreviewed bool
 	Version           string // the tool's version, for the report
@@ -35,7 +38,7 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 		return nil, nil, err
 	}
 	ev := assert.NewEvaluator(s)
-	col := assert.NewCollector(s)
+	col := assert.NewCollector(s, o.Families)
 	col.IncludeUnreviewed = o.IncludeUnreviewed
 	rb := s.NewRebuilder()
 	seen := map[string]bool{}

@@ -112,7 +112,7 @@ func TestReplayNamesTheFirstBadLine(t *testing.T) {
 	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), assert.NewCollector(s), map[string]bool{})
+	_, err = pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), assert.NewCollector(s, nil), map[string]bool{})
 	if err == nil || !strings.Contains(err.Error(), path+":1300: not a result record") {
 		t.Errorf("replay of a file with bad lines 1300 and 2600: %v", err)
 	}
@@ -123,7 +123,7 @@ func TestReplayNamesTheFirstBadLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	col := assert.NewCollector(s)
+	col := assert.NewCollector(s, nil)
 	for range 2 {
 		if _, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), col, seen); err != nil {
 			t.Fatal(err)

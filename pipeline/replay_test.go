@@ -72,7 +72,7 @@ func varyResults(t *testing.T, path string) (lines int) {
 func serialEval(t *testing.T, s *spec.Suite, path string) *assert.Collector {
 	t.Helper()
 	ev, rb := assert.NewEvaluator(s), s.NewRebuilder()
-	ser := assert.NewCollector(s)
+	ser := assert.NewCollector(s, nil)
 	seen := map[string]bool{}
 	err := runner.ReadLines(path, func(line []byte, _ int) error {
 		var r schema.Result
@@ -131,7 +131,7 @@ func TestEvalReplayMatchesSerialEvaluation(t *testing.T) {
 	}
 	n := varyResults(t, path)
 
-	par := assert.NewCollector(s)
+	par := assert.NewCollector(s, nil)
 	stale, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), par, map[string]bool{})
 	if err != nil || stale != 0 {
 		t.Fatalf("replay: stale %d, %v", stale, err)
@@ -168,7 +168,7 @@ func BenchmarkEvalResults(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		ev := assert.NewEvaluator(s)
-		col := assert.NewCollector(s)
+		col := assert.NewCollector(s, nil)
 		if _, err := pipeline.Replay(path, ev, s.NewRebuilder(), col, map[string]bool{}); err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,9 @@ import (
 
 // Options say what a live run does.
 type Options struct {
+	// Families are the metric families the suite was loaded with (nil:
+	// assert.DefaultFamilies).
+	Families  assert.Families
 	SuitePath string       // the suite as given, recorded in run.json
 	Target    *spec.Target // the target to call
 	Selection Selection
@@ -110,7 +113,7 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 		}
 	}
 	r.Evaluator = assert.NewEvaluator(s)
-	r.Collector = assert.NewCollector(s)
+	r.Collector = assert.NewCollector(s, o.Families)
 	r.Collector.IncludeUnreviewed = o.IncludeUnreviewed
 	return r, nil
 }

@@ -13,7 +13,7 @@ import (
 
 // familySections shows the run's figures of every metric family
 // registered beyond the built-in ones (dialogue, text, ranking…), laid out
-// from the descriptor (schema.MetricsTree): one section per family with a
+// from the report's descriptor (schema.Report.Descriptor): one section per family with a
 // table of its metrics and one table per subtree. A new family therefore
 // appears in console, Markdown and HTML reports without a line here.
 func familySections(r, _ *schema.Report) []Section {
@@ -21,7 +21,7 @@ func familySections(r, _ *schema.Report) []Section {
 		return nil
 	}
 	var out []Section
-	for _, f := range schema.MetricsTree.Families {
+	for _, f := range r.Descriptor().Families {
 		v, ok := r.Metrics.Families[f.Name]
 		if !ok || len(f.Subs) != 1 || dedicatedSections[f.Name] {
 			continue

@@ -14,8 +14,7 @@ import (
 // in the console and Markdown reports laid out from its descriptor alone:
 // its metrics with num/den, and a keyed subtree as a table whose numeric
 // keys sort as numbers.
-func init() {
-	schema.MetricsTree.RegisterFamily(&schema.Family{Name: "turns", Subs: []*schema.Sub{{
+var turnsFamily = &schema.Family{Name: "turns", Subs: []*schema.Sub{{
 		Name: "turns", Doc: "per-turn figures (test-only family)",
 		Shape: &schema.Shape{
 			Attrs: []schema.Attr{
@@ -28,7 +27,16 @@ func init() {
 				{Name: "accuracy", Kind: schema.MetricRatio, Doc: "passed / total"},
 			}}}},
 		},
-	}}})
+	}}}
+
+// turnsTree is the built-in tree with the turns family added, as a report
+// of a program with that family carries it (Report.Tree).
+func turnsTree(t *testing.T) *schema.Tree {
+	tree, err := schema.NewTree(append(schema.BuiltinFamilies(), turnsFamily))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
 }
 
 type turnsValue struct {
@@ -47,6 +55,7 @@ func turnsReport(t *testing.T, readBack bool) *schema.Report {
 	r := iaoPass()
 	r.Metrics.Families = map[string]any{"turns": &turnsValue{Conversations: 4, Completion: schema.R(3, 4), MeanMS: 12.34,
 		Turn: map[string]turnsByTurn{"1": {4, schema.R(4, 4)}, "10": {1, schema.R(0, 1)}, "2": {4, schema.R(3, 4)}}}}
+	r.Tree = turnsTree(t)
 	if !readBack {
 		return r
 	}
@@ -58,6 +67,7 @@ func turnsReport(t *testing.T, readBack bool) *schema.Report {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
+	back.Tree = r.Tree
 	return &back
 }
 

@@ -505,7 +505,7 @@ func junitProperties(r *schema.Report) []prop {
 	for _, t := range r.Thresholds {
 		add("threshold."+oneLine(t.Name), t.Outcome.String())
 	}
-	return append(ps, metricProps(r.Metrics)...)
+	return append(ps, metricProps(r.Descriptor(), r.Metrics)...)
 }
 
 // fmtProp prints a property value: at most six decimals, no exponent.
@@ -520,20 +520,20 @@ func fmtProp(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// metricProps flattens the metrics the descriptor (schema.MetricsTree)
+// metricProps flattens the metrics the descriptor t
 // marks as JUnit properties: the whole run's case counts and rates, the
 // accuracy of core, non-core, each split, level and scene, and each
 // family's figures for the whole run (dimension precision / recall / F1,
 // label accuracy and averages, latency percentiles…). Ratios without data
 // are left out.
-func metricProps(m *schema.Metrics) []prop {
-	root := schema.MetricsTree.ReadMetrics(m)
+func metricProps(t *schema.Tree, m *schema.Metrics) []prop {
+	root := t.ReadMetrics(m)
 	if root == nil {
 		return nil
 	}
 	const prefix = "metrics"
 	var ps []prop
-	for _, f := range schema.MetricsTree.Families {
+	for _, f := range t.Families {
 		ps = objProps(ps, root, prefix, f.Props, nil)
 	}
 	// the groups' nodes: single ones, then maps

@@ -209,7 +209,7 @@ func templateSections(r, _ *schema.Report) []Section {
 		if r.Metrics != nil {
 			nodes := r.Metrics.Template
 			if k := groupKind(g); k != "template" {
-				nodes = r.Metrics.Sources[schema.MetricsTree.SourceGroup(k)]
+				nodes = r.Metrics.Sources[r.Descriptor().SourceGroup(k)]
 			}
 			if n := nodes[g.Name]; n != nil {
 				acc = fmtRatio(n.Accuracy)

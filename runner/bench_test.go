@@ -159,7 +159,7 @@ func benchRun(b *testing.B, s *spec.Suite, resultsPath string, o runner.CallerOp
 		b.Fatal(err)
 	}
 	ev := assert.NewEvaluator(s)
-	col := assert.NewCollector(s)
+	col := assert.NewCollector(s, nil)
 	err = runner.Run(ctx, caller, func(yield func(*schema.Script) error) error {
 		return s.Generate(spec.GenOptions{}, func(c *schema.Case) error { return yield(schema.Single(c)) })
 	}, runner.Config[*assert.Evaluation]{

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -319,6 +320,11 @@ const MaxReportCases = 100_000
 
 // Report is a finished run: everything the reporters render.
 type Report struct {
+	// Tree describes the metrics tree of the run (its families and
+	// source groups); never written. Nil for a report read back from
+	// JSON until its reader sets it: Descriptor then gives the built-in
+	// tree.
+	Tree       *Tree             `json:"-"`
 	Tool       string            `json:"tool"`
 	Version    string            `json:"version"`
 	Suite      SuiteInfo         `json:"suite"`
@@ -336,3 +342,14 @@ type Report struct {
 	CasesOmitted int      `json:"cases_omitted,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
 }
+
+// Descriptor returns the report's metrics-tree descriptor: Tree, or the
+// built-in one (DefaultTree) when it has none.
+func (r *Report) Descriptor() *Tree {
+	if r.Tree != nil {
+		return r.Tree
+	}
+	return defaultTree()
+}
+
+var defaultTree = sync.OnceValue(DefaultTree)

@@ -215,42 +215,69 @@ func entrySubs(s *Sub, node *Shape) []*Sub {
 	return subs
 }
 
-// RegisterFamily adds a metric family's part to every node of the tree.
-// A registered family has one subtree, named after the family
-// (metrics.NAME…, its value in Node.Families[NAME]); node metrics of their
-// own are the case counts' alone. Its name must be new. Call it from an
-// init function (assert.RegisterFamily does).
-func (t *Tree) RegisterFamily(f *Family) {
+// NewTree returns the descriptor of a metrics tree with the built-in
+// groups (split, level, scene, core, noncore, template) and the families,
+// in order. The first four must be the built-in node families (cases,
+// dimension, label, latency), whose figures every node has; each other
+// family has one subtree named after it (metrics.NAME…, its value in
+// Node.Families[NAME]) and no node metrics. Source kinds add their groups
+// with AddSourceGroup.
+func NewTree(families []*Family) (*Tree, error) {
+	t := &Tree{Groups: builtinGroups()}
+	for i, f := range families {
+		if i < len(nodeFamilies) {
+			if f != nodeFamilies[i] {
+				return nil, fmt.Errorf("metrics tree: family %d must be %q, not %q", i+1, nodeFamilies[i].Name, f.Name)
+			}
+			t.Families = append(t.Families, f)
+			continue
+		}
+		if err := t.addFamily(f); err != nil {
+			return nil, err
+		}
+	}
+	if len(t.Families) < len(nodeFamilies) {
+		return nil, fmt.Errorf("metrics tree: the families must start with cases, dimension, label and latency")
+	}
+	return t, nil
+}
+
+// DefaultTree is the tree of the built-in families (BuiltinFamilies),
+// without source groups: what renders a report when no tree is at hand.
+func DefaultTree() *Tree {
+	t, err := NewTree(BuiltinFamilies())
+	if err != nil {
+		panic(err) // the built-in families are fixed: a test catches it
+	}
+	return t
+}
+
+func (t *Tree) addFamily(f *Family) error {
 	if len(f.Attrs) > 0 || len(f.Subs) != 1 || f.Subs[0].Name != f.Name {
-		panic(fmt.Sprintf("schema: metrics tree: family %q must have one subtree named %q and no node metrics", f.Name, f.Name))
+		return fmt.Errorf("metrics tree: family %q must have one subtree named %q and no node metrics", f.Name, f.Name)
 	}
-	for _, a := range f.Attrs {
-		t.mustBeNew(a.Name)
-	}
-	for _, s := range f.Subs {
-		t.mustBeNew(s.Name)
+	if err := t.isNew(f.Name); err != nil {
+		return err
 	}
 	t.Families = append(t.Families, f)
+	return nil
 }
 
-// RegisterSourceKind adds metrics.KIND["NAME"], one node per source of
-// that kind (template sources have metrics.template). Call it from an init
-// function of the source kind's file.
-func (t *Tree) RegisterSourceKind(kind, what string) {
-	t.RegisterSourceKindAs(kind, kind, what)
-}
-
-// RegisterSourceKindAs is RegisterSourceKind for a kind whose name is a
-// metric family's (memory): its nodes are metrics.GROUP["NAME"].
-func (t *Tree) RegisterSourceKindAs(kind, group, what string) {
-	t.mustBeNew(group)
+// AddSourceGroup adds metrics.GROUP["NAME"], one node per source of kind
+// (group is the kind's name, unless it is a family's: memory's nodes are
+// metrics.memory_source["NAME"]). what names a source in messages.
+func (t *Tree) AddSourceGroup(kind, group, what string) error {
+	if err := t.isNew(group); err != nil {
+		return err
+	}
 	t.Groups = append(t.Groups, &Sub{Name: group, Doc: "one node per " + what, Keyed: true,
 		Keys: KeysSourcePrefix + kind, What: what, Always: true})
+	return nil
 }
 
 // SourceGroup is the group of the metrics tree holding one node per
 // source of kind (Metrics.Sources' key): the kind's name unless it was
-// registered with RegisterSourceKindAs.
+// added under another name.
 func (t *Tree) SourceGroup(kind string) string {
 	for _, g := range t.Groups {
 		if g.Keys == KeysSourcePrefix+kind {
@@ -260,15 +287,16 @@ func (t *Tree) SourceGroup(kind string) string {
 	return kind
 }
 
-func (t *Tree) mustBeNew(name string) {
+func (t *Tree) isNew(name string) error {
 	for _, g := range t.Groups {
 		if g.Name == name {
-			panic(fmt.Sprintf("schema: metrics tree: %q is already a group", name))
+			return fmt.Errorf("metrics tree: %q is already a group", name)
 		}
 	}
 	if t.FamilyOf(name) != nil {
-		panic(fmt.Sprintf("schema: metrics tree: %q is already a node metric", name))
+		return fmt.Errorf("metrics tree: %q is already a metric or family", name)
 	}
+	return nil
 }
 
 // Node metrics of the case counts family.
@@ -369,15 +397,17 @@ var (
 	}}}
 )
 
-// MetricsTree is the descriptor of the metrics tree.
-var MetricsTree = &Tree{
-	Families: []*Family{CasesFamily, DimensionFamily, LabelFamily, LatencyFamily},
-	Groups: []*Sub{
+// nodeFamilies are the families whose figures are fields of every Node.
+var nodeFamilies = []*Family{CasesFamily, DimensionFamily, LabelFamily, LatencyFamily}
+
+// builtinGroups returns the root's built-in groups.
+func builtinGroups() []*Sub {
+	return []*Sub{
 		{Name: "split", Doc: "one node per split", Keyed: true, Keys: KeysSplit, What: "split", Always: true, Props: []string{"accuracy"}},
 		{Name: "level", Doc: "one node per template level", Keyed: true, Keys: KeysLevel, What: "template level", Always: true, Props: []string{"accuracy"}},
 		{Name: "scene", Doc: "one node per scene path prefix (\"出行/天气\")", Keyed: true, Keys: KeysScene, What: "scene path", Always: true, Props: []string{"accuracy"}},
 		{Name: "core", Doc: "the core cases", Props: []string{"accuracy"}},
 		{Name: "noncore", Doc: "the cases that are not core", Props: []string{"accuracy"}},
 		{Name: "template", Doc: "one node per template", Keyed: true, Keys: KeysTemplate, What: "template", Always: true},
-	},
+	}
 }

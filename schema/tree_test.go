@@ -20,42 +20,56 @@ func TestStepStyles(t *testing.T) {
 		{"core.accuracy", []StepStyle{StepName, StepName}},
 		{"nosuch.x.y", []StepStyle{StepName, StepName, StepName}},
 	} {
-		if got := MetricsTree.StepStyles(strings.Split(c.addr, ".")); !reflect.DeepEqual(got, c.want) {
+		if got := DefaultTree().StepStyles(strings.Split(c.addr, ".")); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %v, want %v", c.addr, got, c.want)
 		}
 	}
 }
 
-// A registered name may not shadow another: the tree's addresses must
-// stay unambiguous.
-func TestRegisterTwicePanics(t *testing.T) {
-	tree := &Tree{Families: []*Family{CasesFamily, LatencyFamily}, Groups: MetricsTree.Groups}
-	for _, f := range []func(){
-		func() { tree.RegisterFamily(&Family{Name: "latency", Subs: []*Sub{{Name: "latency"}}}) },
-		func() { tree.RegisterFamily(&Family{Name: "split", Subs: []*Sub{{Name: "split"}}}) },
-		func() { tree.RegisterFamily(&Family{Name: "x", Attrs: []Attr{{Name: "y"}}, Subs: []*Sub{{Name: "x"}}}) },
-		func() { tree.RegisterFamily(&Family{Name: "x", Subs: []*Sub{{Name: "y"}}}) },
-		func() { tree.RegisterSourceKind("latency", "latency") },
-		func() { tree.RegisterSourceKind("template", "template") },
+// A family or source group may not shadow another name: the tree's
+// addresses must stay unambiguous. The node families come first.
+func TestTreeRefusesTakenNames(t *testing.T) {
+	base := BuiltinFamilies()
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"a second latency", func() error {
+			_, err := NewTree(append(base, &Family{Name: "latency", Subs: []*Sub{{Name: "latency"}}}))
+			return err
+		}},
+		{"a family named as a group", func() error {
+			_, err := NewTree(append(base, &Family{Name: "split", Subs: []*Sub{{Name: "split"}}}))
+			return err
+		}},
+		{"node metrics", func() error {
+			_, err := NewTree(append(base, &Family{Name: "x", Attrs: []Attr{{Name: "y"}}, Subs: []*Sub{{Name: "x"}}}))
+			return err
+		}},
+		{"a subtree of another name", func() error {
+			_, err := NewTree(append(base, &Family{Name: "x", Subs: []*Sub{{Name: "y"}}}))
+			return err
+		}},
+		{"the node families not first", func() error { _, err := NewTree(base[1:]); return err }},
+		{"a source group named as a family", func() error { return DefaultTree().AddSourceGroup("latency", "latency", "latency") }},
+		{"a source group named as a group", func() error { return DefaultTree().AddSourceGroup("template", "template", "template") }},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Error("registering a name the tree has did not panic")
-				}
-			}()
-			f()
-		}()
+		if err := c.f(); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
 	}
 }
 
 // The values of registered families and source kinds are written in the
 // report JSON after the built-in members, and read back.
 func TestMetricsJSONWithRegisteredParts(t *testing.T) {
-	tree := MetricsTree
-	defer func(f []*Family, g []*Sub) { tree.Families, tree.Groups = f, g }(tree.Families, tree.Groups)
-	tree.RegisterFamily(&Family{Name: "tone", Subs: []*Sub{{Name: "tone", Shape: &Shape{Attrs: []Attr{{Name: "polite", Kind: MetricRatio}}}}}})
-	tree.RegisterSourceKind("dataset", "dataset")
+	tree, err := NewTree(append(BuiltinFamilies(), &Family{Name: "tone", Subs: []*Sub{{Name: "tone", Shape: &Shape{Attrs: []Attr{{Name: "polite", Kind: MetricRatio}}}}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tree.AddSourceGroup("dataset", "dataset", "dataset"); err != nil {
+		t.Fatal(err)
+	}
 	m := &Metrics{Node: Node{Total: 2, Families: map[string]any{"tone": map[string]any{"polite": R(1, 2)}}},
 		Sources: map[string]map[string]*Node{"dataset": {"faq": {Total: 2, Accuracy: R(1, 2)}}}}
 	b, err := json.Marshal(m)
@@ -120,7 +134,7 @@ func TestMetricsJSONWithRegisteredParts(t *testing.T) {
 // here as not a metric).
 func TestDescriptorMatchesReportTypes(t *testing.T) {
 	notMetrics := map[string]bool{"kind": true, "k": true}
-	node := MetricsTree.NodeShape()
+	node := (&Tree{Families: nodeFamilies}).NodeShape() // the families with fields of Node
 	dim := DimensionFamily.Subs[0]
 	for _, c := range []struct {
 		name   string
@@ -162,7 +176,7 @@ func TestDescriptorMatchesReportTypes(t *testing.T) {
 			t.Errorf("node subtree %q is not a field of Node", s.Name)
 		}
 	}
-	for _, g := range MetricsTree.Groups {
+	for _, g := range DefaultTree().Groups {
 		if _, ok := jsonFields(groupsType)[g.Name]; !ok {
 			t.Errorf("group %q is not a field of Metrics", g.Name)
 		}

@@ -38,7 +38,7 @@ func (n *Node) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*nodeFields)(n)); err != nil {
 		return err
 	}
-	extra, err := extraMembers(b, nodeType, func(k string) bool { return MetricsTree.FamilyOf(k) != nil })
+	extra, err := extraMembers(b, nodeType, func(string) bool { return true })
 	if len(extra) > 0 {
 		n.Families = map[string]any{}
 		for k, v := range extra {
@@ -79,18 +79,49 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	m.Split, m.Level, m.Scene, m.Core, m.Noncore, m.Template = g.Split, g.Level, g.Scene, g.Core, g.Noncore, g.Template
-	extra, err := extraMembers(b, nodeType, func(k string) bool { return MetricsTree.Group(k) != nil && jsonFields(groupsType)[k] == nil })
-	for k, v := range extra {
+	// A member beyond the node's fields and the built-in groups is a
+	// family's value, or a source kind's group (metrics.dataset): a map of
+	// nodes. Reading needs no descriptor: a map whose entries are all
+	// nodes (a "total" and an "accuracy") is a group.
+	groups := jsonFields(groupsType)
+	for k, v := range m.Families {
+		raw, _ := v.(json.RawMessage)
+		if groups[k] != nil || !nodeMap(raw) {
+			if groups[k] != nil {
+				delete(m.Families, k)
+			}
+			continue
+		}
 		var nodes map[string]*Node
-		if err := json.Unmarshal(v, &nodes); err != nil {
+		if err := json.Unmarshal(raw, &nodes); err != nil {
 			return err
 		}
 		if m.Sources == nil {
 			m.Sources = map[string]map[string]*Node{}
 		}
 		m.Sources[k] = nodes
+		delete(m.Families, k)
 	}
-	return err
+	if len(m.Families) == 0 {
+		m.Families = nil
+	}
+	return nil
+}
+
+// nodeMap reports whether raw is a JSON object whose members are all
+// objects with the members every node has (total, accuracy); an empty
+// object counts (a source group of a suite without such sources).
+func nodeMap(raw json.RawMessage) bool {
+	var entries map[string]map[string]json.RawMessage
+	if json.Unmarshal(raw, &entries) != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e == nil || e["total"] == nil || e["accuracy"] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 var groupsType = reflect.TypeFor[metricsGroups]()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/nlutest/nlutest/redact"
+	"github.com/nlutest/nlutest/schema"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,6 +37,15 @@ type Options struct {
 	// with its kind block undecoded: enough for commands that never call
 	// the target.
 	TargetKinds []TargetKind
+	// SourceKinds are the case source kinds a suite may declare, in the
+	// order messages list them. Nil: DefaultSourceKinds.
+	SourceKinds []SourceKind
+	// Families are the metric families' shapes, in the order of the
+	// metrics tree (the first four the node families: cases, dimension,
+	// label, latency): what metrics.* names thresholds may read. Nil:
+	// schema.BuiltinFamilies. The suite's Tree is built from them and the
+	// source kinds.
+	Families []*schema.Family
 	// AllowOutside lets materials sources and file() read files outside
 	// the suite directory (--allow-outside); see FileAccess.
 	AllowOutside bool
@@ -58,10 +68,10 @@ var fileSchemaBase = &hcl.BodySchema{
 }
 
 // fileSchema is the schema of a suite file: fileSchemaBase and a labelled
-// block per registered case source kind.
-func fileSchema() *hcl.BodySchema {
+// block per case source kind.
+func (s *Suite) fileSchema() *hcl.BodySchema {
 	fs := &hcl.BodySchema{Blocks: slices.Clone(fileSchemaBase.Blocks)}
-	for _, k := range SourceKinds() {
+	for _, k := range s.SourceKindNames() {
 		fs.Blocks = append(fs.Blocks, hcl.BlockHeaderSchema{Type: k, LabelNames: []string{"name"}})
 	}
 	return fs
@@ -95,7 +105,23 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	l := &loader{opts: opts, parser: hclparse.NewParser(), varDecl: map[string]*Variable{}}
 	s := &Suite{Sources: map[string][]byte{}, Materials: map[string]*Materials{}, Vars: map[string]cty.Value{}}
 	l.suite = s
-	fileSchema := fileSchema()
+	kinds, families := opts.SourceKinds, opts.Families
+	if kinds == nil {
+		kinds = DefaultSourceKinds()
+	}
+	if families == nil {
+		families = schema.BuiltinFamilies()
+	}
+	tree, byBlock, err := buildTree(families, kinds)
+	if err == nil {
+		err = uniqueTargetKinds(opts.TargetKinds)
+	}
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid extensions",
+			Detail: "The program's source kinds or metric families do not fit together: " + err.Error() + "."}}
+	}
+	s.Tree, s.kinds = tree, byBlock
+	fileSchema := s.fileSchema()
 	files, dir, err := suiteFiles(path)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read suite",
@@ -224,7 +250,7 @@ func (l *loader) decode() {
 	l.layoutSplits()
 	d := &Decoder{l: l}
 	for _, b := range sourceBlocks {
-		if src := sourceKinds[b.Type].Decode(d, b); src != nil {
+		if src := l.suite.kinds[b.Type].Decode(d, b); src != nil {
 			s.CaseSources = append(s.CaseSources, src)
 		}
 	}
@@ -275,7 +301,7 @@ func (l *loader) blocksByType() (byType map[string][]*hcl.Block, sourceBlocks []
 			continue
 		}
 		byType[b.Type] = append(byType[b.Type], b)
-		if _, ok := sourceKinds[b.Type]; ok {
+		if _, ok := l.suite.kinds[b.Type]; ok {
 			sourceBlocks = append(sourceBlocks, b)
 		}
 	}

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,7 +38,7 @@ split "smoke" { where = case.level == "S1" }
 		{`metrics.dimension.entity.f1 > 0`, "", ""},
 		{`metrics.dimension.entity.values["x"].precision > 0`, "", ""},
 		{`metrics.label.intent.labels["订机票"].recall > 0`, "", ""},
-		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has "total", "passed", "failed", "errored", "accuracy", "error_rate", "dimension", "label" or "latency".`},
+		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has "total", "passed", "failed", "errored", "accuracy", "error_rate", "dimension", "label", "latency", "dialogue", "repeat", "memory", "ranking", "ratings", "robustness", "text" or "usage".`},
 		{`metrics.splt.smoke.accuracy >= 0.9`, "Unknown metric", `There is no metric "splt" here. Did you mean "split"?`},
 		{`metrics.split.smok.accuracy >= 0.9`, "Unknown split", `This suite has no split "smok", so metrics.split has no node for it. Did you mean "smoke"? Known: "smoke".`},
 		{`metrics.split > 0`, "Incomplete metric", `metrics.split is a map of nodes; name one, e.g. metrics.split["NAME"].accuracy.`},
@@ -70,5 +72,30 @@ split "smoke" { where = case.level == "S1" }
 				t.Errorf("detail %q\nwant it to contain %q", d.Detail, c.detail)
 			}
 		})
+	}
+}
+
+// spec alone (this package's tests link no assert) knows every built-in
+// family's names: a threshold on metrics.usage or metrics.text validates,
+// and a misspelt one is caught, without the package that fills them.
+func TestBuiltinFamiliesWithoutAssert(t *testing.T) {
+	for _, c := range []struct {
+		cond string
+		ok   bool
+	}{
+		{`metrics.usage.total_tokens < 1000000`, true},
+		{`metrics.text.rougeL >= 0.3`, true},
+		{`metrics.ratings["人工"].dimension["流畅"].cohen_kappa >= 0.4`, true},
+		{`metrics.usage.total_token < 1000000`, false},
+	} {
+		dir := t.TempDir()
+		src := "suite \"s\" {}\ntemplate \"t\" {\n  text = \"你好\"\n}\nthreshold \"th\" { condition = " + c.cond + " }\n"
+		if err := os.WriteFile(filepath.Join(dir, "s"+FileSuffix), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, diags := Load(dir, Options{})
+		if diags.HasErrors() == c.ok {
+			t.Errorf("%s: %v", c.cond, diags)
+		}
 	}
 }

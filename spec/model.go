@@ -2,6 +2,7 @@ package spec
 
 import (
 	"github.com/nlutest/nlutest/redact"
+	"github.com/nlutest/nlutest/schema"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -11,6 +12,12 @@ import (
 
 // Suite is a loaded, checked suite: every block of every file, in source order.
 type Suite struct {
+	// Tree describes the suite's metrics tree: the families it was loaded
+	// with (Options.Families) and a group per source kind.
+	Tree *schema.Tree
+	// kinds are the case source kinds it was loaded with, by block type.
+	kinds map[string]SourceKind
+
 	Name        string
 	Description string
 	// SchemaName is the suite's response schema name as written (may be empty).

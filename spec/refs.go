@@ -239,8 +239,8 @@ func (l *loader) checkResponse(tr hcl.Traversal, sch *Schema) bool {
 	return true
 }
 
-// The names checkMetrics knows come from the metrics tree's descriptor,
-// schema.MetricsTree.
+// The names checkMetrics knows come from the suite's metrics-tree
+// descriptor (Suite.Tree).
 
 func shapeNames(sh *schema.Shape) (attrs, subs []string) {
 	for _, a := range sh.Attrs {
@@ -260,7 +260,7 @@ func (l *loader) checkMetrics(tr hcl.Traversal) bool {
 		return false
 	}
 	name, _ := stepName(steps[0])
-	g := schema.MetricsTree.Group(name)
+	g := l.suite.Tree.Group(name)
 	switch {
 	case g == nil:
 		return l.checkNode(steps, tr[0].SourceRange())
@@ -337,7 +337,7 @@ func (l *loader) checkNode(steps hcl.Traversal, prev hcl.Range) bool {
 	if len(steps) == 0 {
 		return true
 	}
-	tree := schema.MetricsTree
+	tree := l.suite.Tree
 	leaves, subs := shapeNames(tree.NodeShape())
 	name, ok := stepName(steps[0])
 	rng := steps[0].SourceRange()

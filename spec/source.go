@@ -103,50 +103,58 @@ type SourceKind interface {
 	Decode(d *Decoder, b *hcl.Block) Source
 }
 
-// builtinSourceKinds are the suite language's case source kinds. A new
-// kind is a file with its SourceKind and Source, and a line here.
-var builtinSourceKinds = []SourceKind{
-	templateKind{},
-	datasetKind{},
-	conversationKind{},
-	rankingKind{},
-	memoryKind{},
+// DefaultSourceKinds returns the suite language's case source kinds, in
+// the order messages list them. A new built-in kind is a file with its
+// SourceKind and Source, and a line here; a program adds its own through
+// Options.SourceKinds.
+func DefaultSourceKinds() []SourceKind {
+	return []SourceKind{templateKind{}, datasetKind{}, conversationKind{}, rankingKind{}, memoryKind{}}
 }
 
-var sourceKinds = map[string]SourceKind{}
-
-func init() {
-	for _, k := range builtinSourceKinds {
-		RegisterSourceKind(k)
+// buildTree returns the metrics tree's descriptor for the families and the
+// source kinds: each kind but template (whose metrics.template is built
+// in) adds its keyed map metrics.KIND["NAME"] unless it has a
+// MetricsGroup method returning false (a kind whose metrics are a
+// family's value, as ranking's), under another name when it has a
+// SourceGroup method (memory's metrics.memory_source). It also maps the
+// kinds by block type, refusing a block type that is taken.
+func buildTree(families []*schema.Family, kinds []SourceKind) (*schema.Tree, map[string]SourceKind, error) {
+	tree, err := schema.NewTree(families)
+	if err != nil {
+		return nil, nil, err
 	}
+	byBlock := map[string]SourceKind{}
+	for _, k := range kinds {
+		if _, dup := byBlock[k.Block()]; dup || slices.ContainsFunc(fileSchemaBase.Blocks, func(b hcl.BlockHeaderSchema) bool { return b.Type == k.Block() }) {
+			return nil, nil, fmt.Errorf("source kind %q: the block type is taken", k.Block())
+		}
+		byBlock[k.Block()] = k
+		if g, ok := k.(interface{ MetricsGroup() bool }); (ok && !g.MetricsGroup()) || k.Block() == schema.KindTemplate {
+			continue
+		}
+		group := k.Block()
+		if g, ok := k.(interface{ SourceGroup() string }); ok {
+			group = g.SourceGroup()
+		}
+		if err := tree.AddSourceGroup(k.Block(), group, k.Block()+" source"); err != nil {
+			return nil, nil, fmt.Errorf("source kind %q: %v", k.Block(), err)
+		}
+	}
+	return tree, byBlock, nil
 }
 
-// RegisterSourceKind adds a case source kind: its block type to suite
-// files and, for kinds other than template (whose metrics.template is
-// built in), its keyed map metrics.KIND["NAME"] to the metrics tree
-// (unless the kind has a MetricsGroup method returning false: a kind
-// whose metrics are a family's value, as ranking's; or under another
-// group name when the kind has a SourceGroup method, as memory's). Call
-// it from init only. It panics when the block type is taken.
-func RegisterSourceKind(k SourceKind) {
-	if _, dup := sourceKinds[k.Block()]; dup || slices.ContainsFunc(fileSchemaBase.Blocks, func(b hcl.BlockHeaderSchema) bool { return b.Type == k.Block() }) {
-		panic(fmt.Sprintf("spec: source kind %q registered twice", k.Block()))
-	}
-	sourceKinds[k.Block()] = k
-	if g, ok := k.(interface{ MetricsGroup() bool }); ok && !g.MetricsGroup() {
-		return
-	}
-	if g, ok := k.(interface{ SourceGroup() string }); ok {
-		schema.MetricsTree.RegisterSourceKindAs(k.Block(), g.SourceGroup(), k.Block()+" source")
-	} else if k.Block() != schema.KindTemplate {
-		schema.MetricsTree.RegisterSourceKind(k.Block(), k.Block()+" source")
-	}
+// NewTree returns the metrics tree's descriptor for the families and the
+// source kinds, as Load builds a suite's Tree: for reading reports with
+// the same extensions they were written with.
+func NewTree(families []*schema.Family, kinds []SourceKind) (*schema.Tree, error) {
+	t, _, err := buildTree(families, kinds)
+	return t, err
 }
 
-// SourceKinds lists the registered source kinds' names, sorted.
-func SourceKinds() []string {
-	out := make([]string, 0, len(sourceKinds))
-	for k := range sourceKinds {
+// SourceKindNames lists the suite's source kinds' block types, sorted.
+func (s *Suite) SourceKindNames() []string {
+	out := make([]string, 0, len(s.kinds))
+	for k := range s.kinds {
 		out = append(out, k)
 	}
 	slices.Sort(out)

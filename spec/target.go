@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -23,8 +24,10 @@ type Target struct {
 	Body      hcl.Body
 	KindRange hcl.Range
 	// Config is the kind's decoding of Body (its own type), nil when the
-	// suite was loaded without target kinds (Options.TargetKinds).
-	Config any
+	// suite was loaded without target kinds (Options.TargetKinds);
+	// Decoded is the kind that decoded it (what makes its caller).
+	Config  any
+	Decoded TargetKind
 	// PerCase are the kind's expressions evaluated per case (a request's
 	// url, headers, body); the load checks the names they use once every
 	// block is declared.
@@ -200,6 +203,18 @@ func (l *loader) targetSchema(b *hcl.Block) *hcl.BodySchema {
 	return s
 }
 
+// uniqueTargetKinds refuses two target kinds of one name.
+func uniqueTargetKinds(kinds []TargetKind) error {
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		if seen[k.Name()] {
+			return fmt.Errorf("target kind %q is given twice", k.Name())
+		}
+		seen[k.Name()] = true
+	}
+	return nil
+}
+
 // kindList lists the known kinds for a message: http { … }, rasa { … } or demo { … }.
 func (l *loader) kindList() string {
 	var names []string
@@ -249,7 +264,7 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 			if !ok {
 				return
 			}
-			t.Config = cfg
+			t.Config, t.Decoded = cfg, k
 		}
 	}
 	l.suite.Targets = append(l.suite.Targets, t)

@@ -14,7 +14,6 @@ import (
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner"
-	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -338,7 +337,7 @@ func (a *App) writeInPlace(s *spec.Suite, path string, lf *loadFlags, drafts []*
 		}
 		written = append(written, f)
 	}
-	if _, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, TargetKinds: targets.Kinds(), AllowOutside: lf.allowOutside}); diags.HasErrors() {
+	if _, diags := spec.Load(path, a.ext().LoadOptions(spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, AllowOutside: lf.allowOutside})); diags.HasErrors() {
 		var sources = map[string][]byte{}
 		for f, src := range edited {
 			sources[f] = src

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/nlutest/nlutest/extensions"
 	"io"
 	"os"
 	"runtime/debug"
@@ -35,6 +36,17 @@ type App struct {
 	Now func() time.Time
 	// Getwd is the working directory for default output paths; "" means ".".
 	Getwd string
+	// Ext are the extension points (source and target kinds, metric
+	// families, report renderers); nil means extensions.Default().
+	Ext *extensions.Set
+}
+
+// ext returns the app's extension points.
+func (a *App) ext() *extensions.Set {
+	if a.Ext == nil {
+		a.Ext = extensions.Default()
+	}
+	return a.Ext
 }
 
 func (a *App) now() time.Time {

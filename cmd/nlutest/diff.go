@@ -29,16 +29,16 @@ func (a *App) cmdDiff(args []string) int {
 	if *format != "text" && *format != "markdown" {
 		return a.fail(usagef("--format takes text or markdown, not %q", *format))
 	}
-	ra, err := readReport(pos[0])
+	ra, err := a.readReport(pos[0])
 	if err != nil {
 		return a.fail(usagef("%v", err))
 	}
-	rb, err := readReport(pos[1])
+	rb, err := a.readReport(pos[1])
 	if err != nil {
 		return a.fail(usagef("%v", err))
 	}
 	v := reporters.DiffView(ra, rb, reporters.DiffOptions{NameA: pos[0], NameB: pos[1], All: *all, MaxCases: *maxCases,
-		Metrics: metricList})
+		Metrics: func(m *schema.Metrics) []reporters.MetricValue { return metricList(ra.Descriptor(), m) }})
 	var out bytes.Buffer
 	if *format == "markdown" {
 		err = reporters.MarkdownView(&out, v, reporters.Options{})
@@ -71,9 +71,9 @@ func (a *App) cmdDiff(args []string) int {
 }
 
 // metricList lists every number of a metrics tree for diff.
-func metricList(m *schema.Metrics) []reporters.MetricValue {
+func metricList(t *schema.Tree, m *schema.Metrics) []reporters.MetricValue {
 	var out []reporters.MetricValue
-	eachMetric(m, func(addr string, v *float64, ratio string) {
+	eachMetric(t, m, func(addr string, v *float64, ratio string) {
 		out = append(out, reporters.MetricValue{Addr: addr, Value: v, Ratio: ratio})
 	})
 	return out

@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
+	"github.com/nlutest/nlutest/extensions"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,8 +25,15 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 // without a terminal, and returns exit code, stdout and stderr.
 func runCLI(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	return runCLIWith(t, nil, dir, env, args...)
+}
+
+// runCLIWith is runCLI with the extension points x (nil: the defaults).
+func runCLIWith(t *testing.T, x *extensions.Set, dir string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	app := &App{
+		Ext:    x,
 		Stdout: &out, Stderr: &errb, Getwd: dir,
 		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 		Now: func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) },

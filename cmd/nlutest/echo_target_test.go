@@ -17,14 +17,13 @@ import (
 )
 
 // A test-only target kind, added as a new target kind is: this file and
-// the one registration line in init. An echo target answers every turn
+// the one line in testExtensions (extensions_test.go). An echo target answers every turn
 // itself, without a network, with the intent its block names and the turn's
 // place in its session:
 //
 //	echo {
 //	  intent = "greet"
 //	}
-func init() { targets.Register(echoKind{}) }
 
 type echoKind struct{}
 
@@ -91,7 +90,7 @@ target "回声" {
 func TestTestOnlyTargetKindEndToEnd(t *testing.T) {
 	dir := writeSuite(t, echoSuite)
 	run := filepath.Join(dir, "run")
-	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run)
+	code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "run", dir, "--out", run)
 	if code != ExitPass || !strings.Contains(out, "3") {
 		t.Fatalf("run against the echo target: exit %d, want 0\n%s\n%s", code, out, errs)
 	}
@@ -110,7 +109,7 @@ func TestTestOnlyTargetKindEndToEnd(t *testing.T) {
 	if r.Target != "回声" || !strings.Contains(string(r.Response), `"name":"greet"`) || !strings.Contains(string(r.Response), `"turn":0`) || r.Outcome != schema.Pass {
 		t.Errorf("result record: target %q, response %s, outcome %v", r.Target, r.Response, r.Outcome)
 	}
-	if code, out, errs := runCLI(t, dir, nil, "eval", run); code != ExitPass || !strings.Contains(out, "回声") {
+	if code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", run); code != ExitPass || !strings.Contains(out, "回声") {
 		t.Errorf("eval of the echo run: exit %d, want 0\n%s\n%s", code, out, errs)
 	}
 
@@ -119,7 +118,7 @@ func TestTestOnlyTargetKindEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "suite.nlutest.hcl"), []byte(other), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := runCLI(t, dir, nil, "eval", run); code != ExitFail {
+	if code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", run); code != ExitFail {
 		t.Errorf("eval expecting farewell: exit %d, want 1\n%s\n%s", code, out, errs)
 	}
 }
@@ -144,7 +143,7 @@ func TestTestOnlyTargetKindValidate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeSuite(t, strings.Replace(echoSuite, tc.from, tc.to, 1))
-			code, _, errs := runCLI(t, dir, nil, "validate", "--color", "never", dir)
+			code, _, errs := runCLIWith(t, testExtensions(), dir, nil, "validate", "--color", "never", dir)
 			if code != ExitInvalid {
 				t.Errorf("validate: exit %d, want %d\n%s", code, ExitInvalid, errs)
 			}

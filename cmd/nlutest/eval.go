@@ -10,22 +10,26 @@ import (
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
 
-// reportFlags are the report flags shared by run, eval and merge.
-func (rf *runFlags) registerReports(fs *flag.FlagSet) {
+// registerReports registers the flags run, eval and merge share: the
+// suite's load flags, a --report-NAME FILE per renderer, and how reports
+// are rendered.
+func (rf *runFlags) registerReports(fs *flag.FlagSet, renderers []reporters.Renderer) {
 	rf.loadFlags.register(fs)
-	fs.Var(&rf.junit, "report-junit", "write a JUnit XML report to FILE (repeatable)")
-	fs.Var(&rf.markdown, "report-markdown", "write a Markdown report to FILE (repeatable)")
-	fs.Var(&rf.jsonReports, "report-json", "write the JSON report to FILE (repeatable)")
-	fs.Var(&rf.html, "report-html", "write a self-contained HTML report with charts to FILE (repeatable)")
+	rf.reports = make([]reportFlag, len(renderers))
+	for i, r := range renderers {
+		rf.reports[i].r = r
+		fs.Var(&rf.reports[i].paths, "report-"+r.Name, r.Help)
+	}
 	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line (with the reasons of a fail) and the report paths")
-	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit")
+	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit (as output, not failures)")
 	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
-	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json)")
-	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates in metrics and thresholds")
+	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json): Δ columns in console and Markdown")
+	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates (reviewed = false) in metrics and thresholds")
 }
 
 // cmdEval recomputes expectations, metrics, thresholds and reports of a
@@ -33,7 +37,7 @@ func (rf *runFlags) registerReports(fs *flag.FlagSet) {
 func (a *App) cmdEval(_ context.Context, args []string) int {
 	var rf runFlags
 	fs := newFlagSet(a, "eval", "eval [flags] RUN_DIR")
-	rf.registerReports(fs)
+	rf.registerReports(fs, a.ext().Renderers)
 	suitePath := fs.String("suite", "", "the suite to evaluate with (default: the one recorded in RUN_DIR/run.json)")
 	list := fs.Bool("list-metrics", false, "print every metric of the run with its value, for writing thresholds")
 	pos, err := parseInterleaved(fs, args)
@@ -63,7 +67,7 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 		return code
 	}
 	if *list {
-		listMetrics(a.Stdout, rep.Metrics)
+		listMetrics(a.Stdout, rep.Descriptor(), rep.Metrics)
 		return ExitPass
 	}
 	return a.finishOffline(rep, &rf, runDir)
@@ -73,7 +77,7 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 // against s and builds the report; on failure it prints why and returns
 // exit code 2.
 func (a *App) evaluateRuns(s *spec.Suite, dirs []string, meta pipeline.Meta, rf *runFlags) (*assert.Collector, *schema.Report, int) {
-	col, rep, err := pipeline.Evaluate(s, dirs, meta, pipeline.EvalOptions{IncludeUnreviewed: rf.unreviewed, Version: version()})
+	col, rep, err := pipeline.Evaluate(s, dirs, meta, pipeline.EvalOptions{Families: a.ext().Families, IncludeUnreviewed: rf.unreviewed, Version: version()})
 	if err != nil {
 		if !a.dataDiagnostics(err, s, &rf.loadFlags) {
 			fmt.Fprintf(a.Stderr, "nlutest: %v\n", err)
@@ -88,7 +92,7 @@ func (a *App) finishOffline(rep *schema.Report, rf *runFlags, runDir string) int
 	var baseline *schema.Report
 	if rf.baseline != "" {
 		var err error
-		if baseline, err = readReport(rf.baseline); err != nil {
+		if baseline, err = a.readReport(rf.baseline); err != nil {
 			return a.fail(usagef("--baseline: %v", err))
 		}
 	}
@@ -99,7 +103,7 @@ func (a *App) finishOffline(rep *schema.Report, rf *runFlags, runDir string) int
 func (a *App) cmdMerge(_ context.Context, args []string) int {
 	var rf runFlags
 	fs := newFlagSet(a, "merge", "merge --out DIR [flags] RUN_DIR...")
-	rf.registerReports(fs)
+	rf.registerReports(fs, a.ext().Renderers)
 	out := fs.String("out", "", "the merged run directory (required)")
 	suitePath := fs.String("suite", "", "the suite (default: the one recorded in the first run)")
 	partial := fs.Bool("partial", false, "merge some shards of a run, not all (the report says which)")
@@ -145,11 +149,11 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	return a.finishOffline(rep, &rf, *out)
 }
 
-// eachMetric calls fn for every number of the metrics tree (as
-// schema.MetricsTree describes it), with its address
+// eachMetric calls fn for every number of the metrics tree (as the
+// descriptor t describes it), with its address
 // (metrics.split.smoke.accuracy, metrics.scene["出行/天气"].accuracy), its
 // value (nil without data) and, for ratios, "num/den".
-func eachMetric(m *schema.Metrics, fn func(addr string, v *float64, ratio string)) {
+func eachMetric(t *schema.Tree, m *schema.Metrics, fn func(addr string, v *float64, ratio string)) {
 	var walk func(o *schema.Obj, path string)
 	walk = func(o *schema.Obj, path string) {
 		for _, mt := range o.Metrics {
@@ -174,15 +178,15 @@ func eachMetric(m *schema.Metrics, fn func(addr string, v *float64, ratio string
 			}
 		}
 	}
-	if root := schema.MetricsTree.ReadMetrics(m); root != nil {
+	if root := t.ReadMetrics(m); root != nil {
 		walk(root, "metrics")
 	}
 }
 
 // listMetrics prints every metric of the tree as `address = value (num/den)`.
-func listMetrics(w io.Writer, m *schema.Metrics) {
+func listMetrics(w io.Writer, t *schema.Tree, m *schema.Metrics) {
 	var lines []string
-	eachMetric(m, func(addr string, v *float64, ratio string) {
+	eachMetric(t, m, func(addr string, v *float64, ratio string) {
 		line := addr + " = null (no data)"
 		if v != nil {
 			line = fmt.Sprintf("%s = %.6g", addr, *v)

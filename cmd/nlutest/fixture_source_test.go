@@ -13,14 +13,13 @@ import (
 )
 
 // A test-only case source kind, added as a new source kind is: this file
-// and the one registration line in init. A fixture block lists utterances
+// and the one line in testExtensions (extensions_test.go). A fixture block lists utterances
 // that share one expect map:
 //
 //	fixture "问候" {
 //	  utterances = ["你好", "再见"]
 //	  expect     = { "$.intent.name" = "greet" }
 //	}
-func init() { spec.RegisterSourceKind(fixtureKind{}) }
 
 type fixtureKind struct{}
 
@@ -123,7 +122,7 @@ func TestTestOnlySourceKindEndToEnd(t *testing.T) {
 	run := filepath.Join(dir, "run")
 	junit := filepath.Join(dir, "junit.xml")
 	jsonReport := filepath.Join(dir, "report.json")
-	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--report-junit", junit, "--report-json", jsonReport)
+	code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "run", dir, "--out", run, "--report-junit", junit, "--report-json", jsonReport)
 	if code != ExitPass {
 		t.Fatalf("run: exit %d, want 0 (2 of 3 greetings)\n%s\n%s", code, out, errs)
 	}
@@ -166,7 +165,7 @@ func TestTestOnlySourceKindEndToEnd(t *testing.T) {
 	}
 	// eval --list-metrics lists the fixture node; the threshold, tightened,
 	// fails on replay.
-	_, list, errs := runCLI(t, dir, nil, "eval", run, "--list-metrics")
+	_, list, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", run, "--list-metrics")
 	for _, want := range []string{`metrics.fixture.问候.accuracy = 0.666667 (2/3)`, `metrics.fixture.问候.total = 3`} {
 		if !strings.Contains(list, want) {
 			t.Errorf("--list-metrics lacks %q:\n%s%s", want, list, errs)
@@ -176,7 +175,7 @@ func TestTestOnlySourceKindEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "suite.nlutest.hcl"), []byte(tight), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := runCLI(t, dir, nil, "eval", run); code != ExitFail || !strings.Contains(out, "问候") {
+	if code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", run); code != ExitFail || !strings.Contains(out, "问候") {
 		t.Errorf("eval with accuracy >= 0.9: exit %d, want 1\n%s\n%s", code, out, errs)
 	}
 
@@ -185,7 +184,7 @@ func TestTestOnlySourceKindEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "suite.nlutest.hcl"), []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCLI(t, dir, nil, "validate", dir); code != ExitInvalid || !strings.Contains(errs, `no fixture source "问好"`) || !strings.Contains(errs, `Did you mean "问候"?`) {
+	if code, _, errs := runCLIWith(t, testExtensions(), dir, nil, "validate", dir); code != ExitInvalid || !strings.Contains(errs, `no fixture source "问好"`) || !strings.Contains(errs, `Did you mean "问候"?`) {
 		t.Errorf("validate of an unknown fixture: exit %d\n%s", code, errs)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/nlutest/nlutest/pipeline"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -135,7 +136,7 @@ func TestCachedResultsMarked(t *testing.T) {
 	runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", first, "--cache", "--quiet")
 	_, out, _ := runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", second, "--cache",
 		"--report-markdown", filepath.Join(dir, "s.md"), "--report-html", filepath.Join(dir, "s.html"))
-	rep, err := readReport(second)
+	rep, err := pipeline.ReadReport(second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestCachedResultsMarked(t *testing.T) {
 		}
 	}
 	// The first run's report has no such warning.
-	if rep, _ := readReport(first); len(rep.Warnings) > 0 && strings.Contains(strings.Join(rep.Warnings, " "), "cache") {
+	if rep, _ := pipeline.ReadReport(first); len(rep.Warnings) > 0 && strings.Contains(strings.Join(rep.Warnings, " "), "cache") {
 		t.Errorf("the first run warns about the cache: %q", rep.Warnings)
 	}
 }

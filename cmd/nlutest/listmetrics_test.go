@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/nlutest/nlutest/extensions"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,11 @@ func TestListMetricsGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rep := loadReport(t, filepath.Join("..", "..", "reporters", "testdata", name+".json"))
 			var got bytes.Buffer
-			listMetrics(&got, rep.Metrics)
+			tree, err := extensions.Default().Tree()
+			if err != nil {
+				t.Fatal(err)
+			}
+			listMetrics(&got, tree, rep.Metrics)
 			golden := filepath.Join("testdata", "list-metrics-"+name+".golden")
 			if *update {
 				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/reporters"
-	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -54,7 +53,7 @@ func (a *App) load(path string, lf *loadFlags) (*spec.Suite, int) {
 		fmt.Fprintf(a.Stderr, "nlutest: --color takes auto, always or never, not %q\n", lf.color)
 		return nil, ExitInvalid
 	}
-	s, diags := spec.Load(path, spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, TargetKinds: targets.Kinds(), AllowOutside: lf.allowOutside})
+	s, diags := spec.Load(path, a.ext().LoadOptions(spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, AllowOutside: lf.allowOutside}))
 	var sources map[string][]byte
 	if s != nil {
 		sources = s.Sources

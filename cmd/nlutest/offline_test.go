@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/nlutest/nlutest/pipeline"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,7 +43,7 @@ func copyRunDir(t *testing.T, src, dst string) {
 
 func loadReport(t *testing.T, path string) *schema.Report {
 	t.Helper()
-	r, err := readReport(path)
+	r, err := pipeline.ReadReport(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,15 +4,19 @@ import (
 	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
 )
 
-// reportPaths lists every report file the flags ask for.
+// reportPaths lists every report file the flags ask for, of every
+// renderer.
 func (rf *runFlags) reportPaths() []string {
-	return slices.Concat([]string(rf.jsonReports), rf.junit, rf.markdown, rf.html)
+	var out []string
+	for _, f := range rf.reports {
+		out = append(out, f.paths...)
+	}
+	return out
 }
 
 // checkReportPaths refuses, before anything runs or is evaluated, a report

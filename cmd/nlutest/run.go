@@ -23,10 +23,7 @@ type runFlags struct {
 	target      string
 	split       string
 	out         string
-	junit       listFlag
-	markdown    listFlag
-	jsonReports listFlag
-	html        listFlag
+	reports     []reportFlag // --report-NAME FILE, one per renderer
 	concurrency int
 	rate        float64
 	filter      string
@@ -43,26 +40,25 @@ type runFlags struct {
 	allowVars   bool
 }
 
-func (rf *runFlags) register(fs *flag.FlagSet) {
-	rf.loadFlags.register(fs)
+// reportFlag is one renderer's --report-NAME and the files it names.
+type reportFlag struct {
+	r     reporters.Renderer
+	paths listFlag
+}
+
+// register registers run's flags: the report flags (registerReports),
+// then the run's own.
+func (rf *runFlags) register(fs *flag.FlagSet, renderers []reporters.Renderer) {
+	rf.registerReports(fs, renderers)
 	fs.StringVar(&rf.target, "target", "", "target block to call (default: the first one)")
 	fs.StringVar(&rf.split, "split", "", "run only the cases of split NAME")
 	fs.StringVar(&rf.out, "out", "", "run directory for results.jsonl and report.json (default .nlutest/runs/<time>-<suite>)")
-	fs.Var(&rf.junit, "report-junit", "write a JUnit XML report to FILE (repeatable)")
-	fs.Var(&rf.markdown, "report-markdown", "write a Markdown report to FILE, e.g. $GITHUB_STEP_SUMMARY (repeatable)")
-	fs.Var(&rf.jsonReports, "report-json", "write the JSON report to FILE (repeatable)")
-	fs.Var(&rf.html, "report-html", "write a self-contained HTML report with charts to FILE (repeatable)")
 	fs.IntVar(&rf.concurrency, "concurrency", 0, "calls in flight at once (overrides the target's concurrency)")
 	fs.Float64Var(&rf.rate, "rate", 0, "at most R requests per second (overrides the target's rate)")
 	fs.StringVar(&rf.filter, "filter", "", "run only cases whose template (or other source) name, id or text matches REGEX")
-	fs.BoolVar(&rf.quiet, "quiet", false, "print only the verdict line (with the reasons of a fail) and the report paths")
-	fs.BoolVar(&rf.junitCases, "junit-cases", false, "in a suite with thresholds, also list every case in JUnit (as output, not failures)")
-	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
 	fs.StringVar(&rf.resume, "resume", "", "continue the run in DIR: run only the cases it has not recorded (PATH defaults to the suite DIR/run.json names)")
 	fs.StringVar(&rf.onlyFailed, "only-failed", "", "run again only the cases that failed or errored in the earlier run RUN, into a new run directory (PATH defaults to RUN's suite)")
 	fs.StringVar(&rf.shard, "shard", "", "run only the K-th of N stable partitions of the cases: K/N, e.g. 2/4")
-	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json): Δ columns in console and Markdown")
-	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates (reviewed = false) in metrics and thresholds")
 	fs.IntVar(&rf.repeat, "repeat", 0, "run every case and conversation N times, each in a new session: metrics.repeat (stability, pass@k) and flaky cases")
 	fs.BoolVar(&rf.allowVars, "allow-changed-vars", false, "with --resume: go on though variable values differ from those the run was recorded with (the report says so)")
 	fs.BoolVar(&rf.cache, "cache", false, "answer repeated requests from the response cache in .nlutest/cache (keyed by target and exact request)")
@@ -71,7 +67,7 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 func (a *App) cmdRun(ctx context.Context, args []string) int {
 	var rf runFlags
 	fs := newFlagSet(a, "run", "run [flags] PATH\n       nlutest run --resume DIR [flags] [PATH]\n       nlutest run --only-failed RUN [flags] [PATH]")
-	rf.register(fs)
+	rf.register(fs, a.ext().Renderers)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return a.flagErr(err)
@@ -80,7 +76,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	sel, baseline, err := rf.check()
+	sel, baseline, err := rf.check(a.readReport)
 	if err != nil {
 		return a.fail(err)
 	}
@@ -264,7 +260,7 @@ func shellQuote(s string) string {
 
 // check checks the flags of run that need no suite, and returns the
 // selection they make and the baseline report (nil without --baseline).
-func (rf *runFlags) check() (pipeline.Selection, *schema.Report, error) {
+func (rf *runFlags) check(readReport func(string) (*schema.Report, error)) (pipeline.Selection, *schema.Report, error) {
 	sel, err := pipeline.NewSelection(rf.split, rf.filter, "")
 	if err != nil {
 		return sel, nil, err
@@ -326,23 +322,15 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, base
 		append     bool
 	}
 	summary := a.getenv("GITHUB_STEP_SUMMARY")
-	var outs []out
-	outs = append(outs, out{"json", filepath.Join(runDir, pipeline.ReportFile), func(w io.Writer) error { return reporters.JSON(w, rep) }, false})
-	for _, p := range rf.jsonReports {
-		outs = append(outs, out{"json", p, func(w io.Writer) error { return reporters.JSON(w, rep) }, false})
-	}
-	for _, p := range rf.junit {
-		outs = append(outs, out{"junit", p, func(w io.Writer) error { return reporters.JUnit(w, rep, opts) }, false})
-	}
-	mopts := opts
-	mopts.Color = false
-	for _, p := range rf.markdown {
-		// GitHub collects every step's summary in one file: add to it.
-		appendTo := summary != "" && filepath.Clean(p) == filepath.Clean(summary)
-		outs = append(outs, out{"markdown", p, func(w io.Writer) error { return reporters.Markdown(w, rep, mopts) }, appendTo})
-	}
-	for _, p := range rf.html {
-		outs = append(outs, out{"html", p, func(w io.Writer) error { return reporters.HTML(w, rep, mopts) }, false})
+	fopts := opts
+	fopts.Color = false // files never get colour
+	outs := []out{{"json", filepath.Join(runDir, pipeline.ReportFile), func(w io.Writer) error { return reporters.JSON(w, rep) }, false}}
+	for _, f := range rf.reports {
+		for _, p := range f.paths {
+			// GitHub collects every step's summary in one file: add to it.
+			appendTo := f.r.Summary && summary != "" && filepath.Clean(p) == filepath.Clean(summary)
+			outs = append(outs, out{f.r.Name, p, func(w io.Writer) error { return f.r.Write(w, rep, fopts) }, appendTo})
+		}
 	}
 	failed := false
 	var written []string

@@ -9,4 +9,18 @@ import (
 const RunMetaFile = pipeline.MetaFile
 
 // readReport reads a run directory's report.json (or a report file).
-func readReport(path string) (*schema.Report, error) { return pipeline.ReadReport(path) }
+// readReport reads a report.json (or a run directory's) with the app's
+// metrics-tree descriptor, so its families and source groups read and
+// render as they were written.
+func (a *App) readReport(path string) (*schema.Report, error) {
+	rep, err := pipeline.ReadReport(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := a.ext().Tree()
+	if err != nil {
+		return nil, err
+	}
+	rep.Tree = t
+	return rep, nil
+}

@@ -10,17 +10,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
 
 // A metric family added by tests only, as a new family is added: this file
-// and the registration line in init. It measures the inputs: how many
+// and the one line in testExtensions (extensions_test.go). It measures the inputs: how many
 // cases, their mean length in characters, and the share of long ones.
-
-func init() { assert.RegisterFamily(charsFamily{}) }
 
 var charsShape = &schema.Family{Name: "chars", Subs: []*schema.Sub{{
 	Name: "chars", Doc: "input length in characters (test-only family)",
@@ -36,21 +33,9 @@ type charsFamily struct{}
 
 func (charsFamily) Shape() *schema.Family { return charsShape }
 
-// NewAcc applies the family only to suites with a threshold that reads it,
-// so the other tests of this package (and their golden reports) do not
-// see it: a family that does not apply to a suite returns nil.
-func (charsFamily) NewAcc(s *spec.Suite) assert.Acc {
-	for _, th := range s.Thresholds {
-		for _, tr := range th.Condition.Variables() {
-			if len(tr) > 1 && tr.RootName() == "metrics" {
-				if a, ok := tr[1].(hcl.TraverseAttr); ok && a.Name == "chars" {
-					return &charsAcc{}
-				}
-			}
-		}
-	}
-	return nil
-}
+// NewAcc applies the family to every suite: it is only in the set of
+// testExtensions, so the other tests of this package never see it.
+func (charsFamily) NewAcc(*spec.Suite) assert.Acc { return &charsAcc{} }
 
 type charsAcc struct{ cases, runes, long int }
 
@@ -98,7 +83,7 @@ threshold "inputs" {
 	dir := writeSuite(t, suite)
 	run := filepath.Join(dir, "run")
 	junit := filepath.Join(dir, "junit.xml")
-	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--report-junit", junit)
+	code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "run", dir, "--out", run, "--report-junit", junit)
 	if code != ExitPass {
 		t.Fatalf("run exit %d\n%s\n%s", code, out, errs)
 	}
@@ -113,7 +98,11 @@ threshold "inputs" {
 	}
 	// read back from report.json, the family's value is raw JSON; the
 	// descriptor reads it all the same
-	val, idx := assert.MetricsValue(m)
+	tree, err := testExtensions().Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, idx := assert.MetricsValue(tree, m)
 	mean, _ := val.GetAttr("chars").GetAttr("mean").AsBigFloat().Float64()
 	if wantMean := float64(want.runes) / float64(want.cases); mean != wantMean {
 		t.Errorf("metrics.chars.mean = %g, want %g", mean, wantMean)
@@ -143,7 +132,7 @@ threshold "inputs" {
 	// eval recomputes the same figures from the saved results.
 	cp := filepath.Join(t.TempDir(), "copy")
 	copyRunDir(t, run, cp)
-	code, list, errs := runCLI(t, dir, nil, "eval", cp, "--list-metrics")
+	code, list, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", cp, "--list-metrics")
 	if code != ExitPass {
 		t.Fatalf("eval exit %d\n%s", code, errs)
 	}
@@ -160,14 +149,14 @@ threshold "inputs" {
 	if err := os.WriteFile(filepath.Join(dir, "suite.nlutest.hcl"), []byte(failing), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCLI(t, dir, nil, "eval", cp); code != ExitFail {
+	if code, _, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", cp); code != ExitFail {
 		t.Errorf("eval with a missed threshold on chars: exit %d, want %d\n%s", code, ExitFail, errs)
 	}
 	typo := strings.Replace(suite, "metrics.chars.mean", "metrics.chars.means", 1)
 	if err := os.WriteFile(filepath.Join(dir, "suite.nlutest.hcl"), []byte(typo), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = runCLI(t, dir, nil, "validate", dir)
+	code, _, errs = runCLIWith(t, testExtensions(), dir, nil, "validate", dir)
 	if code != ExitInvalid || !strings.Contains(errs, `chars has no "means". Did you mean "mean"?`) {
 		t.Errorf("validate of metrics.chars.means: exit %d\n%s", code, errs)
 	}

@@ -18,21 +18,16 @@ type Kind interface {
 	NewCaller(ctx context.Context, b *Build) (runner.Caller, error)
 }
 
-// kinds are the registered kinds, in the order messages list them. A kind
-// nlutest ships is one entry here.
-var kinds = []Kind{httpKind{}, rasaKind{}, execKind{}, replayKind{}, demoKind{}, openaiKind{}}
-
-// Register adds a kind defined outside this package (a test's kind); call
-// it from an init func. A name already taken panics.
-func Register(k Kind) {
-	if lookup(k.Name()) != nil {
-		panic(fmt.Sprintf("targets: kind %q registered twice", k.Name()))
-	}
-	kinds = append(kinds, k)
+// DefaultKinds returns the target kinds nlutest ships, in the order
+// messages list them. A new built-in kind is a file with its Kind and a
+// line here; a program adds its own to the list it loads suites with
+// (Decoders, for spec.Options.TargetKinds).
+func DefaultKinds() []Kind {
+	return []Kind{httpKind{}, rasaKind{}, execKind{}, replayKind{}, demoKind{}, openaiKind{}}
 }
 
-// Kinds returns the registered kinds' decoders, for spec.Options.TargetKinds.
-func Kinds() []spec.TargetKind {
+// Decoders returns the kinds as spec.Options.TargetKinds takes them.
+func Decoders(kinds []Kind) []spec.TargetKind {
 	out := make([]spec.TargetKind, len(kinds))
 	for i, k := range kinds {
 		out[i] = k
@@ -40,14 +35,8 @@ func Kinds() []spec.TargetKind {
 	return out
 }
 
-func lookup(name string) Kind {
-	for _, k := range kinds {
-		if k.Name() == name {
-			return k
-		}
-	}
-	return nil
-}
+// Kinds returns the decoders of DefaultKinds.
+func Kinds() []spec.TargetKind { return Decoders(DefaultKinds()) }
 
 // Build is what a kind's caller is made from.
 type Build struct {
@@ -77,13 +66,14 @@ func (b *Build) Client(adjust ...func(*transport.Policy)) *transport.Client {
 	return transport.NewClient(policy, runner.Concurrency(t, b.Options), b.Limiter, transport.WithClock(b.Clock))
 }
 
-// NewCaller prepares a caller for target t of suite s, loaded with Kinds().
+// NewCaller prepares a caller for target t of suite s, by the kind that
+// decoded its block (the suite loaded with Decoders of a list of Kinds).
 // The demo kind starts its embedded service on 127.0.0.1. An error of type
 // *runner.ConfigError is a problem with the suite (exit 2).
 func NewCaller(ctx context.Context, s *spec.Suite, t *spec.Target, o runner.CallerOptions) (runner.Caller, error) {
-	k := lookup(t.Kind)
-	if k == nil || t.Config == nil {
-		return nil, fmt.Errorf("target %q: kind %q was not decoded (load the suite with targets.Kinds())", t.Name, t.Kind)
+	k, ok := t.Decoded.(Kind)
+	if !ok || t.Config == nil {
+		return nil, fmt.Errorf("target %q: kind %q was not decoded by a target kind (load the suite with targets.Decoders of its kinds)", t.Name, t.Kind)
 	}
 	rate := t.Rate
 	if o.Rate > 0 {

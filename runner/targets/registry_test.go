@@ -21,13 +21,17 @@ func TestKindsInMessageOrder(t *testing.T) {
 	}
 }
 
-func TestRegisterTwicePanics(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("registering a second http kind did not panic")
-		}
-	}()
-	Register(httpKind{})
+// Two kinds of one name are a mistake of the program that loads the
+// suite: Load says so instead of letting the second shadow the first.
+func TestKindTwiceIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s"+spec.FileSuffix), []byte(suiteSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := spec.Load(dir, spec.Options{TargetKinds: Decoders(append(DefaultKinds(), httpKind{}))})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), `target kind "http" is given twice`) {
+		t.Errorf("a second http kind: %v", diags)
+	}
 }
 
 func load(t *testing.T, src string, kinds []spec.TargetKind) *spec.Suite {
@@ -73,14 +77,14 @@ func TestDecodeIntoConfig(t *testing.T) {
 
 func TestNewCallerNeedsDecodedKind(t *testing.T) {
 	// Loaded without kinds, the kind block is kept but not decoded: a
-	// command that calls the target must load with Kinds().
+	// command that calls the target must load with the Decoders of its kinds.
 	s := load(t, suiteSrc, nil)
 	tg := s.Target("")
 	if tg.Kind != "exec" || tg.Config != nil {
 		t.Fatalf("undecoded target: kind %q, config %v", tg.Kind, tg.Config)
 	}
 	_, err := NewCaller(context.Background(), s, tg, runner.CallerOptions{})
-	if err == nil || !strings.Contains(err.Error(), "targets.Kinds()") {
+	if err == nil || !strings.Contains(err.Error(), "targets.Decoders") {
 		t.Errorf("NewCaller of an undecoded target: %v", err)
 	}
 }

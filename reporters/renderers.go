@@ -1,0 +1,39 @@
+package reporters
+
+import (
+	"io"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// Renderer is one report format that run, eval and merge write on request:
+// the command line's --report-NAME FILE (repeatable) is derived from it, as
+// are the checks that keep a report off the run's own files and the line
+// that lists the reports written. A new format is a file with its render
+// function and a Renderer, and a line in DefaultRenderers (or in the
+// renderers a program passes down).
+type Renderer struct {
+	// Name is the format's name: the flag --report-NAME, and what the
+	// report paths line calls it ("junit → out.xml").
+	Name string
+	// Help is the flag's help.
+	Help string
+	// Write renders the finished report to w. Files never get colour
+	// (opts.Color is false).
+	Write func(w io.Writer, rep *schema.Report, opts Options) error
+	// Summary marks a format a CI job summary collects: a FILE equal to
+	// $GITHUB_STEP_SUMMARY is appended to, as GitHub gathers every step's
+	// summary in that one file.
+	Summary bool
+}
+
+// DefaultRenderers returns the report formats nlutest ships, in the order
+// their flags are listed.
+func DefaultRenderers() []Renderer {
+	return []Renderer{
+		{Name: "junit", Help: "write a JUnit XML report to FILE (repeatable)", Write: JUnit},
+		{Name: "markdown", Help: "write a Markdown report to FILE, e.g. $GITHUB_STEP_SUMMARY (repeatable)", Write: Markdown, Summary: true},
+		{Name: "json", Help: "write the JSON report to FILE (repeatable)", Write: func(w io.Writer, rep *schema.Report, _ Options) error { return JSON(w, rep) }},
+		{Name: "html", Help: "write a self-contained HTML report with charts to FILE (repeatable)", Write: HTML},
+	}
+}
