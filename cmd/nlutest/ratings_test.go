@@ -22,7 +22,7 @@ func ratingsRun(t *testing.T) (dir, run string) {
 	dir = writeSuite(t, string(b))
 	run = filepath.Join(dir, "run")
 	// No sheet yet: the run reports, the ratings thresholds cannot be checked.
-	if code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run); code != ExitFail {
+	if code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "run", dir, "--out", run); code != ExitFail {
 		t.Fatalf("run without sheets: exit %d, want 1\n%s\n%s", code, out, errs)
 	}
 	return dir, run
@@ -58,7 +58,7 @@ func TestRatingsRoundTrip(t *testing.T) {
 	copyFile(t, "testdata/ratings/filled.csv", filepath.Join(dir, "sheet.csv"))
 	copyFile(t, "testdata/ratings/three.jsonl", filepath.Join(dir, "three.jsonl"))
 	rep := filepath.Join(dir, "report.json")
-	code, out, errs := runCLI(t, dir, nil, "eval", run, "--report-json", rep)
+	code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", run, "--report-json", rep)
 	if code != ExitPass {
 		t.Fatalf("eval with filled sheets: exit %d, want 0\n%s\n%s", code, out, errs)
 	}
@@ -73,7 +73,7 @@ func TestRatingsRoundTrip(t *testing.T) {
 	if err := os.WriteFile(suite, bytes.Replace(src, []byte("cohen_kappa >= 0.3"), []byte("cohen_kappa >= 0.6"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := runCLI(t, dir, nil, "eval", run); code != ExitFail {
+	if code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", run); code != ExitFail {
 		t.Errorf("eval with cohen_kappa >= 0.6: exit %d, want 1\n%s\n%s", code, out, errs)
 	}
 }
@@ -119,7 +119,7 @@ func TestRatingsBadSheets(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "sheet.csv"), []byte(strings.Join(l, "\n")), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, out, errs := runCLI(t, dir, nil, "eval", run)
+			code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", run)
 			if code != ExitInvalid {
 				t.Fatalf("exit %d, want 2\n%s\n%s", code, out, errs)
 			}
@@ -139,7 +139,7 @@ func slicesClone(s []string) []string { return append([]string(nil), s...) }
 func checkExport(t *testing.T, dir, run string) {
 	t.Helper()
 	sheet := filepath.Join(dir, "sheet-export.csv")
-	code, out, errs := runCLI(t, dir, nil, "ratings", "export", run, "-o", sheet)
+	code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "ratings", "export", run, "-o", sheet)
 	if code != ExitPass || !strings.Contains(out, "4 cases × 2 raters") {
 		t.Fatalf("ratings export: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -206,7 +206,7 @@ func checkRatingsReport(t *testing.T, rep string) {
 func TestChitchatRankingSuite(t *testing.T) {
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "report.json")
-	code, out, errs := runCLI(t, dir, nil, "run", filepath.Join("..", "..", "suites", "chitchat-ranking"), "--out", filepath.Join(dir, "run"), "--report-json", rep, "--quiet")
+	code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "run", filepath.Join("..", "..", "suites", "chitchat-ranking"), "--out", filepath.Join(dir, "run"), "--report-json", rep, "--quiet")
 	if code != ExitPass {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errs)
 	}

@@ -145,7 +145,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 // exit code.
 func (a *App) prepareRun(s *spec.Suite, suitePath string, target *spec.Target, sel pipeline.Selection, rf *runFlags) (*pipeline.Run, int) {
 	run, err := pipeline.Prepare(s, pipeline.Options{
-		SuitePath: suitePath, Target: target, Selection: sel, Out: rf.out, Resume: rf.resume, Root: a.Getwd,
+		Families: a.ext().Families, SuitePath: suitePath, Target: target, Selection: sel, Out: rf.out, Resume: rf.resume, Root: a.Getwd,
 		Concurrency: rf.concurrency, IncludeUnreviewed: rf.unreviewed, Version: version(), Now: a.now, Repeat: rf.repeat, AllowChangedVars: rf.allowVars,
 		Notice: func(msg string) { fmt.Fprintf(a.Stderr, "nlutest: %s\n", msg) },
 	})
