@@ -15,7 +15,6 @@ import (
 // source's (spec.SourceInfo.Turns).
 type dialogueFamily struct{}
 
-
 func (dialogueFamily) Shape() *schema.Family { return schema.DialogueFamily }
 func (dialogueFamily) NewAcc(s *spec.Suite) Acc {
 	return &dialogueAcc{suite: s}
@@ -135,7 +134,6 @@ func (d *dialogueAcc) Fill(n *schema.Node) {
 // script agree. A repetition passes when every turn of the script ran and
 // passed.
 type repeatFamily struct{}
-
 
 func (repeatFamily) Shape() *schema.Family { return schema.RepeatFamily }
 func (repeatFamily) NewAcc(s *spec.Suite) Acc {

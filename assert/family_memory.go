@@ -13,7 +13,6 @@ import (
 // distance. Facts are counted once per fact and case run.
 type memoryFamily struct{}
 
-
 func (memoryFamily) Shape() *schema.Family { return schema.MemoryFamily }
 func (memoryFamily) NewAcc(s *spec.Suite) Acc {
 	for _, src := range s.CaseSources {

@@ -26,9 +26,6 @@ import (
 // at each grade a block lists; source[NAME] per block.
 type rankingFamily struct{}
 
-
-
-
 func (rankingFamily) Shape() *schema.Family { return schema.RankingFamily }
 
 func (rankingFamily) NewAcc(s *spec.Suite) Acc {

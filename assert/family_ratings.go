@@ -28,8 +28,6 @@ import (
 // (one label throughout) is null.
 type ratingsFamily struct{}
 
-
-
 func (ratingsFamily) Shape() *schema.Family { return schema.RatingsFamily }
 
 func (ratingsFamily) NewAcc(s *spec.Suite) Acc {

@@ -17,9 +17,6 @@ import (
 // passed ("broken"), with the original's text.
 type robustnessFamily struct{}
 
-
-
-
 func (robustnessFamily) Shape() *schema.Family { return schema.RobustnessFamily }
 
 // NewAcc applies to suites with a source that has a perturb block.

@@ -22,8 +22,6 @@ import (
 // Chinese, else 13a.
 type textFamily struct{}
 
-
-
 func (textFamily) Shape() *schema.Family { return schema.TextFamily }
 
 // NewAcc applies to suites with a source whose cases carry references.

@@ -9,7 +9,6 @@ import (
 // usage (schema.Result.Usage), summed per node.
 type usageFamily struct{}
 
-
 func (usageFamily) Shape() *schema.Family  { return schema.UsageFamily }
 func (usageFamily) NewAcc(*spec.Suite) Acc { return &usageAcc{} }
 

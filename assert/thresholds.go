@@ -94,14 +94,18 @@ func spell(tr hcl.Traversal, attrKeys bool) string {
 // MetricsValue indexes ratios by: keys of keyed maps in brackets
 // (metrics.split.smoke.accuracy → metrics.split["smoke"].accuracy),
 // dimension names as names (metrics.label["intent"] → metrics.label.intent).
-func canonicalAddress(tree *schema.Tree, tr hcl.Traversal) string { return address(canonical(tree, tr)) }
+func canonicalAddress(tree *schema.Tree, tr hcl.Traversal) string {
+	return address(canonical(tree, tr))
+}
 
 // conditionAddress is the canonical address as a condition spells it,
 // the name reports show (issue 17: JUnit wrote metrics.split["smoke"]
 // where the condition said metrics.split.smoke): a key that is an
 // identifier as an attribute (metrics.split.smoke.accuracy,
 // metrics.scene.出行), other keys in brackets (metrics.scene["出行/天气"]).
-func conditionAddress(tree *schema.Tree, tr hcl.Traversal) string { return spell(canonical(tree, tr), true) }
+func conditionAddress(tree *schema.Tree, tr hcl.Traversal) string {
+	return spell(canonical(tree, tr), true)
+}
 
 // canonical is tr with keyed steps as indexes and named steps as
 // attributes.

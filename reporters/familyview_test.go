@@ -15,19 +15,19 @@ import (
 // its metrics with num/den, and a keyed subtree as a table whose numeric
 // keys sort as numbers.
 var turnsFamily = &schema.Family{Name: "turns", Subs: []*schema.Sub{{
-		Name: "turns", Doc: "per-turn figures (test-only family)",
-		Shape: &schema.Shape{
-			Attrs: []schema.Attr{
-				{Name: "conversations", Kind: schema.MetricCount, Doc: "conversations run"},
-				{Name: "completion", Kind: schema.MetricRatio, Doc: "completed / conversations"},
-				{Name: "mean_ms", Kind: schema.MetricMillis, Doc: "mean turn latency"},
-			},
-			Subs: []*schema.Sub{{Name: "turn", Doc: "per turn index", Keyed: true, Shape: &schema.Shape{Attrs: []schema.Attr{
-				{Name: "total", Kind: schema.MetricCount, Doc: "turns"},
-				{Name: "accuracy", Kind: schema.MetricRatio, Doc: "passed / total"},
-			}}}},
+	Name: "turns", Doc: "per-turn figures (test-only family)",
+	Shape: &schema.Shape{
+		Attrs: []schema.Attr{
+			{Name: "conversations", Kind: schema.MetricCount, Doc: "conversations run"},
+			{Name: "completion", Kind: schema.MetricRatio, Doc: "completed / conversations"},
+			{Name: "mean_ms", Kind: schema.MetricMillis, Doc: "mean turn latency"},
 		},
-	}}}
+		Subs: []*schema.Sub{{Name: "turn", Doc: "per turn index", Keyed: true, Shape: &schema.Shape{Attrs: []schema.Attr{
+			{Name: "total", Kind: schema.MetricCount, Doc: "turns"},
+			{Name: "accuracy", Kind: schema.MetricRatio, Doc: "passed / total"},
+		}}}},
+	},
+}}}
 
 // turnsTree is the built-in tree with the turns family added, as a report
 // of a program with that family carries it (Report.Tree).
