@@ -194,17 +194,19 @@ func num(v float64) *float64 {
 // ImportExternal adds the figures that come from files, not calls: the
 // rating sheets of the suite's ratings blocks (ImportRatings) and the
 // TREC qrels and run files of its ranking blocks (ImportRankingFiles). A
-// family fed from files adds its import here.
-func ImportExternal(c *Collector, known func(id string) bool) hcl.Diagnostics {
-	diags := ImportRatings(c, known)
+// family fed from files adds its import here. The diagnostics hold the
+// files' errors (nothing is added then) and warnings (for the report).
+func ImportExternal(c *Collector, run *spec.SheetRun) hcl.Diagnostics {
+	diags := ImportRatings(c, run)
 	return append(diags, ImportRankingFiles(c)...)
 }
 
 // ImportRatings reads the filled sheet of every ratings block of the
-// collector's suite and adds it to the whole run's node. known reports
-// whether a case id belongs to the run. Sheet problems come back as
-// diagnostics at their file and line; nothing is added then.
-func ImportRatings(c *Collector, known func(id string) bool) hcl.Diagnostics {
+// collector's suite, joins it to run (spec.ReadSheet) and adds it to the
+// whole run's node. Sheet problems come back as diagnostics at their file
+// and line, nothing added then; warnings (cases not rated, rows left out)
+// come back with the figures added.
+func ImportRatings(c *Collector, run *spec.SheetRun) hcl.Diagnostics {
 	s := c.suite
 	if s == nil || len(s.Ratings) == 0 {
 		return nil
@@ -212,7 +214,7 @@ func ImportRatings(c *Collector, known func(id string) bool) hcl.Diagnostics {
 	acc := &ratingsAcc{blocks: s.Ratings, rows: make([][]spec.Rating, len(s.Ratings))}
 	var diags hcl.Diagnostics
 	for i, bl := range s.Ratings {
-		rows, d := spec.ReadSheet(bl, known)
+		rows, d := spec.ReadSheet(bl, run)
 		diags = append(diags, d...)
 		acc.rows[i] = rows
 	}
@@ -220,7 +222,7 @@ func ImportRatings(c *Collector, known func(id string) bool) hcl.Diagnostics {
 		return diags
 	}
 	if err := c.AddExternal("ratings", NodeKey{}, acc); err != nil {
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot add ratings", Detail: err.Error()}}
+		return append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot add ratings", Detail: err.Error()})
 	}
-	return nil
+	return diags
 }

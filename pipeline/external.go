@@ -1,12 +1,10 @@
 package pipeline
 
 import (
-	"path/filepath"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert"
-	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // SheetError is a file the suite imports at report time (a rating sheet
@@ -18,33 +16,52 @@ func (e *SheetError) Error() string { return e.Diags.Error() }
 
 // importExternal adds the figures that come from files rather than calls
 // (assert.ImportExternal) to col: rating sheets joined to the cases of
-// the run directories dirs.
-func importExternal(col *assert.Collector, dirs []string) error {
-	var known map[string]bool
-	ids := func(id string) bool {
-		if known == nil {
-			known = map[string]bool{}
-			for _, d := range dirs {
-				_ = runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(r *schema.Result) error {
-					known[r.ID] = true
-					if r.Script != "" {
-						known[r.Script] = true
-					}
-					return nil
-				})
-			}
+// the run directories dirs, checked against the digests of their replies
+// (ReplyDigests). Rows of cases the suite s has but the run did not call
+// (a subset run) are left out. It returns the files' warnings, one
+// sentence each, for the report.
+func importExternal(col *assert.Collector, s *spec.Suite, dirs []string) ([]string, error) {
+	run := &spec.SheetRun{
+		Replies: func() (map[string]string, error) { return ReplyDigests(dirs) },
+		InSuite: suiteItems(s),
+	}
+	diags := assert.ImportExternal(col, run)
+	if diags.HasErrors() {
+		return nil, &SheetError{diags}
+	}
+	var warnings []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagWarning {
+			warnings = append(warnings, d.Detail)
 		}
-		return known[id]
 	}
-	if diags := assert.ImportExternal(col, ids); diags.HasErrors() {
-		return &SheetError{diags}
+	return warnings, nil
+}
+
+// suiteItems reports whether s generates a script of id (a single case or
+// a conversation), generating the suite once, on the first question.
+func suiteItems(s *spec.Suite) func(id string) bool {
+	var ids map[string]bool
+	return func(id string) bool {
+		if ids == nil {
+			ids = map[string]bool{}
+			_ = s.GenerateScripts(spec.GenOptions{}, func(sc *schema.Script) error {
+				ids[sc.ID] = true
+				return nil
+			})
+		}
+		return ids[id]
 	}
-	return nil
 }
 
 // ImportExternal adds the figures of files the suite imports at report
-// time (rating sheets, TREC ranking files) to the run's collector; call
-// it after Execute, before Report.
+// time (rating sheets, TREC ranking files) to the run's collector, and
+// their warnings to the run's; call it after Execute, before Report.
 func (r *Run) ImportExternal() error {
-	return importExternal(r.Collector, []string{r.Dir})
+	warnings, err := importExternal(r.Collector, r.Suite, []string{r.Dir})
+	if err != nil {
+		return err
+	}
+	r.Warnings = append(r.Warnings, warnings...)
+	return nil
 }

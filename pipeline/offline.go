@@ -64,9 +64,11 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 	if len(meta.MissingShards) > 0 {
 		warnings = append(warnings, fmt.Sprintf("a partial merge (--partial): shards %s only, %s missing; the metrics and verdict are those of the shards merged, not of the whole run", strings.Join(meta.Shards, ", "), strings.Join(meta.MissingShards, ", ")))
 	}
-	if err := importExternal(col, dirs); err != nil {
+	imported, err := importExternal(col, s, dirs)
+	if err != nil {
 		return nil, nil, err
 	}
+	warnings = append(warnings, imported...)
 	budget := 0.0
 	if t := s.Target(meta.Target); t != nil {
 		budget = t.ErrorBudget

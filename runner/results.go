@@ -87,6 +87,20 @@ func ReadResults(path string, fn func(*schema.Result) error) error {
 // their line numbers; a torn last line is dropped. The slice is reused
 // after fn returns.
 func ReadLines(path string, fn func(line []byte, n int) error) error {
+	return ReadLinesAt(path, func(line []byte, n int, _ Span) error { return fn(line, n) })
+}
+
+// Span is where a line lies in its file: Off is its first byte, Len its
+// length with the newline, so ReadAt of the span reads it again.
+type Span struct {
+	Off int64
+	Len int
+}
+
+// ReadLinesAt is ReadLines that also gives each line's span in the file,
+// for reading a record again later without keeping it (ratings export
+// sorts by id, then reads one record at a time).
+func ReadLinesAt(path string, fn func(line []byte, n int, at Span) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -94,6 +108,7 @@ func ReadLines(path string, fn func(line []byte, n int) error) error {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
 	n := 0
+	var off int64
 	for {
 		b, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -112,11 +127,13 @@ func ReadLines(path string, fn func(line []byte, n int) error) error {
 			return err
 		}
 		n++
+		at := Span{Off: off, Len: len(b)}
+		off += int64(len(b))
 		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			continue
 		}
-		if err := fn(b, n); err != nil {
+		if err := fn(b, n, at); err != nil {
 			return err
 		}
 	}

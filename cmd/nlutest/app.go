@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // Exit codes (SPEC §3). CI scripts depend on them.
@@ -225,7 +226,9 @@ func (a *App) fail(err error) int {
 		fmt.Fprintf(a.Stderr, "nlutest: %s\nRun 'nlutest help' for usage.\n", ie.Msg)
 		return ExitInvalid
 	case errors.As(err, &se):
-		fmt.Fprintf(a.Stderr, "nlutest: %s\n", se)
+		spec.WriteDiagnostics(a.Stderr, se.Diags, nil, a.useColor("auto", a.StderrTTY))
+		n := len(se.Diags.Errs())
+		fmt.Fprintf(a.Stderr, "nlutest: %d error%s in the files the suite imports at report time (rating sheets, TREC files); no report was written.\n", n, plural(n))
 		return ExitInvalid
 	case errors.As(err, &ge):
 		fmt.Fprintf(a.Stderr, "nlutest: %s\n", ge)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -78,6 +79,10 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 // exit code 2.
 func (a *App) evaluateRuns(s *spec.Suite, dirs []string, meta pipeline.Meta, rf *runFlags) (*assert.Collector, *schema.Report, int) {
 	col, rep, err := pipeline.Evaluate(s, dirs, meta, pipeline.EvalOptions{Families: a.ext().Families, IncludeUnreviewed: rf.unreviewed, Version: version()})
+	var se *pipeline.SheetError
+	if errors.As(err, &se) {
+		return nil, nil, a.fail(err)
+	}
 	if err != nil {
 		if !a.dataDiagnostics(err, s, &rf.loadFlags) {
 			fmt.Fprintf(a.Stderr, "nlutest: %v\n", err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/internal/csvcell"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -203,7 +204,9 @@ func (a *App) dataDiagnostics(err error, s *spec.Suite, lf *loadFlags) bool {
 
 // writeCasesCSV writes the cases as CSV, one column per field
 // schema.CaseFields gives a CSV position: lists joined by "/" (scene) or
-// "|", slots and expect as JSON.
+// "|", slots and expect as JSON. A cell that begins with = + - @ TAB CR or
+// LF gets a leading single quote (csvcell.Neutral, OWASP's CSV Injection
+// rule), so a spreadsheet shows it as text.
 func writeCasesCSV(w io.Writer, s *spec.Suite, opts spec.GenOptions) error {
 	cw := csv.NewWriter(w)
 	fields := schema.CSVCaseFields()
@@ -220,7 +223,7 @@ func writeCasesCSV(w io.Writer, s *spec.Suite, opts spec.GenOptions) error {
 			if err != nil {
 				return err
 			}
-			row[i] = v
+			row[i] = csvcell.Neutral(v)
 		}
 		return cw.Write(row)
 	})

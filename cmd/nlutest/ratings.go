@@ -1,18 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"encoding/csv"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/nlutest/nlutest/internal/csvcell"
 	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner"
-	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -63,107 +63,93 @@ func (a *App) cmdRatings(args []string) int {
 	if *raters > 0 {
 		n = *raters
 	}
-	items, err := sheetItems(filepath.Join(pos[0], runner.ResultsFile))
-	if err != nil {
-		return a.fail(err)
-	}
 	if *rubricPath == "" {
 		*rubricPath = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".rubric.csv"
 	}
-	if err := writeSheet(*out, items, block, n); err != nil {
+	if err := checkSheetPaths(pos[0], *out, *rubricPath); err != nil {
+		return a.fail(err)
+	}
+	items, err := writeSheet(*out, filepath.Join(pos[0], runner.ResultsFile), block, n)
+	if err != nil {
 		return a.fail(err)
 	}
 	if err := writeRubric(*rubricPath, block); err != nil {
 		return a.fail(err)
 	}
-	fmt.Fprintf(a.Stdout, "wrote %s (%d cases × %d raters) and the rubric %s\n", *out, len(items), n, *rubricPath)
+	fmt.Fprintf(a.Stdout, "wrote %s (%d cases × %d raters) and the rubric %s\n", *out, items, n, *rubricPath)
 	return ExitPass
 }
 
-// sheetItem is one thing to rate: a case, or a whole conversation.
-type sheetItem struct {
-	id, text, reply string
+// checkSheetPaths refuses, before anything is written, a sheet or rubric
+// path that is a file of the run directory (results.jsonl, run.json, its
+// report.json, the lock: -o RUN/results.jsonl would replace the results),
+// a directory or a place that cannot be written, as run and eval refuse
+// such report paths; and a rubric that is the sheet.
+func checkSheetPaths(runDir, sheet, rubric string) error {
+	if absOr(sheet) == absOr(rubric) {
+		return usagef("--rubric %s is the sheet -o %s; give the rubric another name", rubric, sheet)
+	}
+	return checkOutputPaths("sheet", runDir, []string{sheet, rubric}, runner.ResultsFile, pipeline.MetaFile, pipeline.LockFile, pipeline.ReportFile)
 }
 
-// sheetItems reads the run's results: a single case is an item with its
-// utterance and reply; the turns of a conversation make one item, keyed
-// by the conversation's script id, with its transcript. Items are sorted
-// by id.
-func sheetItems(path string) ([]sheetItem, error) {
-	var items []sheetItem
-	convs := map[string]int{}
-	seen := map[string]bool{}
-	err := runner.ReadResults(path, func(r *schema.Result) error {
-		if seen[r.ID] {
-			return nil
-		}
-		seen[r.ID] = true
-		reply := r.Reply
-		if reply == "" {
-			reply = string(r.Response)
-		}
-		if r.Script == "" {
-			items = append(items, sheetItem{id: r.ID, text: r.Text, reply: reply})
-			return nil
-		}
-		i, ok := convs[r.Script]
-		if !ok {
-			i = len(items)
-			convs[r.Script] = i
-			items = append(items, sheetItem{id: r.Script})
-		}
-		it := &items[i]
-		it.text += fmt.Sprintf("%d 用户: %s\n%d 助手: %s\n", r.Turn, r.Text, r.Turn, reply)
-		it.reply = reply
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the run's results: %w", err)
-	}
-	for i := range items {
-		items[i].text = strings.TrimSuffix(items[i].text, "\n")
-	}
-	// Results are recorded as calls finish: sort for a stable sheet.
-	slices.SortFunc(items, func(a, b sheetItem) int { return strings.Compare(a.id, b.id) })
-	return items, nil
-}
-
-// writeSheet writes the sheet: case, rater, text, reply, then one empty
-// column per dimension; one row per item and rater slot (R1…Rn).
-func writeSheet(path string, items []sheetItem, block *spec.Ratings, raters int) error {
-	return writeCSV(path, func(w *csv.Writer) error {
-		if err := w.Write(append([]string{"case", "rater", "text", "reply"}, block.Dimensions...)); err != nil {
+// writeSheet writes the sheet of the run's results file (atomically: a
+// temporary file renamed into place) and returns how many items it has:
+// case, rater, text, reply, one empty column per dimension, then
+// reply_sha; one row per item and rater slot (R1…Rn). Items are read one
+// at a time (pipeline.ReadSheetItems); every cell is cut to the
+// spreadsheet cell limit (csvcell.MaxCell) and neutralised so that no cell
+// begins with a formula character (csvcell.Neutral).
+func writeSheet(path, results string, block *spec.Ratings, raters int) (int, error) {
+	items := 0
+	err := writeCSV(path, func(w *csv.Writer) error {
+		header := slices.Concat([]string{"case", "rater", "text", "reply"}, block.Dimensions, []string{spec.ReplyDigestColumn})
+		if err := writeCells(w, header); err != nil {
 			return err
 		}
-		empty := make([]string, len(block.Dimensions))
-		for _, it := range items {
+		row := make([]string, len(header))
+		var err error
+		items, err = pipeline.ReadSheetItems(results, csvcell.MaxCell, csvcell.Cut, func(it *pipeline.SheetItem) error {
+			row[0], row[2], row[3], row[len(row)-1] = it.ID, it.Text, it.Reply, it.Digest
 			for r := 1; r <= raters; r++ {
-				if err := w.Write(append([]string{it.id, "R" + strconv.Itoa(r), it.text, it.reply}, empty...)); err != nil {
+				row[1] = "R" + strconv.Itoa(r)
+				if err := writeCells(w, row); err != nil {
 					return err
 				}
 			}
-		}
-		return nil
+			return nil
+		})
+		return err
 	})
+	return items, err
+}
+
+// writeCells writes one CSV row, each cell cut to csvcell.MaxCell and
+// neutralised (csvcell.Cell).
+func writeCells(w *csv.Writer, row []string) error {
+	cells := make([]string, len(row))
+	for i, c := range row {
+		cells[i] = csvcell.Cell(c, csvcell.MaxCell)
+	}
+	return w.Write(cells)
 }
 
 // writeRubric writes each dimension's rubric from YD/T 4394.2-2023, in
 // Chinese and English.
 func writeRubric(path string, block *spec.Ratings) error {
 	return writeCSV(path, func(w *csv.Writer) error {
-		if err := w.Write([]string{"dimension", "score", "评分准则", "criterion", "source"}); err != nil {
+		if err := writeCells(w, []string{"dimension", "score", "评分准则", "criterion", "source"}); err != nil {
 			return err
 		}
 		for _, d := range block.Dimensions {
 			rb := spec.YDTRubrics[d]
 			if rb == nil {
-				if err := w.Write([]string{d, fmt.Sprintf("1–%d", block.Scale), "（YD/T 4394.2-2023 未给出此维度的评分准则）", "(YD/T 4394.2-2023 gives no rubric for this dimension)", ""}); err != nil {
+				if err := writeCells(w, []string{d, fmt.Sprintf("1–%d", block.Scale), "（YD/T 4394.2-2023 未给出此维度的评分准则）", "(YD/T 4394.2-2023 gives no rubric for this dimension)", ""}); err != nil {
 					return err
 				}
 				continue
 			}
 			for _, lv := range rb.Levels {
-				if err := w.Write([]string{d, strconv.Itoa(lv.Score), lv.ZH, lv.EN, rb.Source}); err != nil {
+				if err := writeCells(w, []string{d, strconv.Itoa(lv.Score), lv.ZH, lv.EN, rb.Source}); err != nil {
 					return err
 				}
 			}
@@ -173,25 +159,19 @@ func writeRubric(path string, block *spec.Ratings) error {
 }
 
 // writeCSV writes a CSV file in UTF-8 with a byte order mark, so
-// spreadsheet programs read the Chinese correctly.
+// spreadsheet programs read the Chinese correctly; atomically, like the
+// reports (reporters.WriteFile), so a failed export leaves the old file.
 func writeCSV(path string, fill func(*csv.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
+	return reporters.WriteFile(path, func(out io.Writer) error {
+		if _, err := io.WriteString(out, "\ufeff"); err != nil {
+			return err
+		}
+		w := csv.NewWriter(out)
+		err := fill(w)
+		w.Flush()
+		if err == nil {
+			err = w.Error()
+		}
 		return err
-	}
-	bw := bufio.NewWriter(f)
-	_, _ = bw.WriteString("\ufeff")
-	w := csv.NewWriter(bw)
-	err = fill(w)
-	w.Flush()
-	if err == nil {
-		err = w.Error()
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	})
 }

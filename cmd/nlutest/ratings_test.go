@@ -108,11 +108,11 @@ func TestRatingsBadSheets(t *testing.T) {
 			l[3] = strings.Replace(l[3], "7dacbe6019c74cae", "0000000000000000", 1)
 			return l
 		},
-			[]string{"sheet.csv:4,1", "Unknown case id", "0000000000000000"}},
-		{"outside the scale", func(l []string) []string { l[1] = strings.TrimSuffix(l[1], ",4,5") + ",6,5"; return l },
-			[]string{"sheet.csv:2,1", "Score outside the scale", "满意度 = \"6\""}},
+			[]string{"sheet.csv:4:1:", "Unknown case id", "0000000000000000"}},
+		{"outside the scale", func(l []string) []string { l[1] = strings.Replace(l[1], ",4,5,", ",6,5,", 1); return l },
+			[]string{"sheet.csv:2:", "Score outside the scale", "满意度 = \"6\""}},
 		{"missing rater", func(l []string) []string { return append(l[:4], l[5:]...) },
-			[]string{"sheet.csv:4,1", "Missing rater", "\"R2\""}},
+			[]string{"sheet.csv:4:1:", "Missing rater", "\"R2\""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := tc.edit(slicesClone(lines))
@@ -145,12 +145,12 @@ func checkExport(t *testing.T, dir, run string) {
 	}
 	exported := readCSVFile(t, sheet)
 	filled := readCSVFile(t, "testdata/ratings/filled.csv")
-	if len(exported) != 9 || strings.Join(exported[0], ",") != "case,rater,text,reply,满意度,拟人性" {
+	if len(exported) != 9 || strings.Join(exported[0], ",") != "case,rater,text,reply,满意度,拟人性,reply_sha" {
 		t.Fatalf("exported sheet: %d rows, header %v", len(exported), exported[0])
 	}
 	// The fixture is the exported sheet with its score columns filled.
 	for i := range exported {
-		if strings.Join(exported[i][:4], "|") != strings.Join(filled[i][:4], "|") || (i > 0 && exported[i][4]+exported[i][5] != "") {
+		if strings.Join(exported[i][:4], "|") != strings.Join(filled[i][:4], "|") || exported[i][6] != filled[i][6] || (i > 0 && exported[i][4]+exported[i][5] != "") {
 			t.Errorf("row %d: exported %v, fixture %v", i, exported[i], filled[i])
 		}
 	}

@@ -21,22 +21,29 @@ func (rf *runFlags) reportPaths() []string {
 
 // checkReportPaths refuses, before anything runs or is evaluated, a report
 // path that names a file of the run directory (results.jsonl, run.json,
-// report.json: --report-json DIR/results.jsonl would overwrite the
-// results), a directory, or a place that cannot be written.
+// the lock: --report-json DIR/results.jsonl would overwrite the results),
+// a directory, or a place that cannot be written.
 func checkReportPaths(runDir string, paths []string) error {
-	own := map[string]bool{}
-	for _, f := range []string{runner.ResultsFile, pipeline.MetaFile, pipeline.LockFile} {
-		own[absOr(filepath.Join(runDir, f))] = true
+	return checkOutputPaths("report", runDir, paths, runner.ResultsFile, pipeline.MetaFile, pipeline.LockFile)
+}
+
+// checkOutputPaths refuses an output path (what: "report", "sheet") that
+// names one of the files own of the run directory, a directory, or a place
+// that cannot be written.
+func checkOutputPaths(what, runDir string, paths []string, own ...string) error {
+	owned := map[string]bool{}
+	for _, f := range own {
+		owned[absOr(filepath.Join(runDir, f))] = true
 	}
 	for _, p := range paths {
-		if own[absOr(p)] {
-			return usagef("report path %s is a file of the run directory %s; write reports elsewhere", p, runDir)
+		if owned[absOr(p)] {
+			return usagef("%s path %s is a file of the run directory %s; write it elsewhere", what, p, runDir)
 		}
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return usagef("report path %s is a directory; give a file name", p)
+			return usagef("%s path %s is a directory; give a file name", what, p)
 		}
 		if err := writableDir(filepath.Dir(p)); err != nil {
-			return usagef("report path %s cannot be written: %s", p, spec.FileError(err))
+			return usagef("%s path %s cannot be written: %s", what, p, spec.FileError(err))
 		}
 	}
 	return nil

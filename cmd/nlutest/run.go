@@ -125,7 +125,9 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.fail(err)
 	}
 	if err := run.ImportExternal(); err != nil {
-		return a.fail(err)
+		code := a.fail(err)
+		fmt.Fprintf(a.Stderr, "nlutest: the run's results are in %s; once the file is right, report them with nlutest eval %s\n", run.Dir, shellQuote(run.Dir))
+		return code
 	}
 	code = a.writeReports(run.Report(out), &rf, run.Dir, baseline)
 	if out.LocalFailure != "" && !out.Interrupted {
