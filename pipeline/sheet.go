@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,13 +34,13 @@ type SheetItem struct {
 }
 
 // ReadSheetItems streams the items of the results file path to fn, sorted
-// by id, one at a time: a first pass notes where each item's records lie
-// (a few dozen bytes per record), a second reads them back item by item,
-// so memory does not grow with the recorded responses. Text and Reply are
+// by id, one at a time: a first pass notes where each record lies (some
+// 80 bytes per record), a second reads the records back item by item, so
+// memory does not grow with the recorded responses. Text and Reply are
 // cut to max UTF-16 code units by cut (at most 4·max bytes of either is
 // kept before that).
 func ReadSheetItems(path string, max int, cut func(string, int) string, fn func(*SheetItem) error) (int, error) {
-	ids, items, err := sheetItems([]string{path}, false)
+	recs, err := sheetRecords([]string{path}, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -49,10 +50,14 @@ func ReadSheetItems(path string, max int, cut func(string, int) string, fn func(
 	}
 	defer f.Close()
 	var buf []byte
-	for _, id := range ids {
+	items := 0
+	for group := range eachItem(recs) {
+		items++
 		var text, reply capBuilder
 		text.limit, reply.limit = 4*max, 4*max
-		for _, rec := range items[id] {
+		digest := sha256.New()
+		for i := range group {
+			rec := &group[i]
 			if cap(buf) < rec.at.Len {
 				buf = make([]byte, rec.at.Len)
 			}
@@ -65,7 +70,8 @@ func ReadSheetItems(path string, max int, cut func(string, int) string, fn func(
 				return 0, fmt.Errorf("%s: not a result record at byte %d: %v", path, rec.at.Off, err)
 			}
 			rep := replyText(&r)
-			rec.sum = turnDigest(r.Text, rep)
+			sum := turnDigest(r.Text, rep)
+			digest.Write(sum[:])
 			reply.reset()
 			reply.WriteString(rep)
 			if rec.conv {
@@ -76,12 +82,12 @@ func ReadSheetItems(path string, max int, cut func(string, int) string, fn func(
 				text.WriteString(r.Text)
 			}
 		}
-		item := &SheetItem{ID: id, Text: cut(strings.TrimSuffix(text.String(), "\n"), max), Reply: cut(reply.String(), max), Digest: digestOf(items[id])}
+		item := &SheetItem{ID: group[0].item, Text: cut(strings.TrimSuffix(text.String(), "\n"), max), Reply: cut(reply.String(), max), Digest: digestText(digest)}
 		if err := fn(item); err != nil {
 			return 0, err
 		}
 	}
-	return len(ids), nil
+	return items, nil
 }
 
 // ReplyDigests reads the results of the run directories dirs and returns
@@ -92,69 +98,94 @@ func ReplyDigests(dirs []string) (map[string]string, error) {
 	for i, d := range dirs {
 		paths[i] = filepath.Join(d, runner.ResultsFile)
 	}
-	ids, items, err := sheetItems(paths, true)
+	var sums [][sha256.Size]byte
+	recs, err := sheetRecords(paths, func(r *schema.Result) {
+		sums = append(sums, turnDigest(r.Text, replyText(r)))
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(ids))
-	for _, id := range ids {
-		out[id] = digestOf(items[id])
+	out := map[string]string{}
+	for group := range eachItem(recs) {
+		h := sha256.New()
+		for _, r := range group {
+			h.Write(sums[r.read][:])
+		}
+		out[group[0].item] = digestText(h)
 	}
 	return out, nil
 }
 
-// sheetRec is one record of an item: where it lies, its turn, and (once
-// read) the digest of its utterance and reply.
+// sheetRec is one record of an item: the item (a case id, or a
+// conversation's script id), the turn and repetition, where the record
+// lies (its results file and span) and the order it was read in.
 type sheetRec struct {
+	item   string
+	turn   int32
+	repeat int32
+	file   int32
+	read   int32
 	conv   bool
-	turn   int
-	repeat int
 	at     runner.Span
-	sum    [sha256.Size]byte
 }
 
-// sheetItems reads the results files paths once and returns the records of
-// each item, by item id, and the item ids sorted. Each record id counts
-// once: its lowest repetition under --repeat, else its first record (as
-// eval counts it). A conversation's turns are in turn order. With sum, each
-// record's turn digest is worked out on the way.
-func sheetItems(paths []string, sum bool) ([]string, map[string][]*sheetRec, error) {
-	byID := map[string]*sheetRec{}
-	items := map[string][]*sheetRec{}
-	for _, path := range paths {
+// sheetRecords reads the results files paths once and returns their
+// records sorted by item, then turn. Each record (an item's turn) counts
+// once: its lowest repetition under --repeat, else its first record, as
+// eval counts it. each, when not nil, sees every record as it is read (the
+// record numbered sheetRec.read from 0). The records hold no pointer but
+// the item id: a million of them are one flat slice of some 64 MB.
+func sheetRecords(paths []string, each func(*schema.Result)) ([]sheetRec, error) {
+	var recs []sheetRec
+	for file, path := range paths {
 		err := runner.ReadLinesAt(path, func(line []byte, n int, at runner.Span) error {
 			var r schema.Result
 			var rest schema.Deferred
 			if err := r.DecodeForEval(line, &rest); err != nil {
 				return fmt.Errorf("%s:%d: not a result record: %v", path, n, err)
 			}
-			rec := byID[r.ID]
-			switch {
-			case rec == nil:
-				rec = &sheetRec{conv: r.Script != ""}
-				byID[r.ID] = rec
-				items[r.ScriptID()] = append(items[r.ScriptID()], rec)
-			case r.Repeat >= rec.repeat:
-				return nil
-			}
-			rec.turn, rec.repeat, rec.at = r.Turn, r.Repeat, at
-			if sum {
-				rec.sum = turnDigest(r.Text, replyText(&r))
+			recs = append(recs, sheetRec{item: r.ScriptID(), turn: int32(r.Turn), repeat: int32(r.Repeat), file: int32(file), read: int32(len(recs)),
+				conv: r.Script != "", at: at})
+			if each != nil {
+				each(&r)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	ids := make([]string, 0, len(items))
-	for id, recs := range items {
-		ids = append(ids, id)
-		slices.SortStableFunc(recs, func(a, b *sheetRec) int { return cmp.Compare(a.turn, b.turn) })
+	// Results are recorded as calls finish: sort for a stable sheet. Of
+	// two records of one turn and repetition, the first read comes first.
+	slices.SortFunc(recs, func(a, b sheetRec) int {
+		return cmp.Or(strings.Compare(a.item, b.item), cmp.Compare(a.turn, b.turn), cmp.Compare(a.repeat, b.repeat),
+			cmp.Compare(a.file, b.file), cmp.Compare(a.at.Off, b.at.Off))
+	})
+	kept := recs[:0]
+	for _, r := range recs {
+		if k := len(kept); k > 0 && kept[k-1].item == r.item && kept[k-1].turn == r.turn {
+			continue
+		}
+		kept = append(kept, r)
 	}
-	// Results are recorded as calls finish: sort for a stable sheet.
-	slices.Sort(ids)
-	return ids, items, nil
+	return slices.Clip(kept), nil
+}
+
+// eachItem yields the records of each item in turn (recs sorted by
+// sheetRecords).
+func eachItem(recs []sheetRec) func(yield func([]sheetRec) bool) {
+	return func(yield func([]sheetRec) bool) {
+		for i := 0; i < len(recs); {
+			j := i + 1
+			for j < len(recs) && recs[j].item == recs[i].item {
+				j++
+			}
+			if !yield(recs[i:j]) {
+				return
+			}
+			i = j
+		}
+	}
 }
 
 // replyText is what a sheet shows as the reply: the reply text, else the
@@ -180,14 +211,10 @@ func turnDigest(text, reply string) [sha256.Size]byte {
 	return s
 }
 
-// digestOf is an item's digest from its records' turn digests in turn
-// order: "sha256:" and the first 16 hex digits of SHA-256 over them. The
-// letters in front keep a spreadsheet from reading it as a number.
-func digestOf(recs []*sheetRec) string {
-	h := sha256.New()
-	for _, r := range recs {
-		h.Write(r.sum[:])
-	}
+// digestText is an item's digest from the hash of its turns' digests in
+// turn order: "sha256:" and the first 16 hex digits of SHA-256 over them.
+// The letters in front keep a spreadsheet from reading it as a number.
+func digestText(h hash.Hash) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)[:8])
 }
 
