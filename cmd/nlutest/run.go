@@ -125,9 +125,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.fail(err)
 	}
 	if err := run.ImportExternal(); err != nil {
-		code := a.fail(err)
-		fmt.Fprintf(a.Stderr, "nlutest: the run's results are in %s; once the file is right, report them with nlutest eval %s\n", run.Dir, shellQuote(run.Dir))
-		return code
+		return a.importFailed(err, run.Dir)
 	}
 	code = a.writeReports(run.Report(out), &rf, run.Dir, baseline)
 	if out.LocalFailure != "" && !out.Interrupted {
@@ -158,6 +156,15 @@ func (a *App) prepareRun(s *spec.Suite, suitePath string, target *spec.Target, s
 		return nil, a.fail(err)
 	}
 	return run, ExitPass
+}
+
+// importFailed reports a file the suite imports at report time (a rating
+// sheet, a TREC file) that is wrong after the calls were made: the results
+// are recorded, and eval reports them once the file is right.
+func (a *App) importFailed(err error, dir string) int {
+	code := a.fail(err)
+	fmt.Fprintf(a.Stderr, "nlutest: the run's results are in %s; once the file is right, report them with nlutest eval %s\n", dir, shellQuote(dir))
+	return code
 }
 
 // onlyFailed narrows sel to the failing and erroring cases of the run
