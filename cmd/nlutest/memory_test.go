@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -161,10 +162,15 @@ func checkAgreement(t *testing.T, dir, run string) {
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	for _, want := range []string{"answers rated: 8 (1 rated ids", "agreement: 0.875 (7/8)", "cohen_kappa: 0.8140"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("memory agreement lacks %q:\n%s", want, out)
+	for _, want := range []string{`8 answers rated`, `not judged 1 rated ids`, `(?m)^\s*agreement\s+0\.875 \(7/8\)`, `(?m)^\s*cohen_kappa\s+0\.8140`,
+		`(?m)^\s*contradicted\s+0\s+1\s+2\s+0\s+0\s*$`} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("memory agreement lacks %s:\n%s", want, out)
 		}
+	}
+	_, md, _ := runCLI(t, dir, nil, "memory", "agreement", run, "--ratings", path, "--format", "markdown")
+	if !strings.Contains(md, `| cohen\_kappa | 0.8140 |`) || !strings.Contains(md, "| contradicted | 0 | 1 | 2 | 0 | 0 |") {
+		t.Errorf("memory agreement --format markdown:\n%s", md)
 	}
 	if err := os.WriteFile(path, []byte("id,verdict\n"+e[0]+",maybe\n"), 0o644); err != nil {
 		t.Fatal(err)
