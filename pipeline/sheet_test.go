@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"encoding/csv"
+	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +110,44 @@ func TestSheetItemsCut(t *testing.T) {
 	all, _ := ReplyDigests([]string{dir})
 	if short["a"] == all["a"] {
 		t.Errorf("the digest covers only the kept part of the reply")
+	}
+}
+
+// WriteSheet: a byte order mark, the header with each dimension and
+// reply_sha, one row per item and rater slot, and no cell that a
+// spreadsheet would run as a formula (OWASP's CSV Injection rule: a
+// leading ' before = + - @ TAB CR LF).
+func TestWriteSheet(t *testing.T) {
+	rs := []*schema.Result{
+		{Case: schema.Case{ID: "q1", Text: "=HYPERLINK(\"http://127.0.0.1:9/\",\"点我\")"}, Reply: "+1+cmd|' /C calc'!A0", Response: []byte(`{"r":1}`)},
+		{Case: schema.Case{ID: "q2", Text: "明天北京天气怎么样"}, Reply: "晴，25度", Response: []byte(`{"r":2}`)},
+	}
+	dir := writeResults(t, rs, "")
+	var b strings.Builder
+	n, err := WriteSheet(&b, filepath.Join(dir, runner.ResultsFile), &spec.Ratings{Dimensions: []string{"流畅度", "相关性"}, Scale: 5}, 2)
+	if err != nil || n != 2 {
+		t.Fatalf("%d items, %v", n, err)
+	}
+	out := b.String()
+	if !strings.HasPrefix(out, "\ufeffcase,rater,text,reply,流畅度,相关性,reply_sha\n") {
+		t.Errorf("header:\n%s", out)
+	}
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(out, "\ufeff"))).ReadAll()
+	if err != nil || len(rows) != 5 {
+		t.Fatalf("%d rows, %v:\n%s", len(rows), err, out)
+	}
+	if rows[1][1] != "R1" || rows[2][1] != "R2" || rows[1][2] != `'=HYPERLINK("http://127.0.0.1:9/","点我")` || rows[1][3] != "'+1+cmd|' /C calc'!A0" || rows[3][3] != "晴，25度" {
+		t.Errorf("rows: %q", rows)
+	}
+	for _, row := range rows {
+		for _, c := range row {
+			if c != "" && strings.ContainsRune("=+-@\t\r\n", rune(c[0])) {
+				t.Errorf("cell %q begins with a formula character", c)
+			}
+		}
+	}
+	var rb strings.Builder
+	if err := WriteRubric(&rb, &spec.Ratings{Dimensions: []string{"流畅度"}, Scale: 5}); err != nil || !strings.Contains(rb.String(), "未给出此维度的评分准则") {
+		t.Errorf("rubric of a dimension YD/T 4394.2 has none: %v\n%s", err, rb.String())
 	}
 }
