@@ -340,33 +340,32 @@ func (c *Collector) Merge(o *Collector) {
 // place, the reply, and the response even when the turn passed.
 func (c *Collector) keepTurn(cr *schema.CaseReport, r *schema.Result) {
 	cr.Script, cr.Turn, cr.Conversation, cr.Repeat = r.Script, r.Turn, r.Conversation, r.Repeat
-	cr.Reply = r.Reply
-	if len(cr.Reply) > c.MaxBody {
-		cr.Reply = truncate(cr.Reply, c.MaxBody)
-	}
+	cr.Reply = excerpt(r.Reply, c.MaxBody)
 	if cr.Response == "" {
 		cr.Response = c.keptBody(r)
 	}
 }
 
 // keptBody is the response a listed case keeps: the JSON response, else
-// the non-JSON body, cut at MaxBody.
+// the non-JSON body, cut at MaxBody. Only the excerpt is copied: a
+// response of megabytes is not turned into a string to keep 4 KiB of it.
 func (c *Collector) keptBody(r *schema.Result) string {
-	body := string(r.Response)
-	if body == "" {
-		body = r.Body
+	if len(r.Response) > 0 {
+		return excerpt(r.Response, c.MaxBody)
 	}
-	if len(body) > c.MaxBody {
-		body = truncate(body, c.MaxBody)
-	}
-	return body
+	return excerpt(r.Body, c.MaxBody)
 }
 
-func truncate(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+// excerpt is s whole when it is at most n bytes, else its first n bytes
+// (fewer, to end on a whole UTF-8 character) and "…".
+func excerpt[T ~string | ~[]byte](s T, n int) string {
+	if len(s) <= n {
+		return string(s)
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
 		n--
 	}
-	return s[:n] + "…"
+	return string(s[:n]) + "…"
 }
 
 // order is the declaration index of a reported case's source.

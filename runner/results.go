@@ -83,9 +83,18 @@ func ReadResults(path string, fn func(*schema.Result) error) error {
 	})
 }
 
+// MaxReusedLine is the longest line ReadLines reads into the buffer it
+// reuses from line to line: 16 MiB, room for a response at the default
+// 10 MiB cap (max_response_bytes) and the rest of its record. A longer
+// line (a target with a higher cap) is still read whole, into a buffer of
+// its own that is dropped once fn returns, so memory holds at most one
+// such line at a time.
+const MaxReusedLine = 16 << 20
+
 // ReadLines streams the complete, non-blank lines of a JSONL file with
 // their line numbers; a torn last line is dropped. The slice is reused
-// after fn returns.
+// after fn returns. Memory is one line at a time, however many lines and
+// however long (see MaxReusedLine).
 func ReadLines(path string, fn func(line []byte, n int) error) error {
 	return ReadLinesAt(path, func(line []byte, n int, _ Span) error { return fn(line, n) })
 }
@@ -107,13 +116,17 @@ func ReadLinesAt(path string, fn func(line []byte, n int, at Span) error) error 
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
+	var long []byte // lines longer than r's buffer are gathered here
 	n := 0
 	var off int64
 	for {
+		if cap(long) > MaxReusedLine {
+			long = nil // a line that long is not kept for the lines to come
+		}
 		b, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			// A line longer than the buffer: gather it whole.
-			long := append([]byte(nil), b...)
+			long = append(long[:0], b...)
 			for err == bufio.ErrBufferFull {
 				b, err = r.ReadSlice('\n')
 				long = append(long, b...)
