@@ -296,7 +296,7 @@ func TestOpenAIJudge(t *testing.T) {
 		}
 		user := req.Messages[1].Content
 		content := "The chatbot's answer entails the fact." // not one word: unparseable
-		if strings.HasPrefix(user, "Fact: 我叫") && strings.Contains(user, "\nQuestion: 我叫什么名字？\nExpected answer: ") {
+		if strings.HasPrefix(user, `Fact: "我叫`) && strings.Contains(user, "\nQuestion: \"我叫什么名字？\"\nExpected answer: ") {
 			content = " Entailment.\n"
 		}
 		w.Header().Set("Content-Type", "application/json")
