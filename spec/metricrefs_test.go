@@ -99,3 +99,40 @@ func TestBuiltinFamiliesWithoutAssert(t *testing.T) {
 		}
 	}
 }
+
+// docs/language.md's schema example, verbatim: its response type uses
+// object({…}) and optional(T), type constructors the function-name check
+// once took for calls to unknown functions ("There is no function named
+// "object""); the type then checks response.* names as documented.
+func TestDocumentedResponseTypeValidates(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	start := strings.Index(text, "```hcl\nschema \"my-nlu\" {")
+	if start < 0 {
+		t.Fatal(`docs/language.md has no "schema \"my-nlu\"" example`)
+	}
+	start += len("```hcl\n")
+	example := text[start : start+strings.Index(text[start:], "```")]
+	for _, c := range []struct {
+		cond, want string
+	}{
+		{`response.intent.confidence > 0.5`, ""},
+		{`response.intent.confidnce > 0.5`, `Did you mean "confidence"?`},
+	} {
+		dir := t.TempDir()
+		src := "suite \"s\" { schema = \"my-nlu\" }\n" + example + "template \"t\" {\n  text = \"订机票\"\n}\nassert {\n  condition = " + c.cond + "\n}\n"
+		if err := os.WriteFile(filepath.Join(dir, "s"+FileSuffix), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, diags := Load(dir, Options{})
+		switch {
+		case c.want == "" && diags.HasErrors():
+			t.Errorf("the documented example does not validate: %v", diags)
+		case c.want != "" && !strings.Contains(diags.Error(), c.want):
+			t.Errorf("%s: %v, want %s", c.cond, diags, c.want)
+		}
+	}
+}

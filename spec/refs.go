@@ -583,13 +583,38 @@ func (l *loader) checkFunctionNames(body *hclsyntax.Body) {
 	for _, n := range names {
 		known[n] = true
 	}
+	types := typeExprRanges(body)
 	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
-		if fc, ok := n.(*hclsyntax.FunctionCallExpr); ok && !known[fc.Name] {
+		if fc, ok := n.(*hclsyntax.FunctionCallExpr); ok && !known[fc.Name] && !within(types, fc.NameRange) {
 			rng := fc.NameRange
 			l.errorf(&rng, "Call to unknown function", "There is no function named %q.%s See docs/language.md#functions for the functions suites can call.", fc.Name, didYouMean(fc.Name, names))
 		}
 		return nil
 	})
+}
+
+// typeExprRanges are the ranges of the file's type expressions — a schema's
+// response and a variable's type — where object({…}), list(T) and
+// optional(T) are type constructors, not function calls.
+func typeExprRanges(body *hclsyntax.Body) []hcl.Range {
+	var out []hcl.Range
+	for _, b := range body.Blocks {
+		name := map[string]string{"schema": "response", "variable": "type"}[b.Type]
+		if a, ok := b.Body.Attributes[name]; ok && name != "" {
+			out = append(out, a.Expr.Range())
+		}
+	}
+	return out
+}
+
+// within reports whether r lies inside one of the ranges.
+func within(ranges []hcl.Range, r hcl.Range) bool {
+	for _, o := range ranges {
+		if o.Filename == r.Filename && o.Start.Byte <= r.Start.Byte && r.End.Byte <= o.End.Byte {
+			return true
+		}
+	}
+	return false
 }
 
 // checkEnvCalls records every env() call outside a variable default.
