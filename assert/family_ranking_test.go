@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +20,13 @@ import (
 // candidates, the qrels are the reference file's candidates-only variant
 // (every judged document is one the run retrieved).
 func writeTREC(t *testing.T, candidates bool) (qrels, run string) {
+	t.Helper()
+	return writeTRECQueries(t, candidates, []string{"301", "302", "303"})
+}
+
+// writeTRECQueries is writeTREC with the qrels of only the queries
+// qrelsQIDs (the run keeps all three).
+func writeTRECQueries(t *testing.T, candidates bool, qrelsQIDs []string) (qrels, run string) {
 	t.Helper()
 	b, err := os.ReadFile("metrics/testdata/trec_eval_suite.json")
 	if err != nil {
@@ -41,8 +49,10 @@ func writeTREC(t *testing.T, candidates bool) (qrels, run string) {
 	dir := t.TempDir()
 	var q, r strings.Builder
 	for _, qid := range []string{"301", "302", "303"} {
-		for doc, g := range grades[qid] {
-			fmt.Fprintf(&q, "%s 0 %s %g\n", qid, doc, g)
+		if slices.Contains(qrelsQIDs, qid) {
+			for doc, g := range grades[qid] {
+				fmt.Fprintf(&q, "%s 0 %s %g\n", qid, doc, g)
+			}
 		}
 		for _, row := range ref.Run[qid] {
 			fmt.Fprintf(&r, "%s Q0 %s %v %v test\n", qid, row[0], row[2], row[1])
@@ -90,6 +100,93 @@ ranking "trec" {
 	}
 	if v.Source["trec"] == nil || v.Source["trec"].Questions != 3 || v.PositiveGrade["2"] == nil {
 		t.Errorf("source and positive_grade entries: %v %v", v.Source, v.PositiveGrade)
+	}
+}
+
+// trecPair loads a suite whose one ranking block reads the TREC pair at
+// the positive grade and returns its metrics.ranking.
+func trecPair(t *testing.T, qrels, run string, grade float64) *RankingValue {
+	t.Helper()
+	s := loadSuite(t, fmt.Sprintf(`suite "trec" {}
+template "t" { text = "x" }
+ranking "trec" {
+  qrels             = %q
+  run               = %q
+  positive_grade    = %g
+  drop_single_class = false
+}`, qrels, run, grade))
+	c := NewCollector(s, nil)
+	if diags := ImportRankingFiles(c); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return rankingOf(t, c)
+}
+
+// trecWant is trec_eval's summary line ("all") of a TREC pair.
+type trecWant struct {
+	numQ                 int
+	mAP, rr, p1, ndcg, e float64 // e: tolerance
+}
+
+func (w trecWant) check(t *testing.T, name string, v *RankingValue) {
+	t.Helper()
+	if v.Questions != w.numQ || v.Dropped != 0 || math.Abs(ratio(v.MAP)-w.mAP) > w.e || math.Abs(ratio(v.MRR)-w.rr) > w.e ||
+		math.Abs(ratio(v.PAt1)-w.p1) > w.e || math.Abs(ratio(v.NDCG)-w.ndcg) > w.e {
+		t.Errorf("%s: questions %d MAP %.12f MRR %.12f P@1 %.12f nDCG %.12f; trec_eval: num_q %d map %v recip_rank %v P_1 %v ndcg %v",
+			name, v.Questions, ratio(v.MAP), ratio(v.MRR), ratio(v.PAt1), ratio(v.NDCG), w.numQ, w.mAP, w.rr, w.p1, w.ndcg)
+	}
+}
+
+// TestTRECRunQueryNotInQrels: a run query the qrels say nothing about is
+// left out, as trec_eval leaves out "queries for which there is no
+// relevance information" (its usage text). trec_eval's own test data
+// (usnistgov/trec_eval @ f425365, test/results.test with only topic 302's
+// lines of test/qrels.rel_level, as test/qrels-302.test keeps only 302 of
+// test/qrels.test) scores topic 302 alone, as test/out.test.aql prints it
+// at -l2: map 0.4175, recip_rank 1.0000, success_1 1.0000, ndcg 0.6617;
+// num_q 1. The audit's minimal pair (qrels "1 0 A 2", "1 0 B 0"; run query
+// 1: A 0.5, B 0.9; query 2: C, D, unjudged) is trec_eval 10.0-rc3's num_q
+// 1, map 0.5, recip_rank 0.5, P_1 0, ndcg 0.630929753571. Before the fix
+// the unjudged queries were averaged as 0 (MAP 0.1392, 0.25).
+func TestTRECRunQueryNotInQrels(t *testing.T) {
+	qrels, run := writeTRECQueries(t, false, []string{"302"})
+	trecWant{1, 0.4175, 1, 1, 0.6617, 5e-5}.check(t, "test data, qrels of 302 only", trecPair(t, qrels, run, 2))
+
+	dir := t.TempDir()
+	qrels, run = filepath.Join(dir, "qrels"), filepath.Join(dir, "run")
+	writeFile(t, qrels, "1 0 A 2\n1 0 B 0\n")
+	writeFile(t, run, "1 Q0 A 1 0.5 r\n1 Q0 B 2 0.9 r\n2 Q0 C 1 0.8 r\n2 Q0 D 2 0.7 r\n")
+	trecWant{1, 0.5, 0.5, 0, 0.630929753571, 1e-12}.check(t, "minimal pair", trecPair(t, qrels, run, 1))
+}
+
+// TestTRECUnjudgedAtGradeZero: at positive_grade = 0 (trec_eval -l0) a
+// retrieved document the qrels do not grade is not positive (trec_eval
+// gives it -1, RELVALUE_NONPOOL), nor is one the qrels grade negative
+// (RELVALUE_UNJUDGED); only judged grades ≥ 0 are. References: trec_eval
+// 10.0-rc3 (usnistgov/trec_eval @ f425365, built with make, printf raised
+// to 12 decimals) run as `trec_eval -l0 -m map -m recip_rank -m P.1 -m
+// ndcg` on its test/qrels.rel_level (304 grades -1) and test/results.test
+// (762 retrieved documents unjudged); and on the audit's minimal pair
+// (qrels "1 0 A 0", "1 0 B 1"; run U 0.9, A 0.5, B 0.1), where counting
+// the unjudged U as positive gave MAP 1.5.
+func TestTRECUnjudgedAtGradeZero(t *testing.T) {
+	qrels, run := writeTREC(t, false)
+	trecWant{3, 0.152064777560, 1, 1, 0.389386632932, 1e-9}.check(t, "test data -l0", trecPair(t, qrels, run, 0))
+	// -l1 on the same files, the same build: map 0.177379346755,
+	// recip_rank 0.406432748538, P_1 0.333333333333.
+	trecWant{3, 0.177379346755, 0.406432748538, 1.0 / 3, 0.389386632932, 1e-9}.check(t, "test data -l1", trecPair(t, qrels, run, 1))
+
+	dir := t.TempDir()
+	qrels, run = filepath.Join(dir, "qrels"), filepath.Join(dir, "run")
+	writeFile(t, qrels, "1 0 A 0\n1 0 B 1\n")
+	writeFile(t, run, "1 Q0 U 1 0.9 r\n1 Q0 A 2 0.5 r\n1 Q0 B 3 0.1 r\n")
+	trecWant{1, 0.583333333333, 0.5, 0, 0.5, 1e-12}.check(t, "minimal pair -l0", trecPair(t, qrels, run, 0))
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -3,6 +3,7 @@ package spec
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -14,18 +15,30 @@ import (
 
 // TRECQuestion is one query of a TREC run: its retrieved documents in
 // trec_eval's order (score descending, ties by docno descending) with
-// their qrels grades (0 when unjudged), and every grade the qrels give
-// the query (retrieved or not: AP's denominator and nDCG's ideal).
+// their qrels grades (TRECUnjudged when the qrels do not grade the
+// document or give it a negative grade), and every grade of 0 or more the
+// qrels give the query (retrieved or not: AP's denominator and nDCG's
+// ideal).
 type TRECQuestion struct {
 	ID     string
 	Ranked []float64
 	Judged []float64
 }
 
+// TRECUnjudged is the grade of a retrieved document the qrels do not
+// judge (trec_eval's RELVALUE_NONPOOL, -1) or judge with a negative grade
+// (in the pool but unjudged: RELVALUE_UNJUDGED, -2). It is below every
+// positive grade, so such a document is never positive, even at
+// positive_grade = 0 (trec_eval -l0), and gains nothing in nDCG.
+var TRECUnjudged = math.Inf(-1)
+
 // ReadTREC reads a ranking block's qrels ("QID ITER DOCNO GRADE") and run
-// ("QID Q0 DOCNO RANK SCORE TAG") files: the run's queries, in order of
-// first appearance. The run's rank column is ignored, as trec_eval does.
-// A malformed line is a diagnostic at its file and line.
+// ("QID Q0 DOCNO RANK SCORE TAG") files: the run's queries that the qrels
+// judge, in order of first appearance in the run. A run query without any
+// qrels line is left out, as trec_eval leaves out "queries for which there
+// is no relevance information" (and queries of the qrels the run did not
+// retrieve for, without -c). The run's rank column is ignored, as
+// trec_eval does. A malformed line is a diagnostic at its file and line.
 func ReadTREC(rs *RankingSource) ([]TRECQuestion, hcl.Diagnostics) {
 	qrels := map[string]map[string]float64{}
 	diags := eachField(rs.Qrels, 4, func(f []string, line int) *hcl.Diagnostic {
@@ -61,20 +74,30 @@ func ReadTREC(rs *RankingSource) ([]TRECQuestion, hcl.Diagnostics) {
 	}
 	out := make([]TRECQuestion, 0, len(order))
 	for _, q := range order {
+		judged, ok := qrels[q]
+		if !ok {
+			continue
+		}
 		docs := runs[q]
 		byNo := slices.Clone(docs)
 		slices.SortFunc(byNo, func(a, b doc) int { return strings.Compare(b.no, a.no) })
 		c := make([]metrics.Ranked, len(docs))
 		for i, d := range byNo {
-			c[i] = metrics.Ranked{Grade: qrels[q][d.no], Score: d.score, Index: i}
+			g, ok := judged[d.no]
+			if !ok || g < 0 {
+				g = TRECUnjudged
+			}
+			c[i] = metrics.Ranked{Grade: g, Score: d.score, Index: i}
 		}
 		metrics.SortByScore(c)
 		tq := TRECQuestion{ID: q, Ranked: make([]float64, len(c))}
 		for i := range c {
 			tq.Ranked[i] = c[i].Grade
 		}
-		for _, g := range qrels[q] {
-			tq.Judged = append(tq.Judged, g)
+		for _, g := range judged {
+			if g >= 0 {
+				tq.Judged = append(tq.Judged, g)
+			}
 		}
 		slices.Sort(tq.Judged)
 		out = append(out, tq)
