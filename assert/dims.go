@@ -43,10 +43,13 @@ func grow[T any](s []T, n int) []T {
 type labelObs struct {
 	has      bool
 	expected string
-	// ranked is the prediction, then the ranking; scored says the ranking
-	// (ranked[1:]) is ordered by score and alone decides top-k.
-	ranked []string
-	scored bool
+	// prediction is the predicted label, "" for none (no label, or a
+	// confidence below min_confidence).
+	prediction string
+	// topk is the order top-k looks at, best first: the ranking by score
+	// (with ranking_confidence), else the label at the path (whatever its
+	// confidence) and the ranking in document order.
+	topk []string
 }
 
 // dimIndex caches the dimension of each normalised path (paths repeat
@@ -233,7 +236,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluat
 	}
 	for di, dim := range sc.Dimensions {
 		if dim.Kind == schema.KindLabel && len(cd.labels) > 0 && cd.labels[di].has {
-			cd.labels[di].ranked, cd.labels[di].scored = predicted(dim, rs)
+			cd.labels[di].prediction, cd.labels[di].topk = predicted(dim, rs)
 		}
 	}
 	// A case counts towards a dimension only when its template annotates
@@ -508,39 +511,47 @@ func labelOf(v any) (string, bool) {
 	return "", false
 }
 
-// predicted returns the label dimension's predictions, best first: the
-// ranking when the schema gives one (with the label first), else the label
-// alone; nothing when the confidence is below min_confidence. With
-// ranking_confidence, the ranking is ordered by score (see rankByScore).
-func predicted(dim *spec.Dimension, rs *response) (ranked []string, scored bool) {
+// predicted returns the label dimension's prediction ("" for none: no
+// label at the path, or a confidence below min_confidence) and the labels
+// top-k looks at, best first. min_confidence decides only the prediction:
+// top-k follows the ranking whatever the prediction, as scikit-learn's
+// top_k_accuracy_score reads only the scores. With ranking_confidence the
+// top-k order is the ranking ordered by score (see rankByScore), or the
+// label alone without a ranking; else the label followed by the ranking in
+// document order.
+func predicted(dim *spec.Dimension, rs *response) (prediction string, topk []string) {
 	label, ok := first(dim.Label, rs)
 	ls, isLabel := labelOf(label)
-	if !ok || !isLabel {
-		return nil, false
+	isLabel = ok && isLabel
+	if isLabel {
+		prediction = ls
+		topk = []string{ls}
 	}
-	if dim.Confidence != nil && dim.MinConfidence > 0 {
+	if isLabel && dim.Confidence != nil && dim.MinConfidence > 0 {
 		if c, ok := first(dim.Confidence, rs); ok {
 			if f, ok := number(c); ok {
 				if v, _ := f.Float64(); v < dim.MinConfidence {
-					return nil, false
+					prediction = ""
 				}
 			}
 		}
 	}
-	out := []string{ls}
 	if dim.Ranking == nil {
-		return out, false
+		return prediction, topk
 	}
 	labels := selectAll(dim.Ranking, rs)
 	if dim.RankingConfidence != nil {
-		return append(out, rankByScore(labels, selectAll(dim.RankingConfidence, rs))...), true
+		if byScore := rankByScore(labels, selectAll(dim.RankingConfidence, rs)); len(byScore) > 0 {
+			topk = byScore
+		}
+		return prediction, topk
 	}
 	for _, v := range labels {
-		if s, ok := labelOf(v); ok && s != ls {
-			out = append(out, s)
+		if s, ok := labelOf(v); ok && (!isLabel || s != ls) {
+			topk = append(topk, s)
 		}
 	}
-	return out, false
+	return prediction, topk
 }
 
 // compareLabels orders labels as scikit-learn's sorted label set does:

@@ -514,7 +514,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 			}
 		case schema.KindLabel:
 			if out.labels[di].has {
-				out.labels[di].ranked, out.labels[di].scored = refPredicted(d, data)
+				out.labels[di].prediction, out.labels[di].topk = refPredicted(d, data)
 			}
 		}
 	}
@@ -563,36 +563,39 @@ func refEmpty(v any) bool {
 	return false
 }
 
-// refPredicted is a label dimension's predictions: the label (a non-empty
-// string), then the ranking's other strings in document order; none when
-// the confidence is below min_confidence.
-func refPredicted(d *spec.Dimension, data any) ([]string, bool) {
+// refPredicted is a label dimension's prediction (the label, a non-empty
+// string; none when the confidence is below min_confidence) and the order
+// top-k reads: with ranking_confidence the ranking by score (the label
+// alone when the ranking is empty), else the label (whatever its
+// confidence) then the ranking's other labels in document order.
+func refPredicted(d *spec.Dimension, data any) (string, []string) {
 	label, ok := d.Label.Expr.FirstFound(data)
 	ls, isLabel := labelOf(label)
-	if !ok || !isLabel {
-		return nil, false
-	}
-	if d.Confidence != nil && d.MinConfidence > 0 {
-		if c, ok := d.Confidence.Expr.FirstFound(data); ok {
-			if f, ok := number(c); ok {
-				if v, _ := f.Float64(); v < d.MinConfidence {
-					return nil, false
+	var pred string
+	var out []string
+	if ok && isLabel {
+		pred, out = ls, []string{ls}
+		if d.Confidence != nil && d.MinConfidence > 0 {
+			if c, ok := d.Confidence.Expr.FirstFound(data); ok {
+				if f, ok := number(c); ok {
+					if v, _ := f.Float64(); v < d.MinConfidence {
+						pred = ""
+					}
 				}
 			}
 		}
 	}
-	out := []string{ls}
 	if d.Ranking == nil {
-		return out, false
+		return pred, out
 	}
 	got, _ := matches(d.Ranking.Expr, data, true)
 	if d.RankingConfidence == nil {
 		for _, v := range got {
-			if s, ok := labelOf(v); ok && s != ls {
+			if s, ok := labelOf(v); ok && (len(out) == 0 || s != ls) {
 				out = append(out, s)
 			}
 		}
-		return out, false
+		return pred, out
 	}
 	// By score, highest first; ties towards the label sorting last; labels
 	// without a score after, in order; each label at its first place.
@@ -638,10 +641,14 @@ func refPredicted(d *spec.Dimension, data any) ([]string, bool) {
 		}
 		return a.label > b.label
 	})
+	if len(es) == 0 {
+		return pred, out
+	}
+	out = nil
 	for _, e := range es {
 		out = append(out, e.label)
 	}
-	return out, true
+	return pred, out
 }
 
 // refDiff evaluates a copy of r with ev and describes every difference

@@ -27,11 +27,8 @@ func (l *labelAcc) Add(o *Observation) {
 		return
 	}
 	for i, obs := range o.Eval.dims.labels {
-		switch {
-		case obs.has && obs.scored:
-			l.label(i).AddScored(obs.expected, obs.ranked[0], obs.ranked[1:])
-		case obs.has:
-			l.label(i).Add(obs.expected, obs.ranked)
+		if obs.has {
+			l.label(i).AddRanked(obs.expected, obs.prediction, obs.topk)
 		}
 	}
 }

@@ -91,19 +91,17 @@ func (a *LabelAcc) K() int {
 }
 
 // Add records one case: its expected label and the predicted labels, best
-// first. ranked[0] is the prediction; an empty ranking means there was no
-// prediction (no label in the response, or a confidence below
-// min_confidence). Repeated labels in a ranking count once, at their first
-// position, so the top k are k distinct labels.
+// first. ranked[0] is the prediction and ranked the order top-k looks at;
+// an empty ranking means there was no prediction (no label in the
+// response, or a confidence below min_confidence). Repeated labels in a
+// ranking count once, at their first position, so the top k are k
+// distinct labels.
 func (a *LabelAcc) Add(expected string, ranked []string) {
-	a.init()
-	a.total++
-	if len(ranked) == 0 {
-		a.none[expected]++
-		return
+	prediction := ""
+	if len(ranked) > 0 {
+		prediction = ranked[0]
 	}
-	a.pairs[labelPair{expected, ranked[0]}]++
-	a.hit(expected, ranked)
+	a.AddRanked(expected, prediction, ranked)
 }
 
 // AddScored records one case whose ranking is ordered by the service's
@@ -112,17 +110,27 @@ func (a *LabelAcc) Add(expected string, ranked []string) {
 // label ("" for none), ranking the labels best first. Without a ranking the
 // prediction alone is the top 1.
 func (a *LabelAcc) AddScored(expected, prediction string, ranking []string) {
+	if len(ranking) == 0 && prediction != "" {
+		ranking = []string{prediction}
+	}
+	a.AddRanked(expected, prediction, ranking)
+}
+
+// AddRanked records one case: its expected label, its prediction ("" for
+// none: a miss for the expected label and no false positive) and topk, the
+// labels top-k accuracy looks at, best first. The two are independent, as
+// in scikit-learn, where accuracy reads the predictions and
+// top_k_accuracy_score only the scores: a case without a prediction still
+// counts in top-k when its ranking holds the expected label.
+func (a *LabelAcc) AddRanked(expected, prediction string, topk []string) {
 	a.init()
 	a.total++
 	if prediction == "" {
 		a.none[expected]++
-		return
+	} else {
+		a.pairs[labelPair{expected, prediction}]++
 	}
-	a.pairs[labelPair{expected, prediction}]++
-	if len(ranking) == 0 {
-		ranking = []string{prediction}
-	}
-	a.hit(expected, ranking)
+	a.hit(expected, topk)
 }
 
 // hit counts the position of expected among the first k distinct labels
