@@ -104,18 +104,6 @@ func (a *LabelAcc) Add(expected string, ranked []string) {
 	a.AddRanked(expected, prediction, ranked)
 }
 
-// AddScored records one case whose ranking is ordered by the service's
-// scores (scikit-learn's top_k_accuracy_score: the top k are the k best
-// scored labels, whatever the prediction): prediction is the predicted
-// label ("" for none), ranking the labels best first. Without a ranking the
-// prediction alone is the top 1.
-func (a *LabelAcc) AddScored(expected, prediction string, ranking []string) {
-	if len(ranking) == 0 && prediction != "" {
-		ranking = []string{prediction}
-	}
-	a.AddRanked(expected, prediction, ranking)
-}
-
 // AddRanked records one case: its expected label, its prediction ("" for
 // none: a miss for the expected label and no false positive) and topk, the
 // labels top-k accuracy looks at, best first. The two are independent, as
