@@ -18,8 +18,9 @@ import (
 //
 // Tokenisation follows the text unless text_metrics sets it: a case whose
 // references hold a CJK character is Chinese (MLQA, rouge's character
-// tokens, sacrebleu zh); a node's BLEU uses zh when any of its cases is
-// Chinese, else 13a.
+// tokens); a node's BLEU and distinct-n use sacrebleu's zh tokenizer for
+// every reply when any of its cases is Chinese, else 13a (the tokenizer
+// its BLEU signature names).
 type textFamily struct{}
 
 func (textFamily) Shape() *schema.Family { return schema.TextFamily }
@@ -46,7 +47,10 @@ type textAcc struct {
 	nrefs              int // references per case; -1 when they vary
 	em, f1, r1, r2, rl float64
 	bleu13a, bleuZh    metrics.BLEUStats
-	distinct           metrics.DistinctAcc
+	// distinct13a and distinctZh count the replies' n-grams under each
+	// tokenizer the node may use; with text_metrics' tokenizer only
+	// distinct13a is used.
+	distinct13a, distinctZh metrics.DistinctAcc
 }
 
 // textCase is what one case contributes, worked out once for its nodes.
@@ -55,7 +59,7 @@ type textCase struct {
 	nrefs              int
 	em, f1, r1, r2, rl float64
 	bleu13a, bleuZh    metrics.BLEUStats
-	toks               []string
+	toks13a, toksZh    []string
 }
 
 func (a *textAcc) Add(o *Observation) {
@@ -79,7 +83,10 @@ func (a *textAcc) Add(o *Observation) {
 	a.rl += tc.rl
 	a.bleu13a.Add(&tc.bleu13a)
 	a.bleuZh.Add(&tc.bleuZh)
-	a.distinct.Add(tc.toks)
+	a.distinct13a.Add(tc.toks13a)
+	if a.opts.Tokenize == "" {
+		a.distinctZh.Add(tc.toksZh)
+	}
 }
 
 // newTextCase scores one case's reply against its references.
@@ -93,9 +100,9 @@ func newTextCase(r *schema.Result, opts spec.TextMetrics) *textCase {
 	if opts.Tokenize == metrics.TokZh || opts.Tokenize == metrics.TokChr {
 		tc.zh = true
 	}
-	norm, rougeTok, tok := metrics.NormSQuAD, metrics.RougeTokens, metrics.Tok13a
+	norm, rougeTok := metrics.NormSQuAD, metrics.RougeTokens
 	if tc.zh {
-		norm, rougeTok, tok = metrics.NormMLQA, metrics.RougeTokensZh, metrics.TokZh
+		norm, rougeTok = metrics.NormMLQA, metrics.RougeTokensZh
 	}
 	tc.em = metrics.ExactMatch(norm, reply, refs)
 	tc.f1 = metrics.TokenF1(norm, reply, refs)
@@ -109,12 +116,13 @@ func newTextCase(r *schema.Result, opts spec.TextMetrics) *textCase {
 	if opts.Tokenize != "" {
 		tc.bleu13a = segmentBLEU(opts.Tokenize, reply, refs)
 		tc.bleuZh = tc.bleu13a
-		tok = opts.Tokenize
-	} else {
-		tc.bleu13a = segmentBLEU(metrics.Tok13a, reply, refs)
-		tc.bleuZh = segmentBLEU(metrics.TokZh, reply, refs)
+		tc.toks13a = metrics.Tokenize(opts.Tokenize, reply)
+		return tc
 	}
-	tc.toks = metrics.Tokenize(tok, reply)
+	tc.bleu13a = segmentBLEU(metrics.Tok13a, reply, refs)
+	tc.bleuZh = segmentBLEU(metrics.TokZh, reply, refs)
+	tc.toks13a = metrics.Tokenize(metrics.Tok13a, reply)
+	tc.toksZh = metrics.Tokenize(metrics.TokZh, reply)
 	return tc
 }
 
@@ -141,33 +149,35 @@ func (a *textAcc) Merge(o Acc) {
 	a.em, a.f1, a.r1, a.r2, a.rl = a.em+b.em, a.f1+b.f1, a.r1+b.r1, a.r2+b.r2, a.rl+b.rl
 	a.bleu13a.Add(&b.bleu13a)
 	a.bleuZh.Add(&b.bleuZh)
-	a.distinct.Merge(&b.distinct)
+	a.distinct13a.Merge(&b.distinct13a)
+	a.distinctZh.Merge(&b.distinctZh)
 }
 
-// Tokenizer is the BLEU tokenizer of the node: the suite's, else zh when
-// any case is Chinese, else 13a.
-func (a *textAcc) tokenizer() (metrics.Tokenizer, metrics.BLEUStats) {
+// Tokenizer is the BLEU and distinct-n tokenizer of the node: the
+// suite's, else zh when any case is Chinese, else 13a; with its BLEU
+// statistics and distinct n-grams.
+func (a *textAcc) tokenizer() (metrics.Tokenizer, metrics.BLEUStats, *metrics.DistinctAcc) {
 	switch {
 	case a.opts.Tokenize != "":
-		return a.opts.Tokenize, a.bleu13a
+		return a.opts.Tokenize, a.bleu13a, &a.distinct13a
 	case a.zh > 0:
-		return metrics.TokZh, a.bleuZh
+		return metrics.TokZh, a.bleuZh, &a.distinctZh
 	}
-	return metrics.Tok13a, a.bleu13a
+	return metrics.Tok13a, a.bleu13a, &a.distinct13a
 }
 
 func (a *textAcc) Fill(n *schema.Node) {
 	if a.cases == 0 {
 		return
 	}
-	tok, st := a.tokenizer()
+	tok, st, d := a.tokenizer()
 	score := metrics.BLEUScore(st, a.opts.Smooth, a.opts.SmoothValue)
 	c := float64(a.cases)
 	SetFamily(n, "text", &schema.Text{
 		Cases: a.cases, ExactMatch: schema.Ratio{Num: a.em, Den: c}, F1: schema.Ratio{Num: a.f1, Den: c},
 		BLEU: score / 100, BLEUScore: score, BLEUSignature: metrics.BLEUSignature(a.nrefs, tok, a.opts.Smooth, a.opts.SmoothValue),
 		Rouge1: schema.Ratio{Num: a.r1, Den: c}, Rouge2: schema.Ratio{Num: a.r2, Den: c}, RougeL: schema.Ratio{Num: a.rl, Den: c},
-		Distinct1: schema.R(a.distinct.Distinct1(), a.distinct.Tokens()),
-		Distinct2: schema.R(a.distinct.Distinct2(), a.distinct.Tokens()),
+		Distinct1: schema.R(d.Distinct1(), d.Tokens()),
+		Distinct2: schema.R(d.Distinct2(), d.Tokens()),
 	})
 }

@@ -57,3 +57,36 @@ func TestTextFamilyNode(t *testing.T) {
 		t.Error("a node without cases with references has metrics.text")
 	}
 }
+
+// TestDistinctNodeTokenizer: distinct-n tokenizes every reply of a node
+// with the node's BLEU tokenizer (zh when any case is Chinese, the one the
+// BLEU signature names), not each case's own. The audit's node — "He said
+// “yes” — 3. ok" (English reference) and "你好，世界。" (Chinese) — under
+// sacrebleu 2.6.0's TokenizerZh is 15 tokens, 15 distinct unigrams and 13
+// distinct bigrams (Li et al. 2016's pooled ratios 1 and 0.8667; the
+// per-case tokenizers gave 13/13 and 11/13 = 0.8462). A node holding the
+// English case alone uses 13a: Tokenizer13a's 7 tokens, 6 bigrams.
+func TestDistinctNodeTokenizer(t *testing.T) {
+	en := &schema.Result{Case: schema.Case{References: []string{"He said yes, 3 ok"}}, Reply: "He said \u201cyes\u201d \u2014 3. ok"}
+	zh := &schema.Result{Case: schema.Case{References: []string{"你好世界"}}, Reply: "你好，世界。"}
+	opts := spec.TextMetrics{Smooth: metrics.SmoothExp}
+	mixed, parts := &textAcc{opts: opts}, []*textAcc{{opts: opts}, {opts: opts}}
+	for i, r := range []*schema.Result{en, zh} {
+		mixed.Add(&Observation{Result: r})
+		parts[i].Add(&Observation{Result: r})
+	}
+	var enOnly schema.Node
+	parts[0].Fill(&enOnly)
+	parts[0].Merge(parts[1])
+	for name, a := range map[string]*textAcc{"one": mixed, "merged": parts[0]} {
+		var n schema.Node
+		a.Fill(&n)
+		v := n.Families["text"].(*schema.Text)
+		if v.Distinct1 != schema.R(15, 15) || v.Distinct2 != schema.R(13, 15) || v.BLEUSignature != "nrefs:1|case:mixed|eff:no|tok:zh|smooth:exp" {
+			t.Errorf("%s: distinct1 %v distinct2 %v (%s); want 15/15, 13/15 with tok:zh (sacrebleu TokenizerZh)", name, v.Distinct1, v.Distinct2, v.BLEUSignature)
+		}
+	}
+	if v := enOnly.Families["text"].(*schema.Text); v.Distinct1 != schema.R(7, 7) || v.Distinct2 != schema.R(6, 7) || v.BLEUSignature != "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp" {
+		t.Errorf("English node: distinct1 %v distinct2 %v (%s); want 7/7, 6/7 with tok:13a", v.Distinct1, v.Distinct2, v.BLEUSignature)
+	}
+}

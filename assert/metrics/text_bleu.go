@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strings"
@@ -28,8 +29,25 @@ func (s *BLEUStats) Add(o *BLEUStats) {
 	}
 }
 
-// ngramKey joins the tokens of one n-gram (a separator no token holds).
-func ngramKey(toks []string) string { return strings.Join(toks, "\x00") }
+// ngramKey is the map key of one n-gram: each token's byte length (a
+// uvarint) followed by its bytes. The encoding is injective, so n-grams
+// of any order and tokens holding any byte (U+0000 included) never share a
+// key: the 1-gram "a\x00b" and the 2-gram (a, b) are told apart, as
+// sacrebleu's tuples tell them apart.
+func ngramKey(toks []string) string {
+	n := 0
+	for _, t := range toks {
+		n += binary.MaxVarintLen64 + len(t)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	var l [binary.MaxVarintLen64]byte
+	for _, t := range toks {
+		b.Write(binary.AppendUvarint(l[:0], uint64(len(t))))
+		b.WriteString(t)
+	}
+	return b.String()
+}
 
 // countNgrams counts the 1- to 4-grams of toks.
 func countNgrams(toks []string) map[string]int {

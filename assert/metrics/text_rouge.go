@@ -126,7 +126,7 @@ func (d *DistinctAcc) Add(toks []string) {
 			d.uni[t] = struct{}{}
 		}
 		if i > 0 {
-			k := toks[i-1] + "\x00" + t
+			k := ngramKey(toks[i-1 : i+1])
 			if _, ok := d.bi[k]; !ok {
 				d.bi[k] = struct{}{}
 			}

@@ -216,3 +216,26 @@ func TestDistinct(t *testing.T) {
 		t.Errorf("tokens %d distinct1 %d distinct2 %d, want 10 4 4", a.Tokens(), a.Distinct1(), a.Distinct2())
 	}
 }
+
+// TestNgramKeysCollisionFree: n-grams are keyed so that no token content
+// makes two different n-grams one key. With tokenize none, the reply
+// "a\x00b c d e" against "a b c d e" is sacrebleu 2.6.0's
+// BLEU(tokenize="none").corpus_score 46.30777161991026 (its n-grams are
+// tuples); joining tokens with U+0000 matched the 1-gram "a\x00b" with the
+// reference's 2-gram (a, b) and gave 65.49. distinct-2 of the replies
+// "a\x00b c" and "a b\x00c" is 2 bigrams over 4 tokens (Li et al. 2016),
+// not 1.
+func TestNgramKeysCollisionFree(t *testing.T) {
+	if got := corpusBLEU(TokNon, SmoothExp, 0, []string{"a\x00b c d e"}, [][]string{{"a b c d e"}}); math.Abs(got-46.30777161991026) > 1e-9 {
+		t.Errorf("BLEU %.12f, want 46.30777161991026 (sacrebleu)", got)
+	}
+	var d DistinctAcc
+	d.Add(Tokenize(TokNon, "a\x00b c"))
+	d.Add(Tokenize(TokNon, "a b\x00c"))
+	if d.Distinct2() != 2 || d.Tokens() != 4 {
+		t.Errorf("distinct-2 %d/%d, want 2/4", d.Distinct2(), d.Tokens())
+	}
+	if ngramKey([]string{"a\x00b"}) == ngramKey([]string{"a", "b"}) || ngramKey([]string{"", "a"}) == ngramKey([]string{"a"}) {
+		t.Error("ngramKey collides")
+	}
+}
