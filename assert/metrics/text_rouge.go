@@ -6,21 +6,21 @@ import (
 )
 
 // RougeTokens is rouge-score's default tokenizer (tokenize.tokenize
-// without stemming): lower case, every character outside [a-z0-9] a
+// without stemming): lower case (Lower), every character outside [a-z0-9] a
 // separator. It yields no tokens for Chinese; RougeTokensZh is the
 // character tokenizer nlutest uses for it.
 func RougeTokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+	return strings.FieldsFunc(Lower(s), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z') && !(r >= '0' && r <= '9')
 	})
 }
 
-// RougeTokensZh tokenizes Chinese for ROUGE: lower case, every CJK
+// RougeTokensZh tokenizes Chinese for ROUGE: lower case (Lower), every CJK
 // character a token, runs of other letters and digits a token,
 // punctuation and white space dropped.
 func RougeTokensZh(s string) []string {
 	var out []string
-	s = strings.ToLower(s)
+	s = Lower(s)
 	start := -1
 	flush := func(i int) {
 		if start >= 0 {

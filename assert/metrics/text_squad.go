@@ -12,10 +12,10 @@ const asciiPunct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 func wordChar(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
 
 // SQuADNormalize is the SQuAD v1.1 evaluation script's normalize_answer:
-// lower case, drop string.punctuation, drop the articles a, an and the
-// (whole words), collapse white space.
+// lower case (Python's str.lower: Lower), drop string.punctuation, drop
+// the articles a, an and the (whole words), collapse white space.
 func SQuADNormalize(s string) string {
-	s = strings.ToLower(s)
+	s = Lower(s)
 	s = strings.Map(func(r rune) rune {
 		if r < 0x80 && strings.ContainsRune(asciiPunct, r) {
 			return -1
@@ -57,7 +57,7 @@ func mlqaPunct(r rune) bool {
 }
 
 // MLQANormalize is the MLQA evaluation script's normalize_answer for
-// Chinese ("zh"): lower case, drop punctuation (Unicode P* and
+// Chinese ("zh"): lower case (Lower), drop punctuation (Unicode P* and
 // string.punctuation), no article removal, then mixed segmentation: each
 // character in U+4E00–U+9FA5 is a token, other runs split on white space;
 // tokens joined by one space.
@@ -72,7 +72,7 @@ func MLQATokens(s string) []string {
 			return -1
 		}
 		return r
-	}, strings.ToLower(s))
+	}, Lower(s))
 	var out []string
 	start := 0
 	for i, r := range s {

@@ -239,3 +239,67 @@ func TestNgramKeysCollisionFree(t *testing.T) {
 		t.Error("ngramKey collides")
 	}
 }
+
+// TestLowerAsPython: the metrics lower-case as Python 3.11's str.lower
+// (CPython, Unicode 14.0), which the references call. The expected
+// strings and figures are what the references print: str.lower itself;
+// the SQuAD v1.1 evaluation script's exact_match_score and f1_score
+// (allenai/bi-att-flow squad/evaluate-v1.1.py); MLQA's
+// mlqa_evaluation_v1.py with lang "zh"; rouge-score's
+// RougeScorer(["rouge1", "rouge2", "rougeL"]).score(target, prediction)
+// fmeasure. Go's simple mapping lowered İ to a bare i (EM, F1 and ROUGE 1
+// for "İstanbul" against "istanbul") and never produced final sigma (EM 0
+// for "ΟΔΟΣ" against "οδος").
+func TestLowerAsPython(t *testing.T) {
+	for in, want := range map[string]string{
+		"İstanbul":       "i\u0307stanbul",
+		"ΟΔΟΣ":           "οδος",
+		"ὈΔΟΣ ΟΔΟΣ.":     "ὀδος οδος.",
+		"ΣΑΣ":            "σας",
+		"Σ":              "σ",    // no cased letter before: not final
+		"ΑΣ'Α":           "ασ'α", // ' is case-ignorable, a cased letter follows
+		"ΑΣ'":            "ας'",  // only case-ignorable after
+		"ΑΣ\u0301 ΒΣ1":   "ας\u0301 βς1",
+		"\u02b0Σ":        "\u02b0σ", // ʰ (Lm) is case-ignorable: nothing cased before
+		"Σ北京ΑΣ":          "σ北京ας",
+		"HELLO 北京 WORLD": "hello 北京 world",
+		"ẞ Ǆ":            "ß ǆ",
+	} {
+		if got := Lower(in); got != want {
+			t.Errorf("Lower(%q) = %q, Python's str.lower %q", in, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		norm        AnswerNorm
+		pred, gold  string
+		em, f1      float64
+		r1, r2, rlF float64 // rouge-score (NormSQuAD rows only)
+	}{
+		{NormSQuAD, "İstanbul", "istanbul", 0, 0, 0, 0, 0},
+		{NormSQuAD, "ΟΔΟΣ", "οδος", 1, 1, 0, 0, 0},
+		{NormSQuAD, "ΣΑΣ", "σας", 1, 1, 0, 0, 0},
+		{NormSQuAD, "The İzmir ΚΑΙ ΟΔΟΣ", "izmir και οδος", 0, 0.6666666666666666, 0, 0, 0},
+		{NormSQuAD, "İstanbul is big", "istanbul is big", 0, 0.6666666666666666, 0.5714285714285715, 0.4, 0.5714285714285715},
+		{NormMLQA, "ΟΔΟΣ 北京", "οδος 北京", 1, 1, -1, -1, -1},
+		{NormMLQA, "İstanbul 北京", "istanbul 北京", 0, 0.6666666666666666, -1, -1, -1},
+	} {
+		if got := ExactMatch(tc.norm, tc.pred, []string{tc.gold}); got != tc.em {
+			t.Errorf("EM %q %q: %v, want %v", tc.pred, tc.gold, got, tc.em)
+		}
+		if got := TokenF1(tc.norm, tc.pred, []string{tc.gold}); math.Abs(got-tc.f1) > 1e-12 {
+			t.Errorf("F1 %q %q: %v, want %v", tc.pred, tc.gold, got, tc.f1)
+		}
+		if tc.r1 < 0 {
+			continue
+		}
+		target, pred := RougeTokens(tc.gold), RougeTokens(tc.pred)
+		if r1, r2, rl := RougeN(1, target, pred).F, RougeN(2, target, pred).F, RougeL(target, pred).F; math.Abs(r1-tc.r1) > 1e-12 || math.Abs(r2-tc.r2) > 1e-12 || math.Abs(rl-tc.rlF) > 1e-12 {
+			t.Errorf("ROUGE %q %q: %v %v %v, rouge-score %v %v %v", tc.pred, tc.gold, r1, r2, rl, tc.r1, tc.r2, tc.rlF)
+		}
+	}
+	// The Chinese ROUGE tokenizer lower-cases the same way: i̇ splits as
+	// rouge-score's default tokenizer splits it.
+	if got := RougeTokensZh("İstanbul 北京"); !slices.Equal(got, []string{"i", "stanbul", "北", "京"}) {
+		t.Errorf("RougeTokensZh: %q", got)
+	}
+}
