@@ -96,3 +96,20 @@ func TestInputLengthFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// The examples docs/metrics.md (Latency) gives for its input-length rule.
+func TestInputLengthDocExamples(t *testing.T) {
+	for text, want := range map[string]int{
+		"订一张明天去北京的机票":              11,
+		"Book a flight to Beijing": 5,
+		"我想听 Jay Chou 的歌":          7,
+		"GPT-4 costs $3.5":         3,
+		"e-mail me @ 9:30!":        4,
+		"don't state-of-the-art":   2,
+		"snake_case 3.14 1,000":    3,
+	} {
+		if got := InputLength(text); got != want {
+			t.Errorf("InputLength(%q) = %d, docs/metrics.md says %d", text, got, want)
+		}
+	}
+}
