@@ -49,7 +49,9 @@ type Metric struct {
 	Attr
 	// Addr is the canonical address: metrics.split["smoke"].accuracy.
 	Addr string
-	// Value is nil when the metric has no data (a ratio over zero).
+	// Value is nil when the metric has no data: a ratio over zero, or a
+	// number that is not defined (null in the report: a kappa over one
+	// label).
 	Value *float64
 	// Ratio is set for ratios that exist (with a zero denominator too).
 	Ratio *Ratio
@@ -149,7 +151,14 @@ func readMetric(a Attr, v reflect.Value, addr string) Metric {
 		}
 		return m
 	}
-	f, _ := number(v)
+	f, ok := number(v)
+	if !ok && a.Kind != MetricCount {
+		// A number that is not defined (a kappa over one label, a mean
+		// over no kept item: null in the report) has no data, as a ratio
+		// over 0 has none. A count left out of a report read back
+		// (omitempty) is 0.
+		return m
+	}
 	m.Value = &f
 	return m
 }

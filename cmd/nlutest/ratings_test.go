@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -235,5 +236,53 @@ func TestChitchatRankingSuite(t *testing.T) {
 	}
 	if g := rk.PositiveGrade["5"]; g.Questions != 3 || g.Dropped != 2 {
 		t.Errorf("N = 5: %+v", g)
+	}
+}
+
+// TestRatingsUndefinedKappaGate: when both raters give every kept case the
+// same 满意度 score, Cohen's kappa is not defined (scikit-learn's
+// cohen_kappa_score returns nan: 1 − pₑ = 0) and is null in the report; a
+// threshold on it is an error saying it has no data, not a pass on 0
+// (before, "cohen_kappa >= 0" read 0 and passed: exit 0).
+func TestRatingsUndefinedKappaGate(t *testing.T) {
+	dir, run := ratingsRun(t)
+	copyFile(t, "testdata/ratings/three.jsonl", filepath.Join(dir, "three.jsonl"))
+	good, err := os.ReadFile("testdata/ratings/filled.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(good, []byte("\ufeff")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(rows[0], "满意度")
+	for _, r := range rows[1:] {
+		r[col] = "4"
+	}
+	var sheet bytes.Buffer
+	sheet.WriteString("\ufeff")
+	w := csv.NewWriter(&sheet)
+	if err := w.WriteAll(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sheet.csv"), sheet.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	suite := filepath.Join(dir, "suite.nlutest.hcl")
+	src, _ := os.ReadFile(suite)
+	if err := os.WriteFile(suite, bytes.Replace(src, []byte("cohen_kappa >= 0.3"), []byte("cohen_kappa >= 0"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := filepath.Join(dir, "report.json")
+	code, out, errs := runCLIWith(t, testExtensions(), dir, nil, "eval", run, "--report-json", rep)
+	if code != ExitFail || !strings.Contains(out+errs, "metrics.ratings.第一轮.dimension.满意度.cohen_kappa has no data") {
+		t.Errorf("eval with an undefined kappa: exit %d, want 1 with \"… cohen_kappa has no data …\"\n%s\n%s", code, out, errs)
+	}
+	b, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"cohen_kappa":null`) && !strings.Contains(string(b), `"cohen_kappa": null`) {
+		t.Errorf("report.json does not hold cohen_kappa null")
 	}
 }
