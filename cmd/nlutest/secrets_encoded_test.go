@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/nlutest/nlutest/runner/targets"
 	"html"
 	"io"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -407,7 +409,7 @@ func TestOpenAIEncodedKeyRedactedEverywhere(t *testing.T) {
 	llm.mu.Lock()
 	judged := append([]string(nil), llm.judgeBodys...)
 	llm.mu.Unlock()
-	if len(judged) < 2 || !strings.Contains(strings.Join(judged, "\n"), `Chatbot's answer: {\"key\":\"[redacted]\"}`) {
+	if len(judged) < 2 || !slices.Contains(judgedAnswers(t, judged), `{"key":"[redacted]"}`) {
 		t.Errorf("the judge was not sent the redacted answer (%d requests): %.600s", len(judged), strings.Join(judged, "\n"))
 	}
 	for i, b := range judged {
@@ -419,4 +421,27 @@ func TestOpenAIEncodedKeyRedactedEverywhere(t *testing.T) {
 	if files < 20 {
 		t.Errorf("searched %d files, want the runs' results, the reports, the sheets and the drafts (20 or more)", files)
 	}
+}
+
+// judgedAnswers returns the chatbot's answer each judge request fenced
+// (the JSON string line after targets.AnswerFence in its user message).
+func judgedAnswers(t *testing.T, bodies []string) []string {
+	t.Helper()
+	var out []string
+	for _, b := range bodies {
+		var req struct {
+			Messages []struct{ Role, Content string }
+		}
+		if err := json.Unmarshal([]byte(b), &req); err != nil || len(req.Messages) == 0 {
+			t.Fatalf("judge request: %v\n%s", err, b)
+		}
+		_, fenced, ok := strings.Cut(req.Messages[len(req.Messages)-1].Content, targets.AnswerFence+"\n")
+		line, _, _ := strings.Cut(fenced, "\n")
+		var answer string
+		if err := json.Unmarshal([]byte(line), &answer); !ok || err != nil {
+			t.Fatalf("judge request without a fenced answer: %v\n%s", err, b)
+		}
+		out = append(out, answer)
+	}
+	return out
 }
