@@ -59,8 +59,8 @@ func TestHostileSuiteFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
 			_, sums, out := loadText(t, tt.src)
-			if d := time.Since(start); d > 20*time.Second {
-				t.Errorf("took %s", d) // hangs are what this guards against, not speed
+			if d := time.Since(start); d > 3*time.Minute {
+				t.Errorf("took %s", d) // hangs are what this guards against, not speed (it takes milliseconds)
 			}
 			if tt.summary == "" {
 				if strings.Contains(sums, "Nesting too deep") || strings.Contains(sums, "Not a text file") {
@@ -153,7 +153,7 @@ template "t" { text = "{m}" }
 			go func() { s, diags = Load(p, Options{AllowOutside: tt.allow}); close(done) }()
 			select {
 			case <-done:
-			case <-time.After(10 * time.Second):
+			case <-time.After(3 * time.Minute): // only a blocked Load gets here
 				t.Fatal("Load blocked")
 			}
 			got := diags.Error()

@@ -58,13 +58,6 @@ type strictBot struct {
 	mu       sync.Mutex
 	sessions map[string]*[2]string // step, city
 	bySript  map[string]map[string]bool
-	started  int // sessions started
-}
-
-func (b *strictBot) startedCount() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.started
 }
 
 func (b *strictBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +78,6 @@ func (b *strictBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			b.bySript[script] = map[string]bool{}
 		}
 		b.bySript[script][req.Session] = true
-		b.started++
 	}
 	ok := st != nil && st[0] == fmt.Sprint(req.Turn-1)
 	if ok {
@@ -108,7 +100,8 @@ func TestConversationResumeAfterSIGKILL(t *testing.T) {
 		t.Skip("kills child processes; skipped with -short")
 	}
 	bot := &strictBot{sessions: map[string]*[2]string{}, bySript: map[string]map[string]bool{}}
-	srv := httptest.NewServer(bot)
+	g := newGate(t)
+	srv := httptest.NewServer(g.wrap(bot))
 	t.Cleanup(srv.Close)
 	const n = 80
 	dir := writeSuite(t, resumeConversationSuite(n))
@@ -127,25 +120,15 @@ func TestConversationResumeAfterSIGKILL(t *testing.T) {
 		} else {
 			args = append(args, "--out", run)
 		}
-		cmd := child(args...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Wait until the run has started a conversation (slow under
-		// -race), then kill it at a varying moment.
-		before := bot.startedCount()
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			if bot.startedCount() > before {
-				break
-			}
-		}
-		time.Sleep(time.Duration(5+7*i%23) * time.Millisecond)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		if err := cmd.Wait(); err != nil && strings.Contains(err.Error(), "killed") {
+		// Killed while the bot holds its n-th request (n from 2 to 11:
+		// 12 runs stay short of the 240 turns), so it cannot finish
+		// first however fast the machine. The first run's n is 2: one
+		// turn has passed, so a conversation is cut mid-way.
+		if killHeld(t, child(args...), g, 2+(7*i)%10, time.Duration(5+7*i%23)*time.Millisecond) {
 			kills++
 		}
 	}
-	if kills < 6 {
+	if kills != 12 {
 		t.Fatalf("only %d of 12 runs were killed mid-way; the test does not exercise resume", kills)
 	}
 	out, err := child("run", dir, "--var", "url="+srv.URL, "--resume", run, "--quiet").CombinedOutput()

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
@@ -84,27 +84,25 @@ template "t" {
 
 // TestExecTimeoutBound: a command that leaves a process holding its
 // output (outside its process group, so the kill misses it) does not hold
-// the call past its timeout.
+// the call past its timeout. Both processes wait until the test ends, so
+// the timeout must fire; before the fix the call waited for the outside
+// process, and runBounded fails.
 func TestExecTimeoutBound(t *testing.T) {
-	dir := writeSuite(t, `
+	dir := writeSuite(t, fmt.Sprintf(`
 suite "超时" {}
 target "nlu" {
   exec {
-    command = ["sh", "-c", "setsid sleep 20 & sleep 20"]
+    command = ["sh", "-c", %q]
+    env     = { HOLD = %q }
   }
   timeout = "500ms"
 }
 materials "句子" { values = ["一", "二"] }
 template "t" { text = "{句子}" }
-`)
-	start := time.Now()
-	code, _, errs := runCLI(t, dir, nil, "run", dir, "--out", filepath.Join(dir, "run"))
-	el := time.Since(start)
+`, "setsid sh -c '"+blockShell+"' & "+blockShell, holdDir(t)))
+	code, _, errs := runBounded(t, hangLimit, dir, "run", dir, "--out", filepath.Join(dir, "run"))
 	if code != ExitFail {
 		t.Fatalf("exit %d\n%s", code, errs)
-	}
-	if el > 8*time.Second { // 20 s before the fix; a loaded machine may be slow
-		t.Errorf("two calls with a 500ms timeout took %s", el)
 	}
 	n := 0
 	_ = runner.ReadResults(filepath.Join(dir, "run", runner.ResultsFile), func(r *schema.Result) error {

@@ -30,11 +30,12 @@ type fault struct {
 	attempts int    // attempts recorded (retries 1; default retry_on)
 }
 
-// The target below: timeout 300ms, retries 1, retry_on left at its default
-// ["timeout", "reset", "429", "502", "503", "504"], max_response_bytes 1 MiB.
+// The target below: retries 1, retry_on left at its default ["timeout",
+// "reset", "429", "502", "503", "504"], max_response_bytes 1 MiB. These
+// faults run with a timeout of 60s that never fires (so they do not
+// depend on the machine's speed); timeoutFaults with one of 300ms.
 var faults = []fault{
 	{"你好，正常回答", "pass", "", 1},
-	{"请求超时不回答", "error", "Timeout", 2},              // sleeps past the timeout
 	{"连接被重置", "error", "ConnectionError", 2},        // hijack + RST
 	{"服务器内部错误", "error", "HTTPError", 1},            // 500 is not in the default retry_on
 	{"请求太多带重试时间", "error", "HTTPError", 2},          // 429 with Retry-After: 1
@@ -42,10 +43,16 @@ var faults = []fault{
 	{"返回无效的JSON", "error", "InvalidJSON", 1},        // not retried
 	{"返回一百兆的响应体", "error", "ResponseTooLarge", 1},   // 100 MB, chunked
 	{"声明一百兆长度的响应体", "error", "ResponseTooLarge", 1}, // 100 MB, Content-Length announced
-	{"慢慢地一个字节一个字节地回答", "error", "Timeout", 2},       // 1 byte every 200 ms
 	{"回答到一半断开连接", "error", "ConnectionError", 2},    // closes mid-body
 	{"网关偶尔出错然后恢复", "pass", "", 2},                   // 502 once, then a normal answer
 	{"回答了错误的意图", "fail", "", 1},                     // a usable answer with the wrong intent
+}
+
+// timeoutFaults never complete an answer (until the test ends): the
+// timeout fires on every attempt however loaded the machine is.
+var timeoutFaults = []fault{
+	{"请求超时不回答", "error", "Timeout", 2},        // never answers
+	{"慢慢地一个字节一个字节地回答", "error", "Timeout", 2}, // 1 byte every 200 ms, for ever
 }
 
 const hundredMB = 100 << 20
@@ -59,11 +66,13 @@ type faultService struct {
 	arrivals map[string][]time.Time
 	// streamed counts the bytes the big-body handlers managed to write.
 	streamed atomic.Int64
+	// release ends the handlers that never answer, when the test ends.
+	release chan struct{}
 }
 
 func newFaultService(t *testing.T) *faultService {
 	t.Helper()
-	fs := &faultService{arrivals: map[string][]time.Time{}}
+	fs := &faultService{arrivals: map[string][]time.Time{}, release: make(chan struct{})}
 	chunk := bytes.Repeat([]byte(`{"填充":"数据数据数据数据"},`), 64<<10/len(`{"填充":"数据数据数据数据"},`))
 	fs.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct{ Text string }
@@ -97,7 +106,7 @@ func newFaultService(t *testing.T) *faultService {
 		case "请求超时不回答":
 			select {
 			case <-r.Context().Done():
-			case <-time.After(5 * time.Second):
+			case <-fs.release:
 			}
 		case "连接被重置":
 			hijack(t, w, func(c net.Conn) {
@@ -118,7 +127,7 @@ func newFaultService(t *testing.T) *faultService {
 		case "返回一百兆的响应体", "声明一百兆长度的响应体":
 			fs.streamBig(w, req.Text == "声明一百兆长度的响应体", chunk)
 		case "慢慢地一个字节一个字节地回答":
-			slowBytes(w, r)
+			slowBytes(w, r, fs.release)
 		case "回答到一半断开连接":
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Length", "1000")
@@ -131,6 +140,7 @@ func newFaultService(t *testing.T) *faultService {
 		}
 	}))
 	t.Cleanup(fs.srv.Close)
+	t.Cleanup(func() { close(fs.release) }) // before Close, which waits for the handlers
 	return fs
 }
 
@@ -152,18 +162,26 @@ func (fs *faultService) streamBig(w http.ResponseWriter, declare bool, chunk []b
 	}
 }
 
-// slowBytes answers one byte every 200 ms.
-func slowBytes(w http.ResponseWriter, r *http.Request) {
+// slowBytes answers one byte every 200 ms and never ends its body: after
+// the JSON object it sends white space until the client gives up or
+// release is closed.
+func slowBytes(w http.ResponseWriter, r *http.Request, release <-chan struct{}) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	body := []byte(`{"intent": {"name": "问候", "confidence": 0.9}, "entities": []}`)
-	for _, b := range body {
+	for i := 0; ; i++ {
+		b := byte(' ')
+		if i < len(body) {
+			b = body[i]
+		}
 		if _, err := w.Write([]byte{b}); err != nil {
 			return
 		}
 		w.(http.Flusher).Flush()
 		select {
 		case <-r.Context().Done():
+			return
+		case <-release:
 			return
 		case <-time.After(200 * time.Millisecond):
 		}
@@ -190,9 +208,9 @@ func (fs *faultService) arrivalsOf(text string) []time.Time {
 	return append([]time.Time(nil), fs.arrivals[text]...)
 }
 
-func faultSuite(budget float64, thresholds string) string {
+func faultSuite(fl []fault, timeout string, budget float64, thresholds string) string {
 	var vals []string
-	for _, f := range faults {
+	for _, f := range fl {
 		vals = append(vals, fmt.Sprintf("%q", f.text))
 	}
 	return fmt.Sprintf(`
@@ -207,7 +225,7 @@ target "故障服务" {
     url  = "${var.url}/model/parse"
     body = jsonencode({ text = case.text })
   }
-  timeout            = "300ms"
+  timeout            = %q
   retries            = 1
   concurrency        = 4
   max_response_bytes = 1048576
@@ -225,7 +243,7 @@ template "故障" {
     "$.intent.name" = "问候"
   }
 }
-%s`, budget, strings.Join(vals, ", "), thresholds)
+%s`, timeout, budget, strings.Join(vals, ", "), thresholds)
 }
 
 // runBounded runs the CLI and fails the test (with every goroutine's stack)
@@ -327,8 +345,8 @@ func TestFaultInjection(t *testing.T) {
 		// No thresholds: every case must pass, so the errors (and the one
 		// wrong intent) fail the verdict whatever the budget.
 		{"no thresholds", 1, "", ExitFail},
-		// The threshold passes (2 of 3 usable answers are right), but 10 of
-		// 13 calls errored: above a 50% budget.
+		// The threshold passes (2 of 3 usable answers are right), but 8 of
+		// 11 calls errored: above a 50% budget.
 		{"errors beyond the budget", 0.5, `
 threshold "准确率" { condition = metrics.accuracy >= 0.6 }`, ExitFail},
 		// The same threshold with a budget that allows the errors.
@@ -338,7 +356,7 @@ threshold "准确率" { condition = metrics.accuracy >= 0.6 }`, ExitPass},
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			fs := newFaultService(t)
-			dir := writeSuite(t, faultSuite(v.budget, v.thresholds))
+			dir := writeSuite(t, faultSuite(faults, "60s", v.budget, v.thresholds))
 			runDir := filepath.Join(dir, "run")
 			junit := filepath.Join(dir, "junit.xml")
 
@@ -347,7 +365,7 @@ threshold "准确率" { condition = metrics.accuracy >= 0.6 }`, ExitPass},
 			runtime.ReadMemStats(&before)
 			stop := heapWatch()
 			start := time.Now()
-			code, out, errs := runBounded(t, 60*time.Second, dir, "run", dir, "--var", "url="+fs.srv.URL,
+			code, out, errs := runBounded(t, hangLimit, dir, "run", dir, "--var", "url="+fs.srv.URL,
 				"--out", runDir, "--report-junit", junit, "--color", "never")
 			elapsed := time.Since(start)
 			peak := stop()
@@ -361,10 +379,28 @@ threshold "准确率" { condition = metrics.accuracy >= 0.6 }`, ExitPass},
 
 			checkFaultMemory(t, fs, &before, &after, peak)
 
-			wantErrors := checkFaultResults(t, fs, runDir)
+			wantErrors := checkFaultResults(t, fs, runDir, faults)
 			checkFaultJUnit(t, junit, wantErrors, v.thresholds == "")
 		})
 	}
+}
+
+// TestFaultTimeouts: a service that never answers and one that drips its
+// body for ever time out on each attempt (retried once), with a timeout
+// short enough to keep the test quick; the handlers never finish on their
+// own, so it fires however loaded the machine is.
+func TestFaultTimeouts(t *testing.T) {
+	fs := newFaultService(t)
+	dir := writeSuite(t, faultSuite(timeoutFaults, "300ms", 1, ""))
+	runDir := filepath.Join(dir, "run")
+	junit := filepath.Join(dir, "junit.xml")
+	code, out, errs := runBounded(t, hangLimit, dir, "run", dir, "--var", "url="+fs.srv.URL,
+		"--out", runDir, "--report-junit", junit, "--color", "never")
+	if code != ExitFail {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFail, out, errs)
+	}
+	wantErrors := checkFaultResults(t, fs, runDir, timeoutFaults)
+	checkFaultJUnit(t, junit, wantErrors, true)
 }
 
 // checkFaultMemory: the 100 MB bodies are cut at max_response_bytes
@@ -386,18 +422,18 @@ func checkFaultMemory(t *testing.T, fs *faultService, before, after *runtime.Mem
 // checkFaultResults checks that every case is recorded once, with its
 // outcome, error type and attempts, and that the service saw as many
 // attempts; it returns the error type of each errored case by id.
-func checkFaultResults(t *testing.T, fs *faultService, runDir string) map[string]string {
+func checkFaultResults(t *testing.T, fs *faultService, runDir string, fl []fault) map[string]string {
 	t.Helper()
 	lines := readResultLines(t, filepath.Join(runDir, "results.jsonl"))
 	byText := map[string][]resultLine{}
 	for _, r := range lines {
 		byText[r.Text] = append(byText[r.Text], r)
 	}
-	if len(lines) != len(faults) {
-		t.Errorf("results.jsonl has %d lines, want %d", len(lines), len(faults))
+	if len(lines) != len(fl) {
+		t.Errorf("results.jsonl has %d lines, want %d", len(lines), len(fl))
 	}
 	wantErrors := map[string]string{} // case id → error type
-	for _, f := range faults {
+	for _, f := range fl {
 		rs := byText[f.text]
 		if len(rs) != 1 {
 			t.Errorf("%s: %d results, want exactly 1", f.text, len(rs))
@@ -426,7 +462,7 @@ func checkFaultResults(t *testing.T, fs *faultService, runDir string) map[string
 		}
 	}
 	for text := range byText {
-		if !knownFault(text) {
+		if !knownFault(fl, text) {
 			t.Errorf("unexpected case %q in results.jsonl", text)
 		}
 	}
@@ -436,7 +472,7 @@ func checkFaultResults(t *testing.T, fs *faultService, runDir string) map[string
 
 	// The server saw as many attempts as were recorded, and the
 	// retry after `Retry-After: 1` waited at least a second.
-	for _, f := range faults {
+	for _, f := range fl {
 		if n := len(fs.arrivalsOf(f.text)); n != f.attempts {
 			t.Errorf("%s: the service saw %d attempts, want %d", f.text, n, f.attempts)
 		}
@@ -447,8 +483,8 @@ func checkFaultResults(t *testing.T, fs *faultService, runDir string) map[string
 	return wantErrors
 }
 
-func knownFault(text string) bool {
-	for _, f := range faults {
+func knownFault(fl []fault, text string) bool {
+	for _, f := range fl {
 		if f.text == text {
 			return true
 		}

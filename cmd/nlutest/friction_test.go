@@ -186,7 +186,7 @@ func TestServeDemoAddrFile(t *testing.T) {
 	app := &App{Stdout: &out, Stderr: &errb, Getwd: dir, Env: func(string) (string, bool) { return "", false }}
 	go func() { done <- app.Run(ctx, []string{"serve", "demo", "--addr", "127.0.0.1:0", "--addr-file", file}) }()
 	var addr string
-	for i := 0; i < 200 && addr == ""; i++ {
+	for deadline := time.Now().Add(hangLimit); addr == "" && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 		if b, err := os.ReadFile(file); err == nil {
 			addr = strings.TrimSpace(string(b))

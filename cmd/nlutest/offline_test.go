@@ -248,19 +248,20 @@ schema "rasa-strict" {
 }
 
 func TestInterruptWritesReportsAndExits130(t *testing.T) {
-	srv := slowNLU(t)
+	g := newGate(t)
+	srv := slowNLU(t, g)
 	dir := writeSuite(t, resumeSuite(500))
 	run := filepath.Join(dir, "run")
-	// Interrupt once the run has recorded its first results (however slow
-	// the machine), as a Ctrl-C in the middle of a run would.
+	// Interrupt once the service holds the run's 50th request, as a Ctrl-C
+	// in the middle of a run would: the calls before it have answered
+	// and the run cannot finish first, however fast or slow the machine.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	held := g.arm(50)
 	go func() {
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			if st, err := os.Stat(filepath.Join(run, runner.ResultsFile)); err == nil && st.Size() > 0 {
-				time.Sleep(10 * time.Millisecond)
-				break
-			}
+		select {
+		case <-held:
+		case <-time.After(hangLimit):
 		}
 		cancel()
 	}()
@@ -270,6 +271,7 @@ func TestInterruptWritesReportsAndExits130(t *testing.T) {
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want 130\n%s", code, errb.String())
 	}
+	g.release()
 	got := readRecorded(t, filepath.Join(run, runner.ResultsFile))
 	rep := loadReport(t, run)
 	if len(got) == 0 || len(got) >= 500 || rep.Metrics.Total != len(got) || !rep.Run.Interrupted {

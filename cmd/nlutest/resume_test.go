@@ -20,9 +20,13 @@ import (
 )
 
 // TestMain lets the test binary act as the nlutest command, so tests can
-// run it as a child process and kill it.
+// run it as a child process and kill it. NLUTEST_TEST_STOP_GRACE sets the
+// child's grace after an interrupt (see childCmd).
 func TestMain(m *testing.M) {
 	if os.Getenv("NLUTEST_TEST_CHILD") == "1" {
+		if g, err := time.ParseDuration(os.Getenv("NLUTEST_TEST_STOP_GRACE")); err == nil {
+			stopGrace = g
+		}
 		os.Exit(mainCode(os.Args[1:]))
 	}
 	os.Exit(m.Run())
@@ -51,10 +55,11 @@ template "查天气" {
 `, strings.Join(vals, ", "))
 }
 
-// slowNLU answers after a short pause, so a run lasts long enough to be
-// killed in the middle; cities ending in 7 come back wrong.
-func slowNLU(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// slowNLU answers after a short pause; cities ending in 7 come back wrong.
+// Its requests pass through g (which holds them once armed), so a run
+// against it can be stopped in the middle.
+func slowNLU(t *testing.T, g *gate) *httptest.Server {
+	srv := httptest.NewServer(g.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct{ Text string }
 		_ = json.NewDecoder(r.Body).Decode(&req)
 		time.Sleep(2 * time.Millisecond)
@@ -63,7 +68,7 @@ func slowNLU(t *testing.T) *httptest.Server {
 			city = "上海"
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"city": city, "text": req.Text})
-	}))
+	})))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -93,7 +98,8 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills child processes; skipped with -short")
 	}
-	srv := slowNLU(t)
+	g := newGate(t)
+	srv := slowNLU(t, g)
 	dir := writeSuite(t, resumeSuite(300))
 	child := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], args...)
@@ -106,7 +112,10 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if out, err := child("run", dir, "--var", "url="+srv.URL, "--out", want, "--quiet").CombinedOutput(); err != nil && !strings.Contains(err.Error(), "exit status 1") {
 		t.Fatalf("uninterrupted run: %v\n%s", err, out)
 	}
-	// 20 runs killed at random points, each resuming the last.
+	// 20 runs killed at random points, each resuming the last: each one
+	// held at its n-th request (n from 1 to 10: 20 runs stay short of the
+	// 300 cases), so it cannot finish before the kill however fast or
+	// slow the machine.
 	run := filepath.Join(dir, "killed")
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := 0
@@ -117,24 +126,11 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		} else {
 			args = append(args, "--out", run)
 		}
-		cmd := child(args...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Wait until the run is under way (slow under -race), then kill it
-		// at a random moment.
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			if fileExists(filepath.Join(run, runner.ResultsFile)) {
-				break
-			}
-		}
-		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		if err := cmd.Wait(); err != nil && strings.Contains(err.Error(), "killed") {
+		if killHeld(t, child(args...), g, 1+rng.IntN(10), time.Duration(rng.IntN(40))*time.Millisecond) {
 			kills++
 		}
 	}
-	if kills < 10 {
+	if kills != 20 {
 		t.Fatalf("only %d of 20 runs were killed mid-way; the test does not exercise resume", kills)
 	}
 	out, err := child("run", dir, "--var", "url="+srv.URL, "--resume", run, "--quiet").CombinedOutput()

@@ -13,8 +13,8 @@ import (
 // stopGrace is how long a command may take to stop after the first
 // SIGINT or SIGTERM before the process quits anyway (exit 130): every
 // command ends within 2 s of an interrupt. A second interrupt quits at
-// once.
-const stopGrace = time.Second
+// once. A variable only so tests can lengthen it in a child process.
+var stopGrace = time.Second
 
 // withSignals returns a context cancelled by the first SIGINT or SIGTERM,
 // and makes a write to a closed stdout or stderr an EPIPE error instead of

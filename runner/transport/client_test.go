@@ -237,15 +237,25 @@ func TestDoBackoffIsJitteredExponentialAndReproducible(t *testing.T) {
 	}
 }
 
+// releaseAtEnd closes release when the test ends, before the server's
+// Close (which waits for its handlers): handlers that wait for it never
+// answer on their own, so a timeout must fire, however fast or slow the
+// machine. Call it after server.
+func releaseAtEnd(t *testing.T, release chan struct{}) {
+	t.Cleanup(func() { close(release) })
+}
+
 func TestDoTimeout(t *testing.T) {
 	var hits atomic.Int32
+	release := make(chan struct{})
 	s := server(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		select {
 		case <-r.Context().Done():
-		case <-time.After(hang):
+		case <-release:
 		}
 	})
+	releaseAtEnd(t, release)
 	res := do(t, context.Background(), newClient(t, Policy{Timeout: 100 * time.Millisecond}), Request{URL: s.URL})
 	wantErr(t, res, schema.ErrTimeout, "no response within 100ms")
 	if res.Attempts != 1 || res.Status != 0 {
@@ -263,20 +273,29 @@ func TestDoTimeout(t *testing.T) {
 
 func TestDoSlowDripTimesOut(t *testing.T) {
 	// One byte a second: the headers and the first byte arrive at once, the
-	// body never completes, and the per-attempt timeout covers the body.
+	// body never completes (white space follows the JSON until the client
+	// gives up), and the per-attempt timeout covers the body.
+	release := make(chan struct{})
 	s := server(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(200)
-		for _, b := range []byte(weatherJSON) {
+		for i := 0; ; i++ {
+			b := byte(' ')
+			if i < len(weatherJSON) {
+				b = weatherJSON[i]
+			}
 			w.Write([]byte{b})
 			w.(http.Flusher).Flush()
 			select {
 			case <-r.Context().Done():
 				return
+			case <-release:
+				return
 			case <-time.After(time.Second):
 			}
 		}
 	})
+	releaseAtEnd(t, release)
 	res := do(t, context.Background(), newClient(t, Policy{Timeout: 300 * time.Millisecond, ExpectJSON: true}), Request{URL: s.URL})
 	wantErr(t, res, schema.ErrTimeout, "response body not complete within 300ms")
 	if res.Status != 200 || res.Body != nil {

@@ -2,6 +2,6 @@
 
 package combine
 
-// raceEnabled turns off wall-clock checks, which the race detector slows
+// raceEnabled turns off CPU-time checks, which the race detector slows
 // by an order of magnitude.
 const raceEnabled = true
