@@ -183,6 +183,9 @@ type Needs struct {
 	judge     bool
 }
 
+// Case reports whether the expressions use case.NAME (or the case whole).
+func (n Needs) Case(name string) bool { return n.caseAll || n.caseAttrs[name] }
+
 // NeedsOf collects the per-case names the expressions use.
 func NeedsOf(exprs ...hcl.Expression) Needs {
 	var n Needs

@@ -143,6 +143,14 @@ func (h *httpCaller) request(c *schema.Case, history []schema.Message) (transpor
 		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: body}, nil
 	}
 	ht := h.req
+	if c.Conversation == "" && h.needs.Case("conversation") {
+		// A single case talks to a stateful bot in a session of its own,
+		// as rasa's webhook and the demo's bots give it: sharing "" would
+		// let one case hear another's text.
+		single := *c
+		single.Conversation = runner.NewSessionID(c.ID)
+		c = &single
+	}
 	ctx := h.suite.ContextFor(c, h.needs)
 	u, method, hdr := h.url, h.method, h.headers
 	if !ht.Static {
