@@ -74,6 +74,10 @@ type memorySource struct {
 	filler   []string
 	distance []int
 	judge    string
+	// exclusive is the contains judge's exclusive setting: an answer that
+	// also names another value of the expected slot's materials is
+	// contradicted, even when it names the right one.
+	exclusive bool
 	// judgeBy is the judge target (judge = "NAME"); nil for a built-in judge.
 	judgeBy *Target
 	// questionFact[i] is the fact of the i-th question.
@@ -155,13 +159,26 @@ func (ms *memorySource) decodeDistance(l *loader, attrs hcl.Attributes) []int {
 }
 
 // decodeJudge reads the judge: contains (default), regex, or the name of
-// a target with a judge block (targets are decoded before sources).
+// a target with a judge block (targets are decoded before sources),
+// written as the name or as { name = "…", exclusive = true } (exclusive:
+// contains only).
 func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
-	j := l.str(attrs, "judge", JudgeContains)
+	a, ok := attrs["judge"]
+	if !ok {
+		return JudgeContains
+	}
+	j, ok := ms.judgeSetting(l, a)
+	if !ok {
+		return JudgeContains
+	}
+	rng := a.Expr.Range().Ptr()
+	if ms.exclusive && j != JudgeContains {
+		l.errorf(rng, "Setting of another judge", "exclusive is a setting of the contains judge; judge %q does not take it. Remove exclusive, or use name = \"contains\".", j)
+		ms.exclusive = false
+	}
 	if j == JudgeContains || j == JudgeRegex {
 		return j
 	}
-	rng := attrs["judge"].Expr.Range().Ptr()
 	var judges []string
 	for _, t := range l.suite.Targets {
 		if t.Name != j {
@@ -181,6 +198,53 @@ func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
 	l.errorf(rng, "Unknown judge",
 		"judge is \"contains\", \"regex\" or the name of a target with a judge block; %q is none of them.%s", j, didYouMean(j, names))
 	return JudgeContains
+}
+
+// judgeSettings are the members of a judge given as an object.
+var judgeSettings = []string{"name", "exclusive"}
+
+// judgeSetting reads the judge attribute: a name, or an object with the
+// name and the contains judge's exclusive setting (set on ms).
+func (ms *memorySource) judgeSetting(l *loader, a *hcl.Attribute) (string, bool) {
+	v, ok := l.static(a, cty.DynamicPseudoType, "\"judge\" attribute")
+	if !ok || v.IsNull() {
+		return "", false
+	}
+	rng := a.Expr.Range().Ptr()
+	const how = `Write the judge's name, judge = "contains", or an object: judge = { name = "contains", exclusive = true }.`
+	if v.Type() == cty.String {
+		return v.AsString(), true
+	}
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		l.errorf(rng, "Invalid judge", "The judge is %s. %s", typeName(v.Type()), how)
+		return "", false
+	}
+	name := ""
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		switch key := k.AsString(); key {
+		case "name":
+			if e.IsNull() || e.Type() != cty.String {
+				l.errorf(rng, "Invalid judge", "The judge's name must be a string: \"contains\", \"regex\" or a judge target's name. %s", how)
+				return "", false
+			}
+			name = e.AsString()
+		case "exclusive":
+			if e.IsNull() || e.Type() != cty.Bool {
+				l.errorf(rng, "Invalid judge", "exclusive must be true or false. %s", how)
+				return "", false
+			}
+			ms.exclusive = e.True()
+		default:
+			l.errorf(rng, "Unknown judge setting", "A judge object has name and exclusive; %q is neither.%s", key, didYouMean(key, judgeSettings))
+			return "", false
+		}
+	}
+	if name == "" {
+		l.errorf(rng, "Judge without a name", "The judge object needs its name: judge = { name = \"contains\", exclusive = true }.")
+		return "", false
+	}
+	return name, true
 }
 
 func (ms *memorySource) judgeTarget() string {
@@ -402,7 +466,9 @@ func (ms *memorySource) judgeRegex(expected, reply string) string {
 // judgeContains: entailed when the reply contains the expected answer raw
 // or normalised (folded: lower case, full-width forms as ASCII, no white
 // space), or the slot's normalised value; contradicted when it contains
-// another value of the expected slot's materials; neutral otherwise.
+// another value of the expected slot's materials; neutral otherwise. With
+// exclusive, a reply that contains the expected answer and another value
+// too (a hedge naming every city) is contradicted.
 func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
 	f := ms.factOf(c)
 	folded := Fold(reply)
@@ -414,21 +480,39 @@ func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
 			rights = append(rights, sv.Value, sv.Normalized)
 		}
 	}
+	entailed := false
 	for _, r := range rights {
 		if r != "" && (strings.Contains(reply, r) || strings.Contains(folded, Fold(r))) {
-			return schema.Entailed
+			entailed = true
+			break
 		}
 	}
-	if slot == nil {
+	switch {
+	case entailed && (!ms.exclusive || slot == nil):
+		return schema.Entailed
+	case slot == nil:
 		return schema.Neutral
+	}
+	rest := folded
+	if entailed {
+		// The right value is taken out first, so another value written
+		// inside it (北京 in 北京市) is not counted as named.
+		for _, r := range rights {
+			if fr := Fold(r); fr != "" {
+				rest = strings.ReplaceAll(rest, fr, "\x00")
+			}
+		}
 	}
 	for _, o := range ms.otherValues(ms.t.Slots[f.slot].Material) {
 		if o == Fold(slot.Value) || o == Fold(slot.Normalized) {
 			continue
 		}
-		if strings.Contains(folded, o) {
+		if strings.Contains(rest, o) {
 			return schema.Contradicted
 		}
+	}
+	if entailed {
+		return schema.Entailed
 	}
 	return schema.Neutral
 }

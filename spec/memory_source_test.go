@@ -152,3 +152,93 @@ memory "m" {
 		t.Errorf("diagnostics: %v", diags)
 	}
 }
+
+const exclusiveTestSuite = `
+suite "m" {}
+materials "城市" { values = ["北京", "上海", "广州", "深圳", "北京市"] }
+memory "默认" {
+  fact {
+    say    = "我住在{城市}。"
+    ask    = "我住在哪个城市？"
+    expect = "{城市}"
+  }
+}
+memory "排他" {
+  fact {
+    say    = "我住在{城市}。"
+    ask    = "我住在哪个城市？"
+    expect = "{城市}"
+  }
+  judge = { name = "contains", exclusive = true }
+}
+`
+
+// Minor 5 of the 2026-12-01 security audit: the default contains judge
+// passes a hedge that names every city. With exclusive, an answer that
+// names another value of the expected slot's materials too is
+// contradicted; a value written inside the right one (北京 in 北京市) does
+// not count.
+func TestMemoryContainsExclusive(t *testing.T) {
+	s := loadAnnotSuite(t, exclusiveTestSuite)
+	const hedge = "我不确定，可能是北京、上海、广州或深圳。"
+	asked := func(city string) *schema.Case {
+		return &schema.Case{Turn: 2, Fact: "我住在" + city + "。", Expected: city, Slots: map[string]schema.Slot{"城市": {Value: city}}}
+	}
+	for _, tc := range []struct {
+		block, city, reply, want string
+	}{
+		{"默认", "北京", hedge, schema.Entailed}, // documented: the default rewards a hedge
+		{"默认", "深圳", hedge, schema.Entailed},
+		{"排他", "北京", hedge, schema.Contradicted},
+		{"排他", "深圳", hedge, schema.Contradicted},
+		{"排他", "北京", "你住在北京。", schema.Entailed},
+		{"排他", "北京", "你住在上海。", schema.Contradicted},
+		{"排他", "北京", "我不记得了。", schema.Neutral},
+		{"排他", "北京市", "你住在北京市。", schema.Entailed},
+		{"排他", "北京", "你住在北京市。", schema.Entailed},
+		{"排他", "上海", "是上海，不是北京市。", schema.Contradicted},
+		{"排他", "北京", "  ", schema.Unanswered},
+	} {
+		judge := s.SourceByKind(KindMemory, tc.block).Info().Judge
+		if got, _ := judge(&schema.Result{Case: *asked(tc.city)}, tc.reply); got != tc.want {
+			t.Errorf("%s: judge(%q, %q) = %q, want %q", tc.block, tc.city, tc.reply, got, tc.want)
+		}
+	}
+}
+
+// The judge object's mistakes are diagnostics at the attribute.
+func TestMemoryJudgeSettingErrors(t *testing.T) {
+	for _, tc := range []struct {
+		judge, summary, detail string
+	}{
+		{`{ name = "regex", exclusive = true }`, "Setting of another judge", `judge "regex" does not take it`},
+		{`{ name = "contains", exclusiv = true }`, "Unknown judge setting", `Did you mean "exclusive"?`},
+		{`{ exclusive = true }`, "Judge without a name", `judge = { name = "contains", exclusive = true }`},
+		{`{ name = "contains", exclusive = "是" }`, "Invalid judge", "exclusive must be true or false"},
+		{`3`, "Invalid judge", "The judge is a number"},
+		{`{ name = "contain" }`, "Unknown judge", `Did you mean "contains"?`},
+		{`{ name = "contains", exclusive = false }`, "", ""},
+	} {
+		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": `
+materials "城市" { values = ["北京", "上海"] }
+memory "m" {
+  fact {
+    say    = "我住在{城市}。"
+    ask    = "我住在哪里？"
+    expect = "{城市}"
+  }
+  judge = ` + tc.judge + `
+}
+`})
+		_, diags := Load(dir, Options{})
+		if tc.summary == "" {
+			if diags.HasErrors() {
+				t.Errorf("judge = %s: %v", tc.judge, diags)
+			}
+			continue
+		}
+		if len(diags) == 0 || diags[0].Summary != tc.summary || !strings.Contains(diags[0].Detail, tc.detail) || !strings.Contains(diags.Error(), "s.nlutest.hcl:9,11") {
+			t.Errorf("judge = %s: %v; want %q (%q) at s.nlutest.hcl:9,11", tc.judge, diags, tc.summary, tc.detail)
+		}
+	}
+}

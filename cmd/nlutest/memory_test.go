@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/demo"
 	"github.com/nlutest/nlutest/schema"
 )
@@ -178,5 +179,55 @@ func checkAgreement(t *testing.T, dir, run string) {
 	code, _, errs = runCLI(t, dir, nil, "memory", "agreement", run, "--ratings", path)
 	if code != ExitInvalid || !strings.Contains(errs, "people.csv:2:") || !strings.Contains(errs, `"maybe" is not a verdict`) {
 		t.Errorf("a bad verdict: exit %d, %s", code, errs)
+	}
+}
+
+// Minor 5 of the 2026-12-01 security audit, end to end: a bot that
+// answers every turn with every city passes the default contains judge
+// (documented), and fails it with exclusive = true.
+func TestMemoryContainsExclusiveHedge(t *testing.T) {
+	suite := func(judge string) string {
+		return `
+suite "含糊" {}
+target "bot" {
+  exec { command = ["sh", "-c", "cat > /dev/null; echo '\"我不确定，可能是北京、上海、广州或深圳。\"'"] }
+  timeout = "10m"
+}
+materials "城市" { values = ["北京", "上海", "广州", "深圳"] }
+memory "mem" {
+  fact {
+    say    = "我住在{城市}。"
+    ask    = "我住在哪个城市？"
+    expect = "{城市}"
+  }` + judge + `
+}
+`
+	}
+	for _, tc := range []struct {
+		name, judge string
+		code        int
+		verdict     string
+	}{
+		{"default", "", ExitPass, schema.Entailed},
+		{"exclusive", "\n  judge = { name = \"contains\", exclusive = true }", ExitFail, schema.Contradicted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeSuite(t, suite(tc.judge))
+			run := filepath.Join(dir, "run")
+			code, out, errs := runBounded(t, hangLimit, dir, "run", dir, "--out", run)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out, errs)
+			}
+			verdicts := map[string]int{}
+			_ = runner.ReadResults(filepath.Join(run, runner.ResultsFile), func(r *schema.Result) error {
+				if r.Verdict != "" {
+					verdicts[r.Verdict]++
+				}
+				return nil
+			})
+			if len(verdicts) != 1 || verdicts[tc.verdict] != 4 {
+				t.Errorf("verdicts %v, want 4 %s", verdicts, tc.verdict)
+			}
+		})
 	}
 }
