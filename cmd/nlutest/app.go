@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nlutest/nlutest/pipeline"
@@ -238,6 +239,12 @@ func (a *App) fail(err error) int {
 		return ExitCannotRun
 	}
 }
+
+// closedPipe reports whether err is a write to stdout after its reader
+// closed the pipe (`nlutest generate … | head -1`, with SIGPIPE caught by
+// withSignals): the reader has what it wanted, so the command ends as it
+// would have, not with an error.
+func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 // listFlag is a repeatable string flag.
 type listFlag []string

@@ -49,7 +49,7 @@ func (a *App) cmdDiff(args []string) int {
 		fmt.Fprintf(a.Stderr, "nlutest: diff: %s\n", err)
 		return ExitCannotRun
 	}
-	if _, err := a.Stdout.Write(out.Bytes()); err != nil {
+	if _, err := a.Stdout.Write(out.Bytes()); err != nil && !closedPipe(err) {
 		return ExitCannotRun
 	}
 	if *htmlFile != "" {

@@ -176,7 +176,9 @@ func (a *App) cmdGenerate(args []string) int {
 		return bw.Flush()
 	}
 	if *out == "" {
-		err = render(a.Stdout)
+		if err = render(a.Stdout); closedPipe(err) {
+			return ExitPass // `generate | head -1`
+		}
 	} else {
 		err = reporters.WriteFile(*out, render)
 	}

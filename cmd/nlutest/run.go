@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/reporters"
@@ -315,7 +313,7 @@ func (a *App) writeConsole(rep *schema.Report, rf *runFlags, opts reporters.Opti
 	if rf.quiet {
 		render = reporters.VerdictLine
 	}
-	if err := render(a.Stdout, rep, opts); err != nil && !errors.Is(err, syscall.EPIPE) {
+	if err := render(a.Stdout, rep, opts); err != nil && !closedPipe(err) {
 		fmt.Fprintf(a.Stderr, "nlutest: console report: %s\n", err)
 	}
 }

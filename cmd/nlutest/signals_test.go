@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -366,3 +368,86 @@ func TestRunIntoClosedPipeWritesReports(t *testing.T) {
 		t.Errorf("a closed stdout is reported as an error:\n%s", stderr.String())
 	}
 }
+
+// Minor 11 of the 2026-12-01 security audit: `generate | head -1` exited 3
+// with "generate: write /dev/stdout: broken pipe". A reader that closed
+// stdout ends generate normally (exit 0), as run and eval already did. The
+// child writes far more than a pipe holds, so its writes fail with EPIPE
+// whenever the pipe is closed.
+func TestGenerateIntoClosedPipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process; skipped with -short")
+	}
+	var vals []string
+	for i := range 3000 {
+		vals = append(vals, fmt.Sprintf(`"城市%04d"`, i))
+	}
+	dir := writeSuite(t, `
+suite "管道" {}
+target "demo" {
+  demo {}
+}
+materials "城市" { values = [`+strings.Join(vals, ", ")+`] }
+template "查天气" { text = "{城市}明天天气怎么样" }
+`)
+	cmd := childCmd("generate", dir)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// `| head -1`: one line read, then the pipe closed.
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || !strings.HasPrefix(line, `{"id":`) {
+		t.Errorf("first line %q, %v", line, err)
+	}
+	stdout.Close()
+	if code := exitCode(cmd.Wait()); code != ExitPass {
+		t.Errorf("exit %d, want 0 (a closed stdout is a normal end); stderr:\n%s", code, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// closedWriter fails every write as a pipe whose reader has gone does.
+type closedWriter struct{}
+
+func (closedWriter) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+}
+
+// generate, stats and diff end normally when their reader closed stdout;
+// another write error is still exit 3.
+func TestStdoutClosedPipe(t *testing.T) {
+	dir := writeSuite(t, signalSuite)
+	run := filepath.Join(t.TempDir(), "run")
+	if code, _, errs := runCLI(t, dir, nil, "run", dir, "--target", "demo", "--out", run, "--quiet"); code > ExitFail {
+		t.Fatalf("demo run: exit %d\n%s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"generate", dir},
+		{"generate", dir, "--format", "csv"},
+		{"stats", dir},
+		{"diff", run, run},
+	} {
+		var errb strings.Builder
+		app := &App{Stdout: closedWriter{}, Stderr: &errb, Getwd: dir, Env: func(string) (string, bool) { return "", false }}
+		if code := app.Run(context.Background(), args); code != ExitPass || errb.Len() > 0 {
+			t.Errorf("%s into a closed pipe: exit %d, stderr %q; want 0 and nothing", strings.Join(args[:1], " "), code, errb.String())
+		}
+	}
+	var errb strings.Builder
+	app := &App{Stdout: failWriter{}, Stderr: &errb, Getwd: dir, Env: func(string) (string, bool) { return "", false }}
+	if code := app.Run(context.Background(), []string{"generate", dir}); code != ExitCannotRun {
+		t.Errorf("generate into a full disk: exit %d, want 3; stderr %q", code, errb.String())
+	}
+}
+
+// failWriter fails every write as a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }

@@ -60,7 +60,7 @@ func (a *App) cmdStats(args []string) int {
 		fmt.Fprintf(a.Stderr, "nlutest: stats: %s\n", err)
 		return ExitCannotRun
 	}
-	if _, err := a.Stdout.Write(out.Bytes()); err != nil {
+	if _, err := a.Stdout.Write(out.Bytes()); err != nil && !closedPipe(err) {
 		return ExitCannotRun
 	}
 	return ExitPass
