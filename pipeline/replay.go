@@ -155,7 +155,7 @@ func (p *replayer) read(seen map[string]bool, seq int64) error {
 		}
 		id, err := schema.RecordKey(line)
 		if err != nil {
-			p.fail(n, fmt.Errorf("%s:%d: not a result record: %v", p.path, n, err))
+			p.fail(n, &runner.RecordError{Path: p.path, Line: n, Err: err})
 			return errStop
 		}
 		if seen[id] {
@@ -231,7 +231,7 @@ func (p *replayer) worker(c *assert.Collector) {
 			}
 			evaluation, err := p.evaluate(&r, &rest, &into, line)
 			if err != nil {
-				p.fail(lineNo, fmt.Errorf("%s:%d: not a result record: %v", p.path, lineNo, err))
+				p.fail(lineNo, &runner.RecordError{Path: p.path, Line: lineNo, Err: err})
 				break
 			}
 			c.AddAt(&r, evaluation, b.seqs[i])

@@ -3,7 +3,6 @@ package runner
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -56,7 +55,7 @@ func FilterResults(path string, keep func(id string) bool) (dropped, kept int, e
 	return FilterLines(path, func(line []byte, n int) (bool, error) {
 		id, err := schema.RecordID(line)
 		if err != nil {
-			return false, fmt.Errorf("%s:%d: not a result record: %v", path, n, err)
+			return false, &RecordError{path, n, err}
 		}
 		return keep(id), nil
 	})

@@ -3,6 +3,7 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -70,14 +71,34 @@ func (w *ResultsWriter) Close() error {
 	return err
 }
 
+// RecordError is a line of a results file that is not a result record: a
+// bad run directory (the command line's exit 2), not a failure to run.
+type RecordError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("%s:%d: not a result record: %v", e.Path, e.Line, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// errNoID is a record without an id (every result has one).
+var errNoID = errors.New("record has no id")
+
 // ReadResults streams the results of a results file to fn. A last line
 // without its newline (a run killed mid-write) is dropped; any other line
-// that is not a result is an error naming the line.
+// that is not a result (or has no id) is a *RecordError naming the line.
 func ReadResults(path string, fn func(*schema.Result) error) error {
 	return ReadLines(path, func(line []byte, n int) error {
 		var res schema.Result
 		if err := res.UnmarshalJSON(line); err != nil {
-			return fmt.Errorf("%s:%d: not a result record: %v", path, n, err)
+			return &RecordError{path, n, err}
+		}
+		if res.ID == "" {
+			return &RecordError{path, n, errNoID}
 		}
 		return fn(&res)
 	})

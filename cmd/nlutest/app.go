@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -216,6 +217,7 @@ func (a *App) fail(err error) int {
 		ie *pipeline.InvalidError
 		ge *pipeline.GenerateError
 		se *pipeline.SheetError
+		re *runner.RecordError
 	)
 	switch {
 	case err == nil:
@@ -233,6 +235,10 @@ func (a *App) fail(err error) int {
 		return ExitInvalid
 	case errors.As(err, &ge):
 		fmt.Fprintf(a.Stderr, "nlutest: %s\n", ge)
+		return ExitInvalid
+	case errors.As(err, &re):
+		// A bad line in a run's results: bad input, as eval reports it.
+		fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)
 		return ExitInvalid
 	default:
 		fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/nlutest/nlutest/pipeline"
 	"os"
 	"path/filepath"
@@ -322,5 +324,60 @@ func TestUnreviewedTemplatesAreReportedApart(t *testing.T) {
 	code, _, _ = runCLI(t, dir, nil, "run", dir, "--var", "url="+srv.URL, "--out", filepath.Join(dir, "run2"), "--include-unreviewed")
 	if code != ExitFail {
 		t.Errorf("--include-unreviewed: exit %d, want 1", code)
+	}
+}
+
+// Minor 12 of the 2026-12-01 security audit: a malformed record gave exit
+// 3 in merge and 2 in eval (and merge took a record without an id). A
+// line that is not a result record is bad input for every command that
+// reads a run: exit 2 with the file and line, and merge leaves nothing.
+func TestBadRecordIsExit2Everywhere(t *testing.T) {
+	dir := writeSuite(t, `
+suite "坏记录" {}
+target "demo" {
+  demo {}
+}
+materials "城市" { values = ["北京", "上海", "广州", "深圳"] }
+template "查天气" { text = "{城市}明天天气怎么样" }
+`)
+	shard := func(name, which string) string {
+		out := filepath.Join(t.TempDir(), name)
+		if code, _, errs := runCLI(t, dir, nil, "run", dir, "--shard", which, "--out", out, "--quiet"); code > ExitFail {
+			t.Fatalf("shard %s: exit %d\n%s", which, code, errs)
+		}
+		return out
+	}
+	good := shard("一", "1/2")
+	for _, bad := range []struct{ name, line, why string }{
+		{"garbage", "垃圾 line", "want a JSON object"},
+		{"no id", `{"text":"北京明天天气怎么样","outcome":"pass"}`, "record has no id"},
+	} {
+		t.Run(bad.name, func(t *testing.T) {
+			broken := shard("二", "2/2")
+			results := filepath.Join(broken, runner.ResultsFile)
+			b, err := os.ReadFile(results)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := bytes.Count(b, []byte("\n")) + 1
+			if err := os.WriteFile(results, append(b, bad.line+"\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("%s:%d: not a result record: %s", results, line, bad.why)
+			merged := filepath.Join(t.TempDir(), "merged")
+			for _, args := range [][]string{
+				{"merge", "--out", merged, good, broken},
+				{"eval", broken},
+				{"run", "--resume", broken},
+			} {
+				code, _, errs := runCLI(t, dir, nil, args...)
+				if code != ExitInvalid || !strings.Contains(errs, want) {
+					t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 2 and %q", args[0], code, errs, want)
+				}
+			}
+			if fileExists(merged) {
+				t.Errorf("a failed merge left %s", merged)
+			}
+		})
 	}
 }
