@@ -18,7 +18,10 @@ import (
 // A path that exists and is not a regular file (/dev/stdout, a named pipe)
 // cannot be replaced by a rename; the report is then streamed to it
 // directly, which is the only thing such a path allows. A symlink is
-// followed: the file it points to is replaced and the link kept.
+// followed: the file it points to is replaced and the link kept. A file
+// with more than one hard link is rewritten in place once the whole new
+// content is rendered (a rename would give path a new inode and leave the
+// other links with the old content): its links stay one file.
 func WriteFile(path string, render func(io.Writer) error) (err error) {
 	if render == nil {
 		return fmt.Errorf("write %s: no renderer", path)
@@ -29,6 +32,7 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 		path = target
 	}
 	mode := os.FileMode(0o644)
+	inPlace := false
 	if fi, statErr := os.Stat(path); statErr == nil {
 		switch {
 		case fi.IsDir():
@@ -37,6 +41,7 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 			return writeDirect(path, render)
 		default:
 			mode = fi.Mode().Perm()
+			inPlace = hardLinks(fi) > 1
 		}
 	}
 	dir, base := filepath.Split(path)
@@ -73,6 +78,9 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if inPlace {
+		return copyInPlace(path, f) // the deferred clean-up removes tmp
+	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -82,6 +90,39 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	done = true
+	return nil
+}
+
+// copyInPlace overwrites the file at path with the content of the rendered
+// temporary file tmp, keeping path's inode (and so its other hard links):
+// written from the start, then cut to the new length and synced.
+func copyInPlace(path string, tmp *os.File) error {
+	size, err := tmp.Seek(0, io.SeekEnd)
+	if err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	dst, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := io.Copy(dst, tmp); err != nil {
+		_ = dst.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := dst.Truncate(size); err != nil {
+		_ = dst.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := dst.Sync(); err != nil {
+		_ = dst.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := dst.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	return nil
 }
 

@@ -157,6 +157,36 @@ func TestFmtFollowsAndKeepsSymlinks(t *testing.T) {
 	}
 }
 
+// Minor 13 of the 2026-12-01 security audit: fmt split a hard-linked
+// suite file (its rename gave the path a new inode; the other name kept
+// the old text). It now rewrites such a file in place.
+func TestFmtKeepsHardLinks(t *testing.T) {
+	dir := t.TempDir()
+	messy := "suite \"硬链接\" {}\ntarget \"demo\" {\n demo {}\n}\nmaterials \"城市\" {   values = [\"北京\"]   }\ntemplate \"t\" {   text = \"去{城市}\"   }\n"
+	suite, other := filepath.Join(dir, "a.nlutest.hcl"), filepath.Join(dir, "other.txt")
+	if err := os.WriteFile(suite, []byte(messy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(suite, other); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	if code, out, errs := runCLI(t, dir, nil, "fmt", dir); code != ExitPass || !strings.Contains(out, "a.nlutest.hcl") {
+		t.Fatalf("fmt: exit %d\n%s%s", code, out, errs)
+	}
+	a, errA := os.Stat(suite)
+	b, errB := os.Stat(other)
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		t.Fatalf("fmt split the hard link (%v, %v)", errA, errB)
+	}
+	got, _ := os.ReadFile(other)
+	if string(got) == messy || !strings.Contains(string(got), `values = ["北京"]`) {
+		t.Errorf("the other link holds:\n%s", got)
+	}
+	if code, out, errs := runCLI(t, dir, nil, "fmt", "--check", dir); code != ExitPass {
+		t.Errorf("fmt --check after fmt: exit %d\n%s%s", code, out, errs)
+	}
+}
+
 // generate -o /dev/stdout (any non-regular file) streams: the first case
 // arrives while 10^8 are still being generated.
 func TestGenerateToAPipeStreams(t *testing.T) {
