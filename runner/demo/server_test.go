@@ -1,12 +1,14 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -216,5 +218,41 @@ func TestServe(t *testing.T) {
 		}
 	case <-time.After(3 * time.Minute): // only a Serve that never returns gets here
 		t.Fatal("Serve did not return after ctx cancel")
+	}
+}
+
+// Minor 15 of the 2026-12-01 security audit: a 980 KB /model/parse
+// request of city names got a 20 MB answer. An answer lists at most
+// MaxEntities entities, so no endpoint answers more than about three times
+// the request (/iao echoes the query in two segs lists) plus a little.
+func TestAnswersAreBoundedByTheRequest(t *testing.T) {
+	h := Handler()
+	for _, tc := range []struct{ path, field, unit string }{
+		{"/model/parse", "text", "北京 "},
+		{"/model/parse", "text", "明天"},
+		{"/model/parse", "text", "2张"},
+		{"/model/parse", "text", "CA1234 "},
+		{"/iao", "query", "13033918279的同住人员"},
+		{"/booking", "text", "北京 "},
+		{"/memory", "text", "北京 "},
+	} {
+		body, _ := json.Marshal(map[string]string{tc.field: strings.Repeat(tc.unit, (256<<10)/len(tc.unit)), "session": "会话"})
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, tc.path, bytes.NewReader(body)))
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s %q: status %d", tc.path, tc.unit, rec.Code)
+		}
+		if limit := 3*len(body) + 64<<10; rec.Body.Len() > limit {
+			t.Errorf("%s with %d × %q: a %d-byte request got a %d-byte answer, want at most %d", tc.path, len(body)/len(tc.unit), tc.unit, len(body), rec.Body.Len(), limit)
+		}
+	}
+	text := strings.Repeat("去北京 ", 500)
+	p := Parse(text)
+	all := newText(text)
+	if want := classify(all, extractEntities(all))[0]; p.Intent != want {
+		t.Errorf("intent %+v, want %+v: it is classified on every entity", p.Intent, want)
+	}
+	if len(p.Entities) != MaxEntities || p.Entities[0].Start != 1 || p.Entities[MaxEntities-1].Start != 4*(MaxEntities-1)+1 {
+		t.Errorf("Parse of 500 cities: %d entities from %d to %d; want the first %d by position", len(p.Entities), p.Entities[0].Start, p.Entities[len(p.Entities)-1].Start, MaxEntities)
 	}
 }
