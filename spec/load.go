@@ -322,6 +322,28 @@ func (l *loader) static(attr *hcl.Attribute, ty cty.Type, what string) (cty.Valu
 		return cty.NilVal, false
 	}
 	v, diags := attr.Expr.Value(l.staticCtx())
+	return l.staticValue(attr, v, diags, ty, what)
+}
+
+// staticSecret is static for an attribute whose value may come from a
+// sensitive variable because nlutest hands it on and never writes it (an
+// exec target's env): sensitive values carry the Sensitive mark while it
+// is evaluated, so a function that fails on one does not quote it.
+func (l *loader) staticSecret(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, bool) {
+	if !l.onlyRoots(attr.Expr, what, "var") {
+		return cty.NilVal, false
+	}
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": l.suite.markedVars()},
+		Functions: hideSensitiveErrors(Functions(l.suite.Access)),
+	}
+	v, diags := attr.Expr.Value(ctx)
+	return l.staticValue(attr, Unmark(v), diags, ty, what)
+}
+
+// staticValue checks and converts the value v of attr, evaluated with
+// diags, to ty.
+func (l *loader) staticValue(attr *hcl.Attribute, v cty.Value, diags hcl.Diagnostics, ty cty.Type, what string) (cty.Value, bool) {
 	l.diags = append(l.diags, diags...)
 	if diags.HasErrors() {
 		return cty.NilVal, false
@@ -487,11 +509,16 @@ func (l *loader) strList(attrs hcl.Attributes, name string) []string {
 }
 
 func (l *loader) strMap(attrs hcl.Attributes, name string) map[string]string {
+	return l.strMapWith(attrs, name, l.static)
+}
+
+// strMapWith reads a map of strings with eval (static or staticSecret).
+func (l *loader) strMapWith(attrs hcl.Attributes, name string, eval func(*hcl.Attribute, cty.Type, string) (cty.Value, bool)) map[string]string {
 	a, ok := attrs[name]
 	if !ok {
 		return nil
 	}
-	v, ok := l.static(a, cty.Map(cty.String), fmt.Sprintf("%q attribute", name))
+	v, ok := eval(a, cty.Map(cty.String), fmt.Sprintf("%q attribute", name))
 	if !ok || v.IsNull() {
 		return nil
 	}

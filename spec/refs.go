@@ -690,9 +690,10 @@ func levenshtein(a, b string) int {
 }
 
 // noSensitive reports every var.NAME of a sensitive variable in an
-// expression whose value becomes part of the cases or the reports (a
-// material value, a text, an expectation): there it would be written to
-// case files, results and reports. It returns false when it found one.
+// expression whose value is not kept secret: a material value, a text, an
+// expectation, a setting read at load (an exec command) may be written to
+// case files, results, reports or diagnostics. It returns false when it
+// found one.
 func (l *loader) noSensitive(expr hcl.Expression, what string) bool {
 	ok := true
 	for _, tr := range expr.Variables() {
@@ -702,7 +703,11 @@ func (l *loader) noSensitive(expr hcl.Expression, what string) bool {
 		name, _ := stepName(tr[1])
 		if v := l.varDecl[name]; v != nil && v.Sensitive {
 			rng := tr.SourceRange()
-			l.errorf(&rng, "Sensitive variable outside a target", "var.%s is sensitive, so it can be used only in a target's url, headers and body and in conditions: in a %s its value would be written to case files, results and reports.", name, what)
+			hint := ""
+			if what == `"command" attribute` {
+				hint = " Give the command the secret through the target's env instead: env = { TOKEN = var." + name + " } (a command's arguments are also visible to other users of the machine)."
+			}
+			l.errorf(&rng, "Sensitive variable outside a target", "var.%s is sensitive, so it can be used only where nlutest keeps its value out of everything it writes: a target's url, headers and body, an openai api_key, an exec target's env, and conditions. In a %s its value could end up in case files, results, reports or diagnostics.%s", name, what, hint)
 			ok = false
 		}
 	}

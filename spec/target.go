@@ -116,6 +116,14 @@ func (d *TargetDecoder) StringMap(attrs hcl.Attributes, name string) map[string]
 	return d.l.strMap(attrs, name)
 }
 
+// SecretStringMap is StringMap for a map whose values may come from
+// sensitive variables, for a kind that hands the values to a process and
+// never records them (an exec target's env). A function that fails on a
+// sensitive value does not quote it.
+func (d *TargetDecoder) SecretStringMap(attrs hcl.Attributes, name string) map[string]string {
+	return d.l.strMapWith(attrs, name, d.l.staticSecret)
+}
+
 // OnlyVar reports (and returns false) when e uses a name other than var,
 // or an undeclared variable; what names e in the message.
 func (d *TargetDecoder) OnlyVar(e hcl.Expression, what string) bool {

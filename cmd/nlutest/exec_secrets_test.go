@@ -116,3 +116,47 @@ template "t" { text = "{句子}" }
 		t.Errorf("%d results, want 2", n)
 	}
 }
+
+// Minor 16 of the 2026-12-01 security audit: docs/security.md said to give
+// an exec command its secret "through the target's env", but the load
+// refused a sensitive variable there, saying the value "would be written
+// to case files, results and reports", which is not where env goes. env
+// may now carry a sensitive variable: the value reaches the command's
+// environment and nothing nlutest writes (an echo of it is redacted).
+func TestExecEnvCarriesSecret(t *testing.T) {
+	const tok = "sk-env-Zq81+/x7Qp"
+	dir := writeSuite(t, `
+suite "环境变量密钥" {}
+variable "token" { sensitive = true }
+target "nlu" {
+  exec {
+    command = ["sh", "-c", "read -r line; printf '{\"len\": \"%s\", \"echo\": \"%s\"}' \"$${#NLU_KEY}\" \"$NLU_KEY\""]
+    env     = { NLU_KEY = var.token, 模型 = "小" }
+  }
+  timeout = "10m"
+}
+materials "句子" { values = ["你好", "订机票"] }
+template "t" {
+  text   = "{句子}"
+  expect = { "$.len" = "17", "$.echo" = "[redacted]" }
+}
+`)
+	if code, out, errs := runCLI(t, dir, map[string]string{"NLUTEST_VAR_token": tok}, "validate", dir); code != ExitPass {
+		t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
+	}
+	run := filepath.Join(dir, "run")
+	reports := []string{filepath.Join(dir, "r.md"), filepath.Join(dir, "r.html"), filepath.Join(dir, "junit.xml")}
+	code, out, errs := runBounded(t, hangLimit, dir, "run", dir, "--var", "token="+tok, "--out", run, "--junit-cases",
+		"--report-markdown", reports[0], "--report-html", reports[1], "--report-junit", reports[2])
+	if code != ExitPass {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	findLeaks(t, "run output", out+errs, tok)
+	for _, p := range append(reports, filepath.Join(run, runner.ResultsFile), filepath.Join(run, "report.json"), filepath.Join(run, "run.json")) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		findLeaks(t, filepath.Base(p), string(b), tok)
+	}
+}

@@ -57,7 +57,9 @@ func (execKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if len(cfg.Command) == 0 {
 		d.Errorf(c.Attributes["command"].Expr.Range().Ptr(), "Empty command", "command is the program and its arguments, e.g. [\"python3\", \"nlu.py\"].")
 	}
-	cfg.Env = d.StringMap(c.Attributes, "env")
+	// env may hold sensitive values: they go to the command's
+	// environment only, never into a record.
+	cfg.Env = d.SecretStringMap(c.Attributes, "env")
 	cfg.Dir = d.Path(d.String(c.Attributes, "dir", "."))
 	return cfg, true
 }
@@ -73,7 +75,8 @@ func (execKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 
 // childEnv is the environment of an exec target's command: nlutest's own,
 // without the NLUTEST_VAR_ variables (they may hold secrets, and the suite
-// passes the command what it needs through env), plus the target's env.
+// passes the command what it needs, a sensitive variable included, through
+// env), plus the target's env. env is never recorded.
 func childEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
