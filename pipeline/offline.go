@@ -225,10 +225,13 @@ func mergeInto(dir string, dirs []string, metas []Meta, stamp func(*Meta) error)
 	}
 	for i, d := range dirs {
 		err := runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(r *schema.Result) error {
-			if seen[r.ID] {
+			// Keyed as eval and resume key records: each repetition of
+			// a case under --repeat is a record of its own.
+			k := schema.KeyOf(r.ID, r.Repeat)
+			if seen[k] {
 				return nil
 			}
-			seen[r.ID] = true
+			seen[k] = true
 			return rw.Write(r)
 		})
 		if err != nil {

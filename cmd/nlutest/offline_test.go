@@ -381,3 +381,39 @@ template "查天气" { text = "{城市}明天天气怎么样" }
 		})
 	}
 }
+
+// merge keeps every repetition of shards run with --repeat, keyed like
+// eval and --resume (id and repetition): it kept one per case id, so two
+// shards of 4 cases × 2 repetitions merged into 4 results, not 8.
+func TestMergeKeepsRepetitions(t *testing.T) {
+	dir := writeSuite(t, `
+suite "重复" {}
+target "demo" {
+  demo {}
+}
+materials "城市" { values = ["北京", "上海", "广州", "深圳"] }
+template "查天气" { text = "{城市}明天天气怎么样" }
+`)
+	var shards []string
+	for _, k := range []string{"1/2", "2/2"} {
+		out := filepath.Join(t.TempDir(), "shard")
+		if code, _, errs := runCLI(t, dir, nil, "run", dir, "--repeat", "2", "--shard", k, "--out", out, "--quiet"); code > ExitFail {
+			t.Fatalf("shard %s: exit %d\n%s", k, code, errs)
+		}
+		shards = append(shards, out)
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	if code, _, errs := runCLI(t, dir, nil, append([]string{"merge", "--out", merged, "--quiet"}, shards...)...); code > ExitFail {
+		t.Fatalf("merge: exit %d\n%s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(merged, runner.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n != 8 {
+		t.Errorf("merged %d results, want 8 (4 cases × 2 repetitions)", n)
+	}
+	if rep := loadReport(t, merged); rep.Metrics.Total != 8 {
+		t.Errorf("merged report counts %d results, want 8", rep.Metrics.Total)
+	}
+}
