@@ -46,6 +46,7 @@ type textAcc struct {
 	cases, zh          int
 	nrefs              int // references per case; -1 when they vary
 	em, f1, r1, r2, rl float64
+	meteor             float64
 	bleu13a, bleuZh    metrics.BLEUStats
 	// distinct13a and distinctZh count the replies' n-grams under each
 	// tokenizer the node may use; with text_metrics' tokenizer only
@@ -58,6 +59,7 @@ type textCase struct {
 	zh                 bool
 	nrefs              int
 	em, f1, r1, r2, rl float64
+	meteor             float64
 	bleu13a, bleuZh    metrics.BLEUStats
 	toks13a, toksZh    []string
 }
@@ -81,6 +83,7 @@ func (a *textAcc) Add(o *Observation) {
 	a.r1 += tc.r1
 	a.r2 += tc.r2
 	a.rl += tc.rl
+	a.meteor += tc.meteor
 	a.bleu13a.Add(&tc.bleu13a)
 	a.bleuZh.Add(&tc.bleuZh)
 	a.distinct13a.Add(tc.toks13a)
@@ -117,12 +120,17 @@ func newTextCase(r *schema.Result, opts spec.TextMetrics) *textCase {
 		tc.bleu13a = segmentBLEU(opts.Tokenize, reply, refs)
 		tc.bleuZh = tc.bleu13a
 		tc.toks13a = metrics.Tokenize(opts.Tokenize, reply)
+		tc.meteor = caseMeteor(opts.Tokenize, tc.toks13a, refs)
 		return tc
 	}
 	tc.bleu13a = segmentBLEU(metrics.Tok13a, reply, refs)
 	tc.bleuZh = segmentBLEU(metrics.TokZh, reply, refs)
 	tc.toks13a = metrics.Tokenize(metrics.Tok13a, reply)
 	tc.toksZh = metrics.Tokenize(metrics.TokZh, reply)
+	tc.meteor = caseMeteor(metrics.Tok13a, tc.toks13a, refs)
+	if tc.zh {
+		tc.meteor = caseMeteor(metrics.TokZh, tc.toksZh, refs)
+	}
 	return tc
 }
 
@@ -147,6 +155,7 @@ func (a *textAcc) Merge(o Acc) {
 	a.cases += b.cases
 	a.zh += b.zh
 	a.em, a.f1, a.r1, a.r2, a.rl = a.em+b.em, a.f1+b.f1, a.r1+b.r1, a.r2+b.r2, a.rl+b.rl
+	a.meteor += b.meteor
 	a.bleu13a.Add(&b.bleu13a)
 	a.bleuZh.Add(&b.bleuZh)
 	a.distinct13a.Merge(&b.distinct13a)
@@ -177,6 +186,7 @@ func (a *textAcc) Fill(n *schema.Node) {
 		Cases: a.cases, ExactMatch: schema.Ratio{Num: a.em, Den: c}, F1: schema.Ratio{Num: a.f1, Den: c},
 		BLEU: score / 100, BLEUScore: score, BLEUSignature: metrics.BLEUSignature(a.nrefs, tok, a.opts.Smooth, a.opts.SmoothValue),
 		Rouge1: schema.Ratio{Num: a.r1, Den: c}, Rouge2: schema.Ratio{Num: a.r2, Den: c}, RougeL: schema.Ratio{Num: a.rl, Den: c},
+		Meteor:    schema.Ratio{Num: a.meteor, Den: c},
 		Distinct1: schema.R(d.Distinct1(), d.Tokens()),
 		Distinct2: schema.R(d.Distinct2(), d.Tokens()),
 	})

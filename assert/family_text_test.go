@@ -90,3 +90,25 @@ func TestDistinctNodeTokenizer(t *testing.T) {
 		t.Errorf("English node: distinct1 %v distinct2 %v (%s); want 7/7, 6/7 with tok:13a", v.Distinct1, v.Distinct2, v.BLEUSignature)
 	}
 }
+
+// metrics.text.meteor is the mean over cases of NLTK's meteor_score
+// (NLTK 3.8, synonyms off) on the case's tokens: a Chinese case character
+// by character (sacrebleu's zh tokenizer: 0.8965869939707148 for these
+// sentences, the best of two references), an English one in 13a tokens
+// ("The Cats were RUNNING": 0.6388888888888888, stems and case).
+func TestTextFamilyMeteor(t *testing.T) {
+	a := &textAcc{opts: spec.TextMetrics{Smooth: metrics.SmoothExp}}
+	for _, r := range []*schema.Result{
+		{Case: schema.Case{References: []string{"今天我想去北京的天安门看看", "我想去上海"}}, Reply: "我今天想去北京看看天安门"},
+		{Case: schema.Case{References: []string{"The Cats were RUNNING"}}, Reply: "the cat is running"},
+	} {
+		a.Add(&Observation{Result: r})
+	}
+	var n schema.Node
+	a.Fill(&n)
+	v := n.Families["text"].(*schema.Text)
+	want := (0.8965869939707148 + 0.6388888888888888) / 2
+	if got, ok := v.Meteor.Value(); !ok || math.Abs(got-want) > 1e-9 || v.Meteor.Den != 2 {
+		t.Errorf("METEOR %+v, want %.10f over 2 cases (NLTK meteor_score)", v.Meteor, want)
+	}
+}

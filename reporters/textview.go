@@ -54,7 +54,7 @@ func textSections(r, _ *schema.Report) []Section {
 		return nil
 	}
 	t := Table{Columns: []Column{col("node"), rcol("cases"), rcol("EM"), rcol("F1"), rcol("BLEU"), rcol("ROUGE-1"),
-		rcol("ROUGE-2"), rcol("ROUGE-L"), rcol("distinct-1"), rcol("distinct-2")}}
+		rcol("ROUGE-2"), rcol("ROUGE-L"), rcol("METEOR"), rcol("distinct-1"), rcol("distinct-2")}}
 	var sigs []string
 	add := func(label string, n *schema.Node) {
 		var tv schema.Text
@@ -63,7 +63,7 @@ func textSections(r, _ *schema.Report) []Section {
 		}
 		t.Rows = append(t.Rows, []Cell{clip(label), num(tv.Cases), text(meanText(tv.ExactMatch)), text(meanText(tv.F1)),
 			text(fmt.Sprintf("%.2f", tv.BLEUScore)), text(meanText(tv.Rouge1)), text(meanText(tv.Rouge2)), text(meanText(tv.RougeL)),
-			text(fmtRatio(tv.Distinct1)), text(fmtRatio(tv.Distinct2))})
+			text(meanText(tv.Meteor)), text(fmtRatio(tv.Distinct1)), text(fmtRatio(tv.Distinct2))})
 		if !slices.Contains(sigs, tv.BLEUSignature) {
 			sigs = append(sigs, tv.BLEUSignature)
 		}
@@ -80,7 +80,7 @@ func textSections(r, _ *schema.Report) []Section {
 	for _, name := range sortedKeys(r.Metrics.Template) {
 		add("template "+name, r.Metrics.Template[name])
 	}
-	t.Note = "EM, F1 and ROUGE are means over the cases with references (fractions 0–1); BLEU is corpus BLEU on sacrebleu's 0–100 scale (metrics.text.bleu holds it as 0–1); distinct-n = distinct n-grams / reply tokens."
+	t.Note = "EM, F1 and ROUGE are means over the cases with references (fractions 0–1); BLEU is corpus BLEU on sacrebleu's 0–100 scale (metrics.text.bleu holds it as 0–1); METEOR is NLTK's meteor_score without synonyms, averaged; distinct-n = distinct n-grams / reply tokens."
 	var notes []Note
 	for _, s := range sigs {
 		notes = append(notes, Note{Text: "BLEU signature: " + s})

@@ -71,7 +71,7 @@ var RobustnessFamily = &Family{Name: "robustness", Subs: []*Sub{{
 
 // TextFamily is metrics.text: replies against references.
 var TextFamily = &Family{Name: "text", Subs: []*Sub{{
-	Name: "text", Doc: "reply against references: EM/F1, BLEU, ROUGE, distinct (cases with references)",
+	Name: "text", Doc: "reply against references: EM/F1, BLEU, ROUGE, METEOR, distinct (cases with references)",
 	Shape: &Shape{Attrs: []Attr{
 		{Name: "cases", Kind: MetricCount, Doc: "cases with references"},
 		{Name: "exact_match", Kind: MetricRatio, Doc: "replies equal to a reference after normalisation / cases"},
@@ -80,6 +80,7 @@ var TextFamily = &Family{Name: "text", Subs: []*Sub{{
 		{Name: "rouge1", Kind: MetricRatio, Doc: "mean ROUGE-1 F against the best reference"},
 		{Name: "rouge2", Kind: MetricRatio, Doc: "mean ROUGE-2 F against the best reference"},
 		{Name: "rougeL", Kind: MetricRatio, Doc: "mean ROUGE-L F against the best reference"},
+		{Name: "meteor", Kind: MetricRatio, Doc: "mean METEOR (NLTK's meteor_score, synonyms off) against the best reference"},
 		{Name: "distinct1", Kind: MetricRatio, Doc: "distinct unigrams of all replies / reply tokens"},
 		{Name: "distinct2", Kind: MetricRatio, Doc: "distinct bigrams of all replies / reply tokens"},
 	}},

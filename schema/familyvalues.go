@@ -18,6 +18,7 @@ type Text struct {
 	Rouge1        Ratio   `json:"rouge1"`
 	Rouge2        Ratio   `json:"rouge2"`
 	RougeL        Ratio   `json:"rougeL"`
+	Meteor        Ratio   `json:"meteor"`
 	Distinct1     Ratio   `json:"distinct1"`
 	Distinct2     Ratio   `json:"distinct2"`
 }

@@ -89,6 +89,8 @@
 // evaluation scripts' normalisation, exact match and token F1
 // ([ExactMatch], [TokenF1]); Google rouge-score's ROUGE-N and ROUGE-L
 // ([RougeN], [RougeL], [RougeTokens]; [RougeTokensZh] for Chinese, which
-// rouge-score cannot tokenise); and distinct-n as Li et al. 2016
-// ([DistinctAcc]). Their tests reproduce the references' published values.
+// rouge-score cannot tokenise); METEOR as NLTK's meteor_score without
+// synonyms ([Meteor], with NLTK's Porter stemmer [PorterStem]); and
+// distinct-n as Li et al. 2016 ([DistinctAcc]). Their tests reproduce the
+// references' published values.
 package metrics

@@ -43,7 +43,9 @@ type ratioJSON struct{ Num, Den float64 }
 // (BLEU(tokenize="zh").corpus_score, run from its source on these replies
 // and references) gives; EM 4/12 and F1 0.757381507 are what the MLQA
 // evaluation script's normalize_answer / f1_score (lang "zh" for Chinese
-// references, SQuAD v1.1's rules for English) give on them.
+// references, SQuAD v1.1's rules for English) give on them; METEOR
+// 8.420176182 / 12 is NLTK 3.8's meteor_score (synonyms off) on the same
+// tokens (sacrebleu zh for the Chinese cases, 13a for the English ones).
 func TestDatasetQASuite(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join("..", "..", "suites", "dataset-qa"), dir)
@@ -65,8 +67,12 @@ func TestDatasetQASuite(t *testing.T) {
 		BLEU       float64   `json:"bleu"`
 		BLEUScore  float64   `json:"bleu_score"`
 		Distinct1  ratioJSON `json:"distinct1"`
+		Meteor     ratioJSON `json:"meteor"`
 	}
 	reportFamily(t, run, "text", &text)
+	if math.Abs(text.Meteor.Num-8.420176182) > 1e-6 || text.Meteor.Den != 12 {
+		t.Errorf("METEOR %+v, want 8.420176182/12 (NLTK meteor_score)", text.Meteor)
+	}
 	if text.Cases != 12 || text.ExactMatch != (ratioJSON{4, 12}) || math.Abs(text.F1.Num/text.F1.Den-0.757381507) > 1e-6 {
 		t.Errorf("text metrics: %+v", text)
 	}

@@ -1,5 +1,5 @@
 # A dataset suite: a team's own question-answering test set (JSONL) scored
-# by text metrics (EM/F1, BLEU, ROUGE, distinct), and an intent test set
+# by text metrics (EM/F1, BLEU, ROUGE, METEOR, distinct), and an intent test set
 # (CSV) with perturbed variants scored by robustness. The target replays
 # answers recorded from an earlier run, so the suite runs offline.
 
@@ -47,7 +47,7 @@ threshold "answers" {
 }
 
 threshold "wording" {
-  condition = metrics.text.bleu >= 0.3 && metrics.text.rougeL >= 0.5 && metrics.text.distinct1 >= 0.5
+  condition = metrics.text.bleu >= 0.3 && metrics.text.rougeL >= 0.5 && metrics.text.meteor >= 0.6 && metrics.text.distinct1 >= 0.5
 }
 
 threshold "robustness" {
