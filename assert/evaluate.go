@@ -258,6 +258,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 	var ev *Evaluation
 	if e.dims != nil {
 		ev = e.analyse(r, rs, met)
+		e.confidences(ev, r, rs)
 	}
 	e.conditions(r, sc)
 	if sc != nil && sc.judge != nil && r.Fact != "" {
@@ -293,6 +294,9 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 	}
 	if c.collection && itemList(x.Value) {
 		return e.collectionExpectation(r, rs, c, x.Value, f)
+	}
+	if x.Value == nil && e.fallbackExpected(c, rs) {
+		return true // null on a label path: no prediction (labelconf.go)
 	}
 	if c.mode == modeSimple {
 		// The common case compares in place, building nothing.

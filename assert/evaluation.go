@@ -17,6 +17,8 @@ import (
 // evaluation never released is simply garbage collected.
 type Evaluation struct {
 	dims caseDims
+	// confs are the label dimensions' confidences (labelconf.go).
+	confs []confObs
 }
 
 var evaluationPool = sync.Pool{New: func() any { return &Evaluation{} }}
@@ -25,6 +27,7 @@ var evaluationPool = sync.Pool{New: func() any { return &Evaluation{} }}
 func newEvaluation() *Evaluation {
 	ev := evaluationPool.Get().(*Evaluation)
 	ev.dims.reset()
+	ev.confs = ev.confs[:0]
 	return ev
 }
 

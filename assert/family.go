@@ -88,7 +88,8 @@ type Families []Family
 // NewCollector (and their shapes to spec.Options.Families).
 func DefaultFamilies() Families {
 	return Families{casesFamily{}, dimensionFamily{}, labelFamily{}, latencyFamily{},
-		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, textFamily{}, usageFamily{}}
+		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, textFamily{}, usageFamily{},
+		calibrationFamily{}, oosFamily{}}
 }
 
 // Shapes returns the families' parts of the metrics tree, in order: what

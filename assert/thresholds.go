@@ -167,7 +167,8 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 				ob.Value = &f
 			} else if !diags.HasErrors() && v.IsNull() {
 				noData = append(noData, name)
-			} else if diags.HasErrors() && (strings.Contains(name, ".dimension.") || strings.Contains(name, ".label.")) {
+			} else if diags.HasErrors() && (strings.Contains(name, ".dimension.") || strings.Contains(name, ".label.") ||
+				strings.Contains(name, ".calibration.") || strings.Contains(name, ".oos.")) {
 				// validate checked the name: the dimension's subtree is
 				// absent because no case of the run expected anything in it.
 				noData = append(noData, name)
@@ -183,7 +184,7 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 		switch {
 		case len(noData) > 0:
 			tr.Outcome = schema.Error
-			tr.Error = fmt.Sprintf("%s has no data (its denominator is 0): no case of the run counts towards it", strings.Join(noData, ", "))
+			tr.Error = fmt.Sprintf("%s has no data: no case of the run counts towards it (a ratio whose denominator is 0), or its cases do not define it (a kappa over one label, an AUROC without both classes)", strings.Join(noData, ", "))
 		case diags.HasErrors():
 			tr.Outcome = schema.Error
 			tr.Error = "the condition could not be evaluated: " + s.Redactor().String(diagSummary(diags))

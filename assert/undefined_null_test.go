@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -34,6 +35,9 @@ func undefinedMetrics() *schema.Metrics {
 			"ratings":    RatingsValue{"第一轮": {Dimension: map[string]*RatingDim{"满意度": {}}}},
 			"ranking":    &RankingValue{PositiveGrade: map[string]*RankFigures{"4": {}}, Source: map[string]*RankFigures{"回复选择": {}}},
 			"memory":     &schema.Memory{Distance: map[string]*schema.MemoryStats{"0": {}}},
+			// no case: every figure null, the bins and thresholds too
+			"calibration": map[string]*schema.Calibration{"intent": (&metrics.CalibrationAcc{}).Result()},
+			"oos":         map[string]*schema.OOS{"intent": metrics.NewOOSAcc(0.7).Result()},
 		},
 	}
 	n.Dimension["city"].Precision = &schema.Ratio{}
@@ -95,7 +99,9 @@ func TestUndefinedFiguresAreNull(t *testing.T) {
 		}
 	}
 	for _, want := range []string{`metrics.ratings["第一轮"].dimension["满意度"].cohen_kappa`, `metrics.ratings["第一轮"].dimension["满意度"].fleiss_kappa`,
-		`metrics.ratings["第一轮"].dimension["满意度"].mean`, "metrics.accuracy", `metrics.label.intent.labels["订机票"].precision`} {
+		`metrics.ratings["第一轮"].dimension["满意度"].mean`, "metrics.accuracy", `metrics.label.intent.labels["订机票"].precision`,
+		"metrics.calibration.intent.mce", "metrics.calibration.intent.ece", `metrics.calibration.intent.bins["0.9-1.0"].gap`,
+		"metrics.oos.intent.auroc", "metrics.oos.intent.aupr", "metrics.oos.intent.fpr_at_95_tpr", `metrics.oos.intent.thresholds["0.7"].oos_recall`} {
 		if !slices.Contains(null, want) {
 			t.Errorf("%s not among the null figures %q", want, null)
 		}

@@ -93,9 +93,15 @@ func memoryCharts(obj map[string]any) []Chart {
 	return []Chart{c}
 }
 
+// familyTitles are section titles that the family's name does not spell.
+var familyTitles = map[string]string{}
+
 // familyTitle turns a family name into a section title: "dialogue" →
 // "Dialogue", "text_metrics" → "Text metrics".
 func familyTitle(name string) string {
+	if t, ok := familyTitles[name]; ok {
+		return t
+	}
 	t := strings.ReplaceAll(name, "_", " ")
 	if t == "" {
 		return t

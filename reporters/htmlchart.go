@@ -48,6 +48,10 @@ func (h *htmlDoc) chart(b *strings.Builder, ch *Chart) {
 		h.barsSVG(b, ch)
 	case ChartHistogram, ChartDistribution:
 		h.columnsSVG(b, ch)
+	case ChartReliability:
+		h.reliabilitySVG(b, ch)
+	case ChartROC:
+		h.rocSVG(b, ch)
 	}
 	b.WriteString("</figure>\n")
 }

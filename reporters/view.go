@@ -209,6 +209,12 @@ const (
 	// ChartDistribution is a histogram of one value over the cases: one
 	// point per bin, in order, one series (the number of cases).
 	ChartDistribution ChartKind = "distribution"
+	// ChartReliability is a reliability diagram: one point per confidence
+	// bin, in order, Values accuracy and mean confidence (NaN when empty).
+	ChartReliability ChartKind = "reliability"
+	// ChartROC is a curve in the unit square: Values of each point are x
+	// and y (a ROC curve: FPR, TPR), Series their names.
+	ChartROC ChartKind = "roc"
 )
 
 // Chart is data for a graphical renderer; text renderers draw only the

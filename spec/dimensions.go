@@ -45,8 +45,11 @@ type Dimension struct {
 	TopK              int
 	// Labels is the declared label set (scikit-learn's labels=); nil: the
 	// labels seen.
-	Labels    []string
-	DeclRange hcl.Range
+	Labels []string
+	// OutOfScope is the label that marks an out-of-scope utterance
+	// (CLINC150's "oos", Rasa's "nlu_fallback"), in NFC; "" for none.
+	OutOfScope string
+	DeclRange  hcl.Range
 }
 
 // Pattern is a compiled JSONPath pattern with its source text.
@@ -62,7 +65,7 @@ var dimensionSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "kind", Required: true}, {Name: "paths"}, {Name: "items"}, {Name: "keys"},
 		{Name: "path"}, {Name: "ranking"}, {Name: "confidence"}, {Name: "min_confidence"}, {Name: "top_k"},
-		{Name: "type"}, {Name: "scope"}, {Name: "ranking_confidence"}, {Name: "labels"},
+		{Name: "type"}, {Name: "scope"}, {Name: "ranking_confidence"}, {Name: "labels"}, {Name: "out_of_scope"},
 	},
 }
 
@@ -144,6 +147,7 @@ func (l *loader) decodeDimension(b *hcl.Block) *Dimension {
 			d.TopK = l.integer(c.Attributes, "top_k", 3, 1)
 			d.RankingConfidence = l.pattern(c.Attributes, "ranking_confidence")
 			d.Labels = nfcAll(l.strList(c.Attributes, "labels"))
+			d.OutOfScope = norm.NFC.String(l.str(c.Attributes, "out_of_scope", ""))
 		}
 	}
 	return d

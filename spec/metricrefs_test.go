@@ -38,7 +38,13 @@ split "smoke" { where = case.level == "S1" }
 		{`metrics.dimension.entity.f1 > 0`, "", ""},
 		{`metrics.dimension.entity.values["x"].precision > 0`, "", ""},
 		{`metrics.label.intent.labels["订机票"].recall > 0`, "", ""},
-		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has "total", "passed", "failed", "errored", "accuracy", "error_rate", "dimension", "label", "latency", "dialogue", "repeat", "memory", "ranking", "ratings", "robustness", "text" or "usage".`},
+		{`metrics.calibration.intent.ece < 0.1`, "", ""},
+		{`metrics.calibration.intent.bins["0.9-1.0"].gap < 0.1`, "", ""},
+		{`metrics.oos.intent.auroc >= 0.8`, "", ""},
+		{`metrics.oos.intent.thresholds["0.7"].oos_recall >= 0.5`, "", ""},
+		{`metrics.oos.intent.aroc >= 0.8`, "Unknown metric", `Did you mean "auroc"?`},
+		{`metrics.oos.intnt.auroc >= 0.8`, "Unknown label dimension", `Did you mean "intent"?`},
+		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has "total", "passed", "failed", "errored", "accuracy", "error_rate", "dimension", "label", "latency", "dialogue", "repeat", "memory", "ranking", "ratings", "robustness", "text", "usage", "calibration" or "oos".`},
 		{`metrics.splt.smoke.accuracy >= 0.9`, "Unknown metric", `There is no metric "splt" here. Did you mean "split"?`},
 		{`metrics.split.smok.accuracy >= 0.9`, "Unknown split", `This suite has no split "smok", so metrics.split has no node for it. Did you mean "smoke"? Known: "smoke".`},
 		{`metrics.split > 0`, "Incomplete metric", `metrics.split is a map of nodes; name one, e.g. metrics.split["NAME"].accuracy.`},
@@ -85,6 +91,8 @@ func TestBuiltinFamiliesWithoutAssert(t *testing.T) {
 	}{
 		{`metrics.usage.total_tokens < 1000000`, true},
 		{`metrics.text.rougeL >= 0.3`, true},
+		{`metrics.text.meteor >= 0.3`, true},
+		{`metrics.text.metor >= 0.3`, false},
 		{`metrics.ratings["人工"].dimension["流畅"].cohen_kappa >= 0.4`, true},
 		{`metrics.usage.total_token < 1000000`, false},
 	} {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -243,6 +244,13 @@ func TestCLINC150Suite(t *testing.T) {
 	}
 	if a := datasets["in_scope"].Accuracy; a.Num != 3 || a.Den != 4 {
 		t.Errorf("in-scope cases passed (no fallback in a case's expectation): %v/%v, want 3/4", a.Num, a.Den)
+	}
+	// scikit-learn 1.2.1 roc_auc_score([1,1,1,1,0,0], [.95,.6,.9,.8,0,.75]):
+	// the out-of-scope answer without an intent scores 0.
+	var oos map[string]struct{ Auroc *float64 }
+	reportFamily(t, run, "oos", &oos)
+	if a := oos["intent"].Auroc; a == nil || math.Abs(*a-0.875) > 1e-9 {
+		t.Errorf("metrics.oos.intent.auroc %v, want 0.875", a)
 	}
 }
 
