@@ -55,7 +55,7 @@ func (a *calibrationAcc) Add(o *Observation) {
 	}
 	for i := range o.Eval.confs {
 		c := &o.Eval.confs[i]
-		if c.truth == truthNone || c.truth == truthOutScope && c.expected == "" || c.label == "" || !c.hasConf {
+		if c.truth == truthNone || c.truth == truthOutScope && c.expected == "" || !c.hasLabel || !c.hasConf {
 			continue
 		}
 		if c.conf < 0 || c.conf > 1 {

@@ -68,7 +68,7 @@ func (a *oosAcc) Add(o *Observation) {
 		if c.truth == truthNone || !oosDimension(dim) {
 			continue
 		}
-		score, ok := c.inScopeScore(dim)
+		score, ok := c.inScopeScore()
 		if !ok {
 			continue
 		}

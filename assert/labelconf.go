@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -25,22 +26,23 @@ type confObs struct {
 	dim      int
 	truth    int8
 	expected string
-	// label is the response's label ("" for none); conf its confidence,
-	// hasConf when the confidence path holds a number.
-	label   string
-	conf    float64
-	hasConf bool
+	// hasLabel says the response holds a label; right that it is the
+	// expected one, oosLabel that it is the out-of-scope label; conf is
+	// its confidence, hasConf when the confidence path holds a number.
+	hasLabel, right, oosLabel bool
+	conf                      float64
+	hasConf                   bool
 }
 
 // correct reports whether the response's label is the expected one.
-func (o *confObs) correct() bool { return o.label != "" && o.label == o.expected }
+func (o *confObs) correct() bool { return o.right }
 
 // inScopeScore is the case's score for out-of-scope detection: the
 // confidence of an in-scope label; 0 when the response has no label or
 // the out-of-scope label (a fallback whatever the threshold). ok is false
 // when a label has no numeric confidence: the case has no score.
-func (o *confObs) inScopeScore(dim *spec.Dimension) (score float64, ok bool) {
-	if o.label == "" || dim.OutOfScope != "" && o.label == dim.OutOfScope {
+func (o *confObs) inScopeScore() (score float64, ok bool) {
+	if !o.hasLabel || o.oosLabel {
 		return 0, true
 	}
 	return o.conf, o.hasConf
@@ -67,14 +69,50 @@ func (e *Evaluator) confidences(ev *Evaluation, r *schema.Result, rs *response) 
 		default:
 			continue
 		}
-		if v, ok := first(dim.Label, rs); ok {
-			o.label, _ = labelOf(v)
-		}
-		if v, ok := first(dim.Confidence, rs); ok {
-			o.conf, o.hasConf = floatOf(v)
-		}
+		o.hasLabel, o.right, o.oosLabel = labelFacts(dim, rs, o.expected)
+		o.conf, o.hasConf = confidenceAt(dim.Confidence, rs)
 		ev.confs = append(ev.confs, o)
 	}
+}
+
+// labelFacts reads the response's label of dim: whether there is one,
+// whether it is expected (in NFC, as labels compare) and whether it is the
+// out-of-scope label. A plain string on a simple path is compared on the
+// tape, without allocating.
+func labelFacts(dim *spec.Dimension, rs *response, expected string) (has, right, oos bool) {
+	if modeOf(dim.Label.Expr) == modeSimple {
+		ref, ok := lookup(rs.doc, dim.Label.Expr)
+		if !ok {
+			return false, false, false
+		}
+		if rs.doc.Kind(ref) == jsondoc.String && rs.doc.Plain(ref) && nfcStable(rs.doc.StrBytes(ref)) {
+			b := rs.doc.StrBytes(ref)
+			return len(b) > 0, len(b) > 0 && string(b) == expected, dim.OutOfScope != "" && string(b) == dim.OutOfScope
+		}
+	}
+	v, ok := first(dim.Label, rs)
+	s, isLabel := labelOf(v)
+	if !ok || !isLabel {
+		return false, false, false
+	}
+	return true, s == expected, dim.OutOfScope != "" && s == dim.OutOfScope
+}
+
+// confidenceAt reads a number at p: on the tape for a simple path.
+func confidenceAt(p *spec.Pattern, rs *response) (float64, bool) {
+	if modeOf(p.Expr) == modeSimple {
+		ref, ok := lookup(rs.doc, p.Expr)
+		if !ok || rs.doc.Kind(ref) != jsondoc.Number {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(string(rs.doc.Raw(ref)), 64)
+		return f, err == nil
+	}
+	v, ok := first(p, rs)
+	if !ok {
+		return 0, false
+	}
+	return floatOf(v)
 }
 
 // expectsNoLabel reports whether r expects null on label dimension di's
@@ -104,19 +142,14 @@ func (e *Evaluator) fallbackExpected(c *compiled, rs *response) bool {
 	if dim.Kind != schema.KindLabel {
 		return false
 	}
-	v, ok := first(dim.Label, rs)
-	if _, isLabel := labelOf(v); !ok || !isLabel {
+	if has, _, _ := labelFacts(dim, rs, ""); !has {
 		return true
 	}
 	if dim.Confidence == nil || dim.MinConfidence <= 0 {
 		return false
 	}
-	if cv, ok := first(dim.Confidence, rs); ok {
-		if f, ok := floatOf(cv); ok {
-			return f < dim.MinConfidence
-		}
-	}
-	return false
+	f, ok := confidenceAt(dim.Confidence, rs)
+	return ok && f < dim.MinConfidence
 }
 
 // floatOf returns a JSON number's value.

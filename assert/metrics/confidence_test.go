@@ -7,7 +7,6 @@ import (
 	"github.com/nlutest/nlutest/schema"
 )
 
-
 var nan = math.NaN()
 
 // nearPtr reports whether got (nil: no value) is want (NaN: no value) to 4
