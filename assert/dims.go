@@ -282,7 +282,7 @@ func (a *analysis) expect(kind string, c *compiled, value any, met bool, n int) 
 			cd.labels[c.dim] = labelObs{has: true, expected: s}
 		}
 	case schema.KindItems:
-		if c.collection && itemList(value) {
+		if c.listsItems(value) {
 			a.expectCollection(c.dim, value)
 		} else if c.item {
 			a.expectItem(c, value)
@@ -371,9 +371,10 @@ func (w *walker) locateItems(di int, dim *spec.Dimension, rs *response) {
 		if w.idx.sc.Ignored(loc) { // the item or an ancestor
 			continue
 		}
-		if obj, ok := loc.First(data).(map[string]any); ok {
+		v := loc.First(data)
+		if _, ok := v.(map[string]any); ok || len(keys) == 0 && !isEmpty(v) {
 			start := len(a.arena)
-			a.arena = appendItem(a.arena, keys, func(k string) any { return obj[k] })
+			a.arena, _ = appendExpectedItem(a.arena, keys, "", v)
 			a.add(di, true, "", start)
 		}
 	}
@@ -789,16 +790,11 @@ func (w *walker) items(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 		}
 		keys := w.idx.itemKeys[di]
 		add := func(it jsondoc.Ref) {
-			if doc.Kind(it) != jsondoc.Object {
+			if doc.Kind(it) != jsondoc.Object && (len(keys) > 0 || doc.Empty(it)) {
 				return
 			}
 			start := len(a.arena)
-			a.arena = appendItem(a.arena, keys, func(k string) any {
-				if f, ok := doc.Get(it, k); ok && !doc.Empty(f) {
-					return docValue{doc, f}
-				}
-				return nil
-			})
+			a.arena, _ = appendResponseItem(a.arena, keys, "", doc, it)
 			a.add(di, true, "", start)
 		}
 		doc.Elems(v, func(_ int, it jsondoc.Ref) bool { add(it); return true })

@@ -130,8 +130,9 @@ type compiled struct {
 	itemPath string
 	itemKey  string
 	// collection is set for a path that is an items dimension's
-	// collection ($.entities): the expected items as a multiset.
-	collection bool
+	// collection ($.entities): the expected items as a multiset; whole
+	// when that dimension has no keys (items compared whole: words).
+	collection, whole bool
 }
 
 func (e *Evaluator) compile(x jp.Expr) compiled {
@@ -142,7 +143,7 @@ func (e *Evaluator) compile(x jp.Expr) compiled {
 	dim := e.dims.of(c.canon, x)
 	if dim == nil {
 		if cd := e.suite.Schema.CollectionOf(x); cd != nil {
-			c.dim, c.collection = e.dims.index[cd], true
+			c.dim, c.collection, c.whole = e.dims.index[cd], true, len(cd.Keys) == 0
 		}
 		return c
 	}
@@ -292,7 +293,7 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 	if c.dim >= 0 {
 		f.Dimension = e.suite.Schema.Dimensions[c.dim].Name
 	}
-	if c.collection && itemList(x.Value) {
+	if c.listsItems(x.Value) {
 		return e.collectionExpectation(r, rs, c, x.Value, f)
 	}
 	if x.Value == nil && e.fallbackExpected(c, rs) {

@@ -24,6 +24,32 @@ import (
 // so every item in scope is a false positive. A response without the
 // collection holds no items.
 
+// An items dimension without keys compares its items whole: an object on
+// all its keys, a scalar by value — a list of words ("evidence":
+// ["喜欢", "推荐"]) is a multiset of words.
+
+// listsItems reports whether an expectation on c lists items: its path is
+// an items dimension's collection and the value a list of objects (or
+// none), or, for a dimension without keys (c.whole), a list of scalars.
+func (c *compiled) listsItems(v any) bool {
+	return c.collection && (itemList(v) || c.whole && scalarList(v))
+}
+
+// scalarList reports whether v is a list of strings, numbers and bools.
+func scalarList(v any) bool {
+	list, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, it := range list {
+		switch it.(type) {
+		case []any, map[string]any, nil:
+			return false
+		}
+	}
+	return true
+}
+
 // itemList reports whether an expected value lists items: a list of
 // objects (or none). Any other value on a collection path is compared as
 // an ordinary expectation.
@@ -42,9 +68,13 @@ func itemList(v any) bool {
 
 // collectionKeys returns the keys the items of an expected collection are
 // compared on: the dimension's keys and every key an expected item names,
-// sorted and unique. buf is reused.
+// sorted and unique; none for a dimension without keys (items compared
+// whole). buf is reused.
 func collectionKeys(buf []string, dimKeys []string, value any) []string {
 	keys := append(buf[:0], dimKeys...)
+	if len(dimKeys) == 0 {
+		return keys
+	}
 	list, _ := value.([]any)
 	for _, it := range list {
 		if obj, ok := it.(map[string]any); ok {
@@ -60,10 +90,15 @@ func collectionKeys(buf []string, dimKeys []string, value any) []string {
 }
 
 // appendExpectedItem appends the canonical text of an expected item on
-// keys, then its type's (empty without a type key); typeAt is where the
-// type starts.
-func appendExpectedItem(b []byte, keys []string, typeKey string, obj map[string]any) (out []byte, typeAt int) {
-	b = appendItem(b, keys, func(k string) any { return obj[k] })
+// keys (the whole item without keys), then its type's (empty without a
+// type key); typeAt is where the type starts.
+func appendExpectedItem(b []byte, keys []string, typeKey string, it any) (out []byte, typeAt int) {
+	obj, _ := it.(map[string]any)
+	if len(keys) == 0 {
+		b = schema.AppendCanonicalJSON(b, it)
+	} else {
+		b = appendItem(b, keys, func(k string) any { return obj[k] })
+	}
 	typeAt = len(b)
 	if t, ok := obj[typeKey]; ok && typeKey != "" && !isEmpty(t) {
 		b = schema.AppendCanonicalJSON(b, t)
@@ -90,14 +125,15 @@ func inScope(dim *spec.Dimension, doc *jsondoc.Doc, it jsondoc.Ref) bool {
 }
 
 // eachItem calls fn for every object the collection holds in the response
-// (array elements, or object member values as [*] selects them).
+// (array elements, or object member values as [*] selects them); for a
+// dimension without keys, every value that is not empty.
 func eachItem(doc *jsondoc.Doc, dim *spec.Dimension, fn func(it jsondoc.Ref)) {
 	r, ok := lookup(doc, dim.Collection.Expr)
 	if !ok {
 		return
 	}
 	visit := func(it jsondoc.Ref) {
-		if doc.Kind(it) == jsondoc.Object {
+		if doc.Kind(it) == jsondoc.Object || len(dim.Keys) == 0 && !doc.Empty(it) {
 			fn(it)
 		}
 	}
@@ -108,12 +144,16 @@ func eachItem(doc *jsondoc.Doc, dim *spec.Dimension, fn func(it jsondoc.Ref)) {
 // appendResponseItem appends the canonical text of a response item on
 // keys, then its type's; typeAt is where the type starts.
 func appendResponseItem(b []byte, keys []string, typeKey string, doc *jsondoc.Doc, it jsondoc.Ref) (out []byte, typeAt int) {
-	b = appendItem(b, keys, func(k string) any {
-		if f, ok := doc.Get(it, k); ok && !doc.Empty(f) {
-			return docValue{doc, f}
-		}
-		return nil
-	})
+	if len(keys) == 0 {
+		b = doc.AppendCanonical(b, it)
+	} else {
+		b = appendItem(b, keys, func(k string) any {
+			if f, ok := doc.Get(it, k); ok && !doc.Empty(f) {
+				return docValue{doc, f}
+			}
+			return nil
+		})
+	}
 	typeAt = len(b)
 	if typeKey != "" {
 		if t, ok := doc.Get(it, typeKey); ok && !doc.Empty(t) {
@@ -127,12 +167,11 @@ func appendResponseItem(b []byte, keys []string, typeKey string, doc *jsondoc.Do
 // above); f is its failure, filled and added to r when it is not met.
 func (e *Evaluator) collectionExpectation(r *schema.Result, rs *response, c *compiled, want any, f schema.Failure) bool {
 	dim := e.suite.Schema.Dimensions[c.dim]
-	list := want.([]any) // itemList(want) holds
+	list := want.([]any) // c.listsItems(want) holds
 	keys := collectionKeys(nil, e.dims.itemKeys[c.dim], want)
 	var exp, rec []string
 	for _, it := range list {
-		obj, _ := it.(map[string]any)
-		b, _ := appendExpectedItem(nil, keys, "", obj)
+		b, _ := appendExpectedItem(nil, keys, "", it)
 		exp = append(exp, norm.NFC.String(string(b)))
 	}
 	var actual []any
@@ -159,7 +198,11 @@ func (e *Evaluator) collectionExpectation(r *schema.Result, rs *response, c *com
 	if len(extra) > 0 {
 		parts = append(parts, "unexpected "+strings.Join(extra, ", "))
 	}
-	f.Message = fmt.Sprintf("items compared in any order on %s: %s", strings.Join(keys, ", "), strings.Join(parts, "; "))
+	on := "on " + strings.Join(keys, ", ")
+	if len(keys) == 0 {
+		on = "whole"
+	}
+	f.Message = fmt.Sprintf("items compared in any order %s: %s", on, strings.Join(parts, "; "))
 	r.Failures = append(r.Failures, f)
 	return false
 }
@@ -211,10 +254,9 @@ func (w *walker) collectionItems(rs *response) {
 		a.keys = collectionKeys(a.keys, idx.itemKeys[ce.dim], ce.value)
 		list, _ := ce.value.([]any)
 		for _, it := range list {
-			obj, _ := it.(map[string]any)
 			start := len(a.arena)
 			var typeAt int
-			a.arena, typeAt = appendExpectedItem(a.arena, a.keys, dim.TypeKey, obj)
+			a.arena, typeAt = appendExpectedItem(a.arena, a.keys, dim.TypeKey, it)
 			a.addTyped(ce.dim, false, start, typeAt)
 		}
 		w.collectionResponse(ce.dim, dim, rs)

@@ -19,7 +19,8 @@ type Dimension struct {
 	// Paths are the patterns of leaf and case dimensions.
 	Paths []Pattern
 	// Items and Keys define an items dimension: the objects Items selects,
-	// compared on Keys.
+	// compared on Keys; without Keys the items (objects or scalars: words)
+	// are compared whole.
 	Items *Pattern
 	Keys  []string
 	// TypeKey is the key of an items dimension whose value is the item's
@@ -131,7 +132,7 @@ func (l *loader) decodeDimension(b *hcl.Block) *Dimension {
 			d.Paths = l.patterns(c.Attributes, "paths")
 		}
 	case schema.KindItems:
-		if need("items", `items = "$..behavior[*]"`) && need("keys", `keys = ["category", "location"]`) {
+		if need("items", `items = "$..behavior[*]"`) { // without keys, items are compared whole (words)
 			d.Items = l.pattern(c.Attributes, "items")
 			d.Keys = l.strList(c.Attributes, "keys")
 			d.TypeKey = l.str(c.Attributes, "type", "")
