@@ -40,7 +40,8 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 	}
 	for _, src := range s.CaseSources {
 		info := src.Info()
-		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, judge: info.Judge, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect))}
+		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, judge: info.Judge, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect)),
+			minimums: info.TextMinimums}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
 			c := e.compile(x.Expr)
@@ -71,6 +72,8 @@ type sourceChecks struct {
 	turnAsserts [][]*spec.Assert
 	// judge, for a memory source, judges its question turns' answers.
 	judge func(r *schema.Result, reply string) (verdict, detail string)
+	// minimums are the source's per-case text minimums (min_f1 …).
+	minimums []spec.TextMinimum
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -256,6 +259,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 			met[i] = ok
 		}
 	}
+	e.textMinimums(r, sc)
 	var ev *Evaluation
 	if e.dims != nil {
 		ev = e.analyse(r, rs, met)

@@ -1,7 +1,9 @@
 package assert
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
@@ -52,6 +54,8 @@ type textAcc struct {
 	// tokenizer the node may use; with text_metrics' tokenizer only
 	// distinct13a is used.
 	distinct13a, distinctZh metrics.DistinctAcc
+	// lowest are the node's lowest-scoring cases (text_cases.go).
+	lowest []schema.TextCase
 }
 
 // textCase is what one case contributes, worked out once for its nodes.
@@ -84,6 +88,7 @@ func (a *textAcc) Add(o *Observation) {
 	a.r2 += tc.r2
 	a.rl += tc.rl
 	a.meteor += tc.meteor
+	a.lowest = keepLowest(a.lowest, o.Result, tc, a.opts.LowestBy)
 	a.bleu13a.Add(&tc.bleu13a)
 	a.bleuZh.Add(&tc.bleuZh)
 	a.distinct13a.Add(tc.toks13a)
@@ -156,6 +161,7 @@ func (a *textAcc) Merge(o Acc) {
 	a.zh += b.zh
 	a.em, a.f1, a.r1, a.r2, a.rl = a.em+b.em, a.f1+b.f1, a.r1+b.r1, a.r2+b.r2, a.rl+b.rl
 	a.meteor += b.meteor
+	a.lowest = mergeLowest(a.lowest, b.lowest)
 	a.bleu13a.Add(&b.bleu13a)
 	a.bleuZh.Add(&b.bleuZh)
 	a.distinct13a.Merge(&b.distinct13a)
@@ -186,7 +192,8 @@ func (a *textAcc) Fill(n *schema.Node) {
 		Cases: a.cases, ExactMatch: schema.Ratio{Num: a.em, Den: c}, F1: schema.Ratio{Num: a.f1, Den: c},
 		BLEU: score / 100, BLEUScore: score, BLEUSignature: metrics.BLEUSignature(a.nrefs, tok, a.opts.Smooth, a.opts.SmoothValue),
 		Rouge1: schema.Ratio{Num: a.r1, Den: c}, Rouge2: schema.Ratio{Num: a.r2, Den: c}, RougeL: schema.Ratio{Num: a.rl, Den: c},
-		Meteor:    schema.Ratio{Num: a.meteor, Den: c},
+		Meteor:   schema.Ratio{Num: a.meteor, Den: c},
+		LowestBy: cmp.Or(a.opts.LowestBy, "f1"), Lowest: slices.Clone(a.lowest),
 		Distinct1: schema.R(d.Distinct1(), d.Tokens()),
 		Distinct2: schema.R(d.Distinct2(), d.Tokens()),
 	})

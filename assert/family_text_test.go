@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -110,5 +111,49 @@ func TestTextFamilyMeteor(t *testing.T) {
 	want := (0.8965869939707148 + 0.6388888888888888) / 2
 	if got, ok := v.Meteor.Value(); !ok || math.Abs(got-want) > 1e-9 || v.Meteor.Den != 2 {
 		t.Errorf("METEOR %+v, want %.10f over 2 cases (NLTK meteor_score)", v.Meteor, want)
+	}
+}
+
+// metrics.text.lowest lists a node's lowest-scoring cases, lowest first,
+// by F1 or text_metrics' lowest_by, at most schema.MaxLowestText; ties go
+// by id, so two accumulators fed halves in either order and merged list
+// the same cases as one fed everything. A wrong answer to a case without
+// expectations ("悉尼" for 堪培拉) is the first listed.
+func TestTextLowestCases(t *testing.T) {
+	var rs []*schema.Result
+	for i := range 14 {
+		reply := "北京"
+		if i%3 == 0 {
+			reply = "北京市"
+		}
+		rs = append(rs, &schema.Result{Case: schema.Case{ID: fmt.Sprintf("c%02d", i), Text: "首都是哪里", References: []string{"北京"}}, Reply: reply})
+	}
+	rs = append(rs, &schema.Result{Case: schema.Case{ID: "wrong", Text: "澳大利亚的首都是哪里", References: []string{"堪培拉"}}, Reply: "悉尼"})
+	for _, by := range []string{"f1", "rougeL"} {
+		opts := spec.TextMetrics{Smooth: metrics.SmoothExp, LowestBy: by}
+		one, a, b := &textAcc{opts: opts}, &textAcc{opts: opts}, &textAcc{opts: opts}
+		for i, r := range rs {
+			one.Add(&Observation{Result: r})
+			if i%2 == 0 {
+				a.Add(&Observation{Result: r})
+			} else {
+				b.Add(&Observation{Result: r})
+			}
+		}
+		b.Merge(a) // the other order
+		var n1, n2 schema.Node
+		one.Fill(&n1)
+		b.Fill(&n2)
+		l1, l2 := n1.Families["text"].(*schema.Text), n2.Families["text"].(*schema.Text)
+		if len(l1.Lowest) != schema.MaxLowestText || l1.Lowest[0].ID != "wrong" || l1.Lowest[0].Score != 0 || l1.LowestBy != by {
+			t.Fatalf("%s: lowest %+v", by, l1.Lowest)
+		}
+		// c00, c03 … ("北京市" against 北京: F1 0.8 in characters) follow, by id
+		if l1.Lowest[1].ID != "c00" || l1.Lowest[5].ID != "c12" || l1.Lowest[6].Score != 1 {
+			t.Errorf("%s: order %+v", by, l1.Lowest)
+		}
+		if fmt.Sprint(l1.Lowest) != fmt.Sprint(l2.Lowest) {
+			t.Errorf("%s: merged %v, want %v", by, l2.Lowest, l1.Lowest)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -85,7 +86,32 @@ func textSections(r, _ *schema.Report) []Section {
 	for _, s := range sigs {
 		notes = append(notes, Note{Text: "BLEU signature: " + s})
 	}
-	return []Section{{ID: "text", Title: "Text metrics", Brief: "Text metrics", Intro: "Each case's reply against its references.", Tables: []Table{t}, Notes: notes}}
+	tables := []Table{t}
+	if low := lowestTextTable(&r.Metrics.Node); low != nil {
+		tables = append(tables, *low)
+	}
+	return []Section{{ID: "text", Title: "Text metrics", Brief: "Text metrics", Intro: "Each case's reply against its references.", Tables: tables, Notes: notes}}
+}
+
+// lowestTextTable lists the run's lowest-scoring cases of metrics.text, so
+// a wrong answer in a dataset without expectations is seen.
+func lowestTextTable(n *schema.Node) *Table {
+	var tv schema.Text
+	if !familyValue(n, "text", &tv) || len(tv.Lowest) == 0 {
+		return nil
+	}
+	by := tv.LowestBy
+	if by == "" {
+		by = "f1"
+	}
+	t := &Table{Title: "Lowest-scoring cases (by " + by + ")", Columns: []Column{rcol(by), col("case"), col("text"), col("reply"), col("references"),
+		rcol("EM"), rcol("F1"), rcol("ROUGE-L"), rcol("METEOR")},
+		Note: fmt.Sprintf("Lowest-scoring cases: the %d cases with the lowest %s, lowest first (metrics.text.lowest; text_metrics' lowest_by chooses the metric, a dataset's min_%s fails the cases below it).", len(tv.Lowest), by, by)}
+	for _, c := range tv.Lowest {
+		t.Rows = append(t.Rows, []Cell{text(fmtFixed(c.Score)), code(c.ID), clip(c.Text), clip(c.Reply), clip(strings.Join(c.References, " | ")),
+			text(fmtFixed(c.ExactMatch)), text(fmtFixed(c.F1)), text(fmtFixed(c.RougeL)), text(fmtFixed(c.Meteor))})
+	}
+	return t
 }
 
 // robustnessSections shows metrics.robustness: R = (D1 + S1) / (D + S),

@@ -21,6 +21,29 @@ type Text struct {
 	Meteor        Ratio   `json:"meteor"`
 	Distinct1     Ratio   `json:"distinct1"`
 	Distinct2     Ratio   `json:"distinct2"`
+	// LowestBy names the per-case score Lowest is ordered by (f1, or
+	// text_metrics' lowest_by); Lowest lists the node's lowest-scoring
+	// cases, lowest first (at most MaxLowestText).
+	LowestBy string     `json:"lowest_by,omitempty"`
+	Lowest   []TextCase `json:"lowest,omitempty"`
+}
+
+// MaxLowestText caps the lowest-scoring cases a node of metrics.text
+// lists.
+const MaxLowestText = 10
+
+// TextCase is one case of metrics.text's lowest-scoring list: its reply
+// (cut at 300 bytes), its references (at most 3, each cut) and its scores.
+type TextCase struct {
+	ID         string   `json:"id"`
+	Text       string   `json:"text"`
+	Reply      string   `json:"reply"`
+	References []string `json:"references"`
+	Score      float64  `json:"score"`
+	ExactMatch float64  `json:"exact_match"`
+	F1         float64  `json:"f1"`
+	RougeL     float64  `json:"rougeL"`
+	Meteor     float64  `json:"meteor"`
 }
 
 // Robustness is metrics.robustness in a node: how cases fare under

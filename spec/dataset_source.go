@@ -27,11 +27,11 @@ type datasetKind struct{}
 func (datasetKind) Block() string { return KindDataset }
 
 var datasetSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{
+	Attributes: append([]hcl.AttributeSchema{
 		{Name: "source", Required: true}, {Name: "format"}, {Name: "text"}, {Name: "expect"},
 		{Name: "references"}, {Name: "id"}, {Name: "level"}, {Name: "core"}, {Name: "scene"},
 		{Name: "tags"}, {Name: "meta"},
-	},
+	}, textMinimumAttrs()...),
 	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}},
 }
 
@@ -99,6 +99,7 @@ func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
 	}
 	ds.info.Perturb = ds.perturb
 	ds.info.References = ds.references != nil
+	ds.info.TextMinimums = l.decodeTextMinimums(c.Attributes, ds.info.References)
 	return ds
 }
 

@@ -58,6 +58,9 @@ type SourceInfo struct {
 	// References is true when the source's cases may carry references
 	// (the text metrics apply).
 	References bool
+	// TextMinimums are per-case minimums of text metrics (a dataset's
+	// min_f1 …): a case scoring below one fails.
+	TextMinimums []TextMinimum
 	// Turns is the number of turns of each of the source's scripts (a
 	// conversation's turn blocks); 0 for a source of single cases.
 	Turns int

@@ -19,15 +19,18 @@ type TextMetrics struct {
 	Smooth   metrics.Smoothing
 	// SmoothValue is the value of floor and add-k smoothing.
 	SmoothValue float64
+	// LowestBy names the per-case score (metrics.CaseTextScores) the
+	// reports' lowest-scoring cases are ordered by: "f1" by default.
+	LowestBy string
 }
 
 var textMetricsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "tokenize"}, {Name: "smooth"}, {Name: "smooth_value"},
+	{Name: "tokenize"}, {Name: "smooth"}, {Name: "smooth_value"}, {Name: "lowest_by"},
 }}
 
 // decodeTextMetrics reads the text_metrics block (at most one).
 func (l *loader) decodeTextMetrics(blocks []*hcl.Block) {
-	l.suite.TextMetrics = TextMetrics{Smooth: metrics.SmoothExp}
+	l.suite.TextMetrics = TextMetrics{Smooth: metrics.SmoothExp, LowestBy: "f1"}
 	if len(blocks) == 0 {
 		return
 	}
@@ -40,6 +43,7 @@ func (l *loader) decodeTextMetrics(blocks []*hcl.Block) {
 		return
 	}
 	tm := &l.suite.TextMetrics
+	tm.LowestBy = l.decodeLowestBy(c.Attributes)
 	if a, ok := c.Attributes["tokenize"]; ok {
 		tok := metrics.Tokenizer(l.str(c.Attributes, "tokenize", ""))
 		if !slices.Contains(metrics.Tokenizers, tok) {
