@@ -15,10 +15,12 @@ import (
 // natural to run on untrusted pull requests, so no input may exhaust the
 // stack, memory or the terminal.
 const (
-	// MaxNesting is the deepest nesting of brackets, braces, parentheses,
-	// strings, interpolations and unary operators (`!`, `-`) a suite file
-	// may have. HCL parses nesting by recursion; deeper input would
-	// overflow the stack, and no suite needs a tenth of it.
+	// MaxNesting is the deepest nesting of expressions a suite file may
+	// have (nesting.go says what counts: brackets, braces, parentheses,
+	// strings, interpolations, template directives, unary and binary
+	// operators, conditionals, index and splat steps). HCL parses and
+	// walks nesting by recursion; deeper input would overflow the stack,
+	// and no suite needs a tenth of it.
 	MaxNesting = 100
 	// MaxDiagsPerFile is how many diagnostics one file reports; the rest
 	// are summed up in one last diagnostic.
@@ -45,7 +47,7 @@ func CheckSource(filename string, src []byte) hcl.Diagnostics {
 	if i := tooDeep(src, MaxNesting); i >= 0 {
 		pos := posOf(src, i)
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Nesting too deep",
-			Detail:  fmt.Sprintf("Brackets, braces, parentheses, strings and unary operators nest more than %d deep here. Flatten the structure; a suite never needs this depth.", MaxNesting),
+			Detail:  fmt.Sprintf("Expressions nest more than %d deep here (brackets, braces, parentheses, strings, interpolations, template directives, conditionals `? :`, unary operators and each operator of a chain such as `a + b + c` count a level). Flatten the structure: contains([…], x) for a long chain of x == … || x == …, a list for a long concatenation, or several attributes; a suite never needs this depth.", MaxNesting),
 			Subject: &hcl.Range{Filename: filename, Start: pos, End: hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: pos.Byte + 1}}}}
 	}
 	return nil
@@ -68,170 +70,6 @@ func posOf(src []byte, i int) hcl.Pos {
 	line := 1 + bytes.Count(src[:i], []byte{'\n'})
 	start := bytes.LastIndexByte(src[:i], '\n') + 1
 	return hcl.Pos{Line: line, Column: 1 + len([]rune(string(src[start:i]))), Byte: i}
-}
-
-// nestScan is the state of tooDeep: a stack of open constructs — '(', '[',
-// '{' in expressions, 'I' for an interpolation or directive in a string,
-// '"' for a quoted string, 'H' for a heredoc (its marker in markers).
-type nestScan struct {
-	src     []byte
-	stack   []byte
-	markers [][]byte
-	unary   int // `!` and `-` in a row (unary operators nest)
-}
-
-// tooDeep returns the offset where src nests deeper than max, or -1.
-// Comments are skipped; strings and heredocs count one level and their
-// interpolations nest inside them.
-func tooDeep(src []byte, max int) int {
-	sc := &nestScan{src: src}
-	for i := 0; i < len(src); i++ {
-		var next int
-		switch top := sc.top(); top {
-		case '"':
-			next = sc.inString(i)
-		case 'H':
-			next = sc.inHeredoc(i)
-		default:
-			next = sc.inCode(i)
-		}
-		if len(sc.stack)+sc.unary > max {
-			return i
-		}
-		i = next
-	}
-	return -1
-}
-
-func (sc *nestScan) top() byte {
-	if len(sc.stack) == 0 {
-		return 0
-	}
-	return sc.stack[len(sc.stack)-1]
-}
-
-func (sc *nestScan) pop() {
-	if len(sc.stack) > 0 {
-		if sc.top() == 'H' {
-			sc.markers = sc.markers[:len(sc.markers)-1]
-		}
-		sc.stack = sc.stack[:len(sc.stack)-1]
-	}
-}
-
-// interp pushes an interpolation at i when `${` or `%{` (not `$${`, `%%{`)
-// starts there, and returns the offset of its brace.
-func (sc *nestScan) interp(i int) (int, bool) {
-	src := sc.src
-	if (src[i] == '$' || src[i] == '%') && i+1 < len(src) && src[i+1] == '{' {
-		sc.stack = append(sc.stack, 'I')
-		return i + 1, true
-	}
-	if (src[i] == '$' || src[i] == '%') && i+2 < len(src) && src[i+1] == src[i] && src[i+2] == '{' {
-		return i + 2, true // escaped: literal
-	}
-	return i, false
-}
-
-func (sc *nestScan) inString(i int) int {
-	switch sc.src[i] {
-	case '\\':
-		return i + 1
-	case '"':
-		sc.pop()
-		return i
-	case '\n':
-		sc.pop() // unterminated: the parser reports it
-		return i
-	}
-	j, _ := sc.interp(i)
-	return j
-}
-
-func (sc *nestScan) inHeredoc(i int) int {
-	src := sc.src
-	if i == 0 || src[i-1] == '\n' {
-		end := bytes.IndexByte(src[i:], '\n')
-		if end < 0 {
-			end = len(src) - i
-		}
-		if bytes.Equal(bytes.TrimSpace(src[i:i+end]), sc.markers[len(sc.markers)-1]) {
-			sc.pop()
-			return i + end - 1
-		}
-	}
-	j, _ := sc.interp(i)
-	return j
-}
-
-func (sc *nestScan) inCode(i int) int {
-	src := sc.src
-	c := src[i]
-	if c == '!' || c == '-' {
-		sc.unary++
-		return i
-	}
-	if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-		sc.unary = 0
-	}
-	if j, ok := sc.comment(i); ok {
-		return j
-	}
-	switch {
-	case c == '"':
-		sc.stack = append(sc.stack, '"')
-	case c == '<' && i+1 < len(src) && src[i+1] == '<':
-		return sc.heredoc(i)
-	case c == '(' || c == '[' || c == '{':
-		sc.stack = append(sc.stack, c)
-	case c == ')' || c == ']' || c == '}':
-		sc.pop()
-	}
-	return i
-}
-
-// comment skips a comment starting at i, returning the offset of its last
-// byte (before the newline of a line comment).
-func (sc *nestScan) comment(i int) (int, bool) {
-	src := sc.src
-	c := src[i]
-	switch {
-	case c == '#' || c == '/' && i+1 < len(src) && src[i+1] == '/':
-		if end := bytes.IndexByte(src[i:], '\n'); end >= 0 {
-			return i + end - 1, true
-		}
-		return len(src), true
-	case c == '/' && i+1 < len(src) && src[i+1] == '*':
-		if end := bytes.Index(src[i+2:], []byte("*/")); end >= 0 {
-			return i + 2 + end + 1, true
-		}
-		return len(src), true
-	}
-	return i, false
-}
-
-// heredoc pushes a heredoc when `<<MARKER` or `<<-MARKER` and a newline
-// start at i, and returns the offset of that newline.
-func (sc *nestScan) heredoc(i int) int {
-	src := sc.src
-	j := i + 2
-	if j < len(src) && src[j] == '-' {
-		j++
-	}
-	k := j
-	for k < len(src) && (src[k] == '_' || src[k] >= 'A' && src[k] <= 'Z' || src[k] >= 'a' && src[k] <= 'z' || src[k] >= '0' && src[k] <= '9') {
-		k++
-	}
-	end := k
-	for end < len(src) && src[end] == '\r' {
-		end++
-	}
-	if k == j || end >= len(src) || src[end] != '\n' {
-		return i + 1
-	}
-	sc.stack = append(sc.stack, 'H')
-	sc.markers = append(sc.markers, src[j:k])
-	return end
 }
 
 // materialLevels reads a template's material_levels and checks its names.
