@@ -65,6 +65,21 @@ func writeTRECQueries(t *testing.T, candidates bool, qrelsQIDs []string) (qrels,
 	return qrels, run
 }
 
+// loadTrusted loads a suite whose data files sit in a temporary directory
+// of their own, outside the suite's (as --allow-outside lets them).
+func loadTrusted(t *testing.T, src string) *spec.Suite {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, diags := spec.Load(dir, spec.Options{AllowOutside: true})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return s
+}
+
 func rankingOf(t *testing.T, c *Collector) *RankingValue {
 	t.Helper()
 	v, _ := c.Metrics().Node.Families["ranking"].(*RankingValue)
@@ -82,7 +97,7 @@ func ratio(r schema.Ratio) float64 { v, _ := r.Value(); return v }
 // 0.3520, P@1 0.3333 over 3 topics) with drop_single_class = false.
 func TestRankingTRECPair(t *testing.T) {
 	qrels, run := writeTREC(t, false)
-	s := loadSuite(t, fmt.Sprintf(`suite "trec" {}
+	s := loadTrusted(t, fmt.Sprintf(`suite "trec" {}
 template "t" { text = "x" }
 ranking "trec" {
   qrels             = %q
@@ -198,7 +213,7 @@ func writeFile(t *testing.T, path, text string) {
 // 0.50165, P@1 0.5); at N = 2 none is dropped (MAP 0.2428 as trec_eval).
 func TestRankingPaperRule(t *testing.T) {
 	qrels, run := writeTREC(t, true)
-	s := loadSuite(t, fmt.Sprintf(`suite "trec" {}
+	s := loadTrusted(t, fmt.Sprintf(`suite "trec" {}
 template "t" { text = "x" }
 ranking "cand" {
   qrels          = %q
@@ -229,7 +244,7 @@ func TestRankingScores(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "r.jsonl"), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := loadSuite(t, fmt.Sprintf(`suite "r" {}
+	s := loadTrusted(t, fmt.Sprintf(`suite "r" {}
 ranking "选择" {
   source         = %q
   score          = response.score
@@ -275,7 +290,7 @@ func TestRankingOrder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "r.jsonl"), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := loadSuite(t, fmt.Sprintf(`suite "r" {}
+	s := loadTrusted(t, fmt.Sprintf(`suite "r" {}
 ranking "排序" {
   source = %q
   order  = response.order

@@ -169,7 +169,7 @@ func WriteMeta(dir string, m Meta) error {
 // ReadMeta reads dir/run.json; an error says dir is not a run directory.
 func ReadMeta(dir string) (Meta, error) {
 	var m Meta
-	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	b, _, err := spec.OwnFiles.Read("", filepath.Join(dir, MetaFile), spec.MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return m, fmt.Errorf("%s is not a run directory (no %s)", dir, MetaFile)
@@ -191,7 +191,7 @@ func ReadReport(path string) (*schema.Report, error) {
 	if st.IsDir() {
 		path = filepath.Join(path, ReportFile)
 	}
-	b, err := os.ReadFile(path)
+	b, _, err := spec.OwnFiles.Read("", path, spec.MaxDataBytes)
 	if err != nil {
 		return nil, errors.New(spec.FileError(err))
 	}

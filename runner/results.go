@@ -92,16 +92,28 @@ var errNoID = errors.New("record has no id")
 // without its newline (a run killed mid-write) is dropped; any other line
 // that is not a result (or has no id) is a *RecordError naming the line.
 func ReadResults(path string, fn func(*schema.Result) error) error {
-	return ReadLines(path, func(line []byte, n int) error {
+	return ReadLines(path, resultLine(path, fn))
+}
+
+// ReadResultsFrom is ReadResults of a file already open (a replay
+// target's, opened under the suite's file rules); name names it in
+// errors.
+func ReadResultsFrom(r io.Reader, name string, fn func(*schema.Result) error) error {
+	line := resultLine(name, fn)
+	return ReadLinesFrom(r, func(b []byte, n int, _ Span) error { return line(b, n) })
+}
+
+func resultLine(name string, fn func(*schema.Result) error) func([]byte, int) error {
+	return func(line []byte, n int) error {
 		var res schema.Result
 		if err := res.UnmarshalJSON(line); err != nil {
-			return &RecordError{path, n, err}
+			return &RecordError{name, n, err}
 		}
 		if res.ID == "" {
-			return &RecordError{path, n, errNoID}
+			return &RecordError{name, n, errNoID}
 		}
 		return fn(&res)
-	})
+	}
 }
 
 // MaxReusedLine is the longest line ReadLines reads into the buffer it
@@ -115,7 +127,8 @@ const MaxReusedLine = 16 << 20
 // ReadLines streams the complete, non-blank lines of a JSONL file with
 // their line numbers; a torn last line is dropped. The slice is reused
 // after fn returns. Memory is one line at a time, however many lines and
-// however long (see MaxReusedLine).
+// however long (see MaxReusedLine). It reads the run directory nlutest
+// wrote.
 func ReadLines(path string, fn func(line []byte, n int) error) error {
 	return ReadLinesAt(path, func(line []byte, n int, _ Span) error { return fn(line, n) })
 }
@@ -136,6 +149,11 @@ func ReadLinesAt(path string, fn func(line []byte, n int, at Span) error) error 
 		return err
 	}
 	defer f.Close()
+	return ReadLinesFrom(f, fn)
+}
+
+// ReadLinesFrom is ReadLinesAt of an open file (spans from where it is).
+func ReadLinesFrom(f io.Reader, fn func(line []byte, n int, at Span) error) error {
 	r := bufio.NewReaderSize(f, 1<<20)
 	var long []byte // lines longer than r's buffer are gathered here
 	n := 0

@@ -63,7 +63,7 @@ type rowReader interface {
 
 // open starts reading the dataset file.
 func (ds *datasetSource) open() (rowReader, error) {
-	f, err := os.Open(ds.path)
+	f, err := ds.s.Access.Open("", ds.path, MaxDataBytes)
 	if err != nil {
 		return nil, fmt.Errorf("dataset %q: %w", ds.name, err)
 	}
@@ -148,8 +148,8 @@ func (r *jsonlReader) readLine() ([]byte, error) {
 }
 
 // readCSVHeader reads the header row of a CSV dataset.
-func readCSVHeader(path string) ([]string, *hcl.Diagnostic) {
-	f, err := os.Open(path)
+func readCSVHeader(fa FileAccess, path string) ([]string, *hcl.Diagnostic) {
+	f, err := fa.Open("", path, MaxDataBytes)
 	if err != nil {
 		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read dataset file", Detail: err.Error()}
 	}
@@ -296,7 +296,7 @@ func (ds *datasetSource) buildIndex() *rowIndex {
 		}
 		ix.at[id] = loc
 	}
-	if ix.f, err = os.Open(ds.path); err != nil {
+	if ix.f, err = ds.s.Access.Open("", ds.path, MaxDataBytes); err != nil {
 		return nil
 	}
 	return ix

@@ -124,13 +124,13 @@ func (ds *datasetSource) decodeFile(l *loader, c *hcl.BodyContent) bool {
 		l.errorf(c.Attributes["format"].Expr.Range().Ptr(), "Unknown dataset format", "format is \"jsonl\", \"csv\" or \"rasa\", not %q.", ds.format)
 		return false
 	}
-	_, err := l.suite.Access.Check(filepath.Dir(a.Range.Filename), rel)
+	_, err := l.suite.Access.Check(filepath.Dir(a.Range.Filename), rel, MaxDataBytes)
 	if err != nil {
 		l.errorf(a.Expr.Range().Ptr(), "Cannot read dataset file", "%s. The path is resolved from the directory of the suite file that names it.", err)
 		return false
 	}
 	if ds.format == "csv" {
-		h, diag := readCSVHeader(ds.path)
+		h, diag := readCSVHeader(l.suite.Access, ds.path)
 		if diag != nil {
 			l.diags = append(l.diags, diag)
 			return false

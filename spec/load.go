@@ -46,8 +46,9 @@ type Options struct {
 	// schema.BuiltinFamilies. The suite's Tree is built from them and the
 	// source kinds.
 	Families []*schema.Family
-	// AllowOutside lets materials sources and file() read files outside
-	// the suite directory (--allow-outside); see FileAccess.
+	// AllowOutside lets the files a suite names (materials, dataset,
+	// ranking, ratings and replay sources, TREC and TLS files, file())
+	// be outside the suite directory (--allow-outside); see FileAccess.
 	AllowOutside bool
 }
 
@@ -130,7 +131,7 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	s.Dir, s.Files = dir, files
 	s.Access = FileAccess{Dir: dir, AllowOutside: opts.AllowOutside}
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, _, err := OwnFiles.Read("", f, MaxSuiteFileBytes)
 		if err != nil {
 			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read suite file", Detail: FileError(err) + "."})
 			continue

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -67,6 +66,9 @@ type RankingSource struct {
 	// Questions are the questions of the JSONL file, in file order.
 	Questions []RankQuestion
 	ids       map[string][2]int
+	// qrelsAt and runAt locate the qrels and run attributes, for problems
+	// found when the files are read (at report time).
+	qrelsAt, runAt hcl.Range
 }
 
 // RankQuestion is one question and its graded candidates, in file order.
@@ -101,6 +103,14 @@ func (rankingKind) Decode(d *Decoder, b *hcl.Block) Source {
 		return p
 	}
 	rs.Path, rs.Qrels, rs.Run = at("source"), at("qrels"), at("run")
+	if a, has := c.Attributes["qrels"]; has {
+		rs.qrelsAt = a.Expr.Range()
+		l.checkPath(rs.qrelsAt, "TREC qrels file", rs.Qrels, MaxDataBytes, false)
+	}
+	if a, has := c.Attributes["run"]; has {
+		rs.runAt = a.Expr.Range()
+		l.checkPath(rs.runAt, "TREC run file", rs.Run, MaxDataBytes, false)
+	}
 	rs.DropSingle = l.boolean(c.Attributes, "drop_single_class", true)
 	rs.Levels = rs.decodeLevels(l, c.Attributes["positive_grade"])
 	core := l.boolean(c.Attributes, "core", false)
@@ -195,9 +205,9 @@ type rankRow struct {
 
 // load reads the questions; a bad line is a diagnostic at its line.
 func (rs *RankingSource) load(l *loader, a *hcl.Attribute) bool {
-	f, err := os.Open(rs.Path)
+	f, err := l.suite.Access.Open("", rs.Path, MaxDataBytes)
 	if err != nil {
-		l.errorf(a.Expr.Range().Ptr(), "Cannot read ranking file", "%s. The path is resolved from the directory of the suite file that names it.", err)
+		l.errorf(a.Expr.Range().Ptr(), "Cannot read ranking file", "%s. The path is resolved from the directory of the suite file that names it.", FileError(err))
 		return false
 	}
 	defer f.Close()

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +40,7 @@ var TRECUnjudged = math.Inf(-1)
 // trec_eval does. A malformed line is a diagnostic at its file and line.
 func ReadTREC(rs *RankingSource) ([]TRECQuestion, hcl.Diagnostics) {
 	qrels := map[string]map[string]float64{}
-	diags := eachField(rs.Qrels, 4, func(f []string, line int) *hcl.Diagnostic {
+	diags := rs.eachField(rs.Qrels, rs.qrelsAt, "qrels", 4, func(f []string, line int) *hcl.Diagnostic {
 		g, err := strconv.ParseFloat(f[3], 64)
 		if err != nil {
 			return lineDiag(rs.Qrels, line, "Invalid qrels line", fmt.Sprintf("The grade %q is not a number (a qrels line is QID ITER DOCNO GRADE).", f[3]))
@@ -58,7 +57,7 @@ func ReadTREC(rs *RankingSource) ([]TRECQuestion, hcl.Diagnostics) {
 	}
 	runs := map[string][]doc{}
 	var order []string
-	diags = append(diags, eachField(rs.Run, 6, func(f []string, line int) *hcl.Diagnostic {
+	diags = append(diags, rs.eachField(rs.Run, rs.runAt, "run", 6, func(f []string, line int) *hcl.Diagnostic {
 		s, err := strconv.ParseFloat(f[4], 64)
 		if err != nil {
 			return lineDiag(rs.Run, line, "Invalid run line", fmt.Sprintf("The score %q is not a number (a run line is QID Q0 DOCNO RANK SCORE TAG).", f[4]))
@@ -111,11 +110,13 @@ func lineDiag(path string, line int, summary, detail string) *hcl.Diagnostic {
 }
 
 // eachField calls fn with the whitespace-separated fields of each
-// non-blank line of path, which must have n fields.
-func eachField(path string, n int, fn func(f []string, line int) *hcl.Diagnostic) hcl.Diagnostics {
-	f, err := os.Open(path)
+// non-blank line of path (the block's attribute what, at rng), which must
+// have n fields.
+func (rs *RankingSource) eachField(path string, rng hcl.Range, what string, n int, fn func(f []string, line int) *hcl.Diagnostic) hcl.Diagnostics {
+	f, err := rs.s.Access.Open("", path, MaxDataBytes)
 	if err != nil {
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read TREC file", Detail: err.Error() + "."}}
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read TREC file", Subject: rng.Ptr(),
+			Detail: fmt.Sprintf("ranking %q %s: %s. The path is resolved from the directory of the suite file that names it.", rs.name, what, FileError(err))}}
 	}
 	defer f.Close()
 	var diags hcl.Diagnostics

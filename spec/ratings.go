@@ -41,6 +41,8 @@ type Ratings struct {
 	// Raters is the number of rater slots `ratings export` writes.
 	Raters    int
 	DeclRange hcl.Range
+	// access reads the sheet under the suite's file rules.
+	access FileAccess
 }
 
 // YDTDimensions are YD/T 4394.2-2023's rated dimensions of dialogue
@@ -61,7 +63,7 @@ func (l *loader) decodeRatings(blocks []*hcl.Block) {
 		if diags.HasErrors() || !l.checkLabel(b) {
 			continue
 		}
-		r := &Ratings{Name: label(b), DeclRange: b.DefRange}
+		r := &Ratings{Name: label(b), DeclRange: b.DefRange, access: l.suite.Access}
 		for _, o := range l.suite.Ratings {
 			if o.Name == r.Name {
 				l.errorf(b.DefRange.Ptr(), "Duplicate ratings block", "ratings %q is declared twice; the first is at %s.", r.Name, rangeString(o.DeclRange))
@@ -73,6 +75,7 @@ func (l *loader) decodeRatings(blocks []*hcl.Block) {
 		if rel != "" && !filepath.IsAbs(rel) {
 			r.Path = filepath.Join(filepath.Dir(a.Range.Filename), rel)
 		}
+		l.checkPath(a.Expr.Range(), "rating sheet", r.Path, MaxDataBytes, false)
 		def := "csv"
 		if ext := strings.ToLower(filepath.Ext(rel)); ext == ".jsonl" || ext == ".ndjson" {
 			def = "jsonl"
@@ -140,12 +143,12 @@ const maxReplyErrors = 10
 // sheet rates, how many rows were left out, and how many rows do not
 // record the reply they rated.
 func ReadSheet(r *Ratings, run *SheetRun) ([]Rating, hcl.Diagnostics) {
-	f, err := os.Open(r.Path)
+	f, err := r.access.Open("", r.Path, MaxDataBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "No rating sheet yet", Detail: fmt.Sprintf("ratings %q: %s does not exist; metrics.ratings[%q] is absent until it is filled in (nlutest ratings export writes one).", r.Name, r.Path, r.Name), Subject: r.DeclRange.Ptr()}}
 	}
 	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read rating sheet", Detail: fmt.Sprintf("ratings %q: %s. The path is resolved from the directory of the suite file that names it.", r.Name, err), Subject: r.DeclRange.Ptr()}}
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read rating sheet", Detail: fmt.Sprintf("ratings %q: %s. The path is resolved from the directory of the suite file that names it.", r.Name, FileError(err)), Subject: r.DeclRange.Ptr()}}
 	}
 	defer f.Close()
 	sr := &sheetReader{r: r}

@@ -182,6 +182,22 @@ func (d *TargetDecoder) Path(p string) string {
 	return filepath.Join(filepath.Dir(d.Target.DeclRange.Filename), p)
 }
 
+// File reads the path attribute name as String does, resolves it as Path
+// does and checks it under the suite's file rules (FileAccess), so
+// validate refuses what the call would read: a path outside the suite
+// directory (without --allow-outside), not a regular file (a FIFO, a
+// device) or over limit bytes, and one that does not exist when
+// mustExist. The problem is a diagnostic "Cannot read WHAT" at the
+// attribute. Read the file with Suite().Access.Open or Read, which apply
+// the same rules.
+func (d *TargetDecoder) File(attrs hcl.Attributes, name, what string, limit int64, mustExist bool) string {
+	p := d.Path(d.String(attrs, name, ""))
+	if a, ok := attrs[name]; ok && p != "" {
+		d.l.checkPath(a.Expr.Range(), what, p, limit, mustExist)
+	}
+	return p
+}
+
 // RetryOnValues are the conditions a target's retry_on may name.
 var RetryOnValues = []string{"timeout", "reset", "429", "5xx", "500", "502", "503", "504"}
 

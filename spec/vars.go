@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -84,9 +83,11 @@ func (l *loader) resolveVars() {
 
 // readVarFile reads NAME = VALUE attributes from an HCL (or .json) file.
 func (l *loader) readVarFile(path string, assign func(string, cty.Value, string, *hcl.Range)) {
-	src, err := os.ReadFile(path)
+	// The user's own path: no confinement to the suite directory, but a
+	// regular file (a FIFO would block validate) under a size cap.
+	src, _, err := OwnFiles.Read("", path, MaxFileBytes)
 	if err != nil {
-		l.errorf(nil, "Cannot read variable file", "%s.", FileError(err))
+		l.errorf(nil, "Cannot read variable file", "--var-file: %s.", FileError(err))
 		return
 	}
 	// Excerpts of a variable file never show values (maskVarSource).

@@ -274,9 +274,9 @@ func (a *App) writeAnnotations(s *spec.Suite, drafts []*spec.Draft, target strin
 	files, m := byFile(drafts)
 	for _, f := range files {
 		out := AnnotationsPath(f)
-		old, err := os.ReadFile(out)
+		old, _, err := spec.OwnFiles.Read("", out, spec.MaxSuiteFileBytes)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("cannot read %s: %w", out, err)
+			return fmt.Errorf("cannot read %s", spec.FileError(err))
 		}
 		header := []string{
 			fmt.Sprintf("Expectations drafted by `nlutest annotate` for suite %q (%s).", s.Name, filepath.Base(f)),
@@ -309,9 +309,9 @@ func (a *App) writeInPlace(s *spec.Suite, path string, lf *loadFlags, drafts []*
 	originals := map[string][]byte{}
 	edited := map[string][]byte{}
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, _, err := spec.OwnFiles.Read("", f, spec.MaxSuiteFileBytes)
 		if err != nil {
-			return fmt.Errorf("cannot read %s: %w", f, err)
+			return fmt.Errorf("cannot read %s", spec.FileError(err))
 		}
 		originals[f] = src
 		for _, d := range m[f] {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -43,9 +44,16 @@ func (a *App) cmdFmt(args []string) int {
 	sources := map[string][]byte{}
 	changed, broken, failed := 0, 0, 0
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, _, err := spec.OwnFiles.Read("", f, spec.MaxSuiteFileBytes)
+		if errors.Is(err, spec.ErrNotRegular) || errors.Is(err, spec.ErrTooBig) {
+			// A FIFO or a device named like a suite file, or a huge one:
+			// a mistake in the input, not a failure to run.
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read suite file", Detail: spec.FileError(err) + "."})
+			broken++
+			continue
+		}
 		if err != nil {
-			fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)
+			fmt.Fprintf(a.Stderr, "nlutest: %s\n", spec.FileError(err))
 			failed++
 			continue
 		}

@@ -30,7 +30,7 @@ func (lf *loadFlags) register(fs *flag.FlagSet) {
 	fs.Var(&lf.vars, "var", "set a variable: NAME=VALUE (repeatable)")
 	fs.Var(&lf.varFiles, "var-file", "read variables from a file: HCL NAME = VALUE lines, or a JSON object when it ends in .json (repeatable)")
 	fs.StringVar(&lf.color, "color", "auto", "colour: auto, always or never (NO_COLOR and TERM=dumb also turn it off)")
-	fs.BoolVar(&lf.allowOutside, "allow-outside", false, "let materials sources and file() read files outside the suite directory (trusted suites only)")
+	fs.BoolVar(&lf.allowOutside, "allow-outside", false, "let the files a suite names (sources, TREC and TLS files, file()) be outside the suite directory (trusted suites only)")
 }
 
 // useColor decides colour for one stream once, so every writer agrees.

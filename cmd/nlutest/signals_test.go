@@ -233,6 +233,21 @@ func TestSIGINTEndsEveryCommand(t *testing.T) {
 	if out, err := childCmd("run", dir, "--target", "demo", "--out", runDir, "--quiet").CombinedOutput(); exitCode(err) > 1 {
 		t.Fatalf("demo run: %v\n%s", err, out)
 	}
+	// A copy of it whose results.jsonl is a FIFO: eval and merge block
+	// reading it. (A FIFO a suite names, or a --var-file, is refused
+	// before anything reads it: TestPathAttributesFollowFileRules.)
+	fifoRun := filepath.Join(t.TempDir(), "fifo-run")
+	if err := os.Mkdir(fifoRun, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta, err := os.ReadFile(filepath.Join(runDir, pipeline.MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fifoRun, pipeline.MetaFile), meta, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := fifo(t, filepath.Join(fifoRun, runner.ResultsFile))
 	hang := hangingNLU(t)
 	// How each command is known to be busy: blocked reading the FIFO,
 	// 300 ms of CPU time into counting or generating 10^8 cases, or calls
@@ -247,12 +262,11 @@ func TestSIGINTEndsEveryCommand(t *testing.T) {
 		args  []string
 		ready int
 	}{
-		{"validate", []string{"validate", dir, "--var-file", "FIFO"}, readingFIFO},
-		{"generate", []string{"generate", dir, "--var-file", "FIFO"}, readingFIFO},
-		{"stats", []string{"stats", dir, "--var-file", "FIFO"}, readingFIFO},
-		{"eval", []string{"eval", runDir, "--var-file", "FIFO"}, readingFIFO},
-		{"merge", []string{"merge", "--out", "OUT", runDir, "--var-file", "FIFO"}, readingFIFO},
-		{"fmt", []string{"fmt", "FIFO"}, readingFIFO},
+		{"validate", []string{"validate", big}, counting},
+		{"generate", []string{"generate", big}, counting},
+		{"stats", []string{"stats", big}, counting},
+		{"eval", []string{"eval", fifoRun, "--suite", dir}, readingFIFO},
+		{"merge", []string{"merge", "--out", "OUT", fifoRun, "--suite", dir}, readingFIFO},
 		{"run counting", []string{"run", big, "--out", "OUT"}, counting},
 		{"generate 10^8 cases", []string{"generate", big, "-o", "OUT"}, counting},
 		{"run calling a hanging service", []string{"run", dir, "--var", "url=" + hang.URL, "--out", "OUT"}, calling},
@@ -260,13 +274,10 @@ func TestSIGINTEndsEveryCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tmp := t.TempDir()
-			out, pipe := filepath.Join(tmp, "out"), filepath.Join(tmp, "hang"+spec_suffix)
+			out := filepath.Join(tmp, "out")
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {
-				switch a {
-				case "FIFO":
-					a = fifo(t, pipe)
-				case "OUT":
+				if a == "OUT" {
 					a = out
 				}
 				args[i] = a
@@ -278,7 +289,7 @@ func TestSIGINTEndsEveryCommand(t *testing.T) {
 				withLongGrace(cmd)
 			}
 			ready := map[int]func() bool{
-				readingFIFO: opened(t, pipe),
+				readingFIFO: opened(t, results),
 				counting:    busyCPU(cmd, 300*time.Millisecond),
 				calling:     func() bool { return fileExists(filepath.Join(out, runner.ResultsFile)) },
 			}[tt.ready]
@@ -297,9 +308,6 @@ func TestSIGINTEndsEveryCommand(t *testing.T) {
 		})
 	}
 }
-
-// spec_suffix names the FIFO like a suite file, for fmt.
-const spec_suffix = ".nlutest.hcl"
 
 // checkInterruptedRun: calls cut short by the interrupt are not recorded
 // (--resume calls them again), and report.json is written.
@@ -320,12 +328,13 @@ func TestSecondSIGINTQuitsAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("signals child processes; skipped with -short")
 	}
-	dir := writeSuite(t, signalSuite)
-	vars := fifo(t, filepath.Join(t.TempDir(), "vars"))
-	// validate blocks reading the FIFO and a 10-minute grace is not over:
-	// only a second interrupt ends it, whatever the machine's speed.
-	cmd := withLongGrace(childCmd("validate", dir, "--var-file", vars))
-	code, took, stderr := interruptChild(t, cmd, opened(t, vars), 200*time.Millisecond)
+	big := writeSuite(t, bigSuite())
+	// validate counts 10^8 cases without looking at the interrupt, and a
+	// 10-minute grace is not over: only a second interrupt ends it,
+	// whatever the machine's speed. (It used to block on a --var-file
+	// FIFO, which is now refused before anything reads it.)
+	cmd := withLongGrace(childCmd("validate", big))
+	code, took, stderr := interruptChild(t, cmd, busyCPU(cmd, 300*time.Millisecond), 200*time.Millisecond)
 	t.Logf("exit %d %s after the first SIGINT", code, took.Round(time.Millisecond))
 	if code != ExitInterrupted {
 		t.Errorf("exit %d after a second SIGINT, want %d; stderr:\n%s", code, ExitInterrupted, stderr)

@@ -62,7 +62,7 @@ type httpCaller struct {
 func newHTTPCaller(b *Build, endpoint string, conn *connConfig) (*httpCaller, error) {
 	t := b.Target
 	var policy transport.Policy
-	if err := conn.apply(&policy); err != nil {
+	if err := conn.apply(&policy, b.Suite.Access); err != nil {
 		return nil, err
 	}
 	return &httpCaller{

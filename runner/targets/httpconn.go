@@ -3,8 +3,8 @@ package targets
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
-	"os"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/runner"
@@ -54,9 +54,9 @@ func decodeConn(d *spec.TargetDecoder, attrs hcl.Attributes) (*connConfig, bool)
 			transport.RedirectNone, transport.RedirectSameOrigin, c.Redirects)
 		ok = false
 	}
-	c.CAFile = d.Path(d.String(attrs, "ca_file", ""))
-	c.ClientCert = d.Path(d.String(attrs, "client_cert", ""))
-	c.ClientKey = d.Path(d.String(attrs, "client_key", ""))
+	c.CAFile = d.File(attrs, "ca_file", "CA file", spec.MaxCertBytes, true)
+	c.ClientCert = d.File(attrs, "client_cert", "client certificate", spec.MaxCertBytes, true)
+	c.ClientKey = d.File(attrs, "client_key", "client key", spec.MaxCertBytes, true)
 	if (c.ClientCert == "") != (c.ClientKey == "") {
 		name, rng := "client_cert", c.ranges["client_cert"]
 		if c.ClientCert == "" {
@@ -69,9 +69,9 @@ func decodeConn(d *spec.TargetDecoder, attrs hcl.Attributes) (*connConfig, bool)
 }
 
 // apply sets the redirect policy and TLS configuration on p, reading the
-// certificate files; a problem with them is a *runner.ConfigError at the
-// attribute.
-func (c *connConfig) apply(p *transport.Policy) error {
+// certificate files under the suite's file rules (fa); a problem with them
+// is a *runner.ConfigError at the attribute.
+func (c *connConfig) apply(p *transport.Policy, fa spec.FileAccess) error {
 	if c == nil {
 		return nil
 	}
@@ -81,9 +81,9 @@ func (c *connConfig) apply(p *transport.Policy) error {
 	}
 	conf := &tls.Config{MinVersion: tls.VersionTLS12}
 	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
+		pem, _, err := fa.Read("", c.CAFile, spec.MaxCertBytes)
 		if err != nil {
-			return c.configError("ca_file", "Cannot read CA file", fmt.Sprintf("%v.", err))
+			return c.configError("ca_file", "Cannot read CA file", spec.FileError(err)+".")
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
@@ -95,7 +95,7 @@ func (c *connConfig) apply(p *transport.Policy) error {
 		conf.RootCAs = pool
 	}
 	if c.ClientCert != "" {
-		cert, err := tls.LoadX509KeyPair(c.ClientCert, c.ClientKey)
+		cert, err := c.keyPair(fa)
 		if err != nil {
 			return c.configError("client_cert", "Invalid client certificate", fmt.Sprintf("Reading %s and %s: %v.", c.ClientCert, c.ClientKey, err))
 		}
@@ -103,6 +103,19 @@ func (c *connConfig) apply(p *transport.Policy) error {
 	}
 	p.TLS = conf
 	return nil
+}
+
+// keyPair reads the client certificate and its key.
+func (c *connConfig) keyPair(fa spec.FileAccess) (tls.Certificate, error) {
+	certPEM, _, err := fa.Read("", c.ClientCert, spec.MaxCertBytes)
+	if err != nil {
+		return tls.Certificate{}, errors.New(spec.FileError(err))
+	}
+	keyPEM, _, err := fa.Read("", c.ClientKey, spec.MaxCertBytes)
+	if err != nil {
+		return tls.Certificate{}, errors.New(spec.FileError(err))
+	}
+	return tls.X509KeyPair(certPEM, keyPEM)
 }
 
 func (c *connConfig) configError(attr, summary, detail string) error {

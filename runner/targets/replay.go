@@ -34,13 +34,20 @@ func (replayKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &replayConfig{Source: d.Path(d.String(c.Attributes, "source", ""))}, true
+	// The results file may be written by a run to come: validate refuses
+	// a path the rules forbid, not a missing one.
+	return &replayConfig{Source: d.File(c.Attributes, "source", "replay results file", spec.MaxDataBytes, false)}, true
 }
 
 func (replayKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	t, src := b.Target, b.Target.Config.(*replayConfig).Source
 	rc := &replayCaller{target: t, source: src, red: b.Redactor, byID: map[string]*schema.Result{}, byText: map[string]*schema.Result{}}
-	err := runner.ReadResults(src, func(r *schema.Result) error {
+	f, err := b.Suite.Access.Open("", src, spec.MaxDataBytes)
+	if err != nil {
+		return nil, fmt.Errorf("replay target %q: %s", t.Name, spec.FileError(err))
+	}
+	defer f.Close()
+	err = runner.ReadResultsFrom(f, src, func(r *schema.Result) error {
 		rc.byID[r.ID] = r
 		if _, ok := rc.byText[r.Text]; !ok {
 			rc.byText[r.Text] = r
