@@ -147,7 +147,7 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 			Name: th.Name, Condition: exprSource(s, th.Condition), Message: th.Message, Severity: th.Severity,
 			File: th.DeclRange.Filename, Line: th.DeclRange.Start.Line,
 		}
-		var noData []string
+		var noData, absent []string
 		seen := map[string]bool{}
 		for _, t := range th.Condition.Variables() {
 			if t.RootName() != "metrics" {
@@ -167,11 +167,14 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 				ob.Value = &f
 			} else if !diags.HasErrors() && v.IsNull() {
 				noData = append(noData, name)
-			} else if diags.HasErrors() && (strings.Contains(name, ".dimension.") || strings.Contains(name, ".label.") ||
-				strings.Contains(name, ".calibration.") || strings.Contains(name, ".oos.")) {
-				// validate checked the name: the dimension's subtree is
-				// absent because no case of the run expected anything in it.
-				noData = append(noData, name)
+			} else if diags.HasErrors() {
+				// validate checked the name against the metrics tree, so
+				// what is missing is a node, family or entry this run has
+				// no figures for: a dimension (calibration, oos) no case
+				// expected anything in, a fully cached run's latency, a
+				// filtered run's robustness, a memory distance no question
+				// was asked at.
+				absent = append(absent, absentText(s.Tree, name, t, ctx))
 			}
 			if r, ok := idx[key]; ok {
 				n, d := r.Num, r.Den
@@ -182,9 +185,12 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 		v, diags := th.Condition.Value(ctx)
 		v = spec.Unmark(v)
 		switch {
-		case len(noData) > 0:
+		case len(noData)+len(absent) > 0:
 			tr.Outcome = schema.Error
-			tr.Error = fmt.Sprintf("%s has no data: no case of the run counts towards it (a ratio whose denominator is 0), or its cases do not define it (a kappa over one label, an AUROC without both classes)", strings.Join(noData, ", "))
+			if len(noData) > 0 {
+				absent = append([]string{fmt.Sprintf("%s has no data: no case of the run counts towards it (a ratio whose denominator is 0), or its cases do not define it (a kappa over one label, an AUROC without both classes)", strings.Join(noData, ", "))}, absent...)
+			}
+			tr.Error = strings.Join(absent, "; ")
 		case diags.HasErrors():
 			tr.Outcome = schema.Error
 			tr.Error = "the condition could not be evaluated: " + s.Redactor().String(diagSummary(diags))
@@ -199,6 +205,43 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 		out = append(out, tr)
 	}
 	return out
+}
+
+// absentText says that the metric name (traversal t) has no data because
+// this run lacks the node, family or entry it is in, naming the first
+// missing step, as the "has no data" sentence of a ratio over zero does,
+// and why when the family says (schema.Family.Absent).
+func absentText(tree *schema.Tree, name string, t hcl.Traversal, ctx *hcl.EvalContext) string {
+	missing := name
+	for i := 2; i < len(t); i++ {
+		if _, d := t[:i].TraverseAbs(ctx); d.HasErrors() {
+			missing = conditionAddress(tree, t[:i])
+			break
+		}
+	}
+	s := fmt.Sprintf("%s has no data: this run has no %s, as no case of the run counts towards it", name, missing)
+	if h := familyAbsent(tree, t); h != "" {
+		s += " (" + h + ")"
+	}
+	return s
+}
+
+// familyAbsent is the Absent clause of the family t reads, or "".
+func familyAbsent(tree *schema.Tree, t hcl.Traversal) string {
+	for _, step := range t[1:] {
+		a, ok := step.(hcl.TraverseAttr)
+		if !ok {
+			continue
+		}
+		for _, f := range tree.Families {
+			for _, sub := range f.Subs {
+				if sub.Name == a.Name && f.Absent != "" {
+					return f.Absent
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // Decide returns the verdict (SPEC §3): in a suite with thresholds of

@@ -52,7 +52,7 @@ var robustCountsShape = &Shape{Attrs: []Attr{
 }}
 
 // RobustnessFamily is metrics.robustness: originals and perturbed variants.
-var RobustnessFamily = &Family{Name: "robustness", Subs: []*Sub{{
+var RobustnessFamily = &Family{Name: "robustness", Absent: "robustness compares perturbed variants with their originals, and none of them ran; --filter, --split and --shard choose which cases run", Subs: []*Sub{{
 	Name: "robustness", Doc: "original and perturbed inputs: R = (D1 + S1) / (D + S)",
 	Shape: &Shape{
 		Attrs: []Attr{{Name: "score", Kind: MetricRatio, Doc: "(originals passed + perturbed passed) / (originals + perturbed)"}},

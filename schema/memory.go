@@ -39,7 +39,7 @@ var memoryAttrs = []Attr{
 }
 
 // MemoryFamily is the memory family's part of the metrics tree.
-var MemoryFamily = &Family{Name: "memory", Subs: []*Sub{{
+var MemoryFamily = &Family{Name: "memory", Absent: "metrics.memory counts the memory questions this run asked, per distance; --filter, --split and --shard choose which conversations run", Subs: []*Sub{{
 	Name: "memory", Doc: "memory tests: answers to questions about facts told earlier, by verdict (present when the suite has memory blocks)",
 	Shape: &Shape{
 		Attrs: memoryAttrs,

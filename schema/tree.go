@@ -112,6 +112,10 @@ type Family struct {
 	Subs  []*Sub
 	// Props lists the node metrics JUnit lists for the whole run.
 	Props []string
+	// Absent, when set, says what the family counts and what leaves it
+	// out, for a run that has none of its figures: a threshold over it
+	// then says it "has no data" and why.
+	Absent string
 }
 
 // Tree describes the metrics tree: every node has the subtrees and metrics
@@ -391,7 +395,7 @@ var (
 		Props:    []string{"accuracy", "macro_precision", "macro_recall", "macro_f1", "micro_f1", "weighted_f1", "top_k_accuracy", "recognition_rate"},
 		PropWhen: map[string]string{"top_k_accuracy": "k", "recognition_rate": "k"},
 	}}}
-	LatencyFamily = &Family{Name: "latency", Subs: []*Sub{{
+	LatencyFamily = &Family{Name: "latency", Absent: "latency counts the calls that got a response and were not answered from the cache: a run whose every response came from --cache has none", Subs: []*Sub{{
 		Name: "latency", Doc: "call latency, overall and per input length", Shape: latencyShape,
 		Props: []string{"count", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"},
 	}}}
