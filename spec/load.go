@@ -93,6 +93,9 @@ type loader struct {
 	// hidden are values set for sensitive or undeclared variables, hidden
 	// from this load's diagnostics besides the suite's secrets.
 	hidden []string
+	// unset are the variables that have no value (an error already):
+	// expressions using them are not evaluated at load.
+	unset map[string]bool
 	// judgeResponse is set while the expressions of a judge target are
 	// checked: their response is the judge's, so the suite's response
 	// schema does not apply.
@@ -103,7 +106,7 @@ type loader struct {
 // file. It returns every diagnostic found in one pass; the suite is usable
 // only when the diagnostics hold no error.
 func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
-	l := &loader{opts: opts, parser: hclparse.NewParser(), varDecl: map[string]*Variable{}}
+	l := &loader{opts: opts, parser: hclparse.NewParser(), varDecl: map[string]*Variable{}, unset: map[string]bool{}}
 	s := &Suite{Sources: map[string][]byte{}, Materials: map[string]*Materials{}, Vars: map[string]cty.Value{}}
 	l.suite = s
 	kinds, families := opts.SourceKinds, opts.Families

@@ -182,6 +182,32 @@ func (d *TargetDecoder) Path(p string) string {
 	return filepath.Join(filepath.Dir(d.Target.DeclRange.Filename), p)
 }
 
+// EvalNow runs eval, the evaluation a kind makes once when its caller is
+// made (the expressions es, which use only var: a URL, static headers, a
+// model), when the suite loads, in the context run gives it (the
+// variables' values and the functions), and reports its diagnostics: so
+// validate finds what run would (tonumber("abc") in a header). It does
+// nothing when an expression uses a variable that has no value (already
+// an error). Diagnostics are redacted like every other of the load.
+func (d *TargetDecoder) EvalNow(eval func(*hcl.EvalContext) hcl.Diagnostics, es ...hcl.Expression) {
+	for _, e := range es {
+		if e == nil {
+			continue
+		}
+		for _, tr := range e.Variables() {
+			if tr.RootName() != "var" {
+				return // per case: evaluated for each case at run time
+			}
+			if len(tr) > 1 {
+				if name, ok := stepName(tr[1]); ok && d.l.unset[name] {
+					return
+				}
+			}
+		}
+	}
+	d.l.diags = append(d.l.diags, eval(d.l.staticCtx())...)
+}
+
 // File reads the path attribute name as String does, resolves it as Path
 // does and checks it under the suite's file rules (FileAccess), so
 // validate refuses what the call would read: a path outside the suite

@@ -71,6 +71,7 @@ func (l *loader) resolveVars() {
 	for _, v := range s.Variables {
 		val := vals[v.Name]
 		if val.IsNull() {
+			l.unset[v.Name] = true
 			l.errorf(v.DeclRange.Ptr(), "Variable without value", "The variable %q has no default and was not set. Set it with --var %s=VALUE, --var-file, or the environment variable %s%s.", v.Name, v.Name, EnvVarPrefix, v.Name)
 			val = cty.StringVal("")
 		}

@@ -225,12 +225,9 @@ func TestOpenAIConfigErrors(t *testing.T) {
 			t.Errorf("%s: load error %v, want Sensitive variable required", tc.name, err)
 		}
 	}
+	// The load (validate) evaluates params, as making the caller does.
 	src := strings.Replace(openaiSuite, `temperature = 0`, `model = "other"`, 1)
-	s, err := loadWith(t, src, map[string]string{"NLUTEST_VAR_llm_url": "http://127.0.0.1:1/v1", "NLUTEST_VAR_api_key": testKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = NewCaller(context.Background(), s, s.Target(""), runner.CallerOptions{})
+	_, err := loadWith(t, src, map[string]string{"NLUTEST_VAR_llm_url": "http://127.0.0.1:1/v1", "NLUTEST_VAR_api_key": testKey})
 	if err == nil || !strings.Contains(err.Error(), `params may not set "model"`) {
 		t.Errorf("params setting model: %v", err)
 	}

@@ -84,6 +84,12 @@ func (httpKind) Decode(d *spec.TargetDecoder) (any, bool) {
 		}
 	}
 	d.PerCase(h.URL, h.Method, h.Headers, h.Body)
+	if h.Static {
+		d.EvalNow(func(ctx *hcl.EvalContext) hcl.Diagnostics {
+			_, _, _, diags := evalStatic(h, ctx)
+			return diags
+		}, h.URL, h.Method, h.Headers)
+	}
 	return h, true
 }
 

@@ -77,25 +77,43 @@ func (openaiKind) Decode(d *spec.TargetDecoder) (any, bool) {
 			return nil, false
 		}
 	}
+	d.EvalNow(func(ctx *hcl.EvalContext) hcl.Diagnostics {
+		_, diags := cfg.eval(ctx)
+		return diags
+	}, cfg.URL, cfg.Model, cfg.System, cfg.Params, cfg.Headers)
 	return cfg, true
+}
+
+// openaiValues are an openai target's attributes evaluated.
+type openaiValues struct {
+	base, model, system string
+	hdr                 http.Header
+	params              []byte
+}
+
+// eval evaluates the attributes (all var-only) in ctx: once when the
+// caller is made, and when the suite loads (validate).
+func (cfg *openaiConfig) eval(ctx *hcl.EvalContext) (openaiValues, hcl.Diagnostics) {
+	var v openaiValues
+	var diags, d hcl.Diagnostics
+	v.base, _, v.hdr, diags = evalStatic(&httpConfig{URL: cfg.URL, Headers: cfg.Headers}, ctx)
+	v.model, d = evalString(cfg.Model, ctx, "model")
+	diags = append(diags, d...)
+	if cfg.System != nil {
+		v.system, d = evalString(cfg.System, ctx, "system")
+		diags = append(diags, d...)
+	}
+	v.params, d = openaiParams(cfg.Params, ctx)
+	return v, append(diags, d...)
 }
 
 func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	cfg := b.Target.Config.(*openaiConfig)
-	ectx := b.Suite.BaseContext()
-	base, _, hdr, diags := evalStatic(&httpConfig{URL: cfg.URL, Headers: cfg.Headers}, ectx)
-	model, d := evalString(cfg.Model, ectx, "model")
-	diags = append(diags, d...)
-	var system string
-	if cfg.System != nil {
-		system, d = evalString(cfg.System, ectx, "system")
-		diags = append(diags, d...)
-	}
-	params, d := openaiParams(cfg.Params, ectx)
-	diags = append(diags, d...)
+	ev, diags := cfg.eval(b.Suite.BaseContext())
 	if diags.HasErrors() {
 		return nil, &runner.ConfigError{Diags: diags}
 	}
+	base, hdr, model, system, params := ev.base, ev.hdr, ev.model, ev.system, ev.params
 	if cfg.KeyVar != "" {
 		if v := b.Suite.Vars[cfg.KeyVar]; v.IsKnown() && !v.IsNull() && v.Type() == cty.String && v.AsString() != "" {
 			hdr.Set("Authorization", "Bearer "+v.AsString())

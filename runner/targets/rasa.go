@@ -66,6 +66,10 @@ func (rasaKind) Decode(d *spec.TargetDecoder) (any, bool) {
 		d.Errorf(c.Attributes["mode"].Expr.Range().Ptr(), "Unknown rasa mode", "mode is \"parse\" (POST /model/parse, the NLU alone) or \"webhook\" (the bot, through the REST channel); %q is neither.", h.Mode)
 	}
 	d.PerCase(h.URL, h.Headers)
+	d.EvalNow(func(ctx *hcl.EvalContext) hcl.Diagnostics {
+		_, _, _, diags := evalStatic(&h.httpConfig, ctx)
+		return diags
+	}, h.URL, h.Headers)
 	return h, true
 }
 
