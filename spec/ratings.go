@@ -540,7 +540,7 @@ func charColumns(path string, diags hcl.Diagnostics) {
 	if last == 0 {
 		return
 	}
-	f, err := os.Open(path)
+	f, err := OwnFiles.Open("", path, MaxDataBytes) // the sheet ReadSheet read under the rules
 	if err != nil {
 		return
 	}

@@ -26,7 +26,8 @@ var allowed = map[string]string{
 	// Files nlutest writes, or reads back from its own run directory and
 	// cache.
 	"runner/results.go:CreateResults":    "appends to the run's results.jsonl",
-	"runner/results.go:ReadLines":        "reads a run directory's results.jsonl, which nlutest wrote",
+	"runner/results.go:ReadLinesAt":      "reads a run directory's results.jsonl, which nlutest wrote",
+	"pipeline/sheet.go:ReadSheetItems":   "reads a run's results.jsonl back by span for ratings export",
 	"runner/repair.go:RepairResults":     "truncates the run's torn last line",
 	"runner/cache.go:Cache.Get":          "reads nlutest's own response cache under .nlutest/cache",
 	"pipeline/lock.go:lockDir":           "creates the run directory's lock file",
