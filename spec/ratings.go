@@ -41,7 +41,8 @@ type Ratings struct {
 	// Raters is the number of rater slots `ratings export` writes.
 	Raters    int
 	DeclRange hcl.Range
-	// access reads the sheet under the suite's file rules.
+	// access reads the sheet under the suite's file rules (the zero
+	// value, outside a suite load: OwnFiles).
 	access FileAccess
 }
 
@@ -143,7 +144,11 @@ const maxReplyErrors = 10
 // sheet rates, how many rows were left out, and how many rows do not
 // record the reply they rated.
 func ReadSheet(r *Ratings, run *SheetRun) ([]Rating, hcl.Diagnostics) {
-	f, err := r.access.Open("", r.Path, MaxDataBytes)
+	fa := r.access
+	if fa.Dir == "" {
+		fa = OwnFiles // a block made outside a suite load: the caller's own path
+	}
+	f, err := fa.Open("", r.Path, MaxDataBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "No rating sheet yet", Detail: fmt.Sprintf("ratings %q: %s does not exist; metrics.ratings[%q] is absent until it is filled in (nlutest ratings export writes one).", r.Name, r.Path, r.Name), Subject: r.DeclRange.Ptr()}}
 	}
