@@ -122,7 +122,7 @@ ranking "trec" {
 // the positive grade and returns its metrics.ranking.
 func trecPair(t *testing.T, qrels, run string, grade float64) *RankingValue {
 	t.Helper()
-	s := loadSuite(t, fmt.Sprintf(`suite "trec" {}
+	s := loadTrusted(t, fmt.Sprintf(`suite "trec" {}
 template "t" { text = "x" }
 ranking "trec" {
   qrels             = %q
