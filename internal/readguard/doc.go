@@ -4,5 +4,6 @@
 // --allow-outside (docs/language.md, "Files a suite reads"). It fails on a
 // call to os.Open, os.OpenFile, os.ReadFile, ioutil.ReadFile or
 // tls.LoadX509KeyPair in any other function than the few it lists, each
-// with the reason it may. It has no code of its own.
+// with the reason it may (an os.OpenFile with O_WRONLY writes, and is
+// not its concern). It has no code of its own.
 package readguard

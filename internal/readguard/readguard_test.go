@@ -12,7 +12,7 @@ import (
 )
 
 // opens are the calls that open or read a file by name, by package and
-// function.
+// function (os.OpenFile with O_WRONLY writes, and is left out).
 var opens = map[string][]string{
 	"os":     {"Open", "OpenFile", "ReadFile"},
 	"ioutil": {"ReadFile"},
@@ -25,14 +25,11 @@ var allowed = map[string]string{
 	"spec/paths.go:FileAccess.Open": "the one opening function: checks the rules, opens without blocking, checks again",
 	// Files nlutest writes, or reads back from its own run directory and
 	// cache.
-	"runner/results.go:CreateResults":    "appends to the run's results.jsonl",
-	"runner/results.go:ReadLinesAt":      "reads a run directory's results.jsonl, which nlutest wrote",
-	"pipeline/sheet.go:ReadSheetItems":   "reads a run's results.jsonl back by span for ratings export",
-	"runner/repair.go:RepairResults":     "truncates the run's torn last line",
-	"runner/cache.go:Cache.Get":          "reads nlutest's own response cache under .nlutest/cache",
-	"pipeline/lock.go:lockDir":           "creates the run directory's lock file",
-	"reporters/writefile.go:writeDirect": "writes a report to an existing /dev/stdout or pipe",
-	"reporters/writefile.go:AppendFile":  "appends to a report file",
+	"runner/results.go:ReadLinesAt":    "reads a run directory's results.jsonl, which nlutest wrote",
+	"pipeline/sheet.go:ReadSheetItems": "reads a run's results.jsonl back by span for ratings export",
+	"runner/repair.go:RepairResults":   "truncates the run's torn last line",
+	"runner/cache.go:Cache.Get":        "reads nlutest's own response cache under .nlutest/cache",
+	"pipeline/lock.go:lockDir":         "creates the run directory's lock file",
 	// Test support.
 	"internal/browsertest/browsertest.go:Load": "reads back the screenshot it asked the browser for (tests only)",
 }
@@ -108,13 +105,29 @@ func openCalls(f *ast.File) []openCall {
 				return true
 			}
 			pkg, ok := sel.X.(*ast.Ident)
-			if ok && slices.Contains(opens[pkg.Name], sel.Sel.Name) {
+			if ok && slices.Contains(opens[pkg.Name], sel.Sel.Name) && !writeOnly(call) {
 				out = append(out, openCall{fn: fn, call: pkg.Name + "." + sel.Sel.Name, pos: call.Pos()})
 			}
 			return true
 		})
 	}
 	return out
+}
+
+// writeOnly reports whether call is os.OpenFile with O_WRONLY in its
+// flags: a file written, not read (reports, the results file).
+func writeOnly(call *ast.CallExpr) bool {
+	if len(call.Args) < 2 {
+		return false
+	}
+	found := false
+	ast.Inspect(call.Args[1], func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "O_WRONLY" {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func recvName(e ast.Expr) string {
