@@ -103,12 +103,15 @@ type Collector struct {
 }
 
 // NewCollector prepares a collector for suite s with the metric families
-// fams (nil: DefaultFamilies), which must be those whose shapes s was
-// loaded with (spec.Options.Families), in the same order: it panics
-// otherwise, as that is a mistake in the program, not in the suite.
+// fams, which must be those whose shapes s was loaded with
+// (spec.Options.Families), in the same order: it panics otherwise, as that
+// is a mistake in the program, not in the suite. Nil fams means this
+// package's DefaultFamilies, in the order of s's tree (Ordered): a family
+// of the tree defined elsewhere (assert/usage, a program's own) then gives
+// no figures.
 func NewCollector(s *spec.Suite, fams Families) *Collector {
 	if fams == nil {
-		fams = DefaultFamilies()
+		fams = Ordered(s.Tree.Families, DefaultFamilies())
 	}
 	if got, want := fams.Shapes(), s.Tree.Families; !slices.Equal(got, want) {
 		panic(fmt.Sprintf("assert: the collector's %d metric families are not the %d the suite was loaded with", len(got), len(want)))

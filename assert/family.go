@@ -82,15 +82,38 @@ func SetFamily(n *schema.Node, name string, v any) {
 // first four the node families (cases, dimension, label, latency).
 type Families []Family
 
-// DefaultFamilies returns the built-in families, in the order of
-// schema.BuiltinFamilies. A new built-in family is a file with its Family
-// and Acc and a line here; a program adds its own to the list it gives
-// NewCollector (and their shapes to spec.Options.Families).
+// DefaultFamilies returns the built-in families defined in this package,
+// in the order of schema.BuiltinFamilies. The built-in families defined
+// in packages of their own (assert/usage) join them in
+// extensions.Default; a new family is a file here with a line in this
+// list, or a package of its own with a line there.
 func DefaultFamilies() Families {
 	return Families{casesFamily{}, dimensionFamily{}, labelFamily{}, latencyFamily{},
-		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, textFamily{}, usageFamily{},
+		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, textFamily{},
 		calibrationFamily{}, oosFamily{}}
 }
+
+// Ordered returns fams in the order of the shapes (a tree's families),
+// each taken by name; a shape none of fams has gets a family that gives
+// no figures (its node values are absent, as for a family that does not
+// apply to the suite).
+func Ordered(shapes []*schema.Family, fams Families) Families {
+	out := make(Families, len(shapes))
+	for i, sh := range shapes {
+		out[i] = absentFamily{sh}
+		if j := fams.index(sh.Name); j >= 0 {
+			out[i] = fams[j]
+		}
+	}
+	return out
+}
+
+// absentFamily stands for a family of the tree the collector was not
+// given: it has its shape and no figures.
+type absentFamily struct{ shape *schema.Family }
+
+func (f absentFamily) Shape() *schema.Family { return f.shape }
+func (absentFamily) NewAcc(*spec.Suite) Acc  { return nil }
 
 // Shapes returns the families' parts of the metrics tree, in order: what
 // spec.Options.Families takes.

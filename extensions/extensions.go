@@ -10,6 +10,7 @@ package extensions
 
 import (
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/assert/usage"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
@@ -38,7 +39,7 @@ func Default() *Set {
 	return &Set{
 		Sources:   spec.DefaultSourceKinds(),
 		Targets:   targets.DefaultKinds(),
-		Families:  assert.DefaultFamilies(),
+		Families:  assert.Ordered(schema.BuiltinFamilies(), append(assert.DefaultFamilies(), usage.Family{})),
 		Renderers: reporters.DefaultRenderers(),
 	}
 }
