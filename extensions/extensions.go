@@ -60,13 +60,3 @@ func (x *Set) LoadOptions(o spec.Options) spec.Options {
 func (x *Set) Tree() (*schema.Tree, error) {
 	return spec.NewTree(x.Families.Shapes(), x.Sources)
 }
-
-// Renderer returns the renderer named name, or nil.
-func (x *Set) Renderer(name string) *reporters.Renderer {
-	for i := range x.Renderers {
-		if x.Renderers[i].Name == name {
-			return &x.Renderers[i]
-		}
-	}
-	return nil
-}

@@ -17,11 +17,13 @@ import (
 	"github.com/nlutest/nlutest/schema"
 )
 
-// memoryResumeSuite is memorySuite's memory block against an http bot
-// (session = case.conversation).
-const memoryResumeSuite = `
-suite "mem" {}
-variable "url" {}
+// memoryResumeSuite is memorySuite against an http bot (session =
+// case.conversation) with 4 workers.
+var memoryResumeSuite = strings.Replace(memorySuite, `target "bot" {
+  demo {
+    endpoint = "memory"
+  }
+}`, `variable "url" {}
 target "bot" {
   http {
     url   = var.url
@@ -29,31 +31,7 @@ target "bot" {
     reply = response.reply
   }
   concurrency = 4
-}
-materials "姓名" {
-  values = ["张伟", "王芳", "李雷", "韩梅梅"]
-}
-materials "城市" {
-  values = ["北京", "上海", "广州", "成都"]
-}
-memory "个人信息" {
-  fact {
-    say    = "我叫{姓名}。"
-    ask    = ["我叫什么名字？", "你还记得我的名字吗？"]
-    expect = "{姓名}"
-  }
-  fact {
-    say    = "我住在{城市}。"
-    ask    = "我住在哪个城市？"
-    expect = "{城市}"
-  }
-  filler   = ["今天天气怎么样？", "给我讲个笑话。", "推荐一部电影。"]
-  distance = [0, 1, 2, 4, 8]
-}
-threshold "near" {
-  condition = metrics.memory.distance["0"].score >= 1
-}
-`
+}`, 1)
 
 // gatedMemoryBot is the demo memory bot (it remembers a fact for 4 turns,
 // misremembers it for 4 more, then forgets it) per session, behind a gate:
@@ -149,6 +127,9 @@ func memoryFigures(t *testing.T, run string) string {
 // 13 turns × 4 slot assignments = 160 turns; 60 questions: 28 entailed,
 // 12 neutral, 20 contradicted; the 32 not entailed fail.
 func TestMemoryResumeAfterInterruptIsWhole(t *testing.T) {
+	if !strings.Contains(memoryResumeSuite, "var.url") {
+		t.Fatal("memorySuite's target changed: memoryResumeSuite no longer replaces it")
+	}
 	bot := &gatedMemoryBot{sessions: map[string]*demo.MemorySession{}, free: -1}
 	srv := httptest.NewServer(bot)
 	t.Cleanup(srv.Close)

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -222,23 +221,7 @@ func TestOpenAIKeyNeverWritten(t *testing.T) {
 		}
 	}
 	check("stdout and stderr", streams.String())
-	files := 0
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, ".nlutest.hcl") {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		files++
-		rel, _ := filepath.Rel(dir, path)
-		check(rel, string(b))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := eachWrittenFile(t, dir, true, check)
 	if files < 7 {
 		t.Errorf("searched %d files, want results, the run's report and the five reports", files)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -279,7 +278,6 @@ func TestNoSecretEscapes(t *testing.T) {
 	// Search every file and stream in every form.
 	secrets := map[string]string{"token": hostileToken, "pin": hostilePIN, "password": hostilePass,
 		"user:password": hostileUser + ":" + hostilePass}
-	files := 0
 	search := func(where, text string) {
 		for name, s := range secrets {
 			for _, f := range hostileForms(s) {
@@ -292,22 +290,7 @@ func TestNoSecretEscapes(t *testing.T) {
 			}
 		}
 	}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		files++
-		rel, _ := filepath.Rel(dir, path)
-		search(rel, string(b))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := eachWrittenFile(t, dir, false, search)
 	for _, s := range streams {
 		where, text, _ := strings.Cut(s, "\x00")
 		search(where, text)

@@ -119,23 +119,7 @@ func noSecretAnywhere(t *testing.T, dir string, streams []string, secrets ...str
 		where, text, _ := strings.Cut(s, "\x00")
 		check(where, text)
 	}
-	files := 0
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, ".nlutest.hcl") {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		files++
-		rel, _ := filepath.Rel(dir, path)
-		check(rel, string(b))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := eachWrittenFile(t, dir, true, check)
 	return files
 }
 
@@ -444,4 +428,29 @@ func judgedAnswers(t *testing.T, bodies []string) []string {
 		out = append(out, answer)
 	}
 	return out
+}
+
+// eachWrittenFile calls fn with every file under dir (its path relative to
+// dir and its text), leaving out the suite files when skipSuites is set,
+// and returns how many it read.
+func eachWrittenFile(t *testing.T, dir string, skipSuites bool, fn func(rel, text string)) int {
+	t.Helper()
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || (skipSuites && strings.HasSuffix(path, ".nlutest.hcl")) {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		rel, _ := filepath.Rel(dir, path)
+		fn(rel, string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
