@@ -31,6 +31,7 @@ target "bot" {
     reply = response.reply
   }
   concurrency = 4
+  timeout     = "10m" # a hanging filler waits for the interrupt, however slow the machine
 }`, 1)
 
 // gatedMemoryBot is the demo memory bot (it remembers a fact for 4 turns,
@@ -149,8 +150,8 @@ func TestMemoryResumeAfterInterruptIsWhole(t *testing.T) {
 			bot.gate(free)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			go func() { // Ctrl-C once every worker waits on a filler (or 20 s)
-				for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && bot.stuck() < 4; time.Sleep(2 * time.Millisecond) {
+			go func() { // Ctrl-C once every worker waits on a filler (or 3 min)
+				for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline) && bot.stuck() < 4; time.Sleep(2 * time.Millisecond) {
 				}
 				cancel()
 			}()
