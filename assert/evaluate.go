@@ -41,7 +41,7 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 	for _, src := range s.CaseSources {
 		info := src.Info()
 		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, judge: info.Judge, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect)),
-			minimums: info.TextMinimums}
+			minimums: info.TextMinimums, reply: info.Reply}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
 			c := e.compile(x.Expr)
@@ -74,6 +74,8 @@ type sourceChecks struct {
 	judge func(r *schema.Result, reply string) (verdict, detail string)
 	// minimums are the source's per-case text minimums (min_f1 …).
 	minimums []spec.TextMinimum
+	// reply gives a case's reply checks (nil: the source has none).
+	reply func(*schema.Case) *spec.ReplyCheck
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -260,6 +262,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 		}
 	}
 	e.textMinimums(r, sc)
+	e.replyChecks(r, sc)
 	var ev *Evaluation
 	if e.dims != nil {
 		ev = e.analyse(r, rs, met)

@@ -37,7 +37,7 @@ var conversationSchema = &hcl.BodySchema{
 
 var turnSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "user", Required: true}, {Name: "expect"}, {Name: "capture"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}},
 }
 
 // Turn is one turn block of a conversation.
@@ -49,6 +49,8 @@ type Turn struct {
 	// Capture names values of the turn's response later turns read as
 	// capture.NAME, in source order.
 	Capture []Capture
+	// Reply is the turn's reply block (nil without one).
+	Reply *ReplyCheck
 }
 
 // Capture is one `NAME = "$.path"` of a turn's capture map.
@@ -108,6 +110,9 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	for _, turn := range cs.turns {
 		cs.info.Asserts = append(cs.info.Asserts, turn.Asserts...)
 		cs.info.TurnAsserts = append(cs.info.TurnAsserts, turn.Asserts)
+		if turn.Reply != nil {
+			cs.info.Reply = cs.turnReply
+		}
 	}
 	cs.ts = newTemplateSource(s, t)
 	return cs
@@ -153,7 +158,11 @@ func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.B
 	if a, ok := tc.Attributes["expect"]; ok {
 		turn.Expect = d.Expect(a, slots)
 	}
+	turn.Reply = d.l.replyBlocks(tc.Blocks, slots, false)
 	for _, ab := range tc.Blocks {
+		if ab.Type != "assert" {
+			continue
+		}
 		if as := d.Assert(ab); as != nil {
 			turn.Asserts = append(turn.Asserts, as)
 		}
@@ -187,6 +196,14 @@ func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.B
 		turn.Capture = append(turn.Capture, Capture{Name: name, Path: norm, x: x})
 		cs.hasCaptures = true
 	}
+}
+
+// turnReply is SourceInfo.Reply: the reply block of the case's turn.
+func (cs *conversationSource) turnReply(c *schema.Case) *ReplyCheck {
+	if c.Turn < 1 || c.Turn > len(cs.turns) {
+		return nil
+	}
+	return cs.turns[c.Turn-1].Reply
 }
 
 func (cs *conversationSource) Name() string         { return cs.t.Name }

@@ -32,7 +32,7 @@ var datasetSchema = &hcl.BodySchema{
 		{Name: "references"}, {Name: "id"}, {Name: "level"}, {Name: "core"}, {Name: "scene"},
 		{Name: "tags"}, {Name: "meta"},
 	}, textMinimumAttrs()...),
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}},
 }
 
 // datasetSource is a dataset block as a case source.
@@ -100,6 +100,7 @@ func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
 	ds.info.Perturb = ds.perturb
 	ds.info.References = ds.references != nil
 	ds.info.TextMinimums = l.decodeTextMinimums(c.Attributes, ds.info.References)
+	ds.info.Reply = constReply(l.replyBlocks(c.Blocks, nil, ds.info.References))
 	return ds
 }
 

@@ -52,6 +52,7 @@ var memorySchema = &hcl.BodySchema{
 
 var factSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "say", Required: true}, {Name: "ask", Required: true}, {Name: "expect", Required: true}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "reply"}},
 }
 
 // Fact is one fact block of a memory source.
@@ -64,6 +65,9 @@ type Fact struct {
 	// its normalised form is a right answer too, and the other values of
 	// its materials are contradictions.
 	slot int
+	// Reply is the fact's reply block, checked on the answers to its
+	// questions (nil without one).
+	Reply *ReplyCheck
 }
 
 // memorySource is a memory block as a case source.
@@ -88,6 +92,8 @@ type memorySource struct {
 	// the contains judge looks for them.
 	others  sync.Map
 	regexps sync.Map
+	// hasReply: some fact has a reply block.
+	hasReply bool
 }
 
 func (memoryKind) Decode(d *Decoder, b *hcl.Block) Source {
@@ -113,6 +119,9 @@ func (memoryKind) Decode(d *Decoder, b *hcl.Block) Source {
 		l.errorf(b.DefRange.Ptr(), "Memory without filler", "A distance above 0 needs filler turns to say between the facts and the questions: filler = [\"今天天气怎么样？\", …].")
 	}
 	ms.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget()}
+	if ms.hasReply {
+		ms.info.Reply = ms.questionReply
+	}
 	ms.ts = newTemplateSource(s, t)
 	return ms
 }
@@ -262,12 +271,14 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 		rng hcl.Range
 	}
 	var says, asks, expects []text
+	var bodies []*hcl.BodyContent
 	for i, fb := range blocks {
 		fc, diags := fb.Body.Content(factSchema)
 		l.diags = append(l.diags, diags...)
 		if diags.HasErrors() {
 			return false
 		}
+		bodies = append(bodies, fc)
 		f := &Fact{Say: l.str(fc.Attributes, "say", ""), Expect: l.str(fc.Attributes, "expect", ""), slot: -1}
 		f.Ask = ms.decodeAsk(l, fc.Attributes["ask"])
 		if len(f.Ask) == 0 || f.Expect == "" {
@@ -291,7 +302,10 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 		}
 	}
 	ms.t.Parts = append(ms.t.Parts, Part{Literal: "", Slot: -1})
-	for _, f := range ms.facts {
+	for i, f := range ms.facts {
+		if f.Reply = l.replyBlocks(bodies[i].Blocks, ms.t.slotKeys(), false); f.Reply != nil {
+			ms.hasReply = true
+		}
 		if lits, phs, err := ParsePlaceholders(f.Expect); err == nil && len(phs) == 1 && lits[0] == "" && lits[1] == "" {
 			f.slot = index[phs[0].Key]
 		}
@@ -515,6 +529,18 @@ func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
 		return schema.Entailed
 	}
 	return schema.Neutral
+}
+
+// questionReply is SourceInfo.Reply: the reply block of the fact a
+// question turn asks about (nil on other turns).
+func (ms *memorySource) questionReply(c *schema.Case) *ReplyCheck {
+	if c.Fact == "" {
+		return nil
+	}
+	if f := ms.factOf(c); f != nil {
+		return f.Reply
+	}
+	return nil
 }
 
 // factOf is the fact a question turn asks about.

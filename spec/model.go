@@ -142,8 +142,10 @@ type Template struct {
 	Asserts        []*Assert
 	Reviewed       bool
 	Perturb        *Perturb
-	DeclRange      hcl.Range
-	TextRange      hcl.Range
+	// Reply is the template's reply block (nil without one).
+	Reply     *ReplyCheck
+	DeclRange hcl.Range
+	TextRange hcl.Range
 }
 
 // Part is a piece of a template text: a literal or a slot reference.

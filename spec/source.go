@@ -77,6 +77,10 @@ type SourceInfo struct {
 	// memory block's judge = "TARGET"); "" for a built-in judge. The run
 	// calls it on every answered question (runner.WithJudges).
 	JudgeTarget string
+	// Reply, when set, returns the reply checks (a reply block) of a case
+	// of the source, nil for a case without; nil for a source without
+	// reply blocks.
+	Reply func(c *schema.Case) *ReplyCheck
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it

@@ -37,8 +37,17 @@ type templateSource struct {
 func newTemplateSource(s *Suite, t *Template) *templateSource {
 	return &templateSource{s: s, t: t, info: SourceInfo{
 		Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Asserts: t.Asserts,
-		Slots: t.slotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb,
+		Slots: t.slotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb, Reply: constReply(t.Reply),
 	}}
+}
+
+// constReply is SourceInfo.Reply for a source whose every case has the
+// reply checks rc (nil when rc is nil).
+func constReply(rc *ReplyCheck) func(*schema.Case) *ReplyCheck {
+	if rc == nil {
+		return nil
+	}
+	return func(*schema.Case) *ReplyCheck { return rc }
 }
 
 func (ts *templateSource) Name() string         { return ts.t.Name }
@@ -195,7 +204,7 @@ var templateSchema = &hcl.BodySchema{
 		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
 		{Name: "expect"}, {Name: "reviewed"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}},
 }
 
 // decodeTemplate decodes a template block; nil when it has errors that
@@ -249,7 +258,11 @@ func (l *loader) decodeTemplate(b *hcl.Block) *Template {
 	if a, ok := c.Attributes["expect"]; ok {
 		t.Expect = l.decodeExpect(a, t.slotKeys())
 	}
+	t.Reply = l.replyBlocks(c.Blocks, t.slotKeys(), false)
 	for _, ab := range c.Blocks {
+		if ab.Type == "reply" {
+			continue
+		}
 		if ab.Type == "perturb" {
 			if t.Perturb != nil {
 				l.errorf(ab.DefRange.Ptr(), "Duplicate perturb block", "A template has one perturb block; list every kind in its kinds.")
