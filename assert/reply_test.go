@@ -3,9 +3,9 @@ package assert
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
-	"path/filepath"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
