@@ -275,8 +275,16 @@ func BenchmarkReplyChecks(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for range b.N {
-		r.Failures = r.Failures[:0]
-		ev.replyChecks(r, sc)
+	cpu, ok := threadCPU(func() {
+		for range b.N {
+			r.Failures = r.Failures[:0]
+			ev.replyChecks(r, sc)
+		}
+	})
+	if ok {
+		// The wall clock counts the time other jobs held the CPU; this
+		// thread's CPU time does not (garbage collection on other
+		// threads excluded: 96 bytes per case).
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -112,25 +112,7 @@ func (t *ReplyText) Folded(slots map[string]schema.Slot, ignoreCase bool) string
 // with ignoreCase, lower case. A text needing none of it is returned as
 // is, without allocating.
 func FoldReply(s string, ignoreCase bool) string {
-	change, stable := false, true
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			change = change || (ignoreCase && c >= 'A' && c <= 'Z')
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		switch {
-		case (r >= 0xFF01 && r <= 0xFF5E) || r == 0x3000:
-			change = true
-		case cjkStable(r):
-		default:
-			stable = stable && r < 0x300
-			change = change || (ignoreCase && unicode.ToLower(r) != r)
-		}
-	}
+	change, stable := foldScan(s, ignoreCase)
 	if !stable && !norm.NFC.IsNormalString(s) {
 		s, change = norm.NFC.String(s), true
 	}
@@ -150,23 +132,54 @@ func FoldReply(s string, ignoreCase bool) string {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case cjkStable(r) && r != 0x3000:
+		if cjkStable(r) && r != 0x3000 {
 			b.WriteString(s[i : i+n])
-			i += n
-			continue
-		case r >= 0xFF01 && r <= 0xFF5E:
-			r -= 0xFEE0
-		case r == 0x3000:
-			r = ' '
+		} else {
+			b.WriteRune(foldRune(r, ignoreCase))
 		}
-		if ignoreCase {
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
 		i += n
 	}
 	return b.String()
+}
+
+// foldScan reports whether folding changes s beyond NFC (change), and
+// whether s is certainly in NFC already (stable: false means ask norm).
+func foldScan(s string, ignoreCase bool) (change, stable bool) {
+	stable = true
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			change = change || (ignoreCase && c >= 'A' && c <= 'Z')
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case (r >= 0xFF01 && r <= 0xFF5E) || r == 0x3000:
+			change = true
+		case cjkStable(r):
+		default:
+			stable = stable && r < 0x300
+			change = change || (ignoreCase && unicode.ToLower(r) != r)
+		}
+	}
+	return change, stable
+}
+
+// foldRune is one non-ASCII rune folded: a full-width ASCII form as
+// ASCII, the ideographic space as a space, lower case under ignoreCase.
+func foldRune(r rune, ignoreCase bool) rune {
+	switch {
+	case r >= 0xFF01 && r <= 0xFF5E:
+		r -= 0xFEE0
+	case r == 0x3000:
+		r = ' '
+	}
+	if ignoreCase {
+		r = unicode.ToLower(r)
+	}
+	return r
 }
 
 // cjkStable: r is a CJK unified ideograph or CJK punctuation without its
