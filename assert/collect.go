@@ -342,7 +342,7 @@ func (c *Collector) Merge(o *Collector) {
 // keepTurn keeps what a transcript shows of a conversation's turn: its
 // place, the reply, and the response even when the turn passed.
 func (c *Collector) keepTurn(cr *schema.CaseReport, r *schema.Result) {
-	cr.Script, cr.Turn, cr.Conversation, cr.Repeat = r.Script, r.Turn, r.Conversation, r.Repeat
+	cr.Script, cr.Turn, cr.Conversation, cr.Repeat, cr.Event = r.Script, r.Turn, r.Conversation, r.Repeat, r.Event
 	cr.Reply = excerpt(r.Reply, c.MaxBody)
 	if cr.Response == "" {
 		cr.Response = c.keptBody(r)

@@ -90,6 +90,9 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 			return nil, err
 		}
 	}
+	if d := s.BotFirstDiags(o.Target, func(src string) bool { return counts.PerSource[src] > 0 }); d.HasErrors() {
+		return nil, &RefusedError{Diags: d}
+	}
 	if o.Repeat > 1 {
 		counts.Scripts *= o.Repeat
 		counts.Total *= o.Repeat

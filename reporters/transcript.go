@@ -32,6 +32,9 @@ type Transcript struct {
 type TranscriptTurn struct {
 	N    int
 	User string
+	// BotFirst: the turn opened the session without a user message
+	// (bot_first); User is empty.
+	BotFirst bool
 	// Bot is the reply, or the response when the target gives no reply
 	// text.
 	Bot      string
@@ -82,7 +85,7 @@ func transcripts(r *schema.Report) []*Transcript {
 		if bot == "" {
 			bot = c.Response
 		}
-		t.Turns[c.Turn-1] = TranscriptTurn{N: c.Turn, User: c.Text, Bot: bot, Outcome: c.Outcome, Error: c.Error, Failures: c.Failures}
+		t.Turns[c.Turn-1] = TranscriptTurn{N: c.Turn, User: c.Text, BotFirst: c.Event == schema.EventStart, Bot: bot, Outcome: c.Outcome, Error: c.Error, Failures: c.Failures}
 	}
 	for _, t := range out {
 		t.Outcome = schema.Pass
@@ -122,8 +125,7 @@ func (t *Transcript) Lines() []string {
 			lines = append(lines, fmt.Sprintf("  turn %d  not run (an earlier turn's call errored)", tt.N))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  turn %d  %s", tt.N, tt.Outcome),
-			"    user: "+oneLine(tt.User))
+		lines = append(lines, fmt.Sprintf("  turn %d  %s", tt.N, tt.Outcome), "    user: "+tt.UserLine())
 		if tt.Error != nil {
 			lines = append(lines, "    error: "+callErrorLine(tt.Error))
 		} else {
@@ -214,3 +216,15 @@ func repeatOf(n *schema.Node) *schema.Repeat {
 	}
 	return nil
 }
+
+// UserLine is the user's text of the turn on one line, or, on a bot-first
+// turn, BotFirstLine.
+func (tt *TranscriptTurn) UserLine() string {
+	if tt.BotFirst {
+		return BotFirstLine
+	}
+	return oneLine(tt.User)
+}
+
+// BotFirstLine stands for the user's text on a bot-first turn.
+const BotFirstLine = "(none: the bot speaks first)"

@@ -187,7 +187,10 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 		r := sess.Call(ctx, turn, history)
 		r.History = nil
 		if i+1 < len(s.Turns) && r.Error == nil {
-			history = append(history, schema.Message{Role: "user", Content: turn.Text}, schema.Message{Role: "assistant", Content: r.Reply})
+			if turn.Event != schema.EventStart { // the bot spoke first: no user message
+				history = append(history, schema.Message{Role: "user", Content: turn.Text})
+			}
+			history = append(history, schema.Message{Role: "assistant", Content: r.Reply})
 			if s.After != nil {
 				s.After(i, r, s.Turns[i+1])
 			}

@@ -169,6 +169,10 @@ type Case struct {
 	// interruption or repeated by --repeat is a new session); empty for a
 	// single-turn case. Request expressions read it as case.conversation.
 	Conversation string `json:"conversation,omitempty"`
+	// Event is "start" on a conversation's bot-first turn (turn {
+	// bot_first = true }): the session opens without a user message, so
+	// Text is empty; "" on every other turn and case.
+	Event string `json:"event,omitempty"`
 	// Repeat is the repetition (from 1) under --repeat N; 0 without it.
 	Repeat int `json:"repeat,omitempty"`
 	// Captures are the values earlier turns of the conversation captured
@@ -192,6 +196,9 @@ type Case struct {
 	// recorded (the result's Judge records the call).
 	Judge *JudgeInput `json:"-"`
 }
+
+// EventStart is the Event of a conversation's bot-first turn.
+const EventStart = "start"
 
 // JudgeInput is what a judge target judges: the fact told, the question
 // asked about it, the bot's answer and what a right answer states.

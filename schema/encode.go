@@ -202,6 +202,10 @@ func appendTurnFields(b []byte, c *Case) []byte {
 		b = append(b, `,"conversation":`...)
 		b = jsondoc.AppendString(b, c.Conversation)
 	}
+	if c.Event != "" {
+		b = append(b, `,"event":`...)
+		b = jsondoc.AppendString(b, c.Event)
+	}
 	if c.Repeat != 0 {
 		b = append(b, `,"repeat":`...)
 		b = strconv.AppendInt(b, int64(c.Repeat), 10)

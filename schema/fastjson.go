@@ -103,7 +103,7 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Core = string(val) == "true"
 	case "unreviewed":
 		c.Unreviewed = string(val) == "true"
-	case "script", "turn", "conversation", "repeat", "captures", "fact", "expected", "distance":
+	case "script", "turn", "conversation", "event", "repeat", "captures", "fact", "expected", "distance":
 		err = c.decodeTurnField(key, val)
 	case "scene":
 		c.Scene, err = stringList(val)
@@ -155,6 +155,8 @@ func (c *Case) decodeTurnField(key []byte, val []byte) error {
 		c.Turn, err = strconv.Atoi(string(val))
 	case "conversation":
 		c.Conversation, err = jsondoc.Unquote(val)
+	case "event":
+		c.Event, err = jsondoc.Unquote(val)
 	case "repeat":
 		c.Repeat, err = strconv.Atoi(string(val))
 	case "captures":
@@ -257,7 +259,7 @@ func isCaseField(key []byte) bool {
 // what evaluation recomputes, and reports false for members to decode now.
 func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
 	switch string(key) {
-	case "id", "template", "source", "source_kind", "text", "script", "turn", "conversation", "repeat", "captures":
+	case "id", "template", "source", "source_kind", "text", "script", "turn", "conversation", "event", "repeat", "captures":
 		return false
 	case "slots":
 		lazy.Slots = val

@@ -70,6 +70,7 @@ var CaseFields = []CaseField{
 	{Name: "script", Kind: FieldString, Doc: "the conversation instance the case is a turn of (empty for a single case)", Str: func(c *Case) string { return c.Script }},
 	{Name: "turn", Kind: FieldInt, Doc: "the turn's index in its conversation, from 1 (0 for a single case)", Expr: true, Int: func(c *Case) int { return c.Turn }},
 	{Name: "conversation", Kind: FieldString, Doc: "the conversation's session id (new each run of it; empty for a single case)", Expr: true, Str: func(c *Case) string { return c.Conversation }},
+	{Name: "event", Kind: FieldString, Doc: "\"start\" on a conversation's bot-first turn (no user message); empty otherwise", Expr: true, Str: func(c *Case) string { return c.Event }},
 	{Name: "repeat", Kind: FieldInt, Doc: "the repetition under --repeat, from 1 (0 without it)", Int: func(c *Case) int { return c.Repeat }},
 	{Name: "fact", Kind: FieldString, Doc: "on a memory question turn: the fact told earlier", Expr: true, Str: func(c *Case) string { return c.Fact }},
 	{Name: "expected", Kind: FieldString, Doc: "on a memory question turn: what a right answer states", Expr: true, Str: func(c *Case) string { return c.Expected }},

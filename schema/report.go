@@ -277,6 +277,8 @@ type CaseReport struct {
 	Conversation string `json:"conversation,omitempty"`
 	Repeat       int    `json:"repeat,omitempty"`
 	Reply        string `json:"reply,omitempty"`
+	// Event is "start" on a bot-first turn (no user message).
+	Event string `json:"event,omitempty"`
 }
 
 // SuiteInfo identifies the suite a report is about.

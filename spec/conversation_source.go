@@ -36,7 +36,7 @@ var conversationSchema = &hcl.BodySchema{
 }
 
 var turnSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "user", Required: true}, {Name: "expect"}, {Name: "capture"}},
+	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "bot_first"}, {Name: "use"}, {Name: "expect"}, {Name: "capture"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}},
 }
 
@@ -44,8 +44,14 @@ var turnSchema = &hcl.BodySchema{
 type Turn struct {
 	User      string
 	UserRange hcl.Range
-	Expect    []*ExpectSpec
-	Asserts   []*Assert
+	// BotFirst: the turn opens the session without a user message (turn {
+	// bot_first = true }, the first turn only); its case has Event
+	// "start" and no text, and its checks read the bot's welcome.
+	// BotFirstRange is the attribute's range.
+	BotFirst      bool
+	BotFirstRange hcl.Range
+	Expect        []*ExpectSpec
+	Asserts       []*Assert
 	// Capture names values of the turn's response later turns read as
 	// capture.NAME, in source order.
 	Capture []Capture
@@ -87,15 +93,15 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	cs := &conversationSource{s: s, t: t}
 	index := map[string]int{}
 	var bodies []*hcl.BodyContent
-	for i, tb := range c.Blocks {
-		tc, diags := tb.Body.Content(turnSchema)
-		l.diags = append(l.diags, diags...)
-		if diags.HasErrors() {
-			return nil
-		}
+	expanded, ok := l.expandTurns(c.Blocks, nil)
+	if !ok {
+		return nil
+	}
+	for i, tb := range expanded {
+		tc := tb.content
 		bodies = append(bodies, tc)
-		turn := &Turn{User: l.str(tc.Attributes, "user", ""), UserRange: tc.Attributes["user"].Expr.Range()}
-		if !cs.addTurnText(l, turn, i, index) {
+		turn, ok := l.turnOpening(tb, i)
+		if !ok || !cs.addTurnText(l, turn, i, index) {
 			return nil
 		}
 		cs.turns = append(cs.turns, turn)
@@ -116,6 +122,37 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	}
 	cs.ts = newTemplateSource(s, t)
 	return cs
+}
+
+// turnOpening reads how turn i opens: the user's text, or bot_first =
+// true (the first turn only, without user).
+func (l *loader) turnOpening(tb turnBody, i int) (*Turn, bool) {
+	attrs := tb.content.Attributes
+	turn := &Turn{User: l.str(attrs, "user", "")}
+	if a, ok := attrs["user"]; ok {
+		turn.UserRange = a.Expr.Range()
+	}
+	a, ok := attrs["bot_first"]
+	if ok {
+		turn.BotFirst = l.boolean(attrs, "bot_first", false)
+		turn.BotFirstRange = a.Range
+	}
+	_, hasUser := attrs["user"]
+	switch {
+	case turn.BotFirst && i > 0:
+		l.errorf(a.Range.Ptr(), "Bot-first turn after the first",
+			"Only a conversation's first turn may open without a user message (bot_first = true): the bot speaks first once, when the session opens. Remove bot_first here, or move this turn first.")
+		return nil, false
+	case turn.BotFirst && hasUser:
+		l.errorf(a.Range.Ptr(), "Bot-first turn with a user message",
+			"A bot_first turn sends no user message; it checks the bot's welcome. Remove user = … from this turn, or remove bot_first and keep the user's text.")
+		return nil, false
+	case !turn.BotFirst && !hasUser:
+		l.errorf(tb.block.DefRange.Ptr(), "Turn without user",
+			"A turn needs the user's text, user = \"…\"; or, as the first turn, bot_first = true to check the bot's welcome; or use = \"NAME\" for the turns of a fragment.")
+		return nil, false
+	}
+	return turn, true
 }
 
 // addTurnText appends turn i's text to the joined template: its literal
@@ -236,6 +273,9 @@ func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Scri
 		tc.ID = c.ID + "/" + strconv.Itoa(i+1)
 		tc.Template, tc.Source, tc.SourceKind = "", cs.t.Name, KindConversation
 		tc.Script, tc.Turn = c.ID, i+1
+		if turn.BotFirst {
+			tc.Event = schema.EventStart
+		}
 		if i < len(texts) {
 			tc.Text = texts[i]
 		}

@@ -65,6 +65,7 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "assert"},
 		{Type: "text_metrics"},
 		{Type: "ratings", LabelNames: []string{"name"}},
+		{Type: fragmentBlock, LabelNames: []string{"name"}},
 	},
 }
 
@@ -100,6 +101,12 @@ type loader struct {
 	// checked: their response is the judge's, so the suite's response
 	// schema does not apply.
 	judgeResponse bool
+	// fragments are the usable fragment blocks' contents by name (in
+	// declaration order in fragOrder); brokenFragments those whose
+	// diagnostics are already reported.
+	fragments       map[string]*hcl.BodyContent
+	fragOrder       []string
+	brokenFragments []string
 }
 
 // Load reads the suite at path: a directory (every *.nlutest.hcl in it) or one
@@ -252,6 +259,7 @@ func (l *loader) decode() {
 		l.decodeSplit(b)
 	}
 	l.layoutSplits()
+	l.collectFragments(byType[fragmentBlock])
 	d := &Decoder{l: l}
 	for _, b := range sourceBlocks {
 		if src := l.suite.kinds[b.Type].Decode(d, b); src != nil {
@@ -269,6 +277,7 @@ func (l *loader) decode() {
 	l.decodeTextMetrics(byType["text_metrics"])
 	l.decodeRatings(byType["ratings"])
 	l.checkReferences()
+	l.checkBotFirst()
 }
 
 // blocksByType groups the blocks by type, reporting and dropping a block

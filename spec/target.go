@@ -47,6 +47,10 @@ type Target struct {
 	// Judge is the target's judge block: set, the target can judge memory
 	// answers (a memory block's judge = "NAME"). Nil for other targets.
 	Judge *TargetJudge
+	// NoBotFirst, when not empty, says why the target cannot open a
+	// conversation whose first turn is the bot's (bot_first = true): its
+	// kind has no way to start a session without a user message (openai).
+	NoBotFirst string
 }
 
 // TargetJudge is a target's judge block (SPEC §13): how its response to a
@@ -110,6 +114,11 @@ type TargetDecoder struct {
 	// Block is the kind block.
 	Block *hcl.Block
 }
+
+// RefuseBotFirst marks the target as unable to open a conversation
+// without a user message; why completes "The target T (KIND) cannot open
+// a conversation with the bot's welcome: " and says what to do instead.
+func (d *TargetDecoder) RefuseBotFirst(why string) { d.Target.NoBotFirst = why }
 
 // StringMap reads a map of strings the way String reads a string.
 func (d *TargetDecoder) StringMap(attrs hcl.Attributes, name string) map[string]string {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -148,6 +149,12 @@ func (a *App) prepareRun(s *spec.Suite, suitePath string, target *spec.Target, s
 		Notice: func(msg string) { fmt.Fprintf(a.Stderr, "nlutest: %s\n", msg) },
 	})
 	if a.dataDiagnostics(err, s, &rf.loadFlags) {
+		return nil, ExitInvalid
+	}
+	var refused *pipeline.RefusedError
+	if errors.As(err, &refused) {
+		spec.WriteDiagnostics(a.Stderr, refused.Diags, s.Sources, a.useColor(rf.color, a.StderrTTY))
+		fmt.Fprintf(a.Stderr, "nlutest: the target %q cannot run this selection; nothing ran.\n", target.Name)
 		return nil, ExitInvalid
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -41,6 +42,12 @@ type httpCaller struct {
 	// fixedBody builds the body of targets whose request shape is fixed
 	// (demo, rasa, openai); history is the conversation before the turn.
 	fixedBody func(c *schema.Case, history []schema.Message) ([]byte, error)
+	// caseHeader, when set, returns the headers of case c's request from
+	// the static ones (a copy when it adds any): openai's session header.
+	caseHeader func(c *schema.Case, static http.Header) http.Header
+	// ownSession: a fixed body or header sends case.conversation, so a
+	// single case gets a session id of its own (one for both).
+	ownSession bool
 	// decode, when set, fills the result's reply (and what else the kind
 	// reads from its answer) from r.Response; nil: schema.ReplyOf.
 	decode func(r *schema.Result, ctx *hcl.EvalContext) error
@@ -136,11 +143,22 @@ func evalString(e hcl.Expression, ctx *hcl.EvalContext, what string) (string, hc
 // request builds the HTTP request of one case.
 func (h *httpCaller) request(c *schema.Case, history []schema.Message) (transport.Request, hcl.Diagnostics) {
 	if h.fixedBody != nil {
+		if c.Conversation == "" && h.ownSession {
+			// One session id for the body and the header (a single
+			// case's own, as rasa's webhook gives it).
+			single := *c
+			single.Conversation = runner.NewSessionID(c.ID)
+			c = &single
+		}
 		body, err := h.fixedBody(c, history)
 		if err != nil {
 			return transport.Request{}, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid request", Detail: err.Error()}}
 		}
-		return transport.Request{Method: h.method, URL: h.url, Header: h.headers, Body: body}, nil
+		hdr := h.headers
+		if h.caseHeader != nil {
+			hdr = h.caseHeader(c, hdr)
+		}
+		return transport.Request{Method: h.method, URL: h.url, Header: hdr, Body: body}, nil
 	}
 	ht := h.req
 	if c.Conversation == "" && h.needs.Case("conversation") {
@@ -229,7 +247,6 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 			h.decodeReply(r, c)
 			return r
 		}
-		defer h.cache.Put(key, r)
 	}
 	resp := h.client.Do(ctx, req)
 	r.Status = resp.Status
@@ -264,7 +281,15 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		return r
 	}
 	r.Response = json.RawMessage(h.red.JSON(buf.Bytes()))
+	answer := r.Response
 	h.decodeReply(r, c)
+	if key != "" && r.Error == nil {
+		// The cache keeps the answer as the service gave it: a kind's
+		// decode may replace the response (openai's content = "json").
+		kept := *r
+		kept.Response = answer
+		h.cache.Put(key, &kept)
+	}
 	return r
 }
 
@@ -290,7 +315,12 @@ func (h *httpCaller) decodeReply(r *schema.Result, c *schema.Case) {
 		ctx = h.suite.ContextFor(c, h.needs)
 	}
 	if err := h.decode(r, ctx); err != nil {
-		r.Error = &schema.CallError{Type: ErrReply, Message: h.red.String(err.Error())}
+		kind := ErrReply
+		var ke *kindError
+		if errors.As(err, &ke) {
+			kind = ke.kind
+		}
+		r.Error = &schema.CallError{Type: kind, Message: h.red.String(err.Error())}
 		r.Outcome = schema.Error
 	}
 	r.Reply = h.red.String(r.Reply)
@@ -299,6 +329,15 @@ func (h *httpCaller) decodeReply(r *schema.Result, c *schema.Case) {
 // ErrReply is the error type of a response a chatbot target could not
 // read its reply from.
 const ErrReply = "ReplyError"
+
+// kindError is a decode error of another type than ErrReply.
+type kindError struct {
+	kind string
+	err  error
+}
+
+func (e *kindError) Error() string { return e.err.Error() }
+func (e *kindError) Unwrap() error { return e.err }
 
 func truncateUTF8(b []byte, n int) string {
 	if len(b) <= n {

@@ -1,12 +1,16 @@
 package targets
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/runner"
@@ -37,13 +41,26 @@ var openaiSchema = &hcl.BodySchema{
 	Attributes: withConnAttrs(
 		hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "model", Required: true}, hcl.AttributeSchema{Name: "api_key"},
 		hcl.AttributeSchema{Name: "system"}, hcl.AttributeSchema{Name: "params"}, hcl.AttributeSchema{Name: "headers"},
+		hcl.AttributeSchema{Name: "session"}, hcl.AttributeSchema{Name: "content"},
 	),
 }
+
+// openaiContents are the values of an openai target's content attribute.
+var openaiContents = []string{"text", "json"}
+
+// openaiNoBotFirst is why an openai target refuses bot-first turns.
+const openaiNoBotFirst = "the chat-completions API answers a user message, and a system greeting the target would make up is not the bot's welcome. Check the welcome against the rasa webhook or an http target, or leave this conversation out of the openai run (--filter)."
 
 // openaiConfig keeps an openai target's expressions (all var-only,
 // evaluated once when the caller is made).
 type openaiConfig struct {
 	URL, Model, System, Params, Headers hcl.Expression
+	// Session is the session attribute: { user = bool, header = "NAME" }
+	// (nil: no session identity is sent).
+	Session hcl.Expression
+	// Content is "text" (the default) or "json": the answer's content
+	// is a JSON document, decoded into the recorded response.
+	Content string
 	// KeyVar is the sensitive variable holding the API key ("" for none).
 	KeyVar string
 	// Conn are the redirect and TLS settings (httpconn.go).
@@ -61,12 +78,17 @@ func (openaiKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if cfg.Conn, ok = decodeConn(d, c.Attributes); !ok {
 		return nil, false
 	}
-	for name, dst := range map[string]*hcl.Expression{"system": &cfg.System, "params": &cfg.Params, "headers": &cfg.Headers} {
+	for name, dst := range map[string]*hcl.Expression{"system": &cfg.System, "params": &cfg.Params, "headers": &cfg.Headers, "session": &cfg.Session} {
 		if a, ok := c.Attributes[name]; ok {
 			*dst = a.Expr
 		}
 	}
-	for _, e := range []hcl.Expression{cfg.URL, cfg.Model, cfg.System, cfg.Params, cfg.Headers} {
+	cfg.Content = d.String(c.Attributes, "content", "text")
+	if !slices.Contains(openaiContents, cfg.Content) {
+		d.Errorf(c.Attributes["content"].Expr.Range().Ptr(), "Unknown openai content", "content is \"text\" (the reply is the answer's content, the default) or \"json\" (the content is a JSON document that expectations read); %q is neither.", cfg.Content)
+	}
+	d.RefuseBotFirst(openaiNoBotFirst)
+	for _, e := range []hcl.Expression{cfg.URL, cfg.Model, cfg.System, cfg.Params, cfg.Headers, cfg.Session} {
 		if e != nil && !d.OnlyVar(e, "openai target attribute") {
 			return nil, false
 		}
@@ -80,7 +102,7 @@ func (openaiKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	d.EvalNow(func(ctx *hcl.EvalContext) hcl.Diagnostics {
 		_, diags := cfg.eval(ctx)
 		return diags
-	}, cfg.URL, cfg.Model, cfg.System, cfg.Params, cfg.Headers)
+	}, cfg.URL, cfg.Model, cfg.System, cfg.Params, cfg.Headers, cfg.Session)
 	return cfg, true
 }
 
@@ -89,6 +111,14 @@ type openaiValues struct {
 	base, model, system string
 	hdr                 http.Header
 	params              []byte
+	session             openaiSession
+}
+
+// openaiSession is an openai target's session identity: the session id
+// (case.conversation) sent as the body's user member and/or in a header.
+type openaiSession struct {
+	user   bool
+	header string
 }
 
 // eval evaluates the attributes (all var-only) in ctx: once when the
@@ -104,7 +134,66 @@ func (cfg *openaiConfig) eval(ctx *hcl.EvalContext) (openaiValues, hcl.Diagnosti
 		diags = append(diags, d...)
 	}
 	v.params, d = openaiParams(cfg.Params, ctx)
-	return v, append(diags, d...)
+	diags = append(diags, d...)
+	v.session, d = evalSession(cfg.Session, ctx)
+	diags = append(diags, d...)
+	if v.session.user && bytes.Contains(append([]byte{','}, v.params...), []byte(`,"user":`)) {
+		diags = append(diags, exprDiag(cfg.Params, "Invalid params", "params may not set \"user\" when session = { user = true } sends the session id there; drop one of them."))
+	}
+	return v, diags
+}
+
+// evalSession evaluates the session attribute: an object with user (a
+// bool) and header (a header name), both optional.
+func evalSession(e hcl.Expression, ctx *hcl.EvalContext) (openaiSession, hcl.Diagnostics) {
+	var sess openaiSession
+	if e == nil {
+		return sess, nil
+	}
+	v, diags := e.Value(ctx)
+	if diags.HasErrors() || v.IsNull() {
+		return sess, diags
+	}
+	bad := hcl.Diagnostics{exprDiag(e, "Invalid session", "session says how the session id (case.conversation) reaches the server: { user = true } sends it as the body's \"user\" member, { header = \"X-Session-Id\" } in that header; give one or both.")}
+	if !v.Type().IsObjectType() {
+		return sess, bad
+	}
+	for name := range v.Type().AttributeTypes() {
+		if name != "user" && name != "header" {
+			return sess, bad
+		}
+	}
+	if v.Type().HasAttribute("user") {
+		u := v.GetAttr("user")
+		if u.IsNull() || u.Type() != cty.Bool {
+			return sess, bad
+		}
+		sess.user = u.True()
+	}
+	if v.Type().HasAttribute("header") {
+		h := v.GetAttr("header")
+		if h.IsNull() || h.Type() != cty.String || !validHeaderName(h.AsString()) {
+			return sess, bad
+		}
+		sess.header = h.AsString()
+	}
+	if !sess.user && sess.header == "" {
+		return sess, bad
+	}
+	return sess, nil
+}
+
+// validHeaderName reports whether s is an HTTP header name (RFC 9110 token).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
 }
 
 func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
@@ -133,13 +222,34 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 	if judgeSystem == "" {
 		judgeSystem = JudgeSystemPrompt
 	}
+	sess := ev.session
 	hc.fixedBody = func(c *schema.Case, history []schema.Message) ([]byte, error) {
 		if c.Judge != nil { // judging a memory answer (openai_judge.go)
-			return openaiBody(prefix, judgeSystem, nil, judgeMessage(c.Judge), params), nil
+			return openaiBody(prefix, judgeSystem, nil, judgeMessage(c.Judge), params, ""), nil
 		}
-		return openaiBody(prefix, system, history, c.Text, params), nil
+		user := ""
+		if sess.user {
+			user = c.Conversation
+		}
+		return openaiBody(prefix, system, history, c.Text, params, user), nil
+	}
+	if sess.user || sess.header != "" {
+		hc.ownSession = true
+	}
+	if sess.header != "" {
+		hc.caseHeader = func(c *schema.Case, static http.Header) http.Header {
+			if c.Judge != nil {
+				return static
+			}
+			h := static.Clone()
+			h.Set(sess.header, c.Conversation)
+			return h
+		}
 	}
 	hc.decode = openaiDecode
+	if cfg.Content == "json" {
+		hc.decode = openaiDecodeJSON
+	}
 	return hc, nil
 }
 
@@ -178,7 +288,7 @@ func openaiPrefix(model string) []byte {
 
 // openaiBody is the request of one turn: the system message, the
 // conversation so far and the turn's text, in order, then params.
-func openaiBody(prefix []byte, system string, history []schema.Message, text string, params []byte) []byte {
+func openaiBody(prefix []byte, system string, history []schema.Message, text string, params []byte, user string) []byte {
 	b := make([]byte, 0, len(prefix)+len(system)+len(text)+64*(len(history)+2)+len(params))
 	b = append(b, prefix...)
 	first := true
@@ -202,6 +312,10 @@ func openaiBody(prefix []byte, system string, history []schema.Message, text str
 	}
 	msg("user", text)
 	b = append(b, ']')
+	if user != "" {
+		u, _ := json.Marshal(user)
+		b = append(append(b, `,"user":`...), u...)
+	}
 	if len(params) > 0 {
 		b = append(b, ',')
 		b = append(b, params...)
@@ -234,4 +348,53 @@ func openaiDecode(r *schema.Result, _ *hcl.EvalContext) error {
 	}
 	r.Usage = a.Usage
 	return nil
+}
+
+// ErrContent is the error type of a chat completion whose content is not
+// the JSON document an openai target with content = "json" reads.
+const ErrContent = "ContentError"
+
+// openaiDecodeJSON is openaiDecode for content = "json": the content
+// (inside one Markdown code fence, when the model added one) must be a
+// JSON document; it becomes the recorded response, so expectations'
+// JSONPaths read it, and the reply stays the content's text. The usage
+// is kept from the envelope.
+func openaiDecodeJSON(r *schema.Result, ctx *hcl.EvalContext) error {
+	if err := openaiDecode(r, ctx); err != nil {
+		return err
+	}
+	doc := []byte(unfence(r.Reply))
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, doc); err != nil {
+		return &kindError{kind: ErrContent, err: fmt.Errorf("content = \"json\", but the answer's content is not JSON (%v): %s", err, preview(r.Reply))}
+	}
+	r.Response = json.RawMessage(buf.Bytes())
+	return nil
+}
+
+// unfence returns s without one surrounding Markdown code fence (```json
+// … ``` or ``` … ```), trimmed; s itself, trimmed, when it has none.
+func unfence(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "```") || !strings.HasSuffix(t, "```") || len(t) < 6 {
+		return t
+	}
+	inner := t[3 : len(t)-3]
+	if nl := strings.IndexByte(inner, '\n'); nl >= 0 && !strings.ContainsAny(inner[:nl], "{[\"") {
+		inner = inner[nl+1:] // the info string (json)
+	}
+	return strings.TrimSpace(inner)
+}
+
+// preview quotes the start of s for a message.
+func preview(s string) string {
+	const n = 120
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes in all)", len(s))
 }

@@ -99,17 +99,29 @@ func (rasaKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	return hc, nil
 }
 
+// RasaSessionStart is the message a bot-first turn sends through Rasa's
+// REST channel: the session_start intent, written as Rasa's intent
+// shorthand, which runs action_session_start (Rasa's default actions: it
+// runs "when the user sends a /session_start message") and with it the
+// welcome the assistant is built to give.
+const RasaSessionStart = "/session_start"
+
 // rasaWebhookBody is {"sender": …, "message": …}: the sender is the
-// conversation's session id; a single case gets a session of its own.
+// conversation's session id; a single case gets a session of its own. A
+// bot-first turn (case.event "start") sends RasaSessionStart.
 func rasaWebhookBody(c *schema.Case, _ []schema.Message) ([]byte, error) {
 	sender := c.Conversation
 	if sender == "" {
 		sender = runner.NewSessionID(c.ID)
 	}
+	msg := c.Text
+	if c.Event == schema.EventStart {
+		msg = RasaSessionStart
+	}
 	return json.Marshal(struct {
 		Sender  string `json:"sender"`
 		Message string `json:"message"`
-	}{sender, c.Text})
+	}{sender, msg})
 }
 
 // rasaWebhookReply sets the reply: the texts of the bot's messages, in
