@@ -46,8 +46,11 @@ target "nlu" {
 }
 `,
 	"openai": `
-# An OpenAI-compatible chat API used as the NLU: nlutest run {{.Dir}} --target openai
-# The model is asked for the JSON the expectations read; set the key with
+# An OpenAI-compatible chat API (OpenAI, vLLM, llama.cpp server, Ollama's
+# /v1) used as the NLU: nlutest run {{.Dir}} --target openai
+# The model is asked for the JSON the expectations read; content = "json"
+# decodes the answer's content, so "$.intent.name" reads the model's JSON.
+# Set the key with
 #   export NLUTEST_VAR_openai_api_key=sk-...
 # The run without --target uses the demo NLU, so the suite works offline
 # and costs nothing until you switch.
@@ -59,17 +62,14 @@ variable "openai_api_key" {
 }
 
 target "openai" {
-  http {
-    url     = "${var.openai_base_url}/chat/completions"
-    headers = { Authorization = "Bearer ${var.openai_api_key}" }
-    body = jsonencode({
-      model           = var.openai_model
-      response_format = { type = "json_object" }
-      messages = [
-        { role = "system", content = "Classify the travel request. Answer with JSON only: {\"intent\": {\"name\": one of greet, book_flight, check_weather, cancel_booking}, \"entities\": [{\"entity\": \"city\" or \"date\", \"value\": the words as written}]}" },
-        { role = "user", content = case.text },
-      ]
-    })
+  openai {
+    url     = var.openai_base_url
+    model   = var.openai_model
+    api_key = var.openai_api_key
+    system  = "Classify the travel request. Answer with JSON only: {\"intent\": {\"name\": one of greet, book_flight, check_weather, cancel_booking}, \"entities\": [{\"entity\": \"city\" or \"date\", \"value\": the words as written}]}"
+    params  = { temperature = 0, response_format = { type = "json_object" } }
+    content = "json"          # the content is the JSON the expectations read
+    session = { user = true } # the conversation's session id as the request's user
   }
   concurrency = 2
   timeout     = "30s"
@@ -80,7 +80,7 @@ target "openai" {
 }
 
 // initSuite is the scaffolded suite: the demo target, materials inline and
-// from a file, two templates, a split and thresholds.
+// from a file, two templates, a conversation, a split and thresholds.
 const initSuite = `# {{.Name}}: scaffolded by nlutest init --engine {{.Engine}}.
 #
 #   nlutest validate {{.Dir}}     check the suite
@@ -134,6 +134,22 @@ template "weather" {
   }
 }
 
+# A dialogue: its turns run in order in one session, each scored as a
+# case; {city} and {day} keep one value through the whole conversation.
+conversation "book-then-weather" {
+  level = "S2"
+  scene = ["travel", "dialogue"]
+
+  turn {
+    user   = "帮我订一张{day}去{city}的机票"
+    expect = { "$.intent.name" = "book_flight" }
+  }
+  turn {
+    user   = "{day}{city}天气怎么样"
+    expect = { "$.intent.name" = "check_weather" }
+  }
+}
+
 split "smoke" {
   where = case.level == "S1"
 }
@@ -173,6 +189,9 @@ func (a *App) cmdInit(args []string) int {
 	abs := dir
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(a.Getwd, dir)
+	}
+	if a, err := filepath.Abs(abs); err == nil {
+		abs = a // the suite is named after the directory, also for "."
 	}
 	if existing, _ := filepath.Glob(filepath.Join(abs, "*.nlutest.hcl")); len(existing) > 0 {
 		return a.fail(usagef("%s already holds a suite (%s); init writes only into a directory without one", dir, filepath.Base(existing[0])))

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -38,5 +42,106 @@ func TestInitThenRun(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, t.TempDir(), nil, "init", "--engine", "dialogflow"); code != ExitInvalid {
 		t.Errorf("unknown engine: exit %d, want 2", code)
+	}
+}
+
+// fakeJSONLLM is an OpenAI-compatible server that answers as the openai
+// scaffold's system prompt asks: JSON content with the intent (by keyword)
+// and the city and date entities as written. It records each request's
+// user member and whether it asked for a JSON object.
+func fakeJSONLLM(t *testing.T) (*httptest.Server, *[]string) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			User           string                `json:"user"`
+			ResponseFormat struct{ Type string } `json:"response_format"`
+			Messages       []struct{ Role, Content string }
+		}
+		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) < 2 || req.Messages[0].Role != "system" {
+			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
+			return
+		}
+		text := req.Messages[len(req.Messages)-1].Content
+		mu.Lock()
+		seen = append(seen, req.User+" "+req.ResponseFormat.Type)
+		mu.Unlock()
+		intent := "greet"
+		switch {
+		case strings.Contains(text, "天气"):
+			intent = "check_weather"
+		case strings.Contains(text, "机票"):
+			intent = "book_flight"
+		}
+		ents := []map[string]string{}
+		for _, c := range []string{"北京", "上海", "广州", "成都"} {
+			if strings.Contains(text, c) {
+				ents = append(ents, map[string]string{"entity": "city", "value": c})
+			}
+		}
+		for _, d := range []string{"明天", "后天", "周五"} {
+			if strings.Contains(text, d) {
+				ents = append(ents, map[string]string{"entity": "date", "value": d})
+			}
+		}
+		content, _ := json.Marshal(map[string]any{"intent": map[string]string{"name": intent}, "entities": ents})
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"choices": []any{map[string]any{"index": 0, "message": map[string]string{"role": "assistant", "content": string(content)}}},
+			"usage":   map[string]int{"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &seen
+}
+
+// Issue 22 item 5: the suite `init --engine openai` writes passes, as
+// written, against an OpenAI-compatible server answering JSON content
+// (the scaffold before read the chat-completion envelope with
+// "$.intent.name", so no server could pass it); every conversation turn
+// sends its session id as the request's user.
+func TestInitOpenAIScaffoldPassesAgainstJSONContent(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := runCLI(t, dir, nil, "init", "--engine", "openai"); code != ExitPass {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errs)
+	}
+	srv, seen := fakeJSONLLM(t)
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--target", "openai", "--var", "openai_base_url="+srv.URL+"/v1", "--out", run, "--quiet")
+	if code != ExitPass || !strings.Contains(out, "2/2 thresholds met · 16 passed, 0 failed, 0 errored of 16 cases") {
+		t.Fatalf("run --target openai: exit %d\n%s%s", code, out, errs)
+	}
+	sessions := map[string]int{}
+	for _, s := range *seen {
+		user, format, _ := strings.Cut(s, " ")
+		if format != "json_object" || user == "" {
+			t.Errorf("request user %q, response_format %q; want a session id and json_object", user, format)
+		}
+		sessions[user]++
+	}
+	// 8 template cases with a session each, 4 conversations of 2 turns.
+	twice := 0
+	for _, n := range sessions {
+		if n == 2 {
+			twice++
+		}
+	}
+	if len(*seen) != 16 || len(sessions) != 12 || twice != 4 {
+		t.Errorf("%d requests in %d sessions (%d with 2 turns); want 16 in 12, 4 of them conversations", len(*seen), len(sessions), twice)
+	}
+}
+
+// init without a directory names the suite after the working directory
+// (it wrote "..nlutest.hcl" when the working directory was ".").
+func TestInitInWorkingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "票务")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if code, out, errs := runCLI(t, "", nil, "init"); code != ExitPass || !strings.Contains(out, "Wrote 票务.nlutest.hcl") {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "票务.nlutest.hcl")); err != nil {
+		t.Error(err)
 	}
 }
