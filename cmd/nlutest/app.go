@@ -84,6 +84,8 @@ Usage:
   nlutest stats PATH      distributions of materials, cases, scenes, splits and dimension coverage
   nlutest annotate PATH   draft expectations from live responses (SUITE.annotations.hcl, or --write)
   nlutest fmt PATH        rewrite suite files in the canonical layout (--check: list, exit 1)
+  nlutest import botium DIR -o SUITE_DIR        a suite from Botium convos and utterances
+  nlutest import rasa-e2e FILE -o SUITE_DIR     a suite from Rasa end-to-end tests or test stories
   nlutest eval RUN        recompute assertions, metrics, thresholds and reports of a saved run, offline
   nlutest diff RUN RUN    metric deltas and cases that flipped between two runs
   nlutest merge RUN...    join shard runs into one run (--out DIR)
@@ -133,6 +135,8 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		return a.cmdAnnotate(ctx, rest)
 	case "fmt":
 		return a.cmdFmt(rest)
+	case "import":
+		return a.cmdImport(rest)
 	case "eval":
 		return a.cmdEval(ctx, rest)
 	case "merge":

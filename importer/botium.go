@@ -1,0 +1,392 @@
+package importer
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// memoryVar is a Botium scripting memory variable: $name.
+var memoryVar = regexp.MustCompile(`\$[\p{L}_][\p{L}\p{N}_]*`)
+
+// botium is one Botium import in progress.
+type botium struct {
+	s        *suite
+	f        Features
+	utter    map[string][]string // utterance lists by name
+	partials map[string]*bConvo  // partial convos by name
+	used     map[string]bool     // utterance lists turned into materials
+}
+
+// ReadBotium imports every Botium convo under dir: *.convo.txt (a convo),
+// *.pconvo.txt (a partial convo, included by name), *.utterances.txt, and
+// the object form in *.json, *.yml and *.yaml files (convos,
+// partialConvos and utterances keys). Files of other kinds are listed in
+// skipped.
+func ReadBotium(dir string, f Features) (res *Result, skipped []string, err error) {
+	rel, err := listFiles(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	files := rel
+	b := &botium{s: &suite{name: suiteName(dir), from: "Botium convos in " + filepath.Base(filepath.Clean(dir)), sources: map[string][]byte{}, base: dir},
+		f: f, utter: map[string][]string{}, partials: map[string]*bConvo{}, used: map[string]bool{}}
+	var convos []*bConvo
+	texts := map[string]string{}
+	for _, p := range files {
+		src, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			return nil, nil, err
+		}
+		texts[p] = string(src)
+		b.s.sources[filepath.Join(dir, p)] = src
+	}
+	// Utterances first: a convo line naming a list is a reference to it.
+	for _, p := range files {
+		switch {
+		case strings.HasSuffix(p, ".utterances.txt"):
+			name, vals := parseUtterancesTxt(texts[p])
+			b.addUtterances(p, 1, name, vals)
+		case isObjectFile(p):
+			b.objectUtterances(p, texts[p])
+		}
+	}
+	names := map[string]bool{}
+	for n := range b.utter {
+		names[n] = true
+	}
+	for _, p := range files {
+		switch {
+		case strings.HasSuffix(p, ".pconvo.txt"):
+			b.addPartial(parseConvoTxt(p, texts[p], names))
+		case strings.HasSuffix(p, ".convo.txt"):
+			convos = append(convos, parseConvoTxt(p, texts[p], names))
+		case isObjectFile(p):
+			cs, ps, ok := b.objectConvos(p, texts[p], names)
+			for _, pc := range ps {
+				b.addPartial(pc)
+			}
+			convos = append(convos, cs...)
+			if !ok {
+				skipped = append(skipped, p)
+			}
+		case !strings.HasSuffix(p, ".utterances.txt"):
+			skipped = append(skipped, p)
+		}
+	}
+	if len(convos) == 0 {
+		return nil, skipped, fmt.Errorf("no Botium convos in %s: nlutest import botium reads *.convo.txt files and convos in *.json and *.yml files", dir)
+	}
+	for _, c := range convos {
+		b.s.convos = append(b.s.convos, b.convo(c))
+	}
+	b.materials()
+	res, _, err = b.s.result(f, botiumTarget)
+	return res, skipped, err
+}
+
+// listFiles lists the regular files under dir, relative, sorted, skipping
+// hidden directories and node_modules.
+func listFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+func isObjectFile(p string) bool {
+	return strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".yml") || strings.HasSuffix(p, ".yaml")
+}
+
+func (b *botium) addUtterances(file string, line int, name string, vals []string) {
+	if name == "" {
+		b.s.problem(file, line, "Utterance list without a name", "The first line of a Botium utterances file is the list's name; add one, or remove the file.")
+		return
+	}
+	if old, dup := b.utter[name]; dup && !slices.Equal(old, vals) {
+		b.s.problem(file, line, "Duplicate utterance list", "Another file already defines the utterance list %q; Botium would use one of them. Rename or merge the lists.", name)
+		return
+	}
+	b.utter[name] = vals
+}
+
+func (b *botium) addPartial(c *bConvo) {
+	if _, dup := b.partials[c.name]; dup {
+		b.s.problem(c.file, c.line, "Duplicate partial convo", "Another file already defines the partial convo %q; rename one of them.", c.name)
+		return
+	}
+	b.partials[c.name] = c
+}
+
+// resolve replaces each argument naming an utterance list by its utterances.
+func (b *botium) resolve(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if vals, ok := b.utter[a]; ok {
+			out = append(out, vals...)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// untranslated records a step with no nlutest form: a diagnostic at its
+// line, and a comment in the written suite (seen with --partial).
+func (b *botium) untranslated(c *convo, t *turn, file string, line int, raw, why string) {
+	b.s.problem(file, line, "Untranslatable Botium step",
+		"%q cannot be translated: %s. "+partialHint, strings.TrimSpace(raw), why)
+	note := fmt.Sprintf("UNTRANSLATED %s:%d %s (%s)", file, line, strings.TrimSpace(raw), why)
+	if t != nil {
+		t.comments = append(t.comments, note)
+	} else {
+		c.comments = append(c.comments, note)
+	}
+}
+
+// convo translates one convo: its includes inlined, each #me a turn, each
+// #bot's checks on the turn before it (or a bot_first turn).
+func (b *botium) convo(bc *bConvo) *convo {
+	c := &convo{name: bc.name, description: bc.description, file: bc.file, line: bc.line}
+	if c.name == "" {
+		c.name = strings.TrimSuffix(filepath.Base(bc.file), ".convo.txt")
+	}
+	var cur *turn
+	for _, st := range b.expand(c, bc.steps, nil) {
+		switch st.sender {
+		case "me":
+			if t := b.meTurn(c, st); t != nil {
+				cur = t
+				c.turns = append(c.turns, t)
+			}
+		case "bot":
+			if cur == nil {
+				if !b.f.BotFirst {
+					b.untranslated(c, nil, st.file, st.line, "#bot before any #me", "this nlutest has no bot_first turns")
+					continue
+				}
+				cur = &turn{botFirst: true, line: st.line}
+				c.turns = append(c.turns, cur)
+			}
+			b.botChecks(c, cur, st)
+		default: // begin, end: logic hooks run around the convo
+			for _, it := range st.items {
+				b.untranslated(c, nil, st.file, it.line, it.raw, "logic hooks of a #"+st.sender+" section have no nlutest equivalent")
+			}
+			if st.hasText {
+				b.untranslated(c, nil, st.file, st.textLine, st.text, "#"+st.sender+" sections hold logic hooks, not text")
+			}
+		}
+	}
+	if len(c.turns) == 0 {
+		b.s.problem(bc.file, bc.line, "Convo without a turn", "The convo %q sends nothing to the bot, so there is no conversation to import; add a #me section or remove it.", c.name)
+	}
+	return c
+}
+
+// expand inlines partial convos: #include sections and INCLUDE hooks.
+func (b *botium) expand(c *convo, steps []*bStep, stack []string) []*bStep {
+	var out []*bStep
+	for _, st := range steps {
+		var names []string
+		line := st.line
+		if st.sender == "include" {
+			if st.channel != "" {
+				names = append(names, st.channel)
+			}
+			for _, l := range strings.Split(st.text, "\n") {
+				if strings.TrimSpace(l) != "" {
+					names = append(names, strings.TrimSpace(l))
+				}
+			}
+		} else {
+			keep := *st
+			keep.items = nil
+			for _, it := range st.items {
+				if it.kind == "hook" && it.name == "INCLUDE" && len(it.args) == 1 {
+					names, line = append(names, it.args[0]), it.line
+					continue
+				}
+				keep.items = append(keep.items, it)
+			}
+			out = append(out, &keep)
+		}
+		for _, n := range names {
+			if i := indexOf(stack, n); i >= 0 {
+				b.s.problem(st.file, line, "Circular partial convo", "The partial convo %q includes itself (%s); break the cycle.", n, strings.Join(append(stack[i:], n), " → "))
+				continue
+			}
+			p, ok := b.partials[n]
+			if !ok {
+				b.s.problem(st.file, line, "Unknown partial convo", "No *.pconvo.txt (or partialConvos entry) is named %q; add it to the directory or fix the name.", n)
+				continue
+			}
+			out = append(out, b.expand(c, p.steps, append(append([]string(nil), stack...), n))...)
+		}
+	}
+	return out
+}
+
+func indexOf(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// meTurn makes the turn of a #me section, or nil when it sends nothing.
+func (b *botium) meTurn(c *convo, st *bStep) *turn {
+	t := &turn{line: st.line}
+	user, have := "", false
+	for _, it := range st.items {
+		if it.kind == "input" && it.name == "BUTTON" && len(it.args) >= 1 && it.args[0] != "" && !have {
+			user, have = literal(it.args[0]), true
+			t.comments = append(t.comments, fmt.Sprintf("%s:%d BUTTON %s: the button's payload is sent as the message", st.file, it.line, it.args[0]))
+			continue
+		}
+		b.untranslated(c, t, st.file, it.line, it.raw, "the #me line "+it.name+" has no nlutest equivalent")
+	}
+	if st.hasText {
+		switch {
+		case have:
+			b.untranslated(c, t, st.file, st.textLine, st.text, "a #me section sends either a button or text")
+		case st.not || st.optional:
+			b.untranslated(c, t, st.file, st.textLine, st.text, "a negated or optional user message has no meaning in nlutest")
+		case memoryVar.MatchString(st.text):
+			b.untranslated(c, t, st.file, st.textLine, st.text, "scripting memory variables ($name) have no nlutest equivalent")
+		default:
+			user, have = b.userText(st.text), true
+		}
+	}
+	if !have {
+		if len(t.comments) > 0 && len(c.turns) > 0 {
+			prev := c.turns[len(c.turns)-1]
+			prev.comments = append(prev.comments, t.comments...)
+		} else if len(t.comments) > 0 {
+			c.comments = append(c.comments, t.comments...)
+		}
+		return nil
+	}
+	t.user = user
+	return t
+}
+
+// userText is a #me text as a user attribute: an utterance list's name
+// becomes a placeholder of the materials block made from it.
+func (b *botium) userText(text string) string {
+	if _, ok := b.utter[text]; ok {
+		b.used[text] = true
+		return quote("{" + materialName(text) + "}")
+	}
+	return literal(text)
+}
+
+func materialName(n string) string {
+	return strings.NewReplacer("{", "_", "}", "_", "#", "_").Replace(n)
+}
+
+// botChecks adds a #bot section's text and asserters to the turn.
+func (b *botium) botChecks(c *convo, t *turn, st *bStep) {
+	if st.hasText {
+		origin := fmt.Sprintf("Botium %s:%d: %s", st.file, st.textLine, firstLine(st.text))
+		switch {
+		case st.optional:
+			b.untranslated(c, t, st.file, st.textLine, st.text, "optional bot messages have no nlutest equivalent")
+		case memoryVar.MatchString(st.text):
+			b.untranslated(c, t, st.file, st.textLine, st.text, "scripting memory variables ($name) have no nlutest equivalent")
+		default:
+			ck, why := textCheck(b.resolve([]string{st.text}), st.not, origin)
+			if why != "" {
+				b.untranslated(c, t, st.file, st.textLine, st.text, why)
+			} else {
+				t.checks = append(t.checks, ck)
+			}
+		}
+	}
+	for _, it := range st.items {
+		b.botItem(c, t, st, it)
+	}
+}
+
+func (b *botium) botItem(c *convo, t *turn, st *bStep, it bItem) {
+	origin := fmt.Sprintf("Botium %s:%d: %s", st.file, it.line, strings.TrimSpace(it.raw))
+	switch {
+	case it.optional:
+		b.untranslated(c, t, st.file, it.line, it.raw, "optional asserters have no nlutest equivalent")
+	case it.kind == "asserter" && strings.HasPrefix(it.name, "TEXT") && it.name != "TEXT_WER":
+		cs, why := b.asserterCheck(it, origin)
+		if why == "no reply check" {
+			why = "the asserter " + it.name + " has no reply check"
+		}
+		if why != "" {
+			b.untranslated(c, t, st.file, it.line, it.raw, why)
+			return
+		}
+		t.checks = append(t.checks, cs...)
+	case it.kind == "asserter" && (strings.HasPrefix(it.name, "INTENT") || strings.HasPrefix(it.name, "ENTIT")):
+		if !b.f.State {
+			b.untranslated(c, t, st.file, it.line, it.raw, "this nlutest has no state expectations to read the Rasa tracker with")
+			return
+		}
+		ex, as, why := nluCheck(it)
+		if why == "no nlutest equivalent" {
+			why = "the asserter " + it.name + " has no nlutest equivalent"
+		}
+		if why != "" {
+			b.untranslated(c, t, st.file, it.line, it.raw, why)
+			return
+		}
+		t.expect = append(t.expect, ex...)
+		t.asserts = append(t.asserts, as...)
+	case it.kind == "unknown":
+		b.untranslated(c, t, st.file, it.line, it.raw, "it reads as a custom asserter or logic hook, which nlutest cannot run")
+	default:
+		b.untranslated(c, t, st.file, it.line, it.raw, "the "+it.kind+" "+it.name+" has no nlutest equivalent")
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// materials adds a materials block for every utterance list a #me uses.
+func (b *botium) materials() {
+	var names []string
+	for n := range b.used {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b.s.materials = append(b.s.materials, material{name: materialName(n), values: b.utter[n]})
+	}
+}
+
+// suiteName names the suite after the directory imported.
+func suiteName(p string) string {
+	n := filepath.Base(filepath.Clean(p))
+	n = strings.TrimSuffix(n, filepath.Ext(n))
+	if n == "" || n == "." || n == "/" {
+		return "imported"
+	}
+	return n
+}

@@ -1,0 +1,284 @@
+package importer
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nlutest/nlutest/spec"
+)
+
+// quote writes s as an HCL string literal: backslash escapes for quotes,
+// backslashes and control characters, and $${ and %%{ for the template
+// openers HCL would otherwise read.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == utf8.RuneError:
+			b.WriteString(`\uFFFD`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		case (r == '$' || r == '%') && strings.HasPrefix(s[i+1:], "{"):
+			b.WriteRune(r)
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// literal is quote for text the suite reads for {slot} placeholders
+// (user texts, expected values, reply check values): braces are doubled.
+func literal(s string) string {
+	return quote(strings.NewReplacer("{", "{{", "}", "}}").Replace(s))
+}
+
+// value renders an expected value.
+func value(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(x)
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return literal(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = value(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = quote(k) + " = " + value(x[k])
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return literal(fmt.Sprint(v))
+}
+
+func list(vs []string) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = literal(v)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// comment writes text as # lines at the given indent.
+func comment(b *strings.Builder, indent, text string) {
+	for _, l := range strings.Split(text, "\n") {
+		b.WriteString(strings.TrimRight(indent+"# "+l, " ") + "\n")
+	}
+}
+
+// render writes the suite as one canonical suite file.
+func (s *suite) render(f Features, header, target string) ([]byte, error) {
+	var b strings.Builder
+	comment(&b, "", header)
+	fmt.Fprintf(&b, "\nsuite %s {\n  description = %s\n}\n\n%s", quote(s.name), quote("Imported from "+s.from), target)
+	for _, m := range s.materials {
+		fmt.Fprintf(&b, "\nmaterials %s {\n  values = %s\n}\n", quote(m.name), list(m.values))
+	}
+	used := map[string]int{}
+	for _, c := range s.convos {
+		b.WriteString("\n")
+		renderConvo(&b, c, uniqueName(used, c.name), f)
+	}
+	out, diags := spec.FormatSource([]byte(b.String()), s.name+spec.FileSuffix)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("the written suite does not parse (an importer bug): %s", diags.Error())
+	}
+	return out, nil
+}
+
+// uniqueName gives a second convo of one name a " (2)" suffix.
+func uniqueName(used map[string]int, name string) string {
+	if strings.TrimSpace(name) == "" {
+		name = "convo"
+	}
+	used[name]++
+	if n := used[name]; n > 1 {
+		return fmt.Sprintf("%s (%d)", name, n)
+	}
+	return name
+}
+
+// isTemplate reports whether a convo is written as a template: one user
+// turn that the bot does not open.
+func isTemplate(c *convo) bool {
+	return len(c.turns) == 1 && !c.turns[0].botFirst
+}
+
+func renderConvo(b *strings.Builder, c *convo, name string, f Features) {
+	where := fmt.Sprintf("%s:%d", c.file, c.line)
+	if c.description != "" {
+		comment(b, "", c.description)
+	}
+	if isTemplate(c) {
+		comment(b, "", "from "+where)
+		fmt.Fprintf(b, "template %s {\n", quote(name))
+		for _, cm := range c.comments {
+			comment(b, "  ", cm)
+		}
+		renderTurnBody(b, c.turns[0], "  ", "text", f)
+		b.WriteString("}\n")
+		return
+	}
+	comment(b, "", "from "+where)
+	fmt.Fprintf(b, "conversation %s {\n", quote(name))
+	for _, cm := range c.comments {
+		comment(b, "  ", cm)
+	}
+	for i, t := range c.turns {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("  turn {\n")
+		renderTurnBody(b, t, "    ", "user", f)
+		b.WriteString("  }\n")
+	}
+	b.WriteString("}\n")
+}
+
+func renderTurnBody(b *strings.Builder, t *turn, ind, textAttr string, f Features) {
+	for _, cm := range t.comments {
+		comment(b, ind, cm)
+	}
+	if t.botFirst {
+		fmt.Fprintf(b, "%sbot_first = true\n", ind)
+	}
+	fmt.Fprintf(b, "%s%s = %s\n", ind, textAttr, t.user)
+	if len(t.expect) > 0 {
+		fmt.Fprintf(b, "%sexpect = {\n", ind)
+		for _, e := range t.expect {
+			fmt.Fprintf(b, "%s  %s = %s\n", ind, quote(e.path), value(e.value))
+		}
+		fmt.Fprintf(b, "%s}\n", ind)
+	}
+	if f.ReplyBlocks {
+		for _, blk := range replyBlocks(t.checks) {
+			renderReply(b, blk, ind)
+		}
+	}
+	asserts := t.asserts
+	if !f.ReplyBlocks {
+		for _, c := range t.checks {
+			asserts = append(asserts, c.assert())
+		}
+	}
+	for _, a := range asserts {
+		fmt.Fprintf(b, "%sassert {\n%s  condition = %s\n%s  message   = %s\n%s}\n", ind, ind, a.condition, ind, quote(a.message), ind)
+	}
+}
+
+// replyBlocks groups checks into reply blocks: one per ignore_case value,
+// and another when a kind repeats (two matches patterns).
+func replyBlocks(cs []check) [][]check {
+	var out [][]check
+	for _, c := range cs {
+		placed := false
+		for i, blk := range out {
+			if blk[0].ignoreCase != c.ignoreCase {
+				continue
+			}
+			clash := false
+			for _, o := range blk {
+				clash = clash || o.kind == c.kind
+			}
+			if !clash {
+				out[i] = append(out[i], c)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			out = append(out, []check{c})
+		}
+	}
+	return out
+}
+
+func renderReply(b *strings.Builder, blk []check, ind string) {
+	fmt.Fprintf(b, "%sreply {\n", ind)
+	for _, c := range blk {
+		switch c.kind {
+		case "matches", "equals":
+			fmt.Fprintf(b, "%s  %s = %s\n", ind, c.kind, literal(c.values[0]))
+		default:
+			fmt.Fprintf(b, "%s  %s = %s\n", ind, c.kind, list(c.values))
+		}
+	}
+	if blk[0].ignoreCase {
+		fmt.Fprintf(b, "%s  ignore_case = true\n", ind)
+	}
+	fmt.Fprintf(b, "%s}\n", ind)
+}
+
+// assert is the closest existing form of a reply check: a condition over
+// reply (strcontains, regexall, ==).
+func (c check) assert() assertion {
+	subject := "reply"
+	val := func(v string) string { return quote(v) }
+	if c.ignoreCase {
+		subject = "lower(reply)"
+		val = func(v string) string { return "lower(" + quote(v) + ")" }
+	}
+	var parts []string
+	join := " && "
+	cond := ""
+	switch c.kind {
+	case "contains", "contains_any", "not_contains":
+		for _, v := range c.values {
+			p := fmt.Sprintf("strcontains(%s, %s)", subject, val(v))
+			if c.kind == "not_contains" {
+				p = "!" + p
+			}
+			parts = append(parts, p)
+		}
+		if c.kind == "contains_any" {
+			join = " || "
+		}
+		cond = strings.Join(parts, join)
+	case "matches":
+		re := c.values[0]
+		if c.ignoreCase {
+			re = "(?i)" + re
+		}
+		cond = fmt.Sprintf("length(regexall(%s, reply)) > 0", quote(re))
+	case "equals":
+		cond = fmt.Sprintf("%s == %s", subject, val(c.values[0]))
+	case "one_of":
+		for _, v := range c.values {
+			parts = append(parts, val(v))
+		}
+		cond = fmt.Sprintf("contains([%s], %s)", strings.Join(parts, ", "), subject)
+	}
+	return assertion{condition: cond, message: c.origin}
+}

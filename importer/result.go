@@ -1,0 +1,84 @@
+package importer
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+const botiumTarget = `# The bot under test. Botium reached it through a connector; this target
+# talks to Rasa's REST channel. For another bot, replace the rasa block
+# with an http block for its API (docs/language.md#target).
+variable "bot_url" { default = env("BOT_URL", "http://127.0.0.1:5005") }
+
+target "bot" {
+  rasa {
+    url  = var.bot_url
+    mode = "webhook"
+  }
+}
+`
+
+const rasaTarget = `# The Rasa server under test (rasa run --enable-api), through its REST channel.
+variable "rasa_url" { default = env("RASA_URL", "http://127.0.0.1:5005") }
+
+target "rasa" {
+  rasa {
+    url  = var.rasa_url
+    mode = "webhook"
+  }
+}
+`
+
+// partialHint ends the detail of every untranslatable step.
+const partialHint = "Write the check by hand in the imported suite, or pass --partial to import the rest with this step left as a comment."
+
+// result renders the suite into its file, with the problems found.
+func (s *suite) result(f Features, target string) (*Result, []string, error) {
+	header := fmt.Sprintf("Imported by nlutest import from %s.\nThe mapping of each step: docs/cli.md#import.", s.from)
+	if n := len(s.problems.Errs()); n > 0 {
+		header += fmt.Sprintf("\n%d step%s could not be translated: see the UNTRANSLATED comments.", n, plural(n))
+	}
+	sort.SliceStable(s.problems, func(i, j int) bool {
+		a, b := s.problems[i].Subject, s.problems[j].Subject
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Start.Line < b.Start.Line
+	})
+	out, err := s.render(f, header, target)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &Result{Files: map[string][]byte{s.name + ".nlutest.hcl": out}, Problems: s.problems, Sources: s.sources}
+	for _, c := range s.convos {
+		r.Turns += len(c.turns)
+		if isTemplate(c) {
+			r.Templates++
+		} else if len(c.turns) > 0 {
+			r.Convos++
+		}
+	}
+	return r, nil, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Warnings turns the problems into warnings: what --partial prints.
+func (r *Result) Warnings() hcl.Diagnostics {
+	out := make(hcl.Diagnostics, len(r.Problems))
+	for i, d := range r.Problems {
+		w := *d
+		w.Severity = hcl.DiagWarning
+		w.Detail = strings.Replace(w.Detail, partialHint, "It is left as an UNTRANSLATED comment in the imported suite; write the check by hand.", 1)
+		out[i] = &w
+	}
+	return out
+}
