@@ -36,6 +36,19 @@ func member(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
+// memberKey is the key node of a mapping's member, for its position.
+func memberKey(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i]
+		}
+	}
+	return nil
+}
+
 func (b *botium) objectUtterances(file, src string) {
 	u := member(objectRoot(src), "utterances")
 	if u == nil || u.Kind != yaml.MappingNode {

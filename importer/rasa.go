@@ -127,10 +127,10 @@ func (r *rasa) testCases(seq, fixtures *yaml.Node) {
 			c.name = n.Value
 		}
 		if fx := member(tc, "fixtures"); fx != nil {
-			r.untranslated(c, nil, fx, "fixtures: "+strings.Join(scalars(fx), ", "), "fixtures set tracker slots before the test, which nlutest cannot do through the REST channel; start the conversation with a message that sets them")
+			r.untranslated(c, nil, memberKey(tc, "fixtures"), "fixtures: "+strings.Join(scalars(fx), ", "), "fixtures set tracker slots before the test, which nlutest cannot do through the REST channel; start the conversation with a message that sets them")
 		}
 		if md := member(tc, "metadata"); md != nil {
-			r.untranslated(c, nil, md, "metadata: "+md.Value, "user message metadata is not sent by the rasa target")
+			r.untranslated(c, nil, memberKey(tc, "metadata"), "metadata: "+md.Value, "user message metadata is not sent by the rasa target")
 		}
 		steps := member(tc, "steps")
 		if steps == nil || steps.Kind != yaml.SequenceNode {

@@ -55,7 +55,7 @@ func (r *rasa) userTurn(c *convo, sn *yaml.Node) *turn {
 					text = n.Value
 				}
 				if md := member(v, "metadata"); md != nil {
-					r.untranslated(c, t, md, "metadata: "+md.Value, "user message metadata is not sent by the rasa target")
+					r.untranslated(c, t, memberKey(v, "metadata"), "metadata: "+md.Value, "user message metadata is not sent by the rasa target")
 				}
 			}
 			if r.markup {
@@ -125,7 +125,11 @@ func entityList(v *yaml.Node) [][2]string {
 // entities expects the latest message's entities, in text order.
 func (r *rasa) entities(c *convo, t *turn, sn *yaml.Node, ents [][2]string) {
 	if !r.f.State {
-		r.untranslated(c, t, sn, "entities", "this nlutest has no state expectations to read the Rasa tracker's latest message with")
+		var parts []string
+		for _, e := range ents {
+			parts = append(parts, e[0]+"="+e[1])
+		}
+		r.untranslated(c, t, sn, "entities: "+strings.Join(parts, ", "), "this nlutest has no state expectations to read the Rasa tracker's latest message with")
 		return
 	}
 	types, values := make([]any, len(ents)), []any{}
