@@ -38,7 +38,7 @@ func (b *fakeRasaBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			ents = []map[string]string{}
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"sender_id": sender, "slots": map[string]any{},
-			"latest_message": map[string]any{"text": msg, "intent": map[string]any{"name": "x", "confidence": 0.9}, "entities": ents},
+			"latest_message":     map[string]any{"text": msg, "intent": map[string]any{"name": "x", "confidence": 0.9}, "entities": ents},
 			"latest_action_name": "action_listen"})
 		return
 	}
@@ -165,12 +165,12 @@ func TestImportBotiumSamples(t *testing.T) {
 	bot := &fakeRasaBot{replies: map[string][]string{
 		"Hello": {"Hello Hugo"}, "bye": {"goodbye!"}, "hi": {"Hello! What can I do for you?"}, "nothing": {"ok"},
 		"Login please": {"Password please!"}, "123456": {"You are logged in!"}, "Logout please!": {"Are you sure?"}, "Yes": {"You are logged out!"},
-		"where is the next restauran":                      {"I understand you want me to find a location. I can find restaurants, gas stations and restrooms nearby."},
-		"find my a restaurant":                             {"Of course. Do you have a specific cuisine in mind?"},
-		"pizza":                                            {"Super! I've found 5 locations for you. Which one would you like to drive to?"},
-		"1":                                                {"Sure! Restaurant 1 on the list gets great reviews.", "What day/time did you want to go to the restaurant?"},
-		"10th of january":                                  {"Fine."},
-		"word1 word2 hi":                                   {"hello! there"},
+		"where is the next restauran": {"I understand you want me to find a location. I can find restaurants, gas stations and restrooms nearby."},
+		"find my a restaurant":        {"Of course. Do you have a specific cuisine in mind?"},
+		"pizza":                       {"Super! I've found 5 locations for you. Which one would you like to drive to?"},
+		"1":                           {"Sure! Restaurant 1 on the list gets great reviews.", "What day/time did you want to go to the restaurant?"},
+		"10th of january":             {"Fine."},
+		"word1 word2 hi":              {"hello! there"},
 		"Im Joe, my number is 12345, and my ID is id1_123": {"Your ID id1_123 and number 12345"},
 	}}
 	srv := httptest.NewServer(bot)
@@ -284,7 +284,7 @@ func TestImportRasaSamples(t *testing.T) {
 		"test_mood_great (2)|Hi!": "pass", "test_mood_great (2)|I am feeling wonderful.": "pass",
 		"test_standard_booking|Hi!": "fail", "test_standard_booking|I would like to book a trip.": "pass",
 		"test_standard_booking|I want to travel to Lisbon.": "fail",
-		"Test with two easy entities|my name is joe": "pass", "Test with two easy entities|I am feeling happy": "pass",
+		"Test with two easy entities|my name is joe":        "pass", "Test with two easy entities|I am feeling happy": "pass",
 		"Test with a hard entity|today I was very cranky": "fail",
 	})
 	if d == nil || d.Conversations != 5 || d.Completed != 4 || d.Turns != 12 || d.TurnsPassed != 10 {
