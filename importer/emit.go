@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,54 +183,62 @@ func renderTurnBody(b *strings.Builder, t *turn, ind, textAttr string, f Feature
 		}
 		fmt.Fprintf(b, "%s}\n", ind)
 	}
-	if f.ReplyBlocks {
-		for _, blk := range replyBlocks(t.checks) {
-			renderReply(b, blk, ind)
-		}
+	asserts, rest := t.asserts, t.checks
+	if f.ReplyBlocks && len(t.checks) > 0 {
+		var blk []check
+		blk, rest = replyBlock(t.checks)
+		renderReply(b, blk, ind)
 	}
-	asserts := t.asserts
-	if !f.ReplyBlocks {
-		for _, c := range t.checks {
-			asserts = append(asserts, c.assert())
-		}
+	for _, c := range rest {
+		asserts = append(asserts, c.assert())
 	}
 	for _, a := range asserts {
 		fmt.Fprintf(b, "%sassert {\n%s  condition = %s\n%s  message   = %s\n%s}\n", ind, ind, a.condition, ind, quote(a.message), ind)
 	}
 }
 
-// replyBlocks groups checks into reply blocks: one per ignore_case value,
-// and another when a kind repeats (two matches patterns).
-func replyBlocks(cs []check) [][]check {
-	var out [][]check
+// replyBlock gathers the checks one reply block holds (a case has one):
+// those of the first check's ignore_case, contains and not_contains
+// lists merged, one each of contains_any, matches and equals/one_of. The
+// rest become asserts.
+func replyBlock(cs []check) (blk []check, rest []check) {
 	for _, c := range cs {
+		if len(blk) > 0 && blk[0].ignoreCase != c.ignoreCase {
+			rest = append(rest, c)
+			continue
+		}
 		placed := false
-		for i, blk := range out {
-			if blk[0].ignoreCase != c.ignoreCase {
+		for i, o := range blk {
+			same := o.kind == c.kind || (isEquality(o.kind) && isEquality(c.kind))
+			if !same {
 				continue
 			}
-			clash := false
-			for _, o := range blk {
-				clash = clash || o.kind == c.kind
-			}
-			if !clash {
-				out[i] = append(out[i], c)
+			if c.kind == "contains" || c.kind == "not_contains" {
+				blk[i].values = append(append([]string(nil), o.values...), c.values...)
 				placed = true
-				break
 			}
+			break
 		}
-		if !placed {
-			out = append(out, []check{c})
+		switch {
+		case placed:
+		case slices.ContainsFunc(blk, func(o check) bool { return o.kind == c.kind || (isEquality(o.kind) && isEquality(c.kind)) }):
+			rest = append(rest, c)
+		default:
+			blk = append(blk, c)
 		}
 	}
-	return out
+	return blk, rest
 }
+
+func isEquality(kind string) bool { return kind == "equals" || kind == "one_of" }
 
 func renderReply(b *strings.Builder, blk []check, ind string) {
 	fmt.Fprintf(b, "%sreply {\n", ind)
 	for _, c := range blk {
 		switch c.kind {
-		case "matches", "equals":
+		case "matches":
+			fmt.Fprintf(b, "%s  %s = %s\n", ind, c.kind, quote(c.values[0]))
+		case "equals":
 			fmt.Fprintf(b, "%s  %s = %s\n", ind, c.kind, literal(c.values[0]))
 		default:
 			fmt.Fprintf(b, "%s  %s = %s\n", ind, c.kind, list(c.values))

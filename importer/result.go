@@ -17,7 +17,7 @@ target "bot" {
   rasa {
     url  = var.bot_url
     mode = "webhook"
-  }
+%s  }
 }
 `
 
@@ -28,7 +28,7 @@ target "rasa" {
   rasa {
     url  = var.rasa_url
     mode = "webhook"
-  }
+%s  }
 }
 `
 
@@ -48,7 +48,12 @@ func (s *suite) result(f Features, target string) (*Result, []string, error) {
 		}
 		return a.Start.Line < b.Start.Line
 	})
-	out, err := s.render(f, header, target)
+	tracker := ""
+	if f.State {
+		// state: expectations read the tracker after each turn.
+		tracker = "    tracker = true\n"
+	}
+	out, err := s.render(f, header, fmt.Sprintf(target, tracker))
 	if err != nil {
 		return nil, nil, err
 	}
