@@ -270,7 +270,7 @@ func (b *botium) meTurn(c *convo, st *bStep) *turn {
 		case have:
 			b.untranslated(c, t, st.file, st.textLine, st.text, "a #me section sends either a button or text")
 		case st.not || st.optional:
-			b.untranslated(c, t, st.file, st.textLine, st.text, "a negated or optional user message has no meaning in nlutest")
+			b.untranslated(c, t, st.file, st.textLine, st.rawText, "a negated or optional user message has no meaning in nlutest")
 		case memoryVar.MatchString(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "scripting memory variables ($name) have no nlutest equivalent")
 		default:
@@ -310,7 +310,7 @@ func (b *botium) botChecks(c *convo, t *turn, st *bStep) {
 		origin := fmt.Sprintf("Botium %s:%d: %s", st.file, st.textLine, firstLine(st.text))
 		switch {
 		case st.optional:
-			b.untranslated(c, t, st.file, st.textLine, st.text, "optional bot messages have no nlutest equivalent")
+			b.untranslated(c, t, st.file, st.textLine, st.rawText, "optional bot messages have no nlutest equivalent")
 		case memoryVar.MatchString(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "scripting memory variables ($name) have no nlutest equivalent")
 		default:

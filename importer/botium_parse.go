@@ -44,6 +44,7 @@ type bStep struct {
 	line            int // the section line
 	items           []bItem
 	text            string // the message text, lines joined by "\n"; "" with hasText false for none
+	rawText         string // the text as written, with its ? and ! marks
 	hasText         bool
 	textLine        int
 	not, optional   bool
@@ -168,6 +169,7 @@ func fillStep(st *bStep, lines []string, first int, utterances map[string]bool) 
 		return
 	}
 	st.hasText, st.textLine = true, textStart
+	st.rawText = strings.Join(text, "\n")
 	t := text[0]
 	if strings.HasPrefix(t, "?") {
 		st.optional = !strings.HasPrefix(t, "??")
