@@ -64,10 +64,10 @@ func baseNames(files []string) string {
 func (r *rasa) readFile(src []byte) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return fmt.Errorf("%s is not YAML: %s", r.file, err)
+		return fmt.Errorf("%s is not YAML (%s): nlutest import rasa-e2e reads Rasa's YAML test files", r.file, err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return fmt.Errorf("%s holds no test_cases or stories mapping", r.file)
+		return fmt.Errorf("%s has no test_cases or stories: nlutest import rasa-e2e reads Rasa end-to-end test files (test_cases:) and test stories (stories:)", r.file)
 	}
 	root := doc.Content[0]
 	found := false
@@ -89,7 +89,7 @@ func (r *rasa) readFile(src []byte) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("%s has no test_cases or stories: nlutest import rasa-e2e reads Rasa end-to-end test files and test stories", r.file)
+		return fmt.Errorf("%s has no test_cases or stories: nlutest import rasa-e2e reads Rasa end-to-end test files (test_cases:) and test stories (stories:)", r.file)
 	}
 	return nil
 }

@@ -291,3 +291,48 @@ func TestImportRasaSamples(t *testing.T) {
 		t.Errorf("metrics.dialogue = %+v, want 5 conversations, 4 completed, 12 turns, 10 passed", d)
 	}
 }
+
+// TestImportUsage: mistakes on the command line or in the input are exit
+// 2 with a sentence saying what to do, and write nothing.
+func TestImportUsage(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(full, "x.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := filepath.Abs("../../importer/testdata/botium-zh")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"import", "botium", samples}, "import needs -o SUITE_DIR"},
+		{[]string{"import", "botium", samples, "-o", full}, "already holds files"},
+		{[]string{"import", "dialogflow", samples, "-o", "out"}, `import reads botium or rasa-e2e, not "dialogflow"`},
+		{[]string{"import", "botium", empty, "-o", "out"}, "no Botium convos in"},
+		{[]string{"import", "botium", filepath.Join(dir, "missing"), "-o", "out"}, "missing does not exist"},
+		{[]string{"import", "rasa-e2e", filepath.Join(samples, "天气.convo.txt"), "-o", "out"}, "has no test_cases or stories: nlutest import rasa-e2e reads"},
+		{[]string{"import", "botium", samples, "-o", "out", "--domain", "d.yml"}, "--domain is for import rasa-e2e"},
+	} {
+		code, out, errs := runCLI(t, dir, nil, tc.args...)
+		if code != ExitInvalid || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q (stdout %q)", tc.args, code, errs, tc.want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+		t.Errorf("a failed import wrote out/ (%v)", err)
+	}
+	// An empty directory is filled.
+	if code, out, errs := runCLI(t, dir, nil, "import", "botium", samples, "-o", empty); code != ExitPass {
+		t.Fatalf("import into an empty directory: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(empty, "botium-zh.nlutest.hcl")); err != nil {
+		t.Error(err)
+	}
+}
