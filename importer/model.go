@@ -51,7 +51,6 @@ type suite struct {
 // material is a materials block from a Botium utterances list.
 type material struct {
 	name   string
-	file   string // relative path of its .txt under materials/
 	values []string
 }
 
@@ -60,7 +59,6 @@ type convo struct {
 	name, description string
 	file              string
 	line              int
-	tags              []string
 	comments          []string // untranslated parts at conversation level
 	turns             []*turn
 }
