@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -273,6 +274,8 @@ func (b *botium) meTurn(c *convo, st *bStep) *turn {
 			b.untranslated(c, t, st.file, st.textLine, st.rawText, "a negated or optional user message has no meaning in nlutest")
 		case memoryVar.MatchString(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "scripting memory variables ($name) have no nlutest equivalent")
+		case isJSON(st.text):
+			b.untranslated(c, t, st.file, st.textLine, st.text, "a JSON message is structured data, which nlutest's user text is not")
 		default:
 			user, have = b.userText(st.text), true
 		}
@@ -313,6 +316,8 @@ func (b *botium) botChecks(c *convo, t *turn, st *bStep) {
 			b.untranslated(c, t, st.file, st.textLine, st.rawText, "optional bot messages have no nlutest equivalent")
 		case memoryVar.MatchString(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "scripting memory variables ($name) have no nlutest equivalent")
+		case isJSON(st.text):
+			b.untranslated(c, t, st.file, st.textLine, st.text, "Botium compares a JSON message with the bot's structured message, which reply checks do not read")
 		default:
 			ck, why := textCheck(b.resolve([]string{st.text}), st.not, origin)
 			if why != "" {
@@ -362,6 +367,13 @@ func (b *botium) botItem(c *convo, t *turn, st *bStep, it bItem) {
 	default:
 		b.untranslated(c, t, st.file, it.line, it.raw, "the "+it.kind+" "+it.name+" has no nlutest equivalent")
 	}
+}
+
+// isJSON reports whether a message is a JSON object or array, which
+// Botium reads as a structured message (helper.js: isJSON → sourceData).
+func isJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	return (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && json.Valid([]byte(s))
 }
 
 func firstLine(s string) string {

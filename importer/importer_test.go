@@ -324,3 +324,59 @@ func botiumDir(dir string) func(Features) (*Result, error) {
 func rasaFiles(domain string, files ...string) func(Features) (*Result, error) {
 	return func(f Features) (*Result, error) { return ReadRasa(files, domain, f) }
 }
+
+// TestBotiumListsEveryStep: each line Botium would act on and nlutest
+// cannot is listed at its line, none dropped; a button's payload is sent.
+func TestBotiumListsEveryStep(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.convo.txt": `各种步骤
+
+#begin
+SET_SCRIPTING_MEMORY 名字|张三
+
+#me
+我叫$名字
+
+#bot
+你好*
+
+#me
+BUTTON /订票|订票
+
+#bot
+{"text": "好的"}
+BUTTONS 北京|上海
+CHECK_DB x | y
+
+#bot
+?请选择
+
+#me
+MEDIA pic.jpg
+`})
+	r, _, err := ReadBotium(dir, noFeatures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := problems(r)
+	for _, w := range []string{
+		`a.convo.txt:4 Untranslatable Botium step: "SET_SCRIPTING_MEMORY 名字|张三"`,
+		`a.convo.txt:7 Untranslatable Botium step: "我叫$名字" cannot be translated: scripting memory`,
+		`a.convo.txt:9 Untranslatable Botium step: "#bot before any #me"`,
+		`a.convo.txt:16 Untranslatable Botium step: "{\"text\": \"好的\"}" cannot be translated: Botium compares a JSON message`,
+		`a.convo.txt:17 Untranslatable Botium step: "BUTTONS 北京|上海" cannot be translated: the asserter BUTTONS has no nlutest equivalent`,
+		`a.convo.txt:21 Untranslatable Botium step: "?请选择" cannot be translated: optional bot messages`,
+		`a.convo.txt:18 Untranslatable Botium step: "CHECK_DB x | y" cannot be translated: it reads as a custom asserter`,
+		`a.convo.txt:24 Untranslatable Botium step: "MEDIA pic.jpg"`,
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("problems lack %s:\n%s", w, got)
+		}
+	}
+	if n := len(r.Problems); n != 8 {
+		t.Errorf("%d problems, want 8:\n%s", n, got)
+	}
+	suite := string(r.Files[filepath.Base(dir)+".nlutest.hcl"])
+	if !strings.Contains(suite, `text = "/订票"`) || strings.Count(suite, "# UNTRANSLATED") != 8 {
+		t.Errorf("the suite should send the button's payload and keep 8 UNTRANSLATED comments:\n%s", suite)
+	}
+}

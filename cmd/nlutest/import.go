@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -152,5 +151,3 @@ func (a *App) writeImport(res *importer.Result, shown, dest string, partial, col
 	fmt.Fprintf(a.Stdout, ".\nNext: nlutest validate %s\n", shellQuote(shown))
 	return ExitPass
 }
-
-var _ = hcl.DiagError
