@@ -173,9 +173,11 @@ func renderTurnBody(b *strings.Builder, t *turn, ind, textAttr string, f Feature
 		comment(b, ind, cm)
 	}
 	if t.botFirst {
+		// The bot speaks first: no user text (a rasa target sends /session_start).
 		fmt.Fprintf(b, "%sbot_first = true\n", ind)
+	} else {
+		fmt.Fprintf(b, "%s%s = %s\n", ind, textAttr, t.user)
 	}
-	fmt.Fprintf(b, "%s%s = %s\n", ind, textAttr, t.user)
 	if len(t.expect) > 0 {
 		fmt.Fprintf(b, "%sexpect = {\n", ind)
 		for _, e := range t.expect {

@@ -380,3 +380,30 @@ MEDIA pic.jpg
 		t.Errorf("the suite should send the button's payload and keep 8 UNTRANSLATED comments:\n%s", suite)
 	}
 }
+
+// TestBotFirst: a #bot before any #me (Botium) and an utter before any
+// user step (Rasa) open the conversation as a bot_first turn, without
+// user text, when this nlutest has them.
+func TestBotFirst(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"w.convo.txt": "欢迎\n\n#bot\n欢迎光临\n\n#me\n你好\n\n#bot\n请问*\n",
+		"t.yml":       "test_cases:\n  - test_case: 欢迎\n    steps:\n      - bot: 欢迎光临\n      - user: 你好\n      - bot: 请问需要什么？\n",
+	})
+	r, _, err := ReadBotium(dir, allFeatures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := ReadRasa([]string{filepath.Join(dir, "t.yml")}, "", allFeatures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{string(r.Files[filepath.Base(dir)+".nlutest.hcl"]), string(r2.Files["t.nlutest.hcl"])} {
+		want := "  turn {\n    bot_first = true\n    reply {\n"
+		if !strings.Contains(s, want) || !strings.Contains(s, `conversation "欢迎"`) || strings.Count(s, "user = ") != 1 {
+			t.Errorf("want a bot_first turn without user text, then one user turn:\n%s", s)
+		}
+	}
+	if len(r.Problems)+len(r2.Problems) != 0 {
+		t.Errorf("problems: %s%s", problems(r), problems(r2))
+	}
+}
