@@ -90,6 +90,9 @@ func importAndCheck(t *testing.T, dir string, wantListed []string, args ...strin
 	if !strings.Contains(out, "Wrote ") {
 		t.Errorf("import --partial says %q", out)
 	}
+	if len(wantListed) > 0 && (!strings.Contains(errs, "Warning: Untranslatable") || !strings.Contains(errs, "It is left as an UNTRANSLATED comment in the imported suite") || !strings.Contains(out, "left as UNTRANSLATED comments")) {
+		t.Errorf("import --partial does not warn of each untranslated step:\n%s%s", out, errs)
+	}
 	if code, out, errs := runCLI(t, dir, nil, "validate", suite); code != ExitPass {
 		t.Fatalf("validate of the imported suite: exit %d\n%s%s", code, out, errs)
 	}
