@@ -116,7 +116,7 @@ func (b *ticketBrain) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 const ticketTargets = `
 variable "rasa_url" { default = "http://127.0.0.1:1" }
 variable "json_url" { default = "http://127.0.0.1:1" }
-variable "llm_url"  { default = "http://127.0.0.1:1/v1" }
+variable "llm_url" { default = "http://127.0.0.1:1/v1" }
 target "rasa" {
   rasa {
     url  = var.rasa_url

@@ -136,6 +136,10 @@ template "weather" {
 
 # A dialogue: its turns run in order in one session, each scored as a
 # case; {city} and {day} keep one value through the whole conversation.
+# Against a chatbot (rasa { mode = "webhook" }, an openai chat model), a
+# turn checks the bot's reply text as well, e.g.
+#   reply { contains = ["{city}"] }
+# and may open with the bot's welcome: turn { bot_first = true ... }.
 conversation "book-then-weather" {
   level = "S2"
   scene = ["travel", "dialogue"]
