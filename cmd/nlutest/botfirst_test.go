@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/runner/demo"
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -425,5 +426,28 @@ fragment "乙" {
 				t.Errorf("exit %d, want 2 with %q:\n%s", code, tc.want, errs)
 			}
 		})
+	}
+}
+
+// The demo booking bot answers a bot-first turn (event "start") with its
+// welcome, and the conversation goes on from its first state.
+func TestBookingBotWelcome(t *testing.T) {
+	dir := writeSuite(t, welcomeSuite+`
+target "booking" {
+  demo { endpoint = "booking" }
+}
+`)
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run)
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, r := range readRun(t, run) {
+		if r.Turn == 1 && (r.Reply != demo.BookingWelcome || !strings.Contains(string(r.Response), `"intent":"session_start"`) || !strings.Contains(r.Request.Body, `"event":"start"`)) {
+			t.Errorf("turn 1: request %s, response %s", r.Request.Body, r.Response)
+		}
+		if r.Turn == 2 && !strings.Contains(string(r.Response), `"state":"ask_date"`) {
+			t.Errorf("turn 2: response %s, want the bot asking the date", r.Response)
+		}
 	}
 }

@@ -53,15 +53,29 @@ type BookingReply struct {
 	Reply string `json:"reply"`
 }
 
-// newBookingBot serves /booking: one BookingSession per session id.
+// newBookingBot serves /booking: one BookingSession per session id; a
+// start event (a bot-first turn) is answered with BookingWelcome.
 func newBookingBot() *sessionBot[*BookingSession] {
-	return newSessionBot(func() *BookingSession { return &BookingSession{State: StateAskCity} },
+	b := newSessionBot(func() *BookingSession { return &BookingSession{State: StateAskCity} },
 		func(s *BookingSession, session, text string) any {
 			out := s.Step(text)
 			out.Session = session
 			return out
 		})
+	b.welcome = func(s *BookingSession, session string) any {
+		out := s.reply(IntentSessionStart, true)
+		out.Session, out.Reply = session, BookingWelcome
+		return out
+	}
+	return b
 }
+
+// IntentSessionStart is the booking bot's intent on a start event.
+const IntentSessionStart = "session_start"
+
+// BookingWelcome is the booking bot's answer to a start event (a
+// conversation whose first turn is the bot's).
+const BookingWelcome = "您好，欢迎使用订票助手！请问您要去哪里？Welcome! Where would you like to fly?"
 
 var (
 	affirmWords = []string{"确认", "是的", "对的", "好的", "可以", "没问题", "确定", "yes", "yeah", "confirm", "ok", "okay", "sure", "correct"}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -101,7 +102,11 @@ func decodeFields(w http.ResponseWriter, r *http.Request, names ...string) ([]st
 	}
 	out := make([]string, len(names))
 	for i, name := range names {
+		name, optional := strings.CutSuffix(name, "?")
 		raw, ok := fields[name]
+		if !ok && optional {
+			continue
+		}
 		if !ok {
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("missing field %q", name))
 			return nil, false

@@ -8,12 +8,15 @@ import (
 // sessionBot serves a stateful bot's endpoint: {"session": "ID", "text":
 // "…"} → the JSON step gives. Each session id gets its own S, made by
 // start on first use; one lock serialises the steps, so each session
-// advances one message at a time.
+// advances one message at a time. A request with "event": "start" (a
+// conversation's bot-first turn) is answered by welcome when the bot has
+// one, else stepped like any text.
 type sessionBot[S any] struct {
 	mu       sync.Mutex
 	sessions map[string]S
 	start    func() S
 	step     func(s S, session, text string) any
+	welcome  func(s S, session string) any
 }
 
 func newSessionBot[S any](start func() S, step func(s S, session, text string) any) *sessionBot[S] {
@@ -21,7 +24,7 @@ func newSessionBot[S any](start func() S, step func(s S, session, text string) a
 }
 
 func (b *sessionBot[S]) handle(w http.ResponseWriter, r *http.Request) {
-	fields, ok := decodeFields(w, r, "session", "text")
+	fields, ok := decodeFields(w, r, "session", "text", "event?")
 	if !ok {
 		return
 	}
@@ -31,7 +34,12 @@ func (b *sessionBot[S]) handle(w http.ResponseWriter, r *http.Request) {
 		s = b.start()
 		b.sessions[fields[0]] = s
 	}
-	out := b.step(s, fields[0], fields[1])
+	var out any
+	if fields[2] == "start" && b.welcome != nil {
+		out = b.welcome(s, fields[0])
+	} else {
+		out = b.step(s, fields[0], fields[1])
+	}
 	b.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }

@@ -80,8 +80,9 @@ func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) 
 	return hc, nil
 }
 
-// bookingBody is {"session": …, "text": …}: the session is the
-// conversation's id; a single case gets a session of its own.
+// bookingBody is {"session": …, "text": …}, with "event": "start" on a
+// bot-first turn: the session is the conversation's id; a single case gets
+// a session of its own.
 func bookingBody(c *schema.Case, _ []schema.Message) ([]byte, error) {
 	sess := c.Conversation
 	if sess == "" {
@@ -90,7 +91,8 @@ func bookingBody(c *schema.Case, _ []schema.Message) ([]byte, error) {
 	return json.Marshal(struct {
 		Session string `json:"session"`
 		Text    string `json:"text"`
-	}{sess, c.Text})
+		Event   string `json:"event,omitempty"`
+	}{sess, c.Text, c.Event})
 }
 
 // nliBody is the toy judge's request: {"premise": judge.fact, "hypothesis":
