@@ -339,3 +339,31 @@ func TestImportUsage(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestImportBotFirst: a Botium convo the bot opens imports as a
+// bot_first turn, which the rasa target opens with /session_start; the
+// fake bot welcomes, then answers the user (welcome passes, the answer
+// lacks 几点 and fails).
+func TestImportBotFirst(t *testing.T) {
+	dir := t.TempDir()
+	convos := filepath.Join(dir, "convos")
+	if err := os.MkdirAll(convos, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(convos, "欢迎.convo.txt"), []byte("欢迎\n\n#bot\n欢迎*光临\n\n#me\n我想订餐\n\n#bot\nTEXT_CONTAINS_ALL 几位|几点\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bot := &fakeRasaBot{replies: map[string][]string{"/session_start": {"欢迎再次光临！"}, "我想订餐": {"好的，请问几位？"}}}
+	srv := httptest.NewServer(bot)
+	defer srv.Close()
+	suite := importAndCheck(t, dir, nil, "import", "botium", convos)
+	raw, err := os.ReadFile(filepath.Join(suite, "convos.nlutest.hcl"))
+	if err != nil || !strings.Contains(string(raw), "bot_first = true") {
+		t.Fatalf("no bot_first turn (%v):\n%s", err, raw)
+	}
+	got, d := runImported(t, dir, suite, "bot_url="+srv.URL)
+	checkOutcomes(t, got, map[string]string{"欢迎|": "pass", "欢迎|我想订餐": "fail"})
+	if d == nil || d.Conversations != 1 || d.Completed != 0 || d.Turns != 2 || d.TurnsPassed != 1 {
+		t.Errorf("metrics.dialogue = %+v, want 1 conversation, 0 completed, 2 turns, 1 passed", d)
+	}
+}
