@@ -121,3 +121,28 @@ func (l *loader) useFragment(a *hcl.Attribute, tc *hcl.BodyContent, using []stri
 	}
 	return l.expandTurns(fc.Blocks, append(using, name))
 }
+
+// uniqueDiags drops a diagnostic that repeats an earlier one (the same
+// severity, place, summary and detail): a mistake in a fragment's turns is
+// found once per conversation that uses it, and reported once.
+func uniqueDiags(diags hcl.Diagnostics) hcl.Diagnostics {
+	type key struct {
+		sev             hcl.DiagnosticSeverity
+		rng             hcl.Range
+		summary, detail string
+	}
+	seen := make(map[key]bool, len(diags))
+	out := diags[:0]
+	for _, d := range diags {
+		k := key{sev: d.Severity, summary: d.Summary, detail: d.Detail}
+		if d.Subject != nil {
+			k.rng = *d.Subject
+		}
+		if d.Subject != nil && seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	return out
+}

@@ -173,6 +173,7 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	}
 	l.decode()
 	l.envCallDiags()
+	l.diags = uniqueDiags(l.diags)
 	return s, RedactDiags(l.diags, redact.New(append(l.hidden, s.Secrets...)))
 }
 

@@ -215,6 +215,10 @@ target "history" {
 			if code != ExitPass {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 			}
+			// eval rebuilds the bot-first turns from the suite offline.
+			if code, out, errs := runCLI(t, dir, nil, "eval", run, "--quiet"); code != ExitPass || !strings.Contains(out, "4 passed") {
+				t.Errorf("eval: exit %d\n%s%s", code, out, errs)
+			}
 			res := readRun(t, run)
 			if len(res) != 4 {
 				t.Fatalf("%d results, want 4 (2 conversations × 2 turns)", len(res))
@@ -402,6 +406,9 @@ fragment "乙" {
 }`, `suite.nlutest.hcl:9:5|Use with other turn attributes|`},
 		{"error in a fragment", `conversation "c" {
   turn { use = "甲" }
+}
+conversation "d" {
+  turn { use = "甲" }
 }`, `fragment "甲" {
   turn { user = "去{城巿}" }
 }`, `frag.nlutest.hcl:2:19|Unknown materials|`},
@@ -422,6 +429,9 @@ fragment "乙" {
 			code, _, errs := runCLI(t, dir, nil, "validate", dir)
 			flat := strings.Join(strings.Fields(strings.ReplaceAll(errs, "\n", " ")), " ")
 			want := strings.SplitN(tc.want, "|", 3)
+			if n := strings.Count(errs, "Error: "); n != 1 {
+				t.Errorf("%d errors, want 1 (a fragment's mistake once, however many conversations use it):\n%s", n, errs)
+			}
 			if code != ExitInvalid || !strings.Contains(errs, "Error: "+want[1]+"\n") || !strings.Contains(errs, string(os.PathSeparator)+want[0]+":\n") || !strings.Contains(flat, want[2]) {
 				t.Errorf("exit %d, want 2 with %q:\n%s", code, tc.want, errs)
 			}
