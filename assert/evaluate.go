@@ -41,7 +41,7 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 	for _, src := range s.CaseSources {
 		info := src.Info()
 		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, judge: info.Judge, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect)),
-			minimums: info.TextMinimums, reply: info.Reply}
+			minimums: info.TextMinimums, reply: info.Reply, captures: info.CaptureFailures}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
 			c := e.compile(x.Expr)
@@ -76,6 +76,9 @@ type sourceChecks struct {
 	minimums []spec.TextMinimum
 	// reply gives a case's reply checks (nil: the source has none).
 	reply func(*schema.Case) *spec.ReplyCheck
+	// captures gives the failures of a turn's captures that selected
+	// nothing (nil: the source captures nothing).
+	captures func(*schema.Result) []schema.Failure
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -263,6 +266,9 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 	}
 	e.textMinimums(r, sc)
 	e.replyChecks(r, sc)
+	if sc != nil && sc.captures != nil {
+		r.Failures = append(r.Failures, sc.captures(r)...)
+	}
 	var ev *Evaluation
 	if e.dims != nil {
 		ev = e.analyse(r, rs, met)
@@ -405,6 +411,9 @@ func (e *Evaluator) condition(r *schema.Result, a *spec.Assert, ctx *hcl.EvalCon
 	switch {
 	case diags.HasErrors():
 		f.Message = fmt.Sprintf("%s could not be evaluated: %s", src, diagSummary(diags))
+		if m := e.suite.MissingCapture(&r.Case, diags); m != "" {
+			f.Message = fmt.Sprintf("%s could not be evaluated: %s", src, m)
+		}
 	case !v.IsKnown() || v.IsNull():
 		f.Message = fmt.Sprintf("%s has no value", src)
 	case v.Type() != cty.Bool:

@@ -288,3 +288,39 @@ func BenchmarkReplyChecks(b *testing.B) {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// A turn's capture that selects nothing fails that turn (kind capture,
+// located), and a later turn's condition reading it says which capture is
+// missing instead of HCL's "Unsupported attribute".
+func TestCaptureFailuresInEvaluation(t *testing.T) {
+	s := loadSuite(t, `suite "s" {}
+conversation "c" {
+  turn {
+    user          = "订票"
+    capture_reply = { order = "订单号\\s*([A-Z0-9]+)" }
+  }
+  turn {
+    user = "确认"
+    assert {
+      condition = strcontains(reply, capture.order)
+    }
+  }
+}
+`)
+	var turns []*schema.Case
+	if err := s.GenerateScripts(spec.GenOptions{}, func(sc *schema.Script) error { turns = sc.Turns; return nil }); err != nil || len(turns) != 2 {
+		t.Fatal("no script", err)
+	}
+	ev := NewEvaluator(s)
+	r1 := &schema.Result{Case: *turns[0], Response: json.RawMessage(`{}`), Reply: "好的，请稍等。"}
+	ev.Evaluate(r1)
+	if len(r1.Failures) != 1 || r1.Outcome != schema.Fail || r1.Failures[0].Line != 5 ||
+		r1.Failures[0].Message != `capture_reply "order": "订单号\\s*([A-Z0-9]+)" matched nothing in "好的，请稍等。"` {
+		t.Errorf("turn 1: %s %+v", r1.Outcome, r1.Failures)
+	}
+	r2 := &schema.Result{Case: *turns[1], Response: json.RawMessage(`{}`), Reply: "已确认"}
+	ev.Evaluate(r2)
+	if len(r2.Failures) != 1 || r2.Failures[0].Message != `strcontains(reply, capture.order) could not be evaluated: capture "order" is missing (turn 1 selected nothing)` {
+		t.Errorf("turn 2: %+v", r2.Failures)
+	}
+}

@@ -347,6 +347,8 @@ func failureLine(f schema.Failure) string {
 			msg = "condition not met"
 		}
 		return "assert: " + msg
+	case "capture":
+		return oneLine(f.Message) // `capture "order": "$.order_id" selected nothing`
 	}
 	msg := oneLine(f.Message)
 	if msg == "" && f.Path != "" {

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -36,7 +38,7 @@ var conversationSchema = &hcl.BodySchema{
 }
 
 var turnSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "bot_first"}, {Name: "use"}, {Name: "expect"}, {Name: "capture"}},
+	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "bot_first"}, {Name: "use"}, {Name: "expect"}, {Name: "capture"}, {Name: "capture_reply"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}},
 }
 
@@ -59,11 +61,20 @@ type Turn struct {
 	Reply *ReplyCheck
 }
 
-// Capture is one `NAME = "$.path"` of a turn's capture map.
+// Capture is one `NAME = "$.path"` of a turn's capture map, or one
+// `NAME = "RE2"` of its capture_reply map (Reply set; Path is then the
+// pattern).
 type Capture struct {
 	Name string
 	Path string
-	x    jp.Expr
+	// Reply: a regex on the turn's reply (group 1 when it has a group,
+	// else the whole match) instead of a JSONPath of its response.
+	Reply bool
+	// Range locates the capture, for the failure of one that selects
+	// nothing.
+	Range hcl.Range
+	x     jp.Expr
+	re    *regexp.Regexp
 }
 
 // conversationSource is a conversation block as a case source.
@@ -118,6 +129,9 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 		cs.info.TurnAsserts = append(cs.info.TurnAsserts, turn.Asserts)
 		if turn.Reply != nil {
 			cs.info.Reply = cs.turnReply
+		}
+		if len(turn.Capture) > 0 {
+			cs.info.CaptureFailures = cs.CaptureFailures
 		}
 	}
 	cs.ts = newTemplateSource(s, t)
@@ -204,13 +218,25 @@ func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.B
 			turn.Asserts = append(turn.Asserts, as)
 		}
 	}
-	a, ok := tc.Attributes["capture"]
-	if !ok {
+	seen := map[string]hcl.Range{}
+	cs.decodeCaptures(d, turn, tc.Attributes["capture"], false, seen)
+	cs.decodeCaptures(d, turn, tc.Attributes["capture_reply"], true, seen)
+}
+
+// decodeCaptures reads a turn's capture map (JSONPaths of the response)
+// or, with reply, its capture_reply map (RE2 patterns on the reply). A
+// name is captured once per turn.
+func (cs *conversationSource) decodeCaptures(d *Decoder, turn *Turn, a *hcl.Attribute, reply bool, seen map[string]hcl.Range) {
+	if a == nil {
 		return
+	}
+	what, example := "capture", `capture = { order = "$.order_id" }`
+	if reply {
+		what, example = "capture_reply", `capture_reply = { order = "订单号\\s*([A-Z0-9]+)" }`
 	}
 	pairs, diags := hcl.ExprMap(a.Expr)
 	if diags.HasErrors() {
-		d.Errorf(a.Expr.Range().Ptr(), "Invalid capture", "capture is a map from a name to a JSONPath of the turn's response, e.g. capture = { order = \"$.order_id\" }.")
+		d.Errorf(a.Expr.Range().Ptr(), "Invalid "+what, "%s is a map from a name to %s, e.g. %s.", what, captureSource(reply), example)
 		return
 	}
 	for _, p := range pairs {
@@ -222,17 +248,40 @@ func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.B
 		}
 		v, diags := p.Value.Value(nil)
 		if name == "" || diags.HasErrors() || v.Type().FriendlyName() != "string" {
-			d.Errorf(p.Key.Range().Ptr(), "Invalid capture", "Each capture is NAME = \"$.path\": a name, and the JSONPath of the value in the turn's response.")
+			d.Errorf(p.Key.Range().Ptr(), "Invalid "+what, "Each %s is NAME = \"…\": a name, and %s.", what, captureSource(reply))
 			continue
 		}
-		x, norm, err := CompilePath(v.AsString())
-		if err != nil {
-			d.l.pathError(p.Value, v.AsString(), err)
+		if prev, dup := seen[name]; dup {
+			d.Errorf(p.Key.Range().Ptr(), "Duplicate capture", "The turn captures %q already at %s; give this capture another name.", name, rangeString(prev))
 			continue
 		}
-		turn.Capture = append(turn.Capture, Capture{Name: name, Path: norm, x: x})
+		seen[name] = p.Key.Range()
+		c := Capture{Name: name, Reply: reply, Range: hcl.RangeBetween(p.Key.Range(), p.Value.Range())}
+		if reply {
+			re, err := regexp.Compile(v.AsString())
+			if err != nil {
+				d.Errorf(p.Value.Range().Ptr(), "Invalid regular expression", "capture_reply's %s is an RE2 regular expression (Go's regexp syntax): %v. Fix the pattern; a backslash in an HCL string is written \\\\.", name, err)
+				continue
+			}
+			c.Path, c.re = v.AsString(), re
+		} else {
+			x, norm, err := CompilePath(v.AsString())
+			if err != nil {
+				d.l.pathError(p.Value, v.AsString(), err)
+				continue
+			}
+			c.Path, c.x = norm, x
+		}
+		turn.Capture = append(turn.Capture, c)
 		cs.hasCaptures = true
 	}
+}
+
+func captureSource(reply bool) string {
+	if reply {
+		return "an RE2 regular expression on the turn's reply (its group 1, or the whole match when it has no group)"
+	}
+	return "a JSONPath of the turn's response"
 }
 
 // turnReply is SourceInfo.Reply: the reply block of the case's turn.
@@ -300,25 +349,103 @@ func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Scri
 }
 
 // capture runs after turn i of a script: it evaluates the turn's captures
-// on its response and hands every value captured so far to the next turn.
+// on its response and reply and hands every value captured so far to the
+// next turn. A capture that selects nothing is left out (the turn fails
+// with it, CaptureFailures; a later turn reading it is told which).
 func (cs *conversationSource) capture(i int, r *schema.Result, next *schema.Case) {
 	caps := r.Captures
-	if i < len(cs.turns) && len(cs.turns[i].Capture) > 0 && len(r.Response) > 0 {
-		if doc, err := oj.Parse(r.Response); err == nil {
-			out := make(map[string]string, len(caps)+len(cs.turns[i].Capture))
-			for k, v := range caps {
-				out[k] = v
-			}
-			for _, c := range cs.turns[i].Capture {
-				if got := c.x.Get(doc); len(got) > 0 {
-					out[c.Name] = captureText(got[0])
-				}
-			}
-			caps = out
+	if i < len(cs.turns) && len(cs.turns[i].Capture) > 0 {
+		out := make(map[string]string, len(caps)+len(cs.turns[i].Capture))
+		for k, v := range caps {
+			out[k] = v
 		}
+		in := captureInput{r: r}
+		for j := range cs.turns[i].Capture {
+			if v, ok := in.selectValue(&cs.turns[i].Capture[j]); ok {
+				out[cs.turns[i].Capture[j].Name] = v
+			}
+		}
+		caps = out
 	}
 	next.Captures = caps
 }
+
+
+// captureInput is what a turn's captures select from: its response,
+// parsed on first need, and its reply.
+type captureInput struct {
+	r      *schema.Result
+	doc    any
+	parsed bool
+}
+
+// selectValue is the value c selects, false when it selects nothing.
+func (in *captureInput) selectValue(c *Capture) (string, bool) {
+	if c.Reply {
+		reply := in.r.Reply
+		if reply == "" {
+			reply = schema.ReplyOf(in.r.Response)
+		}
+		nfc := NFCReply(reply)
+		m := c.re.FindStringSubmatch(nfc)
+		if folded := FoldReply(nfc, false); m == nil && folded != nfc {
+			m = c.re.FindStringSubmatch(folded)
+		}
+		switch {
+		case m == nil:
+			return "", false
+		case len(m) > 1:
+			return m[1], true
+		}
+		return m[0], true
+	}
+	if !in.parsed {
+		in.parsed = true
+		if len(in.r.Response) > 0 {
+			if doc, err := oj.Parse(in.r.Response); err == nil {
+				in.doc = doc
+			}
+		}
+	}
+	if in.doc == nil {
+		return "", false
+	}
+	got := c.x.Get(in.doc)
+	if len(got) == 0 {
+		return "", false
+	}
+	return captureText(got[0]), true
+}
+
+// CaptureFailures are the failures of r's turn's captures that select
+// nothing (SPEC §14.2): each fails its own turn, located at the capture.
+func (cs *conversationSource) CaptureFailures(r *schema.Result) []schema.Failure {
+	if r.Turn < 1 || r.Turn > len(cs.turns) {
+		return nil
+	}
+	var out []schema.Failure
+	in := captureInput{r: r}
+	for j := range cs.turns[r.Turn-1].Capture {
+		c := &cs.turns[r.Turn-1].Capture[j]
+		if _, ok := in.selectValue(c); ok {
+			continue
+		}
+		msg := fmt.Sprintf("capture %q: %q selected nothing", c.Name, c.Path)
+		if c.Reply {
+			reply := r.Reply
+			if reply == "" {
+				reply = schema.ReplyOf(r.Response)
+			}
+			msg = fmt.Sprintf("capture_reply %q: %q matched nothing in %q", c.Name, c.Path, reply)
+		}
+		out = append(out, schema.Failure{Kind: CaptureFailureKind, Path: c.Path, Missing: true, Message: msg, File: c.Range.Filename, Line: c.Range.Start.Line})
+	}
+	return out
+}
+
+// CaptureFailureKind is the Failure.Kind of a capture that selected
+// nothing.
+const CaptureFailureKind = "capture"
 
 // captureText is a captured value as text: a string as is, anything else
 // as its JSON.

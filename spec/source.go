@@ -81,6 +81,10 @@ type SourceInfo struct {
 	// of the source, nil for a case without; nil for a source without
 	// reply blocks.
 	Reply func(c *schema.Case) *ReplyCheck
+	// CaptureFailures, when set, returns the failures of a result's
+	// captures that selected nothing (a conversation turn's capture and
+	// capture_reply), each failing its own turn.
+	CaptureFailures func(r *schema.Result) []schema.Failure
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it

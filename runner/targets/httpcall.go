@@ -221,7 +221,11 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	r := &schema.Result{Case: *c, Target: h.target.Name, Started: time.Now().UTC()}
 	req, diags := h.request(c, history)
 	if diags.HasErrors() {
-		r.Error = &schema.CallError{Type: schema.ErrRequest, Message: h.red.String(spec.DiagText(diags))}
+		msg := spec.DiagText(diags)
+		if m := h.suite.MissingCapture(c, diags); m != "" {
+			msg = m // a turn reading a capture an earlier turn did not make
+		}
+		r.Error = &schema.CallError{Type: schema.ErrRequest, Message: h.red.String(msg)}
 		r.Outcome = schema.Error
 		return r
 	}
