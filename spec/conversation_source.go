@@ -370,7 +370,6 @@ func (cs *conversationSource) capture(i int, r *schema.Result, next *schema.Case
 	next.Captures = caps
 }
 
-
 // captureInput is what a turn's captures select from: its response,
 // parsed on first need, and its reply.
 type captureInput struct {
