@@ -442,7 +442,7 @@ func (c *console) transcripts(s *Section) {
 		for j, line := range t.Lines() {
 			switch {
 			case j == 0:
-				line = c.mark(outcomeMark(t.Outcome)) + "  " + c.long(line, 2)
+				line = c.mark(t.Mark()) + "  " + c.long(line, 2)
 				if loc := location(t.File, t.Line); loc != "" {
 					line += "  " + c.p.dim.Sprint(loc)
 				}

@@ -43,13 +43,21 @@ func HTMLView(w io.Writer, v *View, o Options) error {
 	var body strings.Builder
 	h.head(&body)
 	var failures *Failures
+	transcripts := false
 	for i := range v.Sections {
-		s := &v.Sections[i]
-		if s.Failures != nil {
-			failures = s.Failures
-			continue
+		if v.Sections[i].Failures != nil {
+			failures = v.Sections[i].Failures
 		}
-		h.section(&body, s)
+		transcripts = transcripts || len(v.Sections[i].Transcripts) > 0
+	}
+	// Without a failing-case list the search box goes above the first
+	// transcripts, so conversations (and any other transcript section) can
+	// still be searched.
+	h.searchAbove = failures == nil && transcripts
+	for i := range v.Sections {
+		if s := &v.Sections[i]; s.Failures == nil {
+			h.section(&body, s)
+		}
 	}
 	if failures != nil {
 		h.failures(&body, failures, maxHTMLBytes-body.Len())
@@ -60,7 +68,7 @@ func HTMLView(w io.Writer, v *View, o Options) error {
 	b.WriteString("<title>" + esc(h.title()) + "</title>\n<style>" + htmlCSS + "</style>\n</head>\n<body>\n<main>\n")
 	b.WriteString(body.String())
 	b.WriteString("</main>\n")
-	if failures != nil {
+	if failures != nil || transcripts {
 		b.WriteString("<script>" + htmlJS + "</script>\n")
 	}
 	b.WriteString("</body>\n</html>\n")
@@ -73,6 +81,9 @@ type htmlDoc struct {
 	v      *View
 	o      Options
 	charts int // charts drawn so far, for unique SVG ids
+	// searchAbove asks for the search box above the next transcripts (a
+	// view with transcripts and no failing-case list).
+	searchAbove bool
 }
 
 // esc cleans user text and escapes it for HTML text and quoted attributes.
@@ -179,9 +190,22 @@ func (h *htmlDoc) section(b *strings.Builder, s *Section) {
 
 // transcripts writes each failed conversation as a folded block holding
 // its transcript, turn by turn.
+//
+// Every transcript, whatever its section (conversations, scenarios…), is a
+// details.transcript element the search script filters like the failing
+// cases, by its text and by its source and outcome.
 func (h *htmlDoc) transcripts(b *strings.Builder, ts []*Transcript) {
+	if len(ts) > 0 && h.searchAbove {
+		h.searchAbove = false
+		h.filterBar(b, [numFacets]map[string]int{}, len(ts))
+	}
 	for _, t := range ts {
-		b.WriteString("<details class=\"transcript\"><summary>" + htmlMark(outcomeMark(t.Outcome)) + esc(t.Name()) + ": " + esc(t.firstFailure()) + "</summary>\n<pre>")
+		kind := t.Kind
+		if kind == "" {
+			kind = "conversation"
+		}
+		fmt.Fprintf(b, "<details class=\"transcript\" data-source=\"%s\" data-outcome=\"%s\"><summary>", esc(oneLine(kind+" "+t.Source)), esc(t.Outcome.String()))
+		b.WriteString(htmlMark(t.Mark()) + esc(t.Name()) + ": " + esc(t.firstFailure()) + "</summary>\n<pre>")
 		for _, line := range t.Lines()[1:] {
 			b.WriteString(esc(line) + "\n")
 		}

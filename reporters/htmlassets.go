@@ -35,7 +35,8 @@ svg{font:12px system-ui,sans-serif;fill:var(--fg)}svg .axis{fill:var(--muted);fo
 .ev td.act{color:var(--fail)}.loc{margin:4px 0}
 `
 
-// htmlJS filters the failing cases by free text and by the facet selects
+// htmlJS filters the failing cases and every transcript (conversations,
+// scenarios: any details.transcript) by free text and by the facet selects
 // (source, expectation, error type, outcome). It only reads and hides
 // elements of the page.
 const htmlJS = `
@@ -46,7 +47,7 @@ const htmlJS = `
   var none = document.getElementById("none");
   if (!q || !count) { return; }
   var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-f]"));
-  var cases = Array.prototype.slice.call(document.querySelectorAll("#cases .case"));
+  var cases = Array.prototype.slice.call(document.querySelectorAll("#cases .case, details.transcript"));
   var texts = cases.map(function (c) { return c.textContent.toLowerCase(); });
   function apply() {
     var words = q.value.toLowerCase().split(/\s+/).filter(Boolean);

@@ -300,7 +300,7 @@ func (m *md) transcripts(b *strings.Builder, ts []*Transcript) {
 		}
 		body := capBytes(strings.Join(t.Lines()[1:], "\n"), markdownMaxDetail)
 		f := fence(body)
-		sum := icon(outcomeMark(t.Outcome)) + " " + htmlText(t.Name()) + ": " + htmlText(capLine(t.firstFailure(), markdownMaxSummary))
+		sum := icon(t.Mark()) + " " + htmlText(t.Name()) + ": " + htmlText(capLine(t.firstFailure(), markdownMaxSummary))
 		fmt.Fprintf(b, "<details><summary>%s</summary>\n\n%stext\n%s\n%s\n\n</details>\n\n", strings.ReplaceAll(sum, "@", "&#64;"), f, body, f)
 	}
 }

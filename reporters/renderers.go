@@ -32,7 +32,7 @@ type Renderer struct {
 func DefaultRenderers() []Renderer {
 	return []Renderer{
 		{Name: "junit", Help: "write a JUnit XML report to FILE (repeatable)", Write: JUnit},
-		{Name: "markdown", Help: "write a Markdown report to FILE, e.g. $GITHUB_STEP_SUMMARY (repeatable)", Write: Markdown, Summary: true},
+		{Name: "markdown", Help: "write a Markdown report to FILE, replacing it (append it to $GITHUB_STEP_SUMMARY with cat FILE >>; repeatable)", Write: Markdown, Summary: true},
 		{Name: "json", Help: "write the JSON report to FILE (repeatable)", Write: func(w io.Writer, rep *schema.Report, _ Options) error { return JSON(w, rep) }},
 		{Name: "html", Help: "write a self-contained HTML report with charts to FILE (repeatable)", Write: HTML},
 	}

@@ -26,6 +26,19 @@ type Transcript struct {
 	// turn's (fail when turns were not run).
 	Outcome schema.Outcome
 	Turns   []TranscriptTurn
+	// ByThresholds says the suite's thresholds, not each conversation,
+	// decide the verdict: a failed conversation is then a warning.
+	ByThresholds bool
+}
+
+// Mark is the transcript's mark: like a listed case's (Failures.Mark), a
+// failed conversation that does not decide the verdict is a warning, not
+// a red mark (SPEC §9).
+func (t *Transcript) Mark() Mark {
+	if t.Outcome == schema.Fail && t.ByThresholds {
+		return MarkWarn
+	}
+	return outcomeMark(t.Outcome)
 }
 
 // TranscriptTurn is one turn of a transcript.
@@ -162,6 +175,9 @@ func transcriptSections(r, _ *schema.Report) []Section {
 	ts := failedTranscripts(r)
 	if len(ts) == 0 {
 		return nil
+	}
+	for _, t := range ts {
+		t.ByThresholds = byThresholds(r)
 	}
 	return []Section{{ID: "conversations", Title: fmt.Sprintf("Failed conversations (%d)", len(ts)),
 		Intro:       "Each failed conversation's transcript: what the user said and the bot replied, turn by turn, with the failing expectations under their turn.",

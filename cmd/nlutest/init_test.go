@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/nlutest/nlutest/pipeline"
 )
 
 // TestInitThenRun: `nlutest init` in an empty directory, for every engine,
@@ -143,5 +145,33 @@ func TestInitInWorkingDirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "票务.nlutest.hcl")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestInitFeedsEntityMetrics (issue 28 item 6): the scaffold annotates its
+// cases' entities in the form that feeds the entity metrics ("$.entities" =
+// [{ entity, value }]), so its first run reports per-type entity figures;
+// the filter form ($.entities[?(@.entity == 'city')].value) checked the
+// case but fed none.
+func TestInitFeedsEntityMetrics(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := runCLI(t, dir, nil, "init"); code != ExitPass {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", filepath.Join(dir, "run"), "--quiet"); code != ExitPass {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	rep, err := pipeline.ReadReport(filepath.Join(dir, "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Metrics.Dimension["entity"]
+	if d == nil || d.Expected != 8 || d.Correct != 8 {
+		t.Fatalf("the scaffold's run has no entity metrics on its 4 booking cases' 8 entities: %+v", d)
+	}
+	for _, typ := range []string{"city", "date"} {
+		if d.Types[typ] == nil {
+			t.Errorf("no per-type entity figures for %s", typ)
+		}
 	}
 }

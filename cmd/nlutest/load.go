@@ -113,9 +113,9 @@ func (a *App) cmdValidate(args []string) int {
 	if s == nil {
 		return code
 	}
-	n := 0
+	var counts scriptCounts
 	var warns genWarnings
-	err = s.Generate(spec.GenOptions{Warn: warns.add}, func(*schema.Case) error { n++; return nil })
+	err = s.GenerateScripts(spec.GenOptions{Warn: warns.add}, counts.add)
 	a.printWarnings(s, &lf, &warns)
 	if err != nil {
 		if !a.dataDiagnostics(err, s, &lf) {
@@ -123,10 +123,95 @@ func (a *App) cmdValidate(args []string) int {
 		}
 		return ExitInvalid
 	}
-	fmt.Fprintf(a.Stdout, "✓ suite %q is valid: %d file%s, %d template%s, %d material%s, %d case%s, %d threshold%s (%s).\n",
-		s.Name, len(s.Files), plural(len(s.Files)), len(s.Templates), plural(len(s.Templates)), len(s.Materials), plural(len(s.Materials)),
-		n, plural(n), len(s.Thresholds), plural(len(s.Thresholds)), pos[0])
+	parts := append([]string{count(len(s.Files), "file")}, sourceCounts(s)...)
+	parts = append(parts, count(len(s.Materials), "material"))
+	parts = append(parts, counts.parts()...)
+	parts = append(parts, count(len(s.Thresholds), "threshold"))
+	fmt.Fprintf(a.Stdout, "✓ suite %q is valid: %s (%s).\n", s.Name, strings.Join(parts, ", "), pos[0])
 	return ExitPass
+}
+
+// count is "1 file", "2 files".
+func count(n int, noun string) string {
+	if n != 1 {
+		if strings.HasSuffix(noun, "y") {
+			noun = noun[:len(noun)-1] + "ie"
+		}
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// sourceCounts counts the suite's case-source blocks by kind, in the order
+// the kinds first appear: "2 templates", "4 conversation blocks". A suite
+// of templates alone (or of none) says "N templates" as it always did.
+func sourceCounts(s *spec.Suite) []string {
+	var kinds []string
+	by := map[string]int{}
+	for _, src := range s.CaseSources {
+		k := src.Kind()
+		if by[k] == 0 {
+			kinds = append(kinds, k)
+		}
+		by[k]++
+	}
+	if len(kinds) == 0 {
+		return []string{count(0, "template")}
+	}
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		if k == schema.KindTemplate {
+			out[i] = count(by[k], k)
+		} else {
+			out[i] = count(by[k], k+" block")
+		}
+	}
+	return out
+}
+
+// scriptCounts counts what a suite generates: single-turn cases, and the
+// scripts of several turns (conversations, memory tests, …) by source
+// kind with their turns, so a conversation suite says "12 conversations
+// with 40 turns", not "40 cases".
+type scriptCounts struct {
+	cases int
+	kinds []string
+	multi map[string]*[2]int // kind → scripts, turns
+}
+
+func (c *scriptCounts) add(sc *schema.Script) error {
+	if len(sc.Turns) == 1 && sc.SourceKind != "conversation" {
+		c.cases++
+		return nil
+	}
+	if c.multi == nil {
+		c.multi = map[string]*[2]int{}
+	}
+	m := c.multi[sc.SourceKind]
+	if m == nil {
+		m = &[2]int{}
+		c.multi[sc.SourceKind] = m
+		c.kinds = append(c.kinds, sc.SourceKind)
+	}
+	m[0]++
+	m[1] += len(sc.Turns)
+	return nil
+}
+
+func (c *scriptCounts) parts() []string {
+	var out []string
+	if c.cases > 0 || len(c.kinds) == 0 {
+		out = append(out, count(c.cases, "case"))
+	}
+	for _, k := range c.kinds {
+		m := c.multi[k]
+		noun := k + " script"
+		if k == "conversation" {
+			noun = k
+		}
+		out = append(out, count(m[0], noun)+" with "+count(m[1], "turn"))
+	}
+	return out
 }
 
 func (a *App) cmdGenerate(args []string) int {
