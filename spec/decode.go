@@ -173,10 +173,9 @@ var thresholdSchema = &hcl.BodySchema{
 }
 
 func (l *loader) decodeThreshold(b *hcl.Block) {
-	c, diags := b.Body.Content(thresholdSchema)
-	l.diags = append(l.diags, diags...)
+	c, ok := l.content(b.Body, thresholdSchema)
 	l.checkLabel(b)
-	if diags.HasErrors() {
+	if !ok {
 		return
 	}
 	t := &Threshold{Name: label(b), DeclRange: b.DefRange, Condition: c.Attributes["condition"].Expr}
@@ -194,9 +193,8 @@ var assertSchema = &hcl.BodySchema{
 }
 
 func (l *loader) decodeAssert(b *hcl.Block) *Assert {
-	c, diags := b.Body.Content(assertSchema)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
+	c, ok := l.content(b.Body, assertSchema)
+	if !ok {
 		return nil
 	}
 	a := &Assert{Condition: c.Attributes["condition"].Expr, DeclRange: b.DefRange}

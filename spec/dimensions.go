@@ -109,9 +109,8 @@ func (l *loader) patterns(attrs hcl.Attributes, name string) []Pattern {
 }
 
 func (l *loader) decodeDimension(b *hcl.Block) *Dimension {
-	c, diags := b.Body.Content(dimensionSchema)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
+	c, ok := l.content(b.Body, dimensionSchema)
+	if !ok {
 		return nil
 	}
 	d := &Dimension{Name: label(b), DeclRange: b.DefRange, Kind: l.str(c.Attributes, "kind", "")}

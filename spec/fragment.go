@@ -63,9 +63,8 @@ func (l *loader) collectFragments(blocks []*hcl.Block) {
 func (l *loader) expandTurns(blocks []*hcl.Block, using []string) (out []turnBody, ok bool) {
 	ok = true
 	for _, tb := range blocks {
-		tc, diags := tb.Body.Content(turnSchema)
-		l.diags = append(l.diags, diags...)
-		if diags.HasErrors() {
+		tc, good := l.content(tb.Body, turnSchema)
+		if !good {
 			ok = false
 			continue
 		}

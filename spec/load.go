@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -107,6 +108,49 @@ type loader struct {
 	fragments       map[string]*hcl.BodyContent
 	fragOrder       []string
 	brokenFragments []string
+	// brokenSources are the case-source blocks whose errors left no
+	// source, by kind: references to their names (metrics.template.NAME)
+	// are not reported again as unknown.
+	brokenSources map[string][]string
+}
+
+// didYouMeanRE and requiredRE read the names out of HCL's "Unsupported
+// argument" and "Missing required argument" details.
+var (
+	didYouMeanRE = regexp.MustCompile(`Did you mean "([^"]+)"\?`)
+	requiredRE   = regexp.MustCompile(`^The argument "([^"]+)" is required`)
+)
+
+// content decodes body against schema, reporting its diagnostics. Unlike a
+// plain Content, an argument or block the schema does not know (a typo
+// such as stratgy) does not stop the block's decoding: ok is true unless
+// another error (a missing required argument) leaves the content unusable,
+// so the rest of the block is still checked and every mistake is reported
+// in one pass. The suite does not load either way.
+//
+// A misspelt required argument (conditon for condition) is one mistake: it
+// is reported once, as the unsupported argument with its did-you-mean, not
+// also as the required argument missing.
+func (l *loader) content(body hcl.Body, schema *hcl.BodySchema) (*hcl.BodyContent, bool) {
+	c, diags := body.Content(schema)
+	meant := map[string]bool{}
+	for _, d := range diags {
+		if m := didYouMeanRE.FindStringSubmatch(d.Detail); d.Summary == "Unsupported argument" && m != nil {
+			meant[m[1]] = true
+		}
+	}
+	for _, d := range diags {
+		if m := requiredRE.FindStringSubmatch(d.Detail); d.Summary == "Missing required argument" && m != nil && meant[m[1]] {
+			continue
+		}
+		l.diags = append(l.diags, d)
+	}
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError && d.Summary != "Unsupported argument" && d.Summary != "Unsupported block type" {
+			return c, false
+		}
+	}
+	return c, true
 }
 
 // Load reads the suite at path: a directory (every *.nlutest.hcl in it) or one
@@ -265,6 +309,11 @@ func (l *loader) decode() {
 	for _, b := range sourceBlocks {
 		if src := l.suite.kinds[b.Type].Decode(d, b); src != nil {
 			s.CaseSources = append(s.CaseSources, src)
+		} else {
+			if l.brokenSources == nil {
+				l.brokenSources = map[string][]string{}
+			}
+			l.brokenSources[b.Type] = append(l.brokenSources[b.Type], label(b))
 		}
 	}
 	for _, b := range byType["assert"] {

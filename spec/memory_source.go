@@ -273,9 +273,8 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 	var says, asks, expects []text
 	var bodies []*hcl.BodyContent
 	for i, fb := range blocks {
-		fc, diags := fb.Body.Content(factSchema)
-		l.diags = append(l.diags, diags...)
-		if diags.HasErrors() {
+		fc, ok := l.content(fb.Body, factSchema)
+		if !ok {
 			return false
 		}
 		bodies = append(bodies, fc)

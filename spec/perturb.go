@@ -53,9 +53,8 @@ var defaultHomophones = [][]string{
 }
 
 func (l *loader) decodePerturb(b *hcl.Block) *Perturb {
-	c, diags := b.Body.Content(perturbSchema)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
+	c, ok := l.content(b.Body, perturbSchema)
+	if !ok {
 		return nil
 	}
 	p := &Perturb{DeclRange: b.DefRange}

@@ -59,9 +59,8 @@ var ratingsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 // decodeRatings reads the ratings blocks.
 func (l *loader) decodeRatings(blocks []*hcl.Block) {
 	for _, b := range blocks {
-		c, diags := b.Body.Content(ratingsSchema)
-		l.diags = append(l.diags, diags...)
-		if diags.HasErrors() || !l.checkLabel(b) {
+		c, ok := l.content(b.Body, ratingsSchema)
+		if !ok || !l.checkLabel(b) {
 			continue
 		}
 		r := &Ratings{Name: label(b), DeclRange: b.DefRange, access: l.suite.Access}

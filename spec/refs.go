@@ -292,6 +292,9 @@ func (l *loader) metricKeys(keys string) (known []string, checked bool) {
 			known = append(known, k)
 		}
 	}
+	if len(l.brokenSources) > 0 && (keys == schema.KeysLevel || keys == schema.KeysScene) {
+		return nil, false // a source with errors may declare any level or scene
+	}
 	switch keys {
 	case schema.KeysSplit:
 		for _, sp := range l.suite.Splits {
@@ -322,9 +325,11 @@ func (l *loader) metricKeys(keys string) (known []string, checked bool) {
 	return known, true
 }
 
-// sourceNames lists the names of the suite's case sources of one kind.
+// sourceNames lists the names of the suite's case sources of one kind,
+// with those of its blocks whose errors left no source (already reported:
+// a reference to one is not a second error).
 func (l *loader) sourceNames(kind string) []string {
-	var out []string
+	out := slices.Clone(l.brokenSources[kind])
 	for _, src := range l.suite.CaseSources {
 		if src.Kind() == kind {
 			out = append(out, src.Name())

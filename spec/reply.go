@@ -243,9 +243,8 @@ func (l *loader) replyBlocks(blocks hcl.Blocks, slots []string, references bool)
 }
 
 func (l *loader) replyBlock(b *hcl.Block, slots []string, references bool) *ReplyCheck {
-	c, diags := b.Body.Content(replySchema)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
+	c, ok := l.content(b.Body, replySchema)
+	if !ok {
 		return nil
 	}
 	before := len(l.diags.Errs())

@@ -213,11 +213,12 @@ type Decoder struct{ l *loader }
 func (d *Decoder) Suite() *Suite { return d.l.suite }
 
 // Content reads the block's body against schema; ok is false when the
-// body or the block's label has errors.
+// block's label has errors or the body has errors other than arguments and
+// blocks the schema does not know (reported, and decoding goes on so the
+// rest of the block is checked in the same pass).
 func (d *Decoder) Content(b *hcl.Block, schema *hcl.BodySchema) (c *hcl.BodyContent, ok bool) {
-	c, diags := b.Body.Content(schema)
-	d.l.diags = append(d.l.diags, diags...)
-	return c, d.l.checkLabel(b) && !diags.HasErrors()
+	c, ok = d.l.content(b.Body, schema)
+	return c, d.l.checkLabel(b) && ok
 }
 
 // String reads a string attribute; def when absent.

@@ -210,9 +210,8 @@ var templateSchema = &hcl.BodySchema{
 // decodeTemplate decodes a template block; nil when it has errors that
 // leave no template.
 func (l *loader) decodeTemplate(b *hcl.Block) *Template {
-	c, diags := b.Body.Content(templateSchema)
-	l.diags = append(l.diags, diags...)
-	if !l.checkLabel(b) || diags.HasErrors() {
+	c, ok := l.content(b.Body, templateSchema)
+	if !l.checkLabel(b) || !ok {
 		return nil
 	}
 	s := l.suite

@@ -37,9 +37,8 @@ func (l *loader) decodeTextMetrics(blocks []*hcl.Block) {
 	for _, extra := range blocks[1:] {
 		l.errorf(extra.DefRange.Ptr(), "Duplicate text_metrics block", "A suite has one text_metrics block; the first is at %s.", rangeString(blocks[0].DefRange))
 	}
-	c, diags := blocks[0].Body.Content(textMetricsSchema)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
+	c, ok := l.content(blocks[0].Body, textMetricsSchema)
+	if !ok {
 		return
 	}
 	tm := &l.suite.TextMetrics
