@@ -25,15 +25,28 @@ type Renderer struct {
 	// $GITHUB_STEP_SUMMARY is appended to, as GitHub gathers every step's
 	// summary in that one file.
 	Summary bool
+	// Compare renders a run against several targets (the comparison and
+	// each target's report, in the comparison's order); nil when the
+	// format has no comparison form (run then says it skipped the file).
+	Compare func(w io.Writer, c *schema.Comparison, reps []*schema.Report, opts Options) error
 }
 
 // DefaultRenderers returns the report formats nlutest ships, in the order
 // their flags are listed.
 func DefaultRenderers() []Renderer {
 	return []Renderer{
-		{Name: "junit", Help: "write a JUnit XML report to FILE (repeatable)", Write: JUnit},
-		{Name: "markdown", Help: "write a Markdown report to FILE, replacing it (append it to $GITHUB_STEP_SUMMARY with cat FILE >>; repeatable)", Write: Markdown, Summary: true},
-		{Name: "json", Help: "write the JSON report to FILE (repeatable)", Write: func(w io.Writer, rep *schema.Report, _ Options) error { return JSON(w, rep) }},
-		{Name: "html", Help: "write a self-contained HTML report with charts to FILE (repeatable)", Write: HTML},
+		{Name: "junit", Help: "write a JUnit XML report to FILE (repeatable)", Write: JUnit, Compare: compareJUnit},
+		{Name: "markdown", Help: "write a Markdown report to FILE, replacing it (append it to $GITHUB_STEP_SUMMARY with cat FILE >>; repeatable)", Write: Markdown, Summary: true,
+			Compare: func(w io.Writer, c *schema.Comparison, _ []*schema.Report, o Options) error {
+				return MarkdownView(w, ComparisonView(c, o), o)
+			}},
+		{Name: "json", Help: "write the JSON report to FILE (repeatable)", Write: func(w io.Writer, rep *schema.Report, _ Options) error { return JSON(w, rep) },
+			Compare: func(w io.Writer, c *schema.Comparison, _ []*schema.Report, _ Options) error {
+				return ComparisonJSON(w, c)
+			}},
+		{Name: "html", Help: "write a self-contained HTML report with charts to FILE (repeatable)", Write: HTML,
+			Compare: func(w io.Writer, c *schema.Comparison, _ []*schema.Report, o Options) error {
+				return HTMLView(w, ComparisonView(c, o), o)
+			}},
 	}
 }

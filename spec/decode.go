@@ -13,7 +13,7 @@ import (
 )
 
 var suiteSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "schema"}, {Name: "tags"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "schema"}, {Name: "tags"}, {Name: "targets"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "defaults"}},
 }
 
@@ -31,6 +31,9 @@ func (l *loader) decodeSuite(b *hcl.Block) {
 	s.Description = l.str(c.Attributes, "description", "")
 	s.SchemaName = l.str(c.Attributes, "schema", "")
 	s.Tags = l.strList(c.Attributes, "tags")
+	if a, ok := c.Attributes["targets"]; ok {
+		s.RunTargets, s.RunTargetsRange = l.strList(c.Attributes, "targets"), a.Expr.Range()
+	}
 	for i, db := range c.Blocks {
 		if i > 0 {
 			l.errorf(db.DefRange.Ptr(), "Duplicate defaults block", "A suite has at most one defaults block.")

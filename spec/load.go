@@ -300,6 +300,7 @@ func (l *loader) decode() {
 	for _, b := range byType["target"] {
 		l.decodeTarget(b)
 	}
+	l.checkRunTargets()
 	for _, b := range byType["split"] {
 		l.decodeSplit(b)
 	}
@@ -629,4 +630,24 @@ func (l *loader) checkLabel(b *hcl.Block) bool {
 		return false
 	}
 	return true
+}
+
+// checkRunTargets checks the suite block's targets list: every name is a
+// target block, named once.
+func (l *loader) checkRunTargets() {
+	s := l.suite
+	var names []string
+	for _, t := range s.Targets {
+		names = append(names, t.Name)
+	}
+	seen := map[string]bool{}
+	for _, n := range s.RunTargets {
+		switch {
+		case seen[n]:
+			l.errorf(s.RunTargetsRange.Ptr(), "Duplicate target in targets", "The suite's targets list names %q twice; list each target once.", n)
+		case s.Target(n) == nil || n == "":
+			l.errorf(s.RunTargetsRange.Ptr(), "Unknown target", "The suite's targets list names %q, which is no target block.%s Declare target %q { … } or fix the name (targets: %s).", n, didYouMean(n, names), n, quoteList(names))
+		}
+		seen[n] = true
+	}
 }

@@ -20,6 +20,11 @@ type Suite struct {
 
 	Name        string
 	Description string
+	// RunTargets are the suite block's targets = ["a", "b"]: the targets
+	// run calls when no --target is given, each a run of its own, compared
+	// side by side (empty: the first target block alone).
+	RunTargets      []string
+	RunTargetsRange hcl.Range
 	// SchemaName is the suite's response schema name as written (may be empty).
 	SchemaName string
 	// Schema is the resolved response schema, nil when the suite names none.

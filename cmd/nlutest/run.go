@@ -20,6 +20,7 @@ import (
 type runFlags struct {
 	loadFlags
 	target      string
+	targets     listFlag // --target, repeatable
 	split       string
 	out         string
 	reports     []reportFlag // --report-NAME FILE, one per renderer
@@ -49,7 +50,7 @@ type reportFlag struct {
 // then the run's own.
 func (rf *runFlags) register(fs *flag.FlagSet, renderers []reporters.Renderer) {
 	rf.registerReports(fs, renderers)
-	fs.StringVar(&rf.target, "target", "", "target block to call (default: the first one)")
+	fs.Var(&rf.targets, "target", "target block to call (default: the suite's targets list, else the first target block); repeat it to run the same cases against each target and compare them side by side")
 	fs.StringVar(&rf.split, "split", "", "run only the cases of split NAME")
 	fs.StringVar(&rf.out, "out", "", "run directory for results.jsonl and report.json (default .nlutest/runs/<time>-<suite>)")
 	fs.IntVar(&rf.concurrency, "concurrency", 0, "calls in flight at once (overrides the target's concurrency)")
@@ -71,6 +72,9 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.flagErr(err)
 	}
+	if len(rf.targets) == 1 {
+		rf.target = rf.targets[0]
+	}
 	suitePath, err := rf.fromEarlierRun(pos)
 	if err != nil {
 		return a.fail(err)
@@ -86,11 +90,37 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if s == nil {
 		return code
 	}
+	if names := rf.runTargets(s); len(names) > 1 {
+		return a.runTargets(ctx, s, suitePath, names, sel, &rf, baseline)
+	}
 	target, err := pickTarget(s, rf.target, "README: Targets")
 	if err != nil {
 		return a.fail(err)
 	}
-	run, code := a.prepareRun(s, suitePath, target, sel, &rf)
+	return a.runOne(ctx, s, suitePath, target, sel, &rf, func(dir string, rep *schema.Report) int {
+		return a.writeReports(rep, &rf, dir, baseline)
+	})
+}
+
+// runTargets are the targets a run calls: --target (repeatable), else the
+// suite's targets list (not when resuming or running an earlier run's
+// failures again, which name their run's target). One name (or none: the
+// first target block) is an ordinary run; several are compared.
+func (rf *runFlags) runTargets(s *spec.Suite) []string {
+	if len(rf.targets) > 0 || rf.resume != "" || rf.onlyFailed != "" {
+		return rf.targets
+	}
+	if len(s.RunTargets) == 1 {
+		rf.target = s.RunTargets[0]
+	}
+	return s.RunTargets
+}
+
+// runOne runs the suite against one target into its run directory and
+// hands the finished report to report, whose exit code it returns unless
+// the run was interrupted or left calls unrecorded.
+func (a *App) runOne(ctx context.Context, s *spec.Suite, suitePath string, target *spec.Target, sel pipeline.Selection, rf *runFlags, report func(dir string, rep *schema.Report) int) int {
+	run, code := a.prepareRun(s, suitePath, target, sel, rf)
 	if run == nil {
 		return code
 	}
@@ -100,6 +130,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	}
 	copts := runner.CallerOptions{Concurrency: rf.concurrency, Rate: rf.rate}
 	if rf.cache {
+		var err error
 		if copts.Cache, err = runner.NewCache(filepath.Join(a.Getwd, ".nlutest", "cache")); err != nil {
 			return a.fail(fmt.Errorf("cannot open the response cache: %w", err))
 		}
@@ -126,7 +157,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err := run.ImportExternal(); err != nil {
 		return a.importFailed(err, run.Dir)
 	}
-	code = a.writeReports(run.Report(out), &rf, run.Dir, baseline)
+	code = report(run.Dir, run.Report(out))
 	if out.LocalFailure != "" && !out.Interrupted {
 		fmt.Fprintf(a.Stderr, "nlutest: %d calls failed on this machine (%s) and were not recorded: the run is incomplete; raise the open-files limit (ulimit -n) or lower --concurrency, then call them with --resume %s\n", out.Unrecorded, out.LocalFailure, run.Dir)
 		return ExitCannotRun
