@@ -44,7 +44,7 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 			minimums: info.TextMinimums, reply: info.Reply, captures: info.CaptureFailures}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
-			c := e.compile(x.Expr)
+			c := e.compileKey(x.Expr, x.State)
 			c.text = x.Path
 			sc.expect[i] = &c
 			e.paths.Store(x.Path, sc.expect[i])
@@ -137,6 +137,9 @@ type compiled struct {
 	item     bool
 	itemPath string
 	itemKey  string
+	// state: the path addresses the result's dialogue state ("state:$…"),
+	// never a schema dimension.
+	state bool
 	// collection is set for a path that is an items dimension's
 	// collection ($.entities): the expected items as a multiset; whole
 	// when that dimension has no keys (items compared whole: words).
@@ -182,11 +185,11 @@ func (e *Evaluator) path(sc *sourceChecks, i int, p string) (*compiled, error) {
 	if c, ok := e.paths.Load(p); ok {
 		return c.(*compiled), nil
 	}
-	x, _, err := spec.CompilePath(p)
+	x, _, state, err := spec.CompileExpectPath(p)
 	if err != nil {
 		return nil, err
 	}
-	c := e.compile(x)
+	c := e.compileKey(x, state)
 	c.text = p
 	e.paths.Store(p, &c)
 	return &c, nil
@@ -200,6 +203,11 @@ type response struct {
 	doc   *jsondoc.Doc
 	tree  any
 	built bool
+	// state is the result's dialogue state as Go values, read on the
+	// first "state:" expectation (stateRead); stateErr when it is not JSON.
+	state     any
+	stateRead bool
+	stateErr  error
 }
 
 func (rs *response) value() any {
@@ -303,6 +311,9 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 		r.Failures = append(r.Failures, f)
 		return false
 	}
+	if c.state {
+		return stateExpectation(r, rs, c, x.Value, f)
+	}
 	if c.dim >= 0 {
 		f.Dimension = e.suite.Schema.Dimensions[c.dim].Name
 	}
@@ -390,6 +401,7 @@ func (e *Evaluator) conditionContext(r *schema.Result) *hcl.EvalContext {
 	})
 	ctx.Variables["latency_ms"] = cty.NumberFloatVal(r.LatencyMS)
 	ctx.Variables["reply"] = cty.StringVal(r.Reply)
+	ctx.Variables["state"] = stateValue(r)
 	return ctx
 }
 
@@ -409,6 +421,8 @@ func (e *Evaluator) condition(r *schema.Result, a *spec.Assert, ctx *hcl.EvalCon
 	v = spec.Unmark(v)
 	src := exprSource(e.suite, a.Condition)
 	switch {
+	case diags.HasErrors() && len(r.State) == 0 && readsState(a.Condition):
+		f.Message = fmt.Sprintf("%s reads state, but %s", src, noStateMessage)
 	case diags.HasErrors():
 		f.Message = fmt.Sprintf("%s could not be evaluated: %s", src, diagSummary(diags))
 		if m := e.suite.MissingCapture(&r.Case, diags); m != "" {

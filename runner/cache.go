@@ -33,6 +33,8 @@ type cacheEntry struct {
 	Headers   map[string]string `json:"headers,omitempty"`
 	Response  json.RawMessage   `json:"response"`
 	LatencyMS float64           `json:"latency_ms"`
+	// State is the dialogue state read after the call (Result.State).
+	State json.RawMessage `json:"state,omitempty"`
 }
 
 // Key hashes the fingerprint and the request (headers sorted). Secrets in
@@ -71,7 +73,7 @@ func (c *Cache) Get(key string, r *schema.Result) bool {
 	if json.Unmarshal(b, &e) != nil || len(e.Response) == 0 {
 		return false
 	}
-	r.Status, r.Headers, r.Response, r.LatencyMS = e.Status, e.Headers, e.Response, e.LatencyMS
+	r.Status, r.Headers, r.Response, r.LatencyMS, r.State = e.Status, e.Headers, e.Response, e.LatencyMS, e.State
 	r.Reply = schema.ReplyOf(r.Response)
 	r.Attempts, r.Cached = 0, true
 	return true
@@ -83,7 +85,7 @@ func (c *Cache) Put(key string, r *schema.Result) {
 	if r.Error != nil || len(r.Response) == 0 {
 		return
 	}
-	b, err := json.Marshal(cacheEntry{Status: r.Status, Headers: r.Headers, Response: r.Response, LatencyMS: r.LatencyMS})
+	b, err := json.Marshal(cacheEntry{Status: r.Status, Headers: r.Headers, Response: r.Response, LatencyMS: r.LatencyMS, State: r.State})
 	if err != nil {
 		return
 	}

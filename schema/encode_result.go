@@ -46,6 +46,13 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = append(b, `,"reply":`...)
 		b = jsondoc.AppendString(b, r.Reply)
 	}
+	if len(r.State) > 0 {
+		if !json.Valid(r.State) {
+			return b, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: invalid state JSON")
+		}
+		b = append(b, `,"state":`...)
+		b = appendCompactJSON(b, r.State)
+	}
 	if u := r.Usage; u != nil {
 		b = append(b, `,"usage":{"prompt_tokens":`...)
 		b = strconv.AppendInt(b, int64(u.PromptTokens), 10)

@@ -36,6 +36,9 @@ func TestResultLineMatchesEncodingJSON(t *testing.T) {
 			Failures: []Failure{{Kind: "expect", Path: "$.x", Expected: "a", Actual: []any{"b", 1.5}, Dimension: "relation", File: "s.nlutest.hcl", Line: 3}, {Kind: "assert", Message: "x < y", Missing: true}}},
 		"redirected": {Case: base, Target: "nlu", Request: &Request{Method: "POST", URL: "http://127.0.0.1:9/a", Redirects: []string{"http://127.0.0.1:9/b", "http://127.0.0.1:9/c?q=<&>"}},
 			Status: 200, Response: json.RawMessage(`{}`), Attempts: 1, Started: started, Outcome: Pass},
+		"tracker": {Case: Case{ID: "c/1", Text: "我想订去上海的票", Script: "c", Turn: 1, Expect: Expectations{{Path: "state:$.slots.城市", Value: "上海"}}}, Target: "rasa",
+			Status: 200, Response: json.RawMessage(`[{"recipient_id":"c","text":"哪天出发？"}]`), Reply: "哪天出发？",
+			State: json.RawMessage(`{"slots": {"城市": "上海", "日期": null}, "active_loop": {"name": "订票表单"}}`), Attempts: 1, Started: started, Outcome: Pass},
 	}
 	for name, r := range cases {
 		got, err := EncodeLine(&r)

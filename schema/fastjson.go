@@ -197,7 +197,7 @@ type Deferred struct {
 // DecodeForEval reads a result record for re-evaluation: the call and the
 // case's id, template and text; the other case fields wait in the returned
 // Deferred, and the recorded outcome and failures, which evaluation
-// recomputes, are not read. r.Response aliases b.
+// recomputes, are not read. r.Response and r.State alias b.
 func (r *Result) DecodeForEval(b []byte, d *Deferred) error {
 	d.Slots, d.fields = nil, d.fields[:0]
 	return r.decode(b, d)
@@ -268,6 +268,10 @@ func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
 		if string(val) != "null" {
 			r.Response = json.RawMessage(val)
 		}
+	case "state":
+		if string(val) != "null" {
+			r.State = json.RawMessage(val)
+		}
 	default:
 		if !isCaseField(key) {
 			return false
@@ -313,6 +317,10 @@ func (r *Result) decodeCallField(key, val []byte) error {
 		r.Body, err = jsondoc.Unquote(val)
 	case "reply":
 		r.Reply, err = jsondoc.Unquote(val)
+	case "state":
+		if string(val) != "null" {
+			r.State = append(json.RawMessage(nil), val...)
+		}
 	case "usage":
 		if string(val) != "null" {
 			r.Usage = new(Usage)

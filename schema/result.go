@@ -16,6 +16,12 @@ const (
 	ErrTooLarge    = "ResponseTooLarge"
 	ErrRequest     = "RequestError"
 	ErrEvaluation  = "EvaluationError"
+	// ErrTracker is a dialogue-state read that failed after the bot
+	// answered (a rasa webhook target with tracker = true whose GET
+	// /conversations/{id}/tracker gave a non-2xx status, invalid JSON, a
+	// timeout or a reset): the call's error, so the turn is an error and
+	// its conversation stops.
+	ErrTracker = "TrackerError"
 )
 
 // Request is what was sent to the target, with secrets already redacted.
@@ -84,6 +90,13 @@ type Result struct {
 	// expression or API gives, else the response when it is a JSON string
 	// (see ReplyOf); empty when there is none.
 	Reply string `json:"reply,omitempty"`
+	// State is the dialogue state the target read after the call, raw
+	// JSON (redacted as responses are): for a rasa webhook target with
+	// tracker = true, the conversation's tracker cut to slots,
+	// latest_message, latest_action_name and active_loop. Conditions read
+	// it as `state`, expectations as "state:$.path". Empty when the target
+	// reads no state.
+	State json.RawMessage `json:"state,omitempty"`
 	// Usage is the token count a language-model target reported for the
 	// call (an openai target's usage), nil when it reported none.
 	Usage *Usage `json:"usage,omitempty"`

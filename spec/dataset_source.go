@@ -208,7 +208,7 @@ func (ds *datasetSource) decodeExpect(l *loader, a *hcl.Attribute) bool {
 			ok = false
 			continue
 		}
-		x, norm, err := CompilePath(kv.AsString())
+		x, norm, state, err := CompileExpectPath(kv.AsString())
 		if err != nil {
 			l.pathError(p.Key, kv.AsString(), err)
 			ok = false
@@ -226,7 +226,7 @@ func (ds *datasetSource) decodeExpect(l *loader, a *hcl.Attribute) bool {
 			continue
 		}
 		ds.expect = append(ds.expect, expectExpr{path: norm, val: e})
-		ds.info.Expect = append(ds.info.Expect, &ExpectSpec{Path: norm, Expr: x, Value: cty.DynamicVal, Range: p.Key.Range()})
+		ds.info.Expect = append(ds.info.Expect, &ExpectSpec{Path: norm, Expr: x, State: state, Value: cty.DynamicVal, Range: p.Key.Range()})
 	}
 	return ok
 }

@@ -144,7 +144,7 @@ func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 			continue
 		}
 		raw := kv.AsString()
-		x, norm, err := CompilePath(raw)
+		x, norm, state, err := CompileExpectPath(raw)
 		if err != nil {
 			l.pathError(p.Key, raw, err)
 			continue
@@ -162,7 +162,7 @@ func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 		if diags.HasErrors() {
 			continue
 		}
-		es := &ExpectSpec{Path: norm, Expr: x, Value: v, Range: p.Key.Range()}
+		es := &ExpectSpec{Path: norm, Expr: x, State: state, Value: v, Range: p.Key.Range()}
 		ok := true
 		walkStrings(v, func(s string) {
 			_, phs, err := ParsePlaceholders(s)

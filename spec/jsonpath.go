@@ -71,3 +71,26 @@ func CompilePath(p string) (jp.Expr, string, error) {
 	}
 	return x, n, nil
 }
+
+// StatePrefix starts an expectation key that addresses the turn's
+// dialogue state (schema.Result.State) instead of its response:
+// "state:$.slots.city".
+const StatePrefix = "state:"
+
+// CompileExpectPath is CompilePath for an expectation key, which may
+// start with StatePrefix: state reports it, x is the JSONPath after the
+// prefix, and norm keeps the prefix ("state:$.slots.city"). A
+// *PathError's offsets count from the start of p.
+func CompileExpectPath(p string) (x jp.Expr, norm string, state bool, err error) {
+	t := strings.TrimLeft(p, " \t\n\v\f\r")
+	if !strings.HasPrefix(t, StatePrefix) {
+		x, norm, err = CompilePath(p)
+		return x, norm, false, err
+	}
+	skip := len(p) - len(t) + len(StatePrefix)
+	x, norm, err = CompilePath(p[skip:])
+	if pe, ok := err.(*PathError); ok {
+		pe.Path, pe.From, pe.To = p, pe.From+skip, pe.To+skip
+	}
+	return x, StatePrefix + norm, true, err
+}

@@ -172,9 +172,14 @@ type SlotRef struct {
 
 // ExpectSpec is one `path = value` entry of an expect map.
 type ExpectSpec struct {
-	// Path is the JSONPath after `.[` normalisation.
+	// Path is the JSONPath after `.[` normalisation, with its "state:"
+	// prefix (StatePrefix) when it addresses the dialogue state.
 	Path string
+	// Expr is the compiled JSONPath (after the prefix).
 	Expr jp.Expr
+	// State is set for a "state:$.path" key: the path is evaluated on the
+	// turn's dialogue state (schema.Result.State), not its response.
+	State bool
 	// Value is the expected value with placeholders still in its strings.
 	Value cty.Value
 	// HasPlaceholders is true when some string in Value has a {slot}.

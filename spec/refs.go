@@ -24,7 +24,7 @@ var CaseAttributes = append(schema.ExprCaseFields(), "history")
 var HTTPAttributes = []string{"status", "headers"}
 
 // allRoots are every name an expression can start with somewhere.
-var allRoots = []string{"var", "case", "slot", "response", "http", "latency_ms", "metrics", "reply", "capture", "judge"}
+var allRoots = []string{"var", "case", "slot", "response", "http", "latency_ms", "metrics", "reply", "capture", "judge", "state"}
 
 var rootWhere = map[string]string{
 	"case":       "per-case expressions (target requests, asserts, split conditions)",
@@ -33,6 +33,7 @@ var rootWhere = map[string]string{
 	"http":       "assert conditions, which run after the call",
 	"latency_ms": "assert conditions, which run after the call",
 	"reply":      "assert conditions, which run after the call",
+	"state":      "assert conditions, which run after the call (the dialogue state a rasa target with tracker = true reads)",
 	"capture":    "target requests and assert conditions of a conversation's turns",
 	"metrics":    "threshold conditions, which run after all cases",
 	"var":        "every expression except a variable's default",
@@ -94,7 +95,7 @@ func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) b
 	root := tr.RootName()
 	if len(tr) < 2 {
 		switch root {
-		case "latency_ms", "response", "http", "case", "slot", "metrics", "reply", "capture", "judge":
+		case "latency_ms", "response", "http", "case", "slot", "metrics", "reply", "capture", "judge", "state":
 			return true
 		}
 		rng := tr.SourceRange()
@@ -482,7 +483,7 @@ func (l *loader) checkFed(dim *Dimension, rng hcl.Range) {
 			return
 		}
 		for _, x := range info.Expect {
-			if concretePath(x.Expr) && (sc.DimensionOf(x.Expr) == dim || sc.CollectionOf(x.Expr) == dim) {
+			if !x.State && concretePath(x.Expr) && (sc.DimensionOf(x.Expr) == dim || sc.CollectionOf(x.Expr) == dim) {
 				return
 			}
 		}
@@ -533,7 +534,7 @@ func (l *loader) checkReferences() {
 	for _, t := range s.Targets {
 		l.checkTargetRefs(t)
 	}
-	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms", "reply", "capture"}
+	condRoots := []string{"var", "case", "slot", "response", "http", "latency_ms", "reply", "capture", "state"}
 	for _, a := range s.Asserts {
 		l.checkExpr(a.Condition, "suite assert condition", condRoots, nil)
 	}
@@ -555,6 +556,7 @@ func (l *loader) checkReferences() {
 	for _, th := range s.Thresholds {
 		l.checkExpr(th.Condition, "threshold condition", []string{"var", "metrics"}, nil)
 	}
+	l.checkStateUse()
 }
 
 // checkTargetRefs checks the names a target's expressions use. A judge

@@ -44,6 +44,11 @@ type Target struct {
 	MaxResponseBytes int64
 	ErrorBudget      float64
 	DeclRange        hcl.Range
+	// State is set by a kind whose calls record dialogue state on their
+	// results (schema.Result.State): a rasa webhook target with tracker =
+	// true, a replay target (what it replays may hold state). A suite that
+	// reads state with no such target gets a warning.
+	State bool
 	// Judge is the target's judge block: set, the target can judge memory
 	// answers (a memory block's judge = "NAME"). Nil for other targets.
 	Judge *TargetJudge

@@ -51,6 +51,11 @@ type httpCaller struct {
 	// decode, when set, fills the result's reply (and what else the kind
 	// reads from its answer) from r.Response; nil: schema.ReplyOf.
 	decode func(r *schema.Result, ctx *hcl.EvalContext) error
+	// after, when set, runs after a call whose answer was usable (not on
+	// a cache hit, which restores what it recorded): a rasa target's
+	// tracker read. It may set r.State, or r.Error to make the call an
+	// error. req is the request the call sent.
+	after func(ctx context.Context, r *schema.Result, req transport.Request)
 	// withHistory: the kind's requests depend on the conversation so far,
 	// so its sessions pass the history on.
 	withHistory bool
@@ -245,6 +250,9 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 			// Redact again what an earlier version stored: the forms
 			// redacted may have grown since.
 			r.Response = json.RawMessage(h.red.JSON(r.Response))
+			if len(r.State) > 0 {
+				r.State = json.RawMessage(h.red.JSON(r.State))
+			}
 			for k, v := range r.Headers {
 				r.Headers[k] = h.red.String(v)
 			}
@@ -287,9 +295,13 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	r.Response = json.RawMessage(h.red.JSON(buf.Bytes()))
 	answer := r.Response
 	h.decodeReply(r, c)
+	if h.after != nil && r.Error == nil {
+		h.after(ctx, r, req)
+	}
 	if key != "" && r.Error == nil {
 		// The cache keeps the answer as the service gave it: a kind's
 		// decode may replace the response (openai's content = "json").
+		// It keeps the state a rasa tracker read too.
 		kept := *r
 		kept.Response = answer
 		h.cache.Put(key, &kept)

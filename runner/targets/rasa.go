@@ -21,22 +21,33 @@ import (
 // /webhooks/rest/webhook with {"sender": the conversation id, "message":
 // …}; the response is the JSON array of the bot's messages (buttons,
 // images and custom payloads kept) and the reply their texts joined by
-// "\n". The conversation's state lives on the Rasa server, keyed by sender.
+// "\n". The conversation's state lives on the Rasa server, keyed by sender;
+// with tracker = true (webhook only) the caller reads it after each turn
+// from GET /conversations/{sender}/tracker and records it as the result's
+// state (rasa_tracker.go).
 //
 //	rasa {
-//	  url  = "http://localhost:5005"
-//	  mode = "webhook"
+//	  url     = "http://localhost:5005"
+//	  mode    = "webhook"
+//	  tracker = true
+//	  tracker_token = var.rasa_token   # optional: Rasa's --auth-token, sent as ?token=
 //	}
 type rasaKind struct{}
 
 var rasaSchema = &hcl.BodySchema{
-	Attributes: withConnAttrs(hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "headers"}, hcl.AttributeSchema{Name: "mode"}),
+	Attributes: withConnAttrs(hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "headers"}, hcl.AttributeSchema{Name: "mode"},
+		hcl.AttributeSchema{Name: "tracker"}, hcl.AttributeSchema{Name: "tracker_token"}),
 }
 
 // rasaConfig is a rasa target's request (url and headers) and its mode.
 type rasaConfig struct {
 	httpConfig
 	Mode string
+	// Tracker: read the conversation's tracker after each webhook turn;
+	// TokenVar names the sensitive variable holding Rasa's auth token
+	// (empty: none).
+	Tracker  bool
+	TokenVar string
 }
 
 // rasaModes are the values of a rasa target's mode.
@@ -65,6 +76,7 @@ func (rasaKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if !slices.Contains(rasaModes, h.Mode) {
 		d.Errorf(c.Attributes["mode"].Expr.Range().Ptr(), "Unknown rasa mode", "mode is \"parse\" (POST /model/parse, the NLU alone) or \"webhook\" (the bot, through the REST channel); %q is neither.", h.Mode)
 	}
+	decodeTracker(d, c.Attributes, h)
 	d.PerCase(h.URL, h.Headers)
 	d.EvalNow(func(ctx *hcl.EvalContext) hcl.Diagnostics {
 		_, _, _, diags := evalStatic(&h.httpConfig, ctx)
@@ -92,6 +104,9 @@ func (rasaKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 		hc.url = base + "/webhooks/rest/webhook"
 		hc.fixedBody = rasaWebhookBody
 		hc.decode = rasaWebhookReply
+		if cfg.Tracker {
+			hc.after = newTrackerReader(hc, base, b.Suite.Vars[cfg.TokenVar]).read
+		}
 		return hc, nil
 	}
 	hc.url = base + "/model/parse"

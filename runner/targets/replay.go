@@ -34,6 +34,8 @@ func (replayKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	// What it replays may hold dialogue state (a rasa tracker's).
+	d.Target.State = true
 	// The results file may be written by a run to come: validate refuses
 	// a path the rules forbid, not a missing one.
 	return &replayConfig{Source: d.File(c.Attributes, "source", "replay results file", spec.MaxDataBytes, false)}, true
@@ -92,6 +94,9 @@ func (rc *replayCaller) Call(_ context.Context, c *schema.Case) *schema.Result {
 	// forms, or from a run without this suite's secrets: what is replayed
 	// is redacted as a live answer is.
 	r.Response = json.RawMessage(rc.red.JSON(r.Response))
+	if len(rec.State) > 0 {
+		r.State = json.RawMessage(rc.red.JSON(rec.State))
+	}
 	r.Body, r.Reply = rc.red.String(r.Body), rc.red.String(r.Reply)
 	if r.Error != nil {
 		e := *r.Error

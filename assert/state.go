@@ -1,0 +1,90 @@
+package assert
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/jsondoc"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+	"github.com/ohler55/ojg/jp"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// This file checks dialogue state (SPEC §14.4): "state:$.path"
+// expectations and `state` in conditions read schema.Result.State, the
+// state a rasa webhook target with tracker = true records after each turn.
+
+// noStateMessage ends the failure of a check that reads the state of a
+// result that has none.
+const noStateMessage = `the turn has no dialogue state: it is recorded only by a rasa target with mode = "webhook" and tracker = true, which reads the conversation's tracker after each turn`
+
+// compileKey compiles an expectation's path; state paths belong to no
+// schema dimension and are evaluated on Go values.
+func (e *Evaluator) compileKey(x jp.Expr, state bool) compiled {
+	if !state {
+		return e.compile(x)
+	}
+	return compiled{x: x, multi: multiNode(x), mode: modeTree, canon: spec.StatePrefix + x.String(), dim: -1, state: true}
+}
+
+// stateExpectation checks one "state:" expectation against r.State; when
+// it is not met it adds f, completed, to r.Failures and returns false.
+func stateExpectation(r *schema.Result, rs *response, c *compiled, want any, f schema.Failure) bool {
+	if len(r.State) == 0 {
+		f.Missing, f.Message = true, noStateMessage
+		r.Failures = append(r.Failures, f)
+		return false
+	}
+	if !rs.stateRead {
+		rs.stateRead = true
+		var d jsondoc.Doc
+		if err := d.Parse(r.State); err != nil {
+			rs.stateErr = err
+		} else {
+			rs.state = d.Value(d.Root())
+		}
+	}
+	if rs.stateErr != nil {
+		f.Message = fmt.Sprintf("the recorded dialogue state is not JSON: %v", rs.stateErr)
+		r.Failures = append(r.Failures, f)
+		return false
+	}
+	got, found := matches(c.x, rs.state, c.multi)
+	if !found {
+		f.Missing = true
+		r.Failures = append(r.Failures, f)
+		return false
+	}
+	var actual any = got[0]
+	if c.multi {
+		actual = got
+	}
+	if Equal(want, actual) {
+		return true
+	}
+	f.Actual = actual
+	r.Failures = append(r.Failures, f)
+	return false
+}
+
+// stateValue is `state` in conditions: the result's dialogue state, null
+// when it has none (or it is not JSON).
+func stateValue(r *schema.Result) cty.Value {
+	if len(r.State) > 0 {
+		if v, err := spec.JSONToCty(r.State); err == nil {
+			return v
+		}
+	}
+	return cty.NullVal(cty.DynamicPseudoType)
+}
+
+// readsState reports whether a condition reads `state`.
+func readsState(e hcl.Expression) bool {
+	for _, tr := range e.Variables() {
+		if tr.RootName() == "state" {
+			return true
+		}
+	}
+	return false
+}
