@@ -421,8 +421,8 @@ func (e *Evaluator) condition(r *schema.Result, a *spec.Assert, ctx *hcl.EvalCon
 	v = spec.Unmark(v)
 	src := exprSource(e.suite, a.Condition)
 	switch {
-	case diags.HasErrors() && len(r.State) == 0 && readsState(a.Condition):
-		f.Message = fmt.Sprintf("%s reads state, but %s", src, noStateMessage)
+	case diags.HasErrors() && readsState(a.Condition) && stateMissing(r) != "":
+		f.Message = fmt.Sprintf("%s reads state, but %s", src, stateMissing(r))
 	case diags.HasErrors():
 		f.Message = fmt.Sprintf("%s could not be evaluated: %s", src, diagSummary(diags))
 		if m := e.suite.MissingCapture(&r.Case, diags); m != "" {

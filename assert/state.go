@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
@@ -77,6 +78,18 @@ func stateValue(r *schema.Result) cty.Value {
 		}
 	}
 	return cty.NullVal(cty.DynamicPseudoType)
+}
+
+// stateMissing says why r has no state a condition can read (none
+// recorded, or not JSON); "" when it has one.
+func stateMissing(r *schema.Result) string {
+	switch {
+	case len(r.State) == 0:
+		return noStateMessage
+	case !json.Valid(r.State):
+		return "the recorded dialogue state is not JSON"
+	}
+	return ""
 }
 
 // readsState reports whether a condition reads `state`.

@@ -27,7 +27,7 @@ func (l *loader) checkStateUse() {
 		return
 	}
 	l.warnf(rng, "No target reads dialogue state",
-		"%s reads the dialogue state, but no target of the suite records one, so it fails on every turn. Read Rasa's tracker with rasa { mode = \"webhook\"  tracker = true }, or remove it.", what)
+		"%s reads the dialogue state, but no target of the suite records one, so it fails on every turn it is checked on. Read Rasa's tracker with rasa { mode = \"webhook\"  tracker = true }, or remove it.", what)
 }
 
 // firstStateUse finds the first expectation or condition of the suite

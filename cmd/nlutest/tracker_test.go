@@ -322,3 +322,60 @@ func checkRecordedStates(t *testing.T, run string) int {
 	}
 	return n
 }
+
+// validate: a suite that reads dialogue state with no target recording
+// any gets a located warning (exit 0); with a rasa tracker target, none;
+// a bad JSONPath after "state:" is an error located in the key.
+func TestValidateStateUse(t *testing.T) {
+	const httpTarget = `target "bot" {
+  http { url = "http://127.0.0.1:1/chat" }
+}`
+	const rasaTarget = `variable "rasa_token" {
+  sensitive = true
+  default   = "rasa-token-for-validate"
+}
+target "bot" {
+  rasa {
+    url           = "http://127.0.0.1:1"
+    mode          = "webhook"
+    tracker       = true
+    tracker_token = var.rasa_token
+  }
+}`
+	const body = `
+materials "城市" { values = ["上海"] }
+conversation "订票" {
+  turn {
+    user   = "我想订去{城市}的票"
+    expect = { %s = "{城市}" }
+  }
+  turn {
+    user = "明天出发"
+    assert { condition = state.active_loop == null }
+  }
+}
+`
+	for _, tc := range []struct {
+		name, target, key string
+		code              int
+		want, not         string
+	}{
+		{"http target", httpTarget, `"state:$.slots.城市"`, ExitPass, "Warning: No target reads dialogue state\n\n  on " + "DIR/suite.nlutest.hcl:8:16:", ""},
+		{"http target, state in an assert only", httpTarget, `"$.city"`, ExitPass, "Warning: No target reads dialogue state\n\n  on " + "DIR/suite.nlutest.hcl:12:26:", ""},
+		{"rasa tracker target", rasaTarget, `"state:$.slots.城市"`, ExitPass, "", "No target reads dialogue state"},
+		{"bad path", rasaTarget, `"state:$.slots[城市"`, ExitInvalid, "Error: Invalid JSONPath\n\n  on DIR/suite.nlutest.hcl:17:", ""},
+	} {
+		dir := writeSuite(t, tc.target+fmt.Sprintf(body, tc.key))
+		code, out, errs := runCLI(t, dir, nil, "validate", dir)
+		all := strings.ReplaceAll(out+errs, dir, "DIR")
+		if os.Getenv("SHOW") != "" {
+			t.Log(all)
+		}
+		if code != tc.code || !strings.Contains(all, tc.want) || (tc.not != "" && strings.Contains(all, tc.not)) {
+			t.Errorf("%s: exit %d (want %d)\n%s", tc.name, code, tc.code, all)
+		}
+		if strings.Contains(all, "panic") || strings.Contains(all, "goroutine") {
+			t.Errorf("%s: %s", tc.name, all)
+		}
+	}
+}
