@@ -61,9 +61,10 @@ type Turn struct {
 	Reply *ReplyCheck
 }
 
-// Capture is one `NAME = "$.path"` of a turn's capture map, or one
-// `NAME = "RE2"` of its capture_reply map (Reply set; Path is then the
-// pattern).
+// Capture is one `NAME = "$.path"` of a turn's capture map (a path with
+// the "state:" prefix reads the turn's dialogue state instead of its
+// response), or one `NAME = "RE2"` of its capture_reply map (Reply set;
+// Path is then the pattern).
 type Capture struct {
 	Name string
 	Path string
@@ -75,6 +76,8 @@ type Capture struct {
 	Range hcl.Range
 	x     jp.Expr
 	re    *regexp.Regexp
+	// state: x reads the result's dialogue state (schema.Result.State).
+	state bool
 }
 
 // conversationSource is a conversation block as a case source.
@@ -265,12 +268,12 @@ func (cs *conversationSource) decodeCaptures(d *Decoder, turn *Turn, a *hcl.Attr
 			}
 			c.Path, c.re = v.AsString(), re
 		} else {
-			x, norm, err := CompilePath(v.AsString())
+			x, norm, state, err := CompileExpectPath(v.AsString())
 			if err != nil {
 				d.l.pathError(p.Value, v.AsString(), err)
 				continue
 			}
-			c.Path, c.x = norm, x
+			c.Path, c.x, c.state = norm, x, state
 		}
 		turn.Capture = append(turn.Capture, c)
 		cs.hasCaptures = true
@@ -349,8 +352,8 @@ func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Scri
 }
 
 // capture runs after turn i of a script: it evaluates the turn's captures
-// on its response and reply and hands every value captured so far to the
-// next turn. A capture that selects nothing is left out (the turn fails
+// on its response, reply and (for "state:" paths) dialogue state and
+// hands every value captured so far to the next turn. A capture that selects nothing is left out (the turn fails
 // with it, CaptureFailures; a later turn reading it is told which).
 func (cs *conversationSource) capture(i int, r *schema.Result, next *schema.Case) {
 	caps := r.Captures
@@ -373,9 +376,10 @@ func (cs *conversationSource) capture(i int, r *schema.Result, next *schema.Case
 // captureInput is what a turn's captures select from: its response,
 // parsed on first need, and its reply.
 type captureInput struct {
-	r      *schema.Result
-	doc    any
-	parsed bool
+	r *schema.Result
+	// docs are the response and the dialogue state, parsed on first need.
+	docs   [2]any
+	parsed [2]bool
 }
 
 // selectValue is the value c selects, false when it selects nothing.
@@ -398,18 +402,22 @@ func (in *captureInput) selectValue(c *Capture) (string, bool) {
 		}
 		return m[0], true
 	}
-	if !in.parsed {
-		in.parsed = true
-		if len(in.r.Response) > 0 {
-			if doc, err := oj.Parse(in.r.Response); err == nil {
-				in.doc = doc
+	k, src := 0, in.r.Response
+	if c.state {
+		k, src = 1, in.r.State
+	}
+	if !in.parsed[k] {
+		in.parsed[k] = true
+		if len(src) > 0 {
+			if doc, err := oj.Parse(src); err == nil {
+				in.docs[k] = doc
 			}
 		}
 	}
-	if in.doc == nil {
+	if in.docs[k] == nil {
 		return "", false
 	}
-	got := c.x.Get(in.doc)
+	got := c.x.Get(in.docs[k])
 	if len(got) == 0 {
 		return "", false
 	}
@@ -430,6 +438,9 @@ func (cs *conversationSource) CaptureFailures(r *schema.Result) []schema.Failure
 			continue
 		}
 		msg := fmt.Sprintf("capture %q: %q selected nothing", c.Name, c.Path)
+		if c.state && len(r.State) == 0 {
+			msg += " (the turn has no dialogue state: a rasa target with mode = \"webhook\" and tracker = true records it)"
+		}
 		if c.Reply {
 			reply := r.Reply
 			if reply == "" {

@@ -168,8 +168,9 @@ conversation "订票" {
     }
   }
   turn {
-    user   = "{日期}出发"
-    expect = {
+    user    = "{日期}出发"
+    capture = { booked = "state:$.slots.日期" }   # turn 3 reads capture.booked
+    expect  = {
       "state:$.slots.日期"  = "{日期}"
       "state:$.active_loop" = null
     }
@@ -182,7 +183,7 @@ conversation "订票" {
     user   = "谢谢"
     expect = { "state:$.latest_message.intent.name" = "thanks" }
     assert {
-      condition = state.latest_action_name == "utter_goodbye" && reply == "不客气，再见！"
+      condition = state.latest_action_name == "utter_goodbye" && reply == "不客气，再见！" && capture.booked == state.slots.日期
     }
   }
 }
