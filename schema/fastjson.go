@@ -341,6 +341,17 @@ func (r *Result) decodeCallField(key, val []byte) error {
 			r.Error = &CallError{}
 			err = json.Unmarshal(val, r.Error)
 		}
+	default:
+		err = r.decodeJudgedField(key, val)
+	}
+	return err
+}
+
+// decodeJudgedField reads one member of a result's evaluation (outcome,
+// failures, verdict) or judgement; unknown members are skipped.
+func (r *Result) decodeJudgedField(key, val []byte) error {
+	var err error
+	switch string(key) {
 	case "outcome":
 		var s string
 		if s, err = jsondoc.Unquote(val); err == nil {
