@@ -246,17 +246,7 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 			fp += "\x00turn " + strconv.Itoa(c.Turn)
 		}
 		key = h.cache.Key(fp, req)
-		if h.cache.Get(key, r) {
-			// Redact again what an earlier version stored: the forms
-			// redacted may have grown since.
-			r.Response = json.RawMessage(h.red.JSON(r.Response))
-			if len(r.State) > 0 {
-				r.State = json.RawMessage(h.red.JSON(r.State))
-			}
-			for k, v := range r.Headers {
-				r.Headers[k] = h.red.String(v)
-			}
-			h.decodeReply(r, c)
+		if h.fromCache(key, r, c) {
 			return r
 		}
 	}
@@ -307,6 +297,25 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		h.cache.Put(key, &kept)
 	}
 	return r
+}
+
+// fromCache fills r from the cache entry key, if there is one, and
+// reports whether there was.
+func (h *httpCaller) fromCache(key string, r *schema.Result, c *schema.Case) bool {
+	if !h.cache.Get(key, r) {
+		return false
+	}
+	// Redact again what an earlier version stored: the forms redacted may
+	// have grown since.
+	r.Response = json.RawMessage(h.red.JSON(r.Response))
+	if len(r.State) > 0 {
+		r.State = json.RawMessage(h.red.JSON(r.State))
+	}
+	for k, v := range r.Headers {
+		r.Headers[k] = h.red.String(v)
+	}
+	h.decodeReply(r, c)
+	return true
 }
 
 // redactBody redacts a body that is not a usable answer: as JSON when it
