@@ -180,7 +180,7 @@ type scriptCounts struct {
 }
 
 func (c *scriptCounts) add(sc *schema.Script) error {
-	if len(sc.Turns) == 1 && sc.SourceKind != "conversation" {
+	if len(sc.Turns) == 1 && sc.SourceKind != "conversation" && sc.SourceKind != "scenario" {
 		c.cases++
 		return nil
 	}
@@ -205,11 +205,14 @@ func (c *scriptCounts) parts() []string {
 	}
 	for _, k := range c.kinds {
 		m := c.multi[k]
-		noun := k + " script"
-		if k == "conversation" {
-			noun = k
+		switch k {
+		case "scenario": // its turns are computed while it runs
+			out = append(out, count(m[0], k))
+		case "conversation":
+			out = append(out, count(m[0], k)+" with "+count(m[1], "turn"))
+		default:
+			out = append(out, count(m[0], k+" script")+" with "+count(m[1], "turn"))
 		}
-		out = append(out, count(m[0], noun)+" with "+count(m[1], "turn"))
 	}
 	return out
 }
