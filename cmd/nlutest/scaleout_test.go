@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,10 @@ func TestShardProcessesInParallel(t *testing.T) {
 	}
 	suite := filepath.Join("..", "..", "suites", "quickstart")
 	full := filepath.Join(dir, "full")
-	if out, err := exec.Command(bin, "run", suite, "--out", full, "--quiet").CombinedOutput(); err != nil {
+	// The quickstart gates p95 latency, which a loaded machine can fail
+	// (exit 1); the comparison below leaves latency out, so only a usage
+	// or internal error stops the recipe.
+	if out, err := exec.Command(bin, "run", suite, "--out", full, "--quiet").CombinedOutput(); !gateOnly(err) {
 		t.Fatalf("unsharded run: %v\n%s", err, out)
 	}
 	const n = 3
@@ -42,13 +46,13 @@ func TestShardProcessesInParallel(t *testing.T) {
 	for k, c := range cmds {
 		// A shard may fail its thresholds on its own share (exit 1); only
 		// a usage or internal error stops the recipe.
-		if err := c.Wait(); err != nil && c.ProcessState.ExitCode() != ExitFail {
+		if err := c.Wait(); !gateOnly(err) {
 			t.Fatalf("shard %d/%d: %v\n%s", k+1, n, err, outs[k].String())
 		}
 	}
 	merged := filepath.Join(dir, "merged")
 	args := append([]string{"merge", "--out", merged, "--quiet"}, shards...)
-	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, args...).CombinedOutput(); !gateOnly(err) {
 		t.Fatalf("merge: %v\n%s", err, out)
 	}
 	want, got := loadReport(t, full), loadReport(t, merged)
@@ -58,4 +62,11 @@ func TestShardProcessesInParallel(t *testing.T) {
 	if w, g := withoutLatency(want.Metrics), withoutLatency(got.Metrics); w != g {
 		t.Errorf("merged metrics differ from the unsharded run:\nwant %s\ngot  %s", w, g)
 	}
+}
+
+// gateOnly reports whether a command's error is at most a failed verdict
+// (exit 1): thresholds, never usage or internal errors.
+func gateOnly(err error) bool {
+	var ee *exec.ExitError
+	return err == nil || errors.As(err, &ee) && ee.ExitCode() == ExitFail
 }
