@@ -41,7 +41,7 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 	col := assert.NewCollector(s, o.Families)
 	col.IncludeUnreviewed = o.IncludeUnreviewed
 	rb := s.NewRebuilder()
-	seen := map[string]bool{}
+	seen := NewKeySet()
 	var warnings []string
 	for _, d := range dirs {
 		stale, err := Replay(filepath.Join(d, runner.ResultsFile), ev, rb, col, seen)

@@ -112,7 +112,7 @@ func TestReplayNamesTheFirstBadLine(t *testing.T) {
 	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), assert.NewCollector(s, nil), map[string]bool{})
+	_, err = pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), assert.NewCollector(s, nil), pipeline.NewKeySet())
 	if err == nil || !strings.Contains(err.Error(), path+":1300: not a result record") {
 		t.Errorf("replay of a file with bad lines 1300 and 2600: %v", err)
 	}
@@ -122,14 +122,14 @@ func TestReplayNamesTheFirstBadLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
+	seen := pipeline.NewKeySet()
 	col := assert.NewCollector(s, nil)
 	for range 2 {
 		if _, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), col, seen); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if col.Total() != 100 || len(seen) != 100 {
-		t.Errorf("the same results replayed twice count %d (seen %d), want 100", col.Total(), len(seen))
+	if col.Total() != 100 || seen.Len() != 100 {
+		t.Errorf("the same results replayed twice count %d (seen %d), want 100", col.Total(), seen.Len())
 	}
 }

@@ -23,7 +23,7 @@ import (
 // depend on scheduling. It returns the number of results whose case could
 // not be rebuilt and kept their recorded expectations. A record that does
 // not decode is an error naming its line (the first such line).
-func Replay(path string, ev *assert.Evaluator, rb *spec.Rebuilder, col *assert.Collector, seen map[string]bool) (int, error) {
+func Replay(path string, ev *assert.Evaluator, rb *spec.Rebuilder, col *assert.Collector, seen *KeySet) (int, error) {
 	workers := runtime.GOMAXPROCS(0)
 	p := &replayer{path: path, ev: ev, rb: rb,
 		work: make(chan *batch, 2*workers), free: make(chan *batch, 3*workers)}
@@ -147,7 +147,7 @@ func (p *replayer) fail(line int, err error) {
 func (p *replayer) past(line int) bool { return int64(line) > p.stopAt.Load() }
 
 // read hands batches of first-seen lines to the workers.
-func (p *replayer) read(seen map[string]bool, seq int64) error {
+func (p *replayer) read(seen *KeySet, seq int64) error {
 	cur := &batch{}
 	err := runner.ReadLines(p.path, func(line []byte, n int) error {
 		if p.past(n) {
@@ -158,10 +158,9 @@ func (p *replayer) read(seen map[string]bool, seq int64) error {
 			p.fail(n, &runner.RecordError{Path: p.path, Line: n, Err: err})
 			return errStop
 		}
-		if seen[id] {
+		if !seen.Add(id) {
 			return nil
 		}
-		seen[id] = true
 		if len(cur.ends) > 0 && len(cur.buf)+len(line) > replayBatchBytes {
 			cur = p.send(cur) // a long line goes alone
 		}

@@ -76,7 +76,7 @@ func replayPeak(t *testing.T, s *spec.Suite, n int, resp []byte) uint64 {
 	})
 	defer restore()
 	col := assert.NewCollector(s, nil)
-	if _, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), col, map[string]bool{}); err != nil {
+	if _, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), col, pipeline.NewKeySet()); err != nil {
 		t.Fatal(err)
 	}
 	if m := col.Metrics(); m.Failed != n {
@@ -134,7 +134,7 @@ func TestReplayEvaluatesARecordOverTheBudget(t *testing.T) {
 	}
 	f.Close()
 	col := assert.NewCollector(s, nil)
-	if _, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), col, map[string]bool{}); err != nil {
+	if _, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), col, pipeline.NewKeySet()); err != nil {
 		t.Fatal(err)
 	}
 	if m := col.Metrics(); m.Failed != 40 || m.Total != 40 {
@@ -161,7 +161,7 @@ func TestReplayPanicIsTheRecordsError(t *testing.T) {
 	s := weatherSuite(t, 40)
 	path := writeLargeResults(t, s, 20, largeResponse(3<<20))
 	defer pipeline.SetReplayProbe(func() { panic("探针") })()
-	_, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), assert.NewCollector(s, nil), map[string]bool{})
+	_, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), assert.NewCollector(s, nil), pipeline.NewKeySet())
 	if err == nil || !strings.Contains(err.Error(), "results.jsonl:1: internal error evaluating this record: 探针") {
 		t.Fatalf("got %v, want line 1's internal error", err)
 	}

@@ -132,7 +132,7 @@ func TestEvalReplayMatchesSerialEvaluation(t *testing.T) {
 	n := varyResults(t, path)
 
 	par := assert.NewCollector(s, nil)
-	stale, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), par, map[string]bool{})
+	stale, err := pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), par, pipeline.NewKeySet())
 	if err != nil || stale != 0 {
 		t.Fatalf("replay: stale %d, %v", stale, err)
 	}
@@ -169,7 +169,7 @@ func BenchmarkEvalResults(b *testing.B) {
 	for b.Loop() {
 		ev := assert.NewEvaluator(s)
 		col := assert.NewCollector(s, nil)
-		if _, err := pipeline.Replay(path, ev, s.NewRebuilder(), col, map[string]bool{}); err != nil {
+		if _, err := pipeline.Replay(path, ev, s.NewRebuilder(), col, pipeline.NewKeySet()); err != nil {
 			b.Fatal(err)
 		}
 		if m := col.Metrics(); m.Passed != n {

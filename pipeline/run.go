@@ -68,7 +68,7 @@ type Run struct {
 	before time.Duration
 	// done holds the ids recorded in the run directory (resume); a
 	// script of one turn records its result under the script's id.
-	done map[string]bool
+	done *KeySet
 }
 
 // Prepare checks the selection against the suite, counts it, and chooses
@@ -80,7 +80,7 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 	if err := o.Selection.Check(s); err != nil {
 		return nil, err
 	}
-	r := &Run{Suite: s, opts: o, done: map[string]bool{}}
+	r := &Run{Suite: s, opts: o, done: NewKeySet()}
 	counts, err := o.Selection.Count(s, func(msg string) { r.Warnings = append(r.Warnings, msg) })
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (r *Run) Resume() error {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%d recorded results kept their recorded expectations: their template, text or material values changed since they were recorded", stale))
 		}
 	}
-	r.notice("resuming %s: %d of %d cases already recorded", r.Dir, len(r.done), r.Counts.Total)
+	r.notice("resuming %s: %d of %d cases already recorded", r.Dir, r.done.Len(), r.Counts.Total)
 	return nil
 }
 
@@ -270,13 +270,13 @@ func (r *Run) dropUnselected(path string) error {
 }
 
 // Recorded is how many selected cases the run directory already holds.
-func (r *Run) Recorded() int { return len(r.done) }
+func (r *Run) Recorded() int { return r.done.Len() }
 
 // Elapsed is how long earlier sessions of a resumed run spent.
 func (r *Run) Elapsed() time.Duration { return r.before }
 
 // Todo is how many cases Execute will call.
-func (r *Run) Todo() int { return r.Counts.Total - len(r.done) }
+func (r *Run) Todo() int { return r.Counts.Total - r.done.Len() }
 
 // Left is how many cases of each source Execute will call: the
 // selection's count less what the collector already holds.
@@ -405,14 +405,14 @@ func (r *Run) recordConversation(rw *runner.ResultsWriter, turns []pendingTurn, 
 func (r *Run) generate(yield func(*schema.Script) error) error {
 	return r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
 		if r.opts.Repeat <= 1 {
-			if r.done[scriptKey(sc)] {
+			if r.done.Has(scriptKey(sc)) {
 				return nil
 			}
 			return yield(sc)
 		}
 		for rep := 1; rep <= r.opts.Repeat; rep++ {
 			rs := repeated(sc, rep)
-			if r.done[scriptKey(rs)] {
+			if r.done.Has(scriptKey(rs)) {
 				continue
 			}
 			if err := yield(rs); err != nil {

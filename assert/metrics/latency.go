@@ -44,6 +44,11 @@ const ExactLatencySamples = 1 << 21
 // LatencyAcc accumulates call latencies (YD/T 4394.2-2023, response time), overall
 // and per input-length bucket. The zero value is ready to use.
 type LatencyAcc struct {
+	// counts holds the samples counted by value while they have at most
+	// MaxCountedLatencies distinct values (nil before the first sample
+	// and once they have more); then buckets holds them one by one.
+	counts  *latencyCounts
+	several bool // counts gave way to buckets
 	buckets [len(bucketLimits) + 1]sampleBlocks
 	n       int
 	hist    *latencyHist // set once n exceeded ExactLatencySamples
@@ -82,17 +87,54 @@ func (l *LatencyAcc) AddSample(s Sample) {
 		l.hist.addCell(i, s.cell, ms)
 		return
 	}
-	l.buckets[i].add(ms)
+	if !l.several {
+		if l.counts == nil {
+			l.counts = &latencyCounts{}
+		}
+		if !l.counts.add(i, ms, 1) {
+			l.toBlocks()
+		}
+	}
+	if l.several {
+		l.buckets[i].add(ms)
+	}
 	if l.n > ExactLatencySamples {
 		l.toHist()
+	}
+}
+
+// toBlocks moves counted samples into the blocks, one by one.
+func (l *LatencyAcc) toBlocks() {
+	if l.counts != nil {
+		l.counts.each(func(b int, v float64, n int) {
+			for range n {
+				l.buckets[b].add(v)
+			}
+		})
+	}
+	l.counts, l.several = nil, true
+}
+
+// eachSample calls fn with the bucket and value of every exact sample.
+func (l *LatencyAcc) eachSample(fn func(bucket int, v float64)) {
+	if l.counts != nil {
+		l.counts.each(func(b int, v float64, n int) {
+			for range n {
+				fn(b, v)
+			}
+		})
+	}
+	for i := range l.buckets {
+		l.buckets[i].each(func(v float64) { fn(i, v) })
 	}
 }
 
 // toHist moves the exact samples into the histogram.
 func (l *LatencyAcc) toHist() {
 	l.hist = &latencyHist{}
+	l.eachSample(l.hist.add)
+	l.counts, l.several = nil, true
 	for i := range l.buckets {
-		l.buckets[i].each(func(v float64) { l.hist.add(i, v) })
 		l.buckets[i] = sampleBlocks{}
 	}
 }
@@ -118,20 +160,57 @@ func (l *LatencyAcc) Merge(o *LatencyAcc) {
 			l.n *= 2
 			return
 		}
-		for i := range o.buckets {
-			o.buckets[i].each(func(v float64) { l.hist.add(i, v) })
-		}
+		o.eachSample(l.hist.add)
 		if o.hist != nil {
 			l.hist.merge(o.hist)
 		}
 		l.n += o.n
 		return
 	}
+	l.n += o.n
+	if l.mergeCounts(o) {
+		return
+	}
 	for i := range o.buckets {
 		l.buckets[i].merge(&o.buckets[i])
 	}
-	l.n += o.n
 }
+
+// mergeCounts merges o's counted samples into l and reports whether that
+// was all of o (l's count is o's already).
+func (l *LatencyAcc) mergeCounts(o *LatencyAcc) bool {
+	if o.counts == nil {
+		if o.several && !l.several {
+			l.toBlocks()
+		}
+		return false
+	}
+	if o == l {
+		for i := range l.counts.buckets {
+			for k, n := range l.counts.buckets[i].cnt {
+				l.counts.buckets[i].cnt[k] = 2 * n
+			}
+		}
+		return true
+	}
+	if !l.several {
+		if l.counts == nil {
+			l.counts = &latencyCounts{}
+		}
+		if l.counts.distinct+l.counts.newIn(o.counts) <= MaxCountedLatencies {
+			o.counts.each(func(b int, v float64, n int) { l.counts.add(b, v, n) })
+			return true
+		}
+		l.toBlocks() // too many distinct values together
+	}
+	o.counts.each(func(b int, v float64, n int) {
+		for range n {
+			l.buckets[b].add(v)
+		}
+	})
+	return true
+}
+
 
 // Result returns the latency summary, or nil when no sample was recorded.
 // Bucket holds only the buckets that received samples.
@@ -142,6 +221,9 @@ func (l *LatencyAcc) Result() *schema.Latency {
 	}
 	if l.hist != nil {
 		return l.hist.result()
+	}
+	if l.counts != nil {
+		return l.counts.result()
 	}
 	// Each bucket's samples are gathered into one buffer, bucket after
 	// bucket, and sorted in place; the whole run's figures walk the sorted
