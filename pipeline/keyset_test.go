@@ -39,6 +39,20 @@ func TestKeySet(t *testing.T) {
 	if s.Has("98645c6ff8c4d603") || s.Has("订票-002") {
 		t.Error("a key never added is in the set")
 	}
+	// Sequential ids through several growths of the table.
+	for i := range 5000 {
+		if k := fmt.Sprintf("%016x", i+1); !s.Add(k) && k != "0000000000000000" {
+			t.Fatalf("Add(%q) = false, want true", k)
+		}
+	}
+	for i := range 5000 {
+		if k := fmt.Sprintf("%016x", i+1); !s.Has(k) || s.Has(fmt.Sprintf("%016x", i+1<<40)) {
+			t.Fatalf("sequential id %q lost, or an id never added found", k)
+		}
+	}
+	if s.Len() != len(keys)+5000 {
+		t.Errorf("Len %d, want %d", s.Len(), len(keys)+5000)
+	}
 }
 
 // TestKeySetMemory: a generated id costs the set under 24 bytes of live
