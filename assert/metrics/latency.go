@@ -211,7 +211,6 @@ func (l *LatencyAcc) mergeCounts(o *LatencyAcc) bool {
 	return true
 }
 
-
 // Result returns the latency summary, or nil when no sample was recorded.
 // Bucket holds only the buckets that received samples.
 func (l *LatencyAcc) Result() *schema.Latency {
