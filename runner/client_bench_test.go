@@ -1,0 +1,120 @@
+package runner_test
+
+// The live-run floor (issue 27, target 1): nlutest's run wiring against a
+// minimal hand-written Go client, both calling the same in-process loopback
+// service with the same 20,000 utterances at concurrency 8, in alternating
+// rounds within one process, so other load on the machine falls on both:
+//
+//	go test -run '^$' -bench BenchmarkRunVsClient -benchtime 1x -cpu 2 ./runner
+//
+// It reports the median requests per second of each side over the rounds
+// (NLUTEST_BENCH_ROUNDS, default 5), their ratio (nlutest / client; the
+// target is at least 0.8) and each side's median process CPU time per
+// request (the service's share included in both).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nlutest/nlutest/runner"
+)
+
+// minimalClient sends each text as {"text": ...} to url with 8 workers
+// over one keep-alive transport and reads every answer whole: the least
+// a test runner must do per case.
+func minimalClient(b *testing.B, url string, texts []string) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 8}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	work := make(chan string, 64)
+	var wg sync.WaitGroup
+	var failed sync.Once
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for text := range work {
+				body, _ := json.Marshal(map[string]string{"text": text})
+				resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				if err != nil {
+					failed.Do(func() { b.Error(err) })
+				}
+			}
+		}()
+	}
+	for _, t := range texts {
+		work <- t
+	}
+	close(work)
+	wg.Wait()
+}
+
+// round times fn and returns requests per second and process CPU µs per
+// request for n requests.
+func round(n int, fn func()) (rps, cpuPerReq float64) {
+	cpu0, _ := processCPU()
+	start := time.Now()
+	fn()
+	wall := time.Since(start)
+	cpu1, _ := processCPU()
+	return float64(n) / wall.Seconds(), float64((cpu1 - cpu0).Microseconds()) / float64(n)
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkRunVsClient: see the top of this file.
+func BenchmarkRunVsClient(b *testing.B) {
+	const n = 20_000
+	rounds := 5
+	if v, err := strconv.Atoi(os.Getenv("NLUTEST_BENCH_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	srv, seen := benchService(b)
+	s := benchSuite(b, n, srv.URL, "")
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("第%d次订一张去北京的机票", i)
+	}
+	url := srv.URL + "/model/parse"
+	dir := b.TempDir()
+	// One untimed call of each warms the connections and the code paths.
+	minimalClient(b, url, texts[:100])
+	var rps, cpu [2][]float64
+	b.ResetTimer()
+	for i := range b.N * rounds {
+		r, c := round(n, func() { minimalClient(b, url, texts) })
+		rps[0], cpu[0] = append(rps[0], r), append(cpu[0], c)
+		r, c = round(n, func() {
+			benchRun(b, s, filepath.Join(dir, fmt.Sprintf("results-%d.jsonl", i)), runner.CallerOptions{})
+		})
+		rps[1], cpu[1] = append(rps[1], r), append(cpu[1], c)
+	}
+	b.StopTimer()
+	if got, want := seen.Load(), int64(100+2*n*b.N*rounds); got != want {
+		b.Fatalf("the service saw %d requests, want %d", got, want)
+	}
+	b.ReportMetric(median(rps[0]), "client-req/s")
+	b.ReportMetric(median(rps[1]), "nlutest-req/s")
+	b.ReportMetric(median(rps[1])/median(rps[0]), "ratio")
+	b.ReportMetric(median(cpu[0]), "client-cpu-µs/req")
+	b.ReportMetric(median(cpu[1]), "nlutest-cpu-µs/req")
+	b.ReportMetric(0, "ns/op")
+}
