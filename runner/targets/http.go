@@ -111,6 +111,9 @@ func (httpKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 			hc.Close()
 			return nil, &runner.ConfigError{Diags: diags}
 		}
+		if key, ok := textBodyKey(cfg.Body); ok {
+			hc.textKey, hc.textHeader = key, withJSONType(hc.headers)
+		}
 	}
 	return hc, nil
 }

@@ -45,6 +45,11 @@ type httpCaller struct {
 	// caseHeader, when set, returns the headers of case c's request from
 	// the static ones (a copy when it adds any): openai's session header.
 	caseHeader func(c *schema.Case, static http.Header) http.Header
+	// textKey, when set, is KEY of a static http target whose body is
+	// jsonencode({ KEY = case.text }), built without HCL (textbody.go),
+	// sent with textHeader.
+	textKey    string
+	textHeader http.Header
 	// ownSession: a fixed body or header sends case.conversation, so a
 	// single case gets a session id of its own (one for both).
 	ownSession bool
@@ -164,6 +169,9 @@ func (h *httpCaller) request(c *schema.Case, history []schema.Message) (transpor
 			hdr = h.caseHeader(c, hdr)
 		}
 		return transport.Request{Method: h.method, URL: h.url, Header: hdr, Body: body}, nil
+	}
+	if h.textKey != "" {
+		return transport.Request{Method: h.method, URL: h.url, Header: h.textHeader, Body: textBodyOf(h.textKey, c.Text)}, nil
 	}
 	ht := h.req
 	if c.Conversation == "" && h.needs.Case("conversation") {
