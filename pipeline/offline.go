@@ -217,7 +217,7 @@ func mergeInto(dir string, dirs []string, metas []Meta, stamp func(*Meta) error)
 	if err != nil {
 		return Meta{}, 0, err
 	}
-	seen := map[string]bool{}
+	seen := NewKeySet()
 	meta := metas[0]
 	meta.Shard, meta.Total, meta.Shards = "", 0, nil
 	if metas[0].Shard != "" {
@@ -227,11 +227,9 @@ func mergeInto(dir string, dirs []string, metas []Meta, stamp func(*Meta) error)
 		err := runner.ReadResults(filepath.Join(d, runner.ResultsFile), func(r *schema.Result) error {
 			// Keyed as eval and resume key records: each repetition of
 			// a case under --repeat is a record of its own.
-			k := schema.KeyOf(r.ID, r.Repeat)
-			if seen[k] {
+			if !seen.Add(schema.KeyOf(r.ID, r.Repeat)) {
 				return nil
 			}
-			seen[k] = true
 			return rw.Write(r)
 		})
 		if err != nil {
@@ -262,5 +260,5 @@ func mergeInto(dir string, dirs []string, metas []Meta, stamp func(*Meta) error)
 	if err := WriteMeta(dir, meta); err != nil {
 		return Meta{}, 0, err
 	}
-	return meta, len(seen), nil
+	return meta, seen.Len(), nil
 }
