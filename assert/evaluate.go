@@ -42,6 +42,9 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 		info := src.Info()
 		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, judge: info.Judge, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect)),
 			minimums: info.TextMinimums, reply: info.Reply, captures: info.CaptureFailures}
+		if len(info.Rubrics) > 0 || len(info.TurnRubrics) > 0 {
+			sc.rubrics = info
+		}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
 			c := e.compileKey(x.Expr, x.State)
@@ -79,6 +82,8 @@ type sourceChecks struct {
 	// captures gives the failures of a turn's captures that selected
 	// nothing (nil: the source captures nothing).
 	captures func(*schema.Result) []schema.Failure
+	// rubrics is the source's info when it has rubric blocks.
+	rubrics *spec.SourceInfo
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -285,6 +290,9 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 	e.conditions(r, sc)
 	if sc != nil && sc.judge != nil && r.Fact != "" {
 		judgeAnswer(r, sc.judge)
+	}
+	if len(r.Rubrics) > 0 || (sc != nil && sc.rubrics != nil) {
+		e.rubrics(r, sc)
 	}
 	if len(r.Failures) > 0 {
 		r.Outcome = schema.Fail

@@ -89,7 +89,7 @@ type Families []Family
 // list, or a package of its own with a line there.
 func DefaultFamilies() Families {
 	return Families{casesFamily{}, dimensionFamily{}, labelFamily{}, latencyFamily{},
-		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, textFamily{},
+		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, rubricFamily{}, textFamily{},
 		calibrationFamily{}, oosFamily{}}
 }
 

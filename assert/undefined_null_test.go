@@ -35,6 +35,7 @@ func undefinedMetrics() *schema.Metrics {
 			"ratings":    RatingsValue{"第一轮": {Dimension: map[string]*RatingDim{"满意度": {}}}},
 			"ranking":    &RankingValue{PositiveGrade: map[string]*RankFigures{"4": {}}, Source: map[string]*RankFigures{"回复选择": {}}},
 			"memory":     &schema.Memory{Distance: map[string]*schema.MemoryStats{"0": {}}},
+			"rubric":     map[string]*schema.RubricStats{"共情": {}},
 			// no case: every figure null, the bins and thresholds too
 			"calibration": map[string]*schema.Calibration{"intent": (&metrics.CalibrationAcc{}).Result()},
 			"oos":         map[string]*schema.OOS{"intent": metrics.NewOOSAcc(0.7).Result()},

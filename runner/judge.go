@@ -63,13 +63,11 @@ func (s *judgingSession) Call(ctx context.Context, turn *schema.Case, history []
 	jc := *turn
 	jc.History, jc.Captures = nil, nil
 	jc.Judge = &schema.JudgeInput{Fact: turn.Fact, Question: turn.Text, Answer: reply, Expect: turn.Expected}
-	jr := CallOne(ctx, judge, &jc)
-	if jr.Error != nil && (jr.Error.Local || ctx.Err() != nil) {
-		e := *jr.Error
-		e.Message = "judging the answer: " + e.Message
-		r.Error = &e
+	j, cerr := judgeCall(ctx, judge, &jc, "judging the answer: ")
+	if cerr != nil {
+		r.Error = cerr
 		return r
 	}
-	r.Judge = schema.JudgementOf(jr)
+	r.Judge = j
 	return r
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestWithJudges(t *testing.T) {
 
 	j := &judgeFake{answer: "entailment"}
 	r := call(j, context.Background(), question)
-	if len(j.seen) != 1 || *j.seen[0] != (schema.JudgeInput{Fact: "我叫张伟。", Question: "我叫什么？", Answer: "re:我叫什么？", Expect: "张伟"}) {
+	if len(j.seen) != 1 || !reflect.DeepEqual(*j.seen[0], schema.JudgeInput{Fact: "我叫张伟。", Question: "我叫什么？", Answer: "re:我叫什么？", Expect: "张伟"}) {
 		t.Fatalf("the judge saw %+v", j.seen)
 	}
 	if r.Error != nil || r.Judge == nil || r.Judge.Target != "nli" || r.Judge.Reply != "entailment" || r.Judge.LatencyMS != 1.5 {

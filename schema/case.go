@@ -204,6 +204,13 @@ const EventStart = "start"
 // asked about it, the bot's answer and what a right answer states.
 type JudgeInput struct {
 	Fact, Question, Answer, Expect string
+	// Rubric, when set, is the rubric block judging the reply (Answer) to
+	// the user's text (Question) by Criteria; History is the conversation
+	// before the turn (history = true) and Scored asks for a 1–5 score
+	// instead of pass or fail (the rubric has a pass expression).
+	Rubric, Criteria string
+	History          []Message
+	Scored           bool
 }
 
 // ScriptID is the id of the script the case belongs to: Script for a turn

@@ -116,6 +116,14 @@ func appendJudgement(b []byte, r *Result) ([]byte, error) {
 		b = append(b, `,"judge":`...)
 		b = append(b, jb...)
 	}
+	if len(r.Rubrics) > 0 {
+		rb, err := jsondoc.MarshalNoEscape(r.Rubrics)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"rubrics":`...)
+		b = append(b, rb...)
+	}
 	return append(b, '}'), nil
 }
 

@@ -92,6 +92,6 @@ var TextFamily = &Family{Name: "text", Subs: []*Sub{{
 // (figures of every node), then the others by name.
 func BuiltinFamilies() []*Family {
 	return []*Family{CasesFamily, DimensionFamily, LabelFamily, LatencyFamily,
-		DialogueFamily, RepeatFamily, MemoryFamily, RankingFamily, RatingsFamily, RobustnessFamily, TextFamily, UsageFamily,
+		DialogueFamily, RepeatFamily, MemoryFamily, RankingFamily, RatingsFamily, RobustnessFamily, RubricFamily, TextFamily, UsageFamily,
 		CalibrationFamily, OOSFamily}
 }

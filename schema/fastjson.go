@@ -366,6 +366,8 @@ func (r *Result) decodeJudgedField(key, val []byte) error {
 			r.Judge = new(Judgement)
 			err = json.Unmarshal(val, r.Judge)
 		}
+	case "rubrics":
+		err = json.Unmarshal(val, &r.Rubrics)
 	}
 	return err
 }

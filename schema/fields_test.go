@@ -44,6 +44,8 @@ func sample(t *testing.T, ty reflect.Type, name string) reflect.Value {
 		v = &Judgement{Target: "nli", Request: &Request{Method: "POST", URL: "http://n", Body: `{"答":"x"}`}, Status: 200,
 			Response: json.RawMessage(`{"label":"entailment"}`), Body: "b", Reply: "蕴含", Usage: &Usage{TotalTokens: 3},
 			LatencyMS: 2.5, Attempts: 1, Cached: true, Error: &CallError{Type: ErrHTTP, Message: "m"}}
+	case reflect.TypeFor[[]RubricVerdict]():
+		v = []RubricVerdict{{Name: "共情", Judge: &Judgement{Target: "llm", Reply: "4", Attempts: 1}, Verdict: RubricPass, Score: 4, Detail: "d"}}
 	case reflect.TypeFor[Outcome]():
 		v = Error
 	case reflect.TypeFor[[]Failure]():

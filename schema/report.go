@@ -279,6 +279,8 @@ type CaseReport struct {
 	Reply        string `json:"reply,omitempty"`
 	// Event is "start" on a bot-first turn (no user message).
 	Event string `json:"event,omitempty"`
+	// Rubrics are the case's rubric verdicts, without the judge calls.
+	Rubrics []RubricVerdict `json:"rubrics,omitempty"`
 }
 
 // SuiteInfo identifies the suite a report is about.

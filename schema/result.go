@@ -135,6 +135,10 @@ type Result struct {
 	// question was unanswered): `nlutest eval` re-judges from it without
 	// calling anything.
 	Judge *Judgement `json:"judge,omitempty"`
+	// Rubrics are the case's rubric judgements (its rubric blocks, in
+	// order): each judge call as recorded, and the verdict read from it
+	// with the outcome (a rubric that does not pass fails the case).
+	Rubrics []RubricVerdict `json:"rubrics,omitempty"`
 }
 
 // Judgement is a judge target's call on one answer: what was sent, what

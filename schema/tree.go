@@ -97,6 +97,8 @@ const (
 	KeysTemplate  = "template"
 	KeysDimension = "dimension"
 	KeysLabel     = "label"
+	// KeysRubric: the names of the suite's rubric blocks.
+	KeysRubric = "rubric"
 	// KeysSourcePrefix + KIND: the names of the suite's sources of kind
 	// KIND (metrics.dataset["NAME"]).
 	KeysSourcePrefix = "source:"

@@ -39,7 +39,7 @@ var conversationSchema = &hcl.BodySchema{
 
 var turnSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "bot_first"}, {Name: "use"}, {Name: "expect"}, {Name: "capture"}, {Name: "capture_reply"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, RubricBlockType},
 }
 
 // Turn is one turn block of a conversation.
@@ -59,6 +59,8 @@ type Turn struct {
 	Capture []Capture
 	// Reply is the turn's reply block (nil without one).
 	Reply *ReplyCheck
+	// Rubrics judge the turn's reply.
+	Rubrics []*RubricSpec
 }
 
 // Capture is one `NAME = "$.path"` of a turn's capture map (a path with
@@ -136,6 +138,7 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 		if len(turn.Capture) > 0 {
 			cs.info.CaptureFailures = cs.CaptureFailures
 		}
+		cs.info.TurnRubrics = append(cs.info.TurnRubrics, turn.Rubrics)
 	}
 	cs.ts = newTemplateSource(s, t)
 	return cs
@@ -207,13 +210,21 @@ func (cs *conversationSource) addTurnText(l *loader, turn *Turn, i int, index ma
 	return ok
 }
 
-// decodeTurnChecks reads a turn's expect, capture and assert blocks.
+// decodeTurnChecks reads a turn's expect, capture, assert and rubric
+// blocks.
 func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.BodyContent, slots []string) {
 	if a, ok := tc.Attributes["expect"]; ok {
 		turn.Expect = d.Expect(a, slots)
 	}
 	turn.Reply = d.l.replyBlocks(tc.Blocks, slots, false)
+	rubrics := map[string]hcl.Range{}
 	for _, ab := range tc.Blocks {
+		if ab.Type == RubricBlockType.Type {
+			if r := d.RubricBlock(ab, rubrics); r != nil {
+				turn.Rubrics = append(turn.Rubrics, r)
+			}
+			continue
+		}
 		if ab.Type != "assert" {
 			continue
 		}

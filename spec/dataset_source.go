@@ -32,7 +32,7 @@ var datasetSchema = &hcl.BodySchema{
 		{Name: "references"}, {Name: "id"}, {Name: "level"}, {Name: "core"}, {Name: "scene"},
 		{Name: "tags"}, {Name: "meta"},
 	}, textMinimumAttrs()...),
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, RubricBlockType},
 }
 
 // datasetSource is a dataset block as a case source.
@@ -83,8 +83,13 @@ func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
 	if !ds.decodeExprs(l, c, b) {
 		return nil
 	}
+	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
 		switch ab.Type {
+		case RubricBlockType.Type:
+			if r := l.decodeRubric(ab, seen); r != nil {
+				ds.info.Rubrics = append(ds.info.Rubrics, r)
+			}
 		case "assert":
 			if a := l.decodeAssert(ab); a != nil {
 				ds.info.Asserts = append(ds.info.Asserts, a)

@@ -59,8 +59,11 @@ func caseContext(base *hcl.EvalContext, c *schema.Case) *hcl.EvalContext {
 }
 
 // JudgeValue is the judge object of a judge target's expressions: the
-// fact, the question, the answer to judge and the expected answer (empty
-// strings for a nil j: the target called as a bot, not as a judge).
+// fact, the question, the answer to judge and the expected answer (a
+// memory judge), or the rubric's name and criteria, the user's text
+// (question), the reply (answer), the conversation before it (history,
+// with history = true) and whether a 1–5 score is asked (scored); empty
+// for a nil j: the target called as a bot, not as a judge.
 func JudgeValue(j *schema.JudgeInput) cty.Value {
 	if j == nil {
 		j = &schema.JudgeInput{}
@@ -68,6 +71,8 @@ func JudgeValue(j *schema.JudgeInput) cty.Value {
 	return cty.ObjectVal(map[string]cty.Value{
 		"fact": cty.StringVal(j.Fact), "question": cty.StringVal(j.Question),
 		"answer": cty.StringVal(j.Answer), "expect": cty.StringVal(j.Expect),
+		"rubric": cty.StringVal(j.Rubric), "criteria": cty.StringVal(j.Criteria),
+		"history": HistoryValue(j.History), "scored": cty.BoolVal(j.Scored),
 	})
 }
 

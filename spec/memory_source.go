@@ -47,7 +47,7 @@ var memorySchema = &hcl.BodySchema{
 		{Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
 		{Name: "filler"}, {Name: "distance"}, {Name: "judge"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "fact"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "fact"}, RubricBlockType},
 }
 
 var factSchema = &hcl.BodySchema{
@@ -112,13 +112,28 @@ func (memoryKind) Decode(d *Decoder, b *hcl.Block) Source {
 	ms := &memorySource{s: s, t: t, filler: l.strList(c.Attributes, "filler")}
 	ms.distance = ms.decodeDistance(l, c.Attributes)
 	ms.judge = ms.decodeJudge(l, c.Attributes)
-	if !ms.decodeFacts(l, c.Blocks) {
+	var facts hcl.Blocks
+	var rubrics []*RubricSpec
+	seen := map[string]hcl.Range{}
+	for _, fb := range c.Blocks {
+		if fb.Type != RubricBlockType.Type {
+			facts = append(facts, fb)
+		} else if r := l.decodeRubric(fb, seen); r != nil {
+			rubrics = append(rubrics, r)
+		}
+	}
+	if len(facts) == 0 {
+		l.errorf(b.DefRange.Ptr(), "Memory without facts", "A memory block needs at least one fact block: fact { say = \"我叫{姓名}。\", ask = \"我叫什么名字？\", expect = \"{姓名}\" }.")
+		return nil
+	}
+	if !ms.decodeFacts(l, facts) {
 		return nil
 	}
 	if len(ms.filler) == 0 && slicesMax(ms.distance) > 0 {
 		l.errorf(b.DefRange.Ptr(), "Memory without filler", "A distance above 0 needs filler turns to say between the facts and the questions: filler = [\"今天天气怎么样？\", …].")
 	}
-	ms.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget()}
+	ms.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget(),
+		Rubrics: rubrics, RubricQuestionsOnly: true}
 	if ms.hasReply {
 		ms.info.Reply = ms.questionReply
 	}

@@ -148,7 +148,9 @@ type Template struct {
 	Reviewed       bool
 	Perturb        *Perturb
 	// Reply is the template's reply block (nil without one).
-	Reply     *ReplyCheck
+	Reply *ReplyCheck
+	// Rubrics are the template's rubric blocks.
+	Rubrics   []*RubricSpec
 	DeclRange hcl.Range
 	TextRange hcl.Range
 }

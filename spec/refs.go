@@ -42,7 +42,7 @@ var rootWhere = map[string]string{
 
 // JudgeAttributes are the attributes of judge, the answer a judge target
 // is asked to judge.
-var JudgeAttributes = []string{"fact", "question", "answer", "expect"}
+var JudgeAttributes = []string{"fact", "question", "answer", "expect", "rubric", "criteria", "history", "scored"}
 
 // onlyRoots checks that expr uses only the given root names (and that each
 // var.NAME is declared); it reports what it finds and returns false on error.
@@ -309,6 +309,8 @@ func (l *loader) metricKeys(keys string) (known []string, checked bool) {
 		}
 	case schema.KeysTemplate:
 		return l.sourceNames(schema.KindTemplate), true
+	case schema.KeysRubric:
+		return l.suite.RubricNames(), true
 	case schema.KeysScene:
 		for _, src := range l.suite.CaseSources {
 			sc := src.Info().Scene

@@ -85,6 +85,13 @@ type SourceInfo struct {
 	// captures that selected nothing (a conversation turn's capture and
 	// capture_reply), each failing its own turn.
 	CaptureFailures func(r *schema.Result) []schema.Failure
+	// Rubrics are the rubric blocks judging each case of the source
+	// (RubricsFor picks a case's); TurnRubrics, when set, holds a
+	// conversation's per turn (index Turn-1) instead. RubricQuestionsOnly
+	// limits Rubrics to a memory block's question turns.
+	Rubrics             []*RubricSpec
+	TurnRubrics         [][]*RubricSpec
+	RubricQuestionsOnly bool
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it

@@ -37,7 +37,7 @@ type templateSource struct {
 func newTemplateSource(s *Suite, t *Template) *templateSource {
 	return &templateSource{s: s, t: t, info: SourceInfo{
 		Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Asserts: t.Asserts,
-		Slots: t.slotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb, Reply: constReply(t.Reply),
+		Slots: t.slotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb, Reply: constReply(t.Reply), Rubrics: t.Rubrics,
 	}}
 }
 
@@ -204,7 +204,7 @@ var templateSchema = &hcl.BodySchema{
 		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
 		{Name: "expect"}, {Name: "reviewed"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, RubricBlockType},
 }
 
 // decodeTemplate decodes a template block; nil when it has errors that
@@ -258,7 +258,14 @@ func (l *loader) decodeTemplate(b *hcl.Block) *Template {
 		t.Expect = l.decodeExpect(a, t.slotKeys())
 	}
 	t.Reply = l.replyBlocks(c.Blocks, t.slotKeys(), false)
+	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
+		if ab.Type == RubricBlockType.Type {
+			if r := l.decodeRubric(ab, seen); r != nil {
+				t.Rubrics = append(t.Rubrics, r)
+			}
+			continue
+		}
 		if ab.Type == "reply" {
 			continue
 		}

@@ -9,41 +9,87 @@ import (
 )
 
 // openJudges opens the judge targets the suite's sources name (a memory
-// block's judge = "TARGET") and returns caller with judging added
-// (runner.WithJudges), a func closing the judges, and the exit code when
-// one cannot be opened (nil caller). Judges share the run's response
-// cache but not its --concurrency or --rate, which are the bot's: a judge
-// target paces itself by its own settings.
+// block's judge = "TARGET", a rubric block's judge) and returns caller
+// with judging added (runner.WithJudges, runner.WithRubrics), a func
+// closing the judges, and the exit code when one cannot be opened (nil
+// caller). Judges share the run's response cache but not its
+// --concurrency or --rate, which are the bot's: a judge target paces
+// itself by its own settings.
 func (a *App) openJudges(ctx context.Context, s *spec.Suite, caller runner.Caller, copts runner.CallerOptions, color string) (runner.Caller, func(), int) {
-	bySource := map[string]runner.Caller{}
 	byTarget := map[string]runner.Caller{}
 	closeAll := func() {
 		for _, c := range byTarget {
 			c.Close()
 		}
 	}
-	for _, src := range s.CaseSources {
-		name := src.Info().JudgeTarget
-		if name == "" {
-			continue
+	open := func(name string) (runner.Caller, int) {
+		if jc := byTarget[name]; jc != nil {
+			return jc, ExitPass
 		}
-		jc := byTarget[name]
-		if jc == nil {
-			var code int
-			jc, code = a.openTarget(ctx, s, s.Target(name), runner.CallerOptions{Cache: copts.Cache, Clock: copts.Clock}, color, "Nothing ran (the judge target "+name+" is not answering)")
-			if jc == nil {
+		jc, code := a.openTarget(ctx, s, s.Target(name), runner.CallerOptions{Cache: copts.Cache, Clock: copts.Clock}, color, "Nothing ran (the judge target "+name+" is not answering)")
+		if jc != nil {
+			byTarget[name] = jc
+		}
+		return jc, code
+	}
+	bySource := map[string]runner.Caller{}
+	rubrics := map[string]*spec.SourceInfo{}
+	for _, src := range s.CaseSources {
+		info := src.Info()
+		key := src.Kind() + "\x00" + src.Name()
+		names := rubricJudges(info)
+		if info.JudgeTarget != "" {
+			names = append(names, info.JudgeTarget)
+		}
+		for _, name := range names {
+			if _, code := open(name); code != ExitPass {
 				closeAll()
 				return nil, nil, code
 			}
-			byTarget[name] = jc
 		}
-		bySource[src.Kind()+"\x00"+src.Name()] = jc
+		if info.JudgeTarget != "" {
+			bySource[key] = byTarget[info.JudgeTarget]
+		}
+		if len(names) > 0 && (len(info.Rubrics) > 0 || len(info.TurnRubrics) > 0) {
+			rubrics[key] = info
+		}
 	}
-	if len(bySource) == 0 {
-		return caller, func() {}, ExitPass
+	if len(bySource) > 0 {
+		caller = runner.WithJudges(caller, s.Redactor(), func(c *schema.Case) runner.Caller {
+			kind, name := c.SourceOf()
+			return bySource[kind+"\x00"+name]
+		})
 	}
-	return runner.WithJudges(caller, s.Redactor(), func(c *schema.Case) runner.Caller {
-		kind, name := c.SourceOf()
-		return bySource[kind+"\x00"+name]
-	}), closeAll, ExitPass
+	if len(rubrics) > 0 {
+		caller = runner.WithRubrics(caller, s.Redactor(), func(c *schema.Case) []runner.RubricCall {
+			kind, name := c.SourceOf()
+			info := rubrics[kind+"\x00"+name]
+			if info == nil {
+				return nil
+			}
+			var out []runner.RubricCall
+			for _, r := range info.RubricsFor(c) {
+				out = append(out, runner.RubricCall{Name: r.Name, Judge: byTarget[r.Judge.Name], Input: func(c *schema.Case, reply string, h []schema.Message) *schema.JudgeInput {
+					return spec.RubricInput(r, c, reply, h)
+				}})
+			}
+			return out
+		})
+	}
+	return caller, closeAll, ExitPass
+}
+
+// rubricJudges are the names of the judge targets of a source's rubrics.
+func rubricJudges(info *spec.SourceInfo) []string {
+	var out []string
+	add := func(rs []*spec.RubricSpec) {
+		for _, r := range rs {
+			out = append(out, r.Judge.Name)
+		}
+	}
+	add(info.Rubrics)
+	for _, t := range info.TurnRubrics {
+		add(t)
+	}
+	return out
 }

@@ -218,13 +218,13 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 	hc.headers = hdr
 	hc.withHistory = true
 	prefix := openaiPrefix(model)
-	judgeSystem := system
-	if judgeSystem == "" {
-		judgeSystem = JudgeSystemPrompt
-	}
 	sess := ev.session
 	hc.fixedBody = func(c *schema.Case, history []schema.Message) ([]byte, error) {
-		if c.Judge != nil { // judging a memory answer (openai_judge.go)
+		if c.Judge != nil { // judging a memory answer or a rubric (openai_judge.go)
+			judgeSystem := system
+			if judgeSystem == "" {
+				judgeSystem = judgeSystemPrompt(c.Judge)
+			}
 			return openaiBody(prefix, judgeSystem, nil, judgeMessage(c.Judge), params, ""), nil
 		}
 		user := ""
