@@ -279,7 +279,22 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 	if r.Turn > 0 {
 		c.keepTurn(&cr, r)
 	}
+	cr.Rubrics = reportedRubrics(r.Rubrics)
 	c.cases.add(caseEntry{seq, cr})
+}
+
+// reportedRubrics are a result's rubric verdicts as a report lists them:
+// without the judge calls, and without judgements of rubrics the suite no
+// longer has.
+func reportedRubrics(rs []schema.RubricVerdict) []schema.RubricVerdict {
+	var out []schema.RubricVerdict
+	for _, v := range rs {
+		if v.Verdict != "" {
+			v.Judge = nil
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Next is the sequence number after the last result added: where results

@@ -55,6 +55,8 @@ type TranscriptTurn struct {
 	NotRun   bool
 	Error    *schema.CallError
 	Failures []schema.Failure
+	// Rubrics are the turn's rubric verdicts.
+	Rubrics []schema.RubricVerdict
 }
 
 // Name is how reports name the conversation: its block's kind and name,
@@ -98,7 +100,7 @@ func transcripts(r *schema.Report) []*Transcript {
 		if bot == "" {
 			bot = c.Response
 		}
-		t.Turns[c.Turn-1] = TranscriptTurn{N: c.Turn, User: c.Text, BotFirst: c.Event == schema.EventStart, Bot: bot, Outcome: c.Outcome, Error: c.Error, Failures: c.Failures}
+		t.Turns[c.Turn-1] = TranscriptTurn{N: c.Turn, User: c.Text, BotFirst: c.Event == schema.EventStart, Bot: bot, Outcome: c.Outcome, Error: c.Error, Failures: c.Failures, Rubrics: c.Rubrics}
 	}
 	for _, t := range out {
 		t.Outcome = schema.Pass
@@ -144,7 +146,11 @@ func (t *Transcript) Lines() []string {
 		} else {
 			lines = append(lines, "    bot:  "+capLine(oneLine(tt.Bot), 400))
 		}
+		lines = append(lines, rubricLines(tt.Rubrics, tt.Failures)...)
 		for _, f := range tt.Failures {
+			if f.Kind == "rubric" {
+				continue // rubricLines shows it
+			}
 			line := "    ✗ " + failureLine(f)
 			if loc := location(f.File, f.Line); loc != "" {
 				line += "  (" + loc + ")"
@@ -153,6 +159,42 @@ func (t *Transcript) Lines() []string {
 		}
 	}
 	return lines
+}
+
+// rubricLines are a turn's rubric verdicts, one line each: the mark, the
+// rubric's name, its verdict and score, what the judge said, and for one
+// that failed the block's location (from its failure).
+func rubricLines(rs []schema.RubricVerdict, fs []schema.Failure) []string {
+	var out []string
+	for _, v := range rs {
+		mark := "✗"
+		if v.Verdict == schema.RubricPass {
+			mark = "✓"
+		}
+		line := "    " + mark + " " + RubricLine(v)
+		for _, f := range fs {
+			if f.Kind == "rubric" && f.Path == v.Name {
+				if loc := location(f.File, f.Line); loc != "" {
+					line += "  (" + loc + ")"
+				}
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// RubricLine is one rubric verdict on one line: "rubric NAME: VERDICT,
+// score N — DETAIL".
+func RubricLine(v schema.RubricVerdict) string {
+	s := "rubric " + oneLine(v.Name) + ": " + v.Verdict
+	if v.Score > 0 {
+		s += ", score " + strconv.Itoa(v.Score)
+	}
+	if v.Detail != "" {
+		s += " — " + capLine(oneLine(v.Detail), 300)
+	}
+	return s
 }
 
 // firstFailure is a one-line summary of the first turn that did not pass.

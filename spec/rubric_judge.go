@@ -135,8 +135,18 @@ func (l *loader) rubricPass(r *RubricSpec, a *hcl.Attribute) bool {
 		}
 		expr, r.PassText = parsed, src
 	}
-	if !l.checkExpr(expr, "rubric pass condition", []string{"score", "var"}, nil) {
-		return false
+	for _, tr := range expr.Variables() {
+		rng := tr.SourceRange()
+		switch root := tr.RootName(); {
+		case root == "score" && len(tr) == 1:
+		case root == "var":
+			if !l.checkTraversal(tr, "rubric pass condition", nil) {
+				return false
+			}
+		default:
+			l.errorf(&rng, "Unknown name", "A rubric's pass condition reads the judge's 1–5 score as score (and variables as var.NAME), e.g. pass = \"score >= 4\"; %q is neither.", string(rng.SliceBytes(l.fileBytes(rng.Filename))))
+			return false
+		}
 	}
 	for score := 1; score <= 5; score++ {
 		if _, err := l.suite.rubricPasses(expr, score); err != nil {
