@@ -289,3 +289,63 @@ func checkHostileFenced(t *testing.T, seen []string) {
 	}
 	t.Error("the judge never saw the hostile reply")
 }
+
+// A rubric in a memory block judges its question turns only (never the
+// facts told), here by an http judge whose judge block reads the verdict
+// from its response (verdict = response.verdict), given the rubric's
+// fields as judge.*. The rule: 通过 when the reply names the user (你叫…).
+// Distance 0, 4 cases × (2 facts told + 3 questions): 12 judged, the 8
+// name answers pass, the 4 city answers fail; the threshold on
+// metrics.rubric["称呼"].pass_rate (8/12 < 0.9) fails the run.
+func TestRubricOnMemoryQuestionsByHTTPJudge(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []map[string]any
+	nli := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		bodies = append(bodies, body)
+		mu.Unlock()
+		verdict := "不通过"
+		if strings.HasPrefix(body["reply"].(string), "你叫") {
+			verdict = "通过"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"verdict": verdict})
+	}))
+	defer nli.Close()
+	suite := strings.Replace(memorySuite, "distance = [0, 1, 2, 4, 8]", `distance = [0]
+  rubric "称呼" {
+    judge    = "nli"
+    criteria = "回复用用户的名字称呼用户。"
+  }`, 1)
+	suite = strings.Replace(suite, "threshold \"near\"", `variable "nli_url" {}
+target "nli" {
+  http {
+    url  = "${var.nli_url}/judge"
+    body = { reply = judge.answer, question = judge.question, criteria = judge.criteria, rubric = judge.rubric, scored = judge.scored }
+  }
+  judge {
+    verdict = response.verdict
+  }
+}
+threshold "polite" {
+  condition = metrics.rubric["称呼"].pass_rate >= 0.9
+}
+threshold "near"`, 1)
+	dir := writeSuite(t, suite)
+	rep := filepath.Join(dir, "r.json")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--target", "bot", "--var", "nli_url="+nli.URL, "--out", filepath.Join(dir, "run"), "--report-json", rep)
+	if code != ExitFail || !strings.Contains(out, "polite") {
+		t.Fatalf("exit %d, want %d (threshold polite)\n%s%s", code, ExitFail, out, errs)
+	}
+	checkRubric(t, "memory", rubricMetrics(t, rep), map[string]rubricWant{"称呼": {judged: 12, passed: 8}})
+	if len(bodies) != 12 {
+		t.Fatalf("the judge was called %d times, want 12 (the questions only)", len(bodies))
+	}
+	for _, b := range bodies {
+		if b["criteria"] != "回复用用户的名字称呼用户。" || b["rubric"] != "称呼" || b["scored"] != false || !strings.HasSuffix(b["question"].(string), "？") {
+			t.Errorf("judge request %v", b)
+		}
+	}
+}
