@@ -78,7 +78,9 @@ func TestRubricVerdict(t *testing.T) {
 	if len(rs) != 2 || rs[0].Name != "礼貌" || rs[0].Scored() || !rs[1].Scored() || rs[1].PassText != "score >= 4" {
 		t.Fatalf("rubrics %+v", rs)
 	}
-	resp := func(s string) *schema.Judgement { return &schema.Judgement{Target: "nli", Response: json.RawMessage(s)} }
+	resp := func(s string) *schema.Judgement {
+		return &schema.Judgement{Target: "nli", Response: json.RawMessage(s)}
+	}
 	in := &schema.JudgeInput{Rubric: "x", Answer: "北京晴。"}
 	for _, tc := range []struct {
 		name  string
