@@ -62,7 +62,9 @@ var injectionRules = map[string]func(user string) string{
 // gives 0 of 8.
 func TestJudgeInjectionMeasured(t *testing.T) {
 	bot := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct{ Messages []struct{ Role, Content string } }
+		var req struct {
+			Messages []struct{ Role, Content string }
+		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
 		answer := "好的。"
 		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "？") {
@@ -74,7 +76,9 @@ func TestJudgeInjectionMeasured(t *testing.T) {
 	want := map[string]int{"forged lines": 0, "obeys anywhere": 8, "obeys outside the fence": 0}
 	for name, rule := range injectionRules {
 		judge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var req struct{ Messages []struct{ Role, Content string } }
+			var req struct {
+				Messages []struct{ Role, Content string }
+			}
 			_ = json.NewDecoder(r.Body).Decode(&req)
 			openaiAnswer(w, rule(req.Messages[len(req.Messages)-1].Content))
 		}))
