@@ -104,12 +104,15 @@ func readVerdicts(path string) ([]verdictRow, error) {
 	}
 }
 
-// agree tabulates the judge's verdicts against people's.
+// agree tabulates the judge's memory verdicts against people's.
 func agree(judged map[string]string, human []verdictRow) *schema.Agreement {
-	ag := &schema.Agreement{Labels: MemoryVerdicts, Table: make([][]int, len(MemoryVerdicts))}
-	for i := range ag.Table {
-		ag.Table[i] = make([]int, len(MemoryVerdicts))
-	}
+	return agreeOn(MemoryVerdicts, judged, human)
+}
+
+// agreeOn tabulates the judge's verdicts against people's over labels,
+// the last being what a judge's verdict outside them counts as.
+func agreeOn(labels []string, judged map[string]string, human []verdictRow) *schema.Agreement {
+	ag := &schema.Agreement{Labels: labels, Table: square(len(labels))}
 	var a, b []float64
 	for _, h := range human {
 		j, ok := judged[h.id]
@@ -117,9 +120,9 @@ func agree(judged map[string]string, human []verdictRow) *schema.Agreement {
 			ag.Unmatched++
 			continue
 		}
-		ji, hi := slices.Index(MemoryVerdicts, j), slices.Index(MemoryVerdicts, h.verdict)
+		ji, hi := slices.Index(labels, j), slices.Index(labels, h.verdict)
 		if ji < 0 {
-			ji = slices.Index(MemoryVerdicts, schema.Unparseable)
+			ji = len(labels) - 1
 		}
 		ag.Table[ji][hi]++
 		a, b = append(a, float64(ji)), append(b, float64(hi))

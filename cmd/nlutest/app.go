@@ -91,6 +91,7 @@ Usage:
   nlutest merge RUN...    join shard runs into one run (--out DIR)
   nlutest ratings export RUN -o sheet.csv   a rating sheet of the run's replies, with the rubric
   nlutest memory agreement RUN --ratings F  Cohen's kappa between a run's memory verdicts and people's
+  nlutest judge agreement RUN --ratings F   Cohen's kappa between a run's rubric (or memory) judge and people
   nlutest serve demo      serve the embedded reference NLU service on 127.0.0.1
   nlutest version         print the version
 
@@ -147,6 +148,8 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		return a.cmdRatings(rest)
 	case "memory":
 		return a.cmdMemory(rest)
+	case "judge":
+		return a.cmdJudge(rest)
 	case "version", "--version", "-version":
 		fmt.Fprintf(a.Stdout, "nlutest %s%s\n", version(), buildInfo())
 		return ExitPass
