@@ -90,8 +90,8 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 			return nil, err
 		}
 	}
-	if d := s.BotFirstDiags(o.Target, func(src string) bool { return counts.PerSource[src] > 0 }); d.HasErrors() {
-		return nil, &RefusedError{Diags: d}
+	if err := refuseBotFirst(s, []*spec.Target{o.Target}, counts); err != nil {
+		return nil, err
 	}
 	if o.Repeat > 1 {
 		counts.Scripts *= o.Repeat

@@ -306,8 +306,15 @@ conversation "订票" {
 	if code != ExitInvalid || !strings.Contains(errs, "suite.nlutest.hcl:6:5") || !strings.Contains(errs, `the target "openai" cannot run this selection; nothing ran`) {
 		t.Errorf("run --target openai: exit %d, want 2 with a located refusal:\n%s", code, errs)
 	}
+	// Against several targets, the refusal comes before the first target's
+	// first call.
+	args = append([]string{"run", dir, "--target", "rasa", "--target", "openai", "--out", filepath.Join(dir, "r3")}, vars...)
+	code, _, errs = runCLI(t, dir, nil, args...)
+	if code != ExitInvalid || !strings.Contains(errs, `the target "openai" cannot run this selection; nothing ran`) {
+		t.Errorf("run --target rasa --target openai: exit %d, want 2 with a located refusal:\n%s", code, errs)
+	}
 	if n := len(b.requests()); n != 0 {
-		t.Errorf("the refused run made %d calls", n)
+		t.Errorf("the refused runs made %d calls", n)
 	}
 	args = append([]string{"run", dir, "--target", "openai", "--filter", "^订票$", "--out", filepath.Join(dir, "r2")}, vars...)
 	if code, out, errs := runCLI(t, dir, nil, args...); code != ExitPass || !strings.Contains(out, "2 passed") {

@@ -30,6 +30,9 @@ func (a *App) runTargets(ctx context.Context, s *spec.Suite, suitePath string, n
 	if err != nil {
 		return a.fail(err)
 	}
+	if err := pipeline.CheckBotFirst(s, targets, sel); a.refused(err, s, rf) {
+		return ExitInvalid // before the first target's first call
+	}
 	dir := rf.out
 	if dir == "" {
 		dir = pipeline.DefaultDir(a.Getwd, s.Name, a.now())

@@ -182,10 +182,7 @@ func (a *App) prepareRun(s *spec.Suite, suitePath string, target *spec.Target, s
 	if a.dataDiagnostics(err, s, &rf.loadFlags) {
 		return nil, ExitInvalid
 	}
-	var refused *pipeline.RefusedError
-	if errors.As(err, &refused) {
-		spec.WriteDiagnostics(a.Stderr, refused.Diags, s.Sources, a.useColor(rf.color, a.StderrTTY))
-		fmt.Fprintf(a.Stderr, "nlutest: the target %q cannot run this selection; nothing ran.\n", target.Name)
+	if a.refused(err, s, rf) {
 		return nil, ExitInvalid
 	}
 	if err != nil {
@@ -406,4 +403,16 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, base
 		return ExitPass
 	}
 	return ExitFail
+}
+
+// refused prints a selection a target cannot run (pipeline.RefusedError:
+// located diagnostics); false for other errors.
+func (a *App) refused(err error, s *spec.Suite, rf *runFlags) bool {
+	var refused *pipeline.RefusedError
+	if !errors.As(err, &refused) {
+		return false
+	}
+	spec.WriteDiagnostics(a.Stderr, refused.Diags, s.Sources, a.useColor(rf.color, a.StderrTTY))
+	fmt.Fprintf(a.Stderr, "nlutest: the target %q cannot run this selection; nothing ran.\n", refused.Target)
+	return true
 }
