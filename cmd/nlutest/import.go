@@ -14,7 +14,7 @@ import (
 
 // importFeatures are the parts of the suite language the imported suites
 // use (importer.Features): the forms this nlutest reads.
-var importFeatures = importer.Features{ReplyBlocks: true, BotFirst: true}
+var importFeatures = importer.Features{ReplyBlocks: true, BotFirst: true, State: true}
 
 // cmdImport translates Botium convos or Rasa end-to-end tests into a new
 // suite directory (docs/cli.md#import).
