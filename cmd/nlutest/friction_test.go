@@ -82,7 +82,7 @@ func TestVerdictLineIsLast(t *testing.T) {
 	dir := t.TempDir()
 	var both bytes.Buffer
 	app := &App{Stdout: &both, Stderr: &both, Getwd: dir, Env: func(string) (string, bool) { return "", false }}
-	code := app.Run(context.Background(), []string{"run", filepath.Join("..", "..", "suites", "quickstart"),
+	code := app.Run(context.Background(), []string{"run", quickstartSuite(t),
 		"--out", filepath.Join(dir, "run"), "--report-markdown", filepath.Join(dir, "s.md")})
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, both.String())
@@ -106,7 +106,7 @@ func TestStepSummaryAppends(t *testing.T) {
 		}
 	}
 	env := map[string]string{"GITHUB_STEP_SUMMARY": summary}
-	code, _, errs := runCLI(t, dir, env, "run", filepath.Join("..", "..", "suites", "quickstart"), "--out", filepath.Join(dir, "run"),
+	code, _, errs := runCLI(t, dir, env, "run", quickstartSuite(t), "--out", filepath.Join(dir, "run"),
 		"--report-markdown", summary, "--report-markdown", other, "--quiet")
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, errs)

@@ -19,7 +19,7 @@ import (
 func TestQuickstartHTMLReport(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "r.html")
-	code, out, errs := runCLI(t, dir, nil, "run", filepath.Join("..", "..", "suites", "quickstart"), "--out", filepath.Join(dir, "run"),
+	code, out, errs := runCLI(t, dir, nil, "run", quickstartSuite(t), "--out", filepath.Join(dir, "run"),
 		"--report-html", page, "--quiet")
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
