@@ -179,28 +179,50 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 	}
 	defer sess.Close()
 	var history []schema.Message
-	for i, turn := range s.Turns {
+	turn := s.Turns[0]
+	for i := 0; turn != nil; i++ {
 		if i > 0 && halted.Load() {
 			return
 		}
 		turn.History = history
 		r := sess.Call(ctx, turn, history)
 		r.History = nil
-		if i+1 < len(s.Turns) && r.Error == nil {
+		var next *schema.Case
+		if r.Error == nil {
+			next = nextTurn(s, i, r)
+		}
+		if next != nil {
+			if multi {
+				next.Conversation = turn.Conversation
+			}
 			if turn.Event != schema.EventStart { // the bot spoke first: no user message
 				history = append(history, schema.Message{Role: "user", Content: turn.Text})
 			}
 			history = append(history, schema.Message{Role: "assistant", Content: r.Reply})
 			if s.After != nil {
-				s.After(i, r, s.Turns[i+1])
+				s.After(i, r, next)
 			}
 		}
-		if multi && (r.Error != nil || i+1 == len(s.Turns)) {
+		if multi && next == nil {
 			r.ScriptTurns = i + 1 // this turn ends the script
 		}
 		send(r)
 		if r.Error != nil {
 			return
 		}
+		turn = next
 	}
+}
+
+// nextTurn is the turn after turn i (whose result is r) of script s: the
+// next of its Turns, else what its Next computes (a dynamic script), else
+// nil at the end.
+func nextTurn(s *schema.Script, i int, r *schema.Result) *schema.Case {
+	if i+1 < len(s.Turns) {
+		return s.Turns[i+1]
+	}
+	if s.Next != nil {
+		return s.Next(i, r)
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -373,3 +375,75 @@ func TestRunInterruptionErrorsAreNotResults(t *testing.T) {
 // hangLimit bounds a wait for something that must happen; it is never a
 // timing assertion (a working Run is far within it on any machine).
 const hangLimit = 3 * time.Minute
+
+// echoCaller answers every turn with "re:" and its text; a text starting
+// with "fail" errors.
+type echoCaller struct{ histories [][]schema.Message }
+
+func (e *echoCaller) Preflight(context.Context) error                       { return nil }
+func (e *echoCaller) Close()                                                {}
+func (e *echoCaller) Open(context.Context, *schema.Script) (Session, error) { return e, nil }
+func (e *echoCaller) Call(_ context.Context, turn *schema.Case, h []schema.Message) *schema.Result {
+	e.histories = append(e.histories, h)
+	r := &schema.Result{Case: *turn, Reply: "re:" + turn.Text, Response: []byte(`"re:` + turn.Text + `"`)}
+	if strings.HasPrefix(turn.Text, "fail") {
+		r.Error = &schema.CallError{Type: schema.ErrHTTP, Message: "boom"}
+	}
+	return r
+}
+
+// TestRunDynamicScript: a script with Next runs the turns Next computes
+// from each result until it returns nil; the state Next needs travels in
+// the cases (Agenda), the session id is the script's, and only the last
+// turn carries the script's turn count. A turn whose call errors ends it.
+func TestRunDynamicScript(t *testing.T) {
+	mk := func(stop int, failAt int) *schema.Script {
+		s := &schema.Script{ID: "sc", Turns: []*schema.Case{{ID: "sc/1", Script: "sc", Turn: 1, Text: "你好", Agenda: 1}}}
+		s.Next = func(i int, r *schema.Result) *schema.Case {
+			n := r.Agenda.(int)
+			if n >= stop {
+				return nil
+			}
+			text := "第" + strconv.Itoa(n+1) + "轮 " + r.Reply
+			if n+1 == failAt {
+				text = "fail " + text
+			}
+			return &schema.Case{ID: "sc/" + strconv.Itoa(n+1), Script: "sc", Turn: n + 1, Text: text, Agenda: n + 1}
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name         string
+		stop, failAt int
+		want         []string
+		stamps       []int
+	}{
+		{"ends when Next says", 3, 0, []string{"你好", "第2轮 re:你好", "第3轮 re:第2轮 re:你好"}, []int{0, 0, 3}},
+		{"an error ends it", 5, 2, []string{"你好", "fail 第2轮 re:你好"}, []int{0, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &echoCaller{}
+			var texts []string
+			var stamps []int
+			sessions := map[string]bool{}
+			err := Run(context.Background(), c, source(mk(tc.stop, tc.failAt)), Config[int]{OnResult: func(r *schema.Result, _ int) error {
+				texts = append(texts, r.Text)
+				stamps = append(stamps, r.ScriptTurns)
+				sessions[r.Conversation] = true
+				return nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(texts, tc.want) || !slices.Equal(stamps, tc.stamps) {
+				t.Fatalf("turns %q stamped %v, want %q stamped %v", texts, stamps, tc.want, tc.stamps)
+			}
+			if len(sessions) != 1 || sessions[""] {
+				t.Fatalf("sessions %v, want one session id for every turn", sessions)
+			}
+			if h := c.histories[len(c.histories)-1]; len(h) != 2*(len(tc.want)-1) || h[1].Content != "re:你好" {
+				t.Fatalf("last turn's history %v", h)
+			}
+		})
+	}
+}

@@ -187,6 +187,14 @@ type Case struct {
 	Fact     string `json:"fact,omitempty"`
 	Expected string `json:"expected,omitempty"`
 	Distance int    `json:"distance,omitempty"`
+	// Reason is why a simulated user said this turn (a scenario's turn,
+	// SPEC §14.6): `opened`, `answered ask "city"`, `volunteered "date"`,
+	// `affirmed`, `requested "order_id"`, `repeated …`, or `llm` for an
+	// LLM simulator's turn. Empty for a scripted turn.
+	Reason string `json:"reason,omitempty"`
+	// Agenda is the user simulator's state after this turn, handed to the
+	// script's Next with the turn's result; never recorded.
+	Agenda any `json:"-"`
 	// History is the conversation before this turn, as the runner hands it
 	// to the turn's request expressions (case.history); never recorded.
 	History []Message `json:"-"`

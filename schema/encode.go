@@ -226,6 +226,10 @@ func appendTurnFields(b []byte, c *Case) []byte {
 		b = append(b, `,"distance":`...)
 		b = strconv.AppendInt(b, int64(c.Distance), 10)
 	}
+	if c.Reason != "" {
+		b = append(b, `,"reason":`...)
+		b = jsondoc.AppendString(b, c.Reason)
+	}
 	return append(b, '}')
 }
 

@@ -103,7 +103,7 @@ func (c *Case) decodeField(key []byte, val []byte) (bool, error) {
 		c.Core = string(val) == "true"
 	case "unreviewed":
 		c.Unreviewed = string(val) == "true"
-	case "script", "turn", "conversation", "event", "repeat", "captures", "fact", "expected", "distance":
+	case "script", "turn", "conversation", "event", "repeat", "captures", "fact", "expected", "distance", "reason":
 		err = c.decodeTurnField(key, val)
 	case "scene":
 		c.Scene, err = stringList(val)
@@ -167,6 +167,8 @@ func (c *Case) decodeTurnField(key []byte, val []byte) error {
 		c.Expected, err = jsondoc.Unquote(val)
 	case "distance":
 		c.Distance, err = strconv.Atoi(string(val))
+	case "reason":
+		c.Reason, err = jsondoc.Unquote(val)
 	}
 	return err
 }

@@ -75,6 +75,7 @@ var CaseFields = []CaseField{
 	{Name: "fact", Kind: FieldString, Doc: "on a memory question turn: the fact told earlier", Expr: true, Str: func(c *Case) string { return c.Fact }},
 	{Name: "expected", Kind: FieldString, Doc: "on a memory question turn: what a right answer states", Expr: true, Str: func(c *Case) string { return c.Expected }},
 	{Name: "distance", Kind: FieldInt, Doc: "in a memory case: filler turns between the last fact and the first question", Expr: true, Int: func(c *Case) int { return c.Distance }},
+	{Name: "reason", Kind: FieldString, Doc: "in a scenario: why the simulated user said this turn (answered ask \"city\", volunteered \"date\", affirmed…)", Expr: true, Str: func(c *Case) string { return c.Reason }},
 	{Name: "captures", Kind: FieldStringMap, Doc: "values earlier turns captured (capture.NAME)"},
 }
 

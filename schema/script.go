@@ -18,6 +18,14 @@ type Script struct {
 	// After, when set, runs after turn i's result and before turn i+1
 	// (next) is called: a conversation's source hands captured values on.
 	After func(i int, r *Result, next *Case)
+	// Next, when set, makes the script dynamic (a scenario's simulated
+	// user, SPEC §14.6): after the last of Turns, the runner calls Next
+	// with the index and result of the turn that just ran (a call that
+	// did not error) and runs the case it returns as the next turn, until
+	// it returns nil. Next must not keep state of its own between calls
+	// (the script is run again by resume and --repeat): what it needs of
+	// earlier turns travels in the cases it returns (Case.Agenda).
+	Next func(i int, r *Result) *Case
 }
 
 // Single wraps one case as a script of one turn.
