@@ -45,7 +45,7 @@ func (rb *Rebuilder) Rebuild(saved *schema.Case) (c *schema.Case, ok bool) {
 // keepRunFields copies the fields a run set on a case (its session,
 // repetition and captures) from the record to the rebuilt case.
 func keepRunFields(c, rec *schema.Case) {
-	c.Conversation, c.Repeat, c.Captures = rec.Conversation, rec.Repeat, rec.Captures
+	c.Conversation, c.Repeat, c.Captures, c.Reason = rec.Conversation, rec.Repeat, rec.Captures, rec.Reason
 }
 
 // RebuildRecord is Rebuild for a result record read by

@@ -92,6 +92,12 @@ type SourceInfo struct {
 	Rubrics             []*RubricSpec
 	TurnRubrics         [][]*RubricSpec
 	RubricQuestionsOnly bool
+	// Success, for a scenario, reports whether its success condition
+	// holds on a turn; Goal describes the goal of the instance a turn
+	// belongs to (for transcripts); MaxTurns is its max_turns.
+	Success  func(r *schema.Result) bool
+	Goal     func(c *schema.Case) string
+	MaxTurns int
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it
@@ -126,7 +132,7 @@ type SourceKind interface {
 // SourceKind and Source, and a line here; a program adds its own through
 // Options.SourceKinds.
 func DefaultSourceKinds() []SourceKind {
-	return []SourceKind{templateKind{}, datasetKind{}, conversationKind{}, rankingKind{}, memoryKind{}}
+	return []SourceKind{templateKind{}, datasetKind{}, conversationKind{}, rankingKind{}, memoryKind{}, scenarioKind{}}
 }
 
 // buildTree returns the metrics tree's descriptor for the families and the

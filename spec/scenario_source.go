@@ -1,0 +1,545 @@
+package spec
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// This file is the scenario case source kind (SPEC §14.6): a goal-driven
+// conversation whose user turns a simulator computes from the bot's
+// replies. The agenda simulator follows Schatzmann et al. 2007,
+// "Agenda-based user simulation for bootstrapping a POMDP dialogue
+// system": the user's goal (what it informs, what it requests) is an
+// agenda of acts; each bot reply is classified (an ask for a slot, a
+// confirmation, or not understood) and the act on top answers it.
+//
+// Like a conversation, the block is generated as a template whose text is
+// every text with placeholders joined by turnSep — the inform values, the
+// openings, the answer paraphrases, the affirmations — so strategies,
+// limits, seeds and ids are the template's. A generated case is one
+// scenario instance: its script holds the opening turn and a Next that
+// computes every later turn from the previous result (schema.Script.Next).
+
+// KindScenario is the source kind of scenario blocks.
+const KindScenario = "scenario"
+
+// UserAgenda is the deterministic agenda simulator (user = "agenda").
+const UserAgenda = "agenda"
+
+// DefaultMaxTurns is a scenario's max_turns when it sets none.
+const DefaultMaxTurns = 8
+
+// DefaultRequestText phrases a request item; {name} is its name.
+const DefaultRequestText = "{name}是多少？"
+
+type scenarioKind struct{}
+
+func (scenarioKind) Block() string { return KindScenario }
+
+// SourceGroup: metrics.scenario is the scenario family's, so a scenario
+// block's node is metrics.scenario_source["NAME"].
+func (scenarioKind) SourceGroup() string { return "scenario_source" }
+
+var scenarioSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"}, {Name: "strategy"}, {Name: "limit"},
+		{Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
+		{Name: "user"}, {Name: "opening"}, {Name: "asks"}, {Name: "confirm"}, {Name: "affirm"}, {Name: "answer"},
+		{Name: "request_text"}, {Name: "max_turns"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "goal"}, {Type: "success"}, {Type: "each_turn"}},
+}
+
+var goalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "inform"}, {Name: "request"}}}
+
+var eachTurnSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}}}
+
+// scenarioSource is a scenario block as a case source.
+type scenarioSource struct {
+	s *Suite
+	t *Template // the joined template
+	// inform are the goal's slot names in source order; their texts are
+	// the first len(inform) parts of the joined text.
+	inform     []string
+	informText []scenarioText
+	requests   []string
+	user     string
+	// opening, answers and affirm index the joined text's parts.
+	opening []int
+	answers map[string][]int // slot → parts
+	affirm  []int
+	// asks maps each phrase (folded) to its slot; confirm phrases map to "".
+	phrases     []phrase
+	requestText string
+	maxTurns    int
+	success     *Assert
+	eachTurn    []*Assert
+	info        SourceInfo
+	ts          *templateSource
+}
+
+// phrase is one asks or confirm phrase, folded (Fold).
+type phrase struct {
+	text string
+	slot string // "" for a confirm phrase
+}
+
+func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
+	c, ok := d.Content(b, scenarioSchema)
+	if !ok {
+		return nil
+	}
+	l := d.l
+	t := &Template{Name: label(b), DeclRange: b.DefRange, TextRange: b.DefRange}
+	l.generationSettings(t, c, b)
+	ss := &scenarioSource{s: l.suite, t: t, answers: map[string][]int{}}
+	ss.user = l.str(c.Attributes, "user", UserAgenda)
+	if ss.user != UserAgenda {
+		l.errorf(c.Attributes["user"].Expr.Range().Ptr(), "Unknown user simulator",
+			"user is %q: the simulator of a scenario is \"agenda\" (the deterministic agenda-based simulator). Write user = \"agenda\".", ss.user)
+	}
+	ss.requestText = l.str(c.Attributes, "request_text", DefaultRequestText)
+	ss.maxTurns = l.integer(c.Attributes, "max_turns", DefaultMaxTurns, 1)
+	if !ss.decodeBlocks(d, b, c) || !ss.decodeTexts(l, b, c.Attributes) {
+		return nil
+	}
+	ss.decodePhrases(l, c.Attributes)
+	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true,
+		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns}
+	if ss.success != nil {
+		ss.info.Asserts = append(slices.Clip(ss.eachTurn), ss.success)
+	}
+	// Per turn only each_turn's asserts; success is checked on the scenario.
+	ss.info.TurnAsserts = make([][]*Assert, ss.maxTurns)
+	for i := range ss.info.TurnAsserts {
+		ss.info.TurnAsserts[i] = ss.eachTurn
+	}
+	ss.ts = newTemplateSource(l.suite, t)
+	return ss
+}
+
+// decodeBlocks reads the goal, success and each_turn blocks.
+func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyContent) bool {
+	l := d.l
+	var goal *hcl.Block
+	for _, blk := range c.Blocks {
+		switch blk.Type {
+		case "goal":
+			if goal != nil {
+				l.errorf(blk.DefRange.Ptr(), "Duplicate goal", "A scenario has one goal block; merge the two.")
+				return false
+			}
+			goal = blk
+		case "success":
+			if ss.success != nil {
+				l.errorf(blk.DefRange.Ptr(), "Duplicate success", "A scenario has one success block; join the conditions with &&.")
+				return false
+			}
+			ss.success = d.Assert(blk)
+		case "each_turn":
+			ec, diags := blk.Body.Content(eachTurnSchema)
+			l.diags = append(l.diags, diags...)
+			for _, ab := range ec.Blocks {
+				if a := d.Assert(ab); a != nil {
+					ss.eachTurn = append(ss.eachTurn, a)
+				}
+			}
+		}
+	}
+	if goal == nil {
+		l.errorf(b.DefRange.Ptr(), "Scenario without goal", "A scenario needs a goal: goal { inform = { city = \"{城市}\" }, request = [\"order_id\"] }.")
+		return false
+	}
+	if ss.success == nil {
+		l.errorf(b.DefRange.Ptr(), "Scenario without success", "A scenario needs a success block saying when the goal is reached: success { condition = strcontains(reply, \"订单号\") }.")
+		return false
+	}
+	gc, diags := goal.Body.Content(goalSchema)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return false
+	}
+	ss.requests = l.strList(gc.Attributes, "request")
+	return ss.decodeInform(l, goal, gc.Attributes["inform"])
+}
+
+// decodeInform reads the goal's inform map: slot name → text (its
+// placeholders are the scenario's slots), in source order.
+func (ss *scenarioSource) decodeInform(l *loader, goal *hcl.Block, a *hcl.Attribute) bool {
+	if a == nil {
+		if len(ss.requests) == 0 {
+			l.errorf(goal.DefRange.Ptr(), "Empty goal", "A goal informs slots, requests items, or both: inform = { city = \"{城市}\" }, request = [\"order_id\"].")
+			return false
+		}
+		return true
+	}
+	pairs, diags := hcl.ExprMap(a.Expr)
+	if diags.HasErrors() {
+		l.errorf(a.Expr.Range().Ptr(), "Invalid inform", "inform is a map from a slot name to what the user says for it, e.g. inform = { city = \"{城市}\", date = \"{日期}\" }.")
+		return false
+	}
+	for _, p := range pairs {
+		name := hcl.ExprAsKeyword(p.Key)
+		if name == "" {
+			if v, diags := p.Key.Value(nil); !diags.HasErrors() && v.Type() == cty.String {
+				name = v.AsString()
+			}
+		}
+		v, diags := p.Value.Value(l.staticCtx())
+		if name == "" || diags.HasErrors() || v.Type() != cty.String || v.IsNull() {
+			l.errorf(p.Key.Range().Ptr(), "Invalid inform", "Each inform entry is SLOT = \"text\": a slot name, and what the user says for it (placeholders allowed), e.g. city = \"{城市}\".")
+			return false
+		}
+		if slices.Contains(ss.inform, name) {
+			l.errorf(p.Key.Range().Ptr(), "Duplicate slot", "The goal informs %q twice; keep one.", name)
+			return false
+		}
+		ss.inform = append(ss.inform, name)
+		ss.informText = append(ss.informText, scenarioText{v.AsString(), p.Value.Range()})
+	}
+	return true
+}
+
+// scenarioText is one text of the joined template and where it was written.
+type scenarioText struct {
+	s   string
+	rng hcl.Range
+}
+
+// decodeTexts reads every text with placeholders — the inform values,
+// opening, answer and affirm — and builds the joined template of them.
+func (ss *scenarioSource) decodeTexts(l *loader, b *hcl.Block, attrs hcl.Attributes) bool {
+	texts := slices.Clone(ss.informText)
+	add := func(name string, xs []string, rng hcl.Range) []int {
+		var at []int
+		for _, x := range xs {
+			at = append(at, len(texts))
+			texts = append(texts, scenarioText{x, rng})
+		}
+		return at
+	}
+	rangeOf := func(name string) hcl.Range {
+		if a, ok := attrs[name]; ok {
+			return a.Expr.Range()
+		}
+		return b.DefRange
+	}
+	ss.opening = add("opening", l.strList(attrs, "opening"), rangeOf("opening"))
+	if len(ss.opening) == 0 {
+		l.errorf(b.DefRange.Ptr(), "Scenario without opening", "A scenario needs what the user says first: opening = [\"我想订机票\"] (one or more; the simulator picks one by the instance's id).")
+		return false
+	}
+	answers := ss.decodeAnswers(l, attrs)
+	for _, slot := range slices.Sorted(func(yield func(string) bool) {
+		for k := range answers {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		ss.answers[slot] = add("answer", answers[slot], rangeOf("answer"))
+	}
+	affirm := l.strList(attrs, "affirm")
+	if len(affirm) == 0 {
+		affirm = []string{"是的"}
+	}
+	ss.affirm = add("affirm", affirm, rangeOf("affirm"))
+	cs := &conversationSource{s: ss.s, t: ss.t}
+	index := map[string]int{}
+	for i, x := range texts {
+		if !cs.addTurnText(l, &Turn{User: x.s, UserRange: x.rng}, i, index) {
+			return false
+		}
+	}
+	ss.t.Parts = append(ss.t.Parts, Part{Literal: "", Slot: -1})
+	return true
+}
+
+// decodeAnswers reads answer = { slot = ["去{城市}", …] } and checks its
+// slots are informed.
+func (ss *scenarioSource) decodeAnswers(l *loader, attrs hcl.Attributes) map[string][]string {
+	out := ss.slotLists(l, attrs, "answer")
+	for slot := range out {
+		if !slices.Contains(ss.inform, slot) {
+			l.errorf(attrs["answer"].Expr.Range().Ptr(), "Unknown slot", "answer has paraphrases for %q, which the goal does not inform.%s Add it to goal's inform, or fix the name.", slot, didYouMean(slot, ss.inform))
+			delete(out, slot)
+		}
+	}
+	return out
+}
+
+// slotLists reads a map from a slot name to a list of strings.
+func (ss *scenarioSource) slotLists(l *loader, attrs hcl.Attributes, name string) map[string][]string {
+	a, ok := attrs[name]
+	if !ok {
+		return nil
+	}
+	v, ok := l.static(a, cty.Map(cty.List(cty.String)), fmt.Sprintf("%q attribute", name))
+	if !ok || v.IsNull() {
+		return nil
+	}
+	out := map[string][]string{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		for ei := e.ElementIterator(); ei.Next(); {
+			_, x := ei.Element()
+			if !x.IsNull() && x.AsString() != "" {
+				out[k.AsString()] = append(out[k.AsString()], x.AsString())
+			}
+		}
+	}
+	return out
+}
+
+// decodePhrases reads asks (slot → phrases) and confirm (phrases).
+func (ss *scenarioSource) decodePhrases(l *loader, attrs hcl.Attributes) {
+	asks := ss.slotLists(l, attrs, "asks")
+	for _, slot := range ss.inform {
+		for _, p := range asks[slot] {
+			ss.phrases = append(ss.phrases, phrase{Fold(p), slot})
+		}
+	}
+	for slot := range asks {
+		if !slices.Contains(ss.inform, slot) {
+			l.errorf(attrs["asks"].Expr.Range().Ptr(), "Unknown slot", "asks has phrases for %q, which the goal does not inform.%s The simulator answers an ask with the slot's inform value: add it to goal's inform, or fix the name.", slot, didYouMean(slot, ss.inform))
+		}
+	}
+	for _, p := range l.strList(attrs, "confirm") {
+		if p != "" {
+			ss.phrases = append(ss.phrases, phrase{Fold(p), ""})
+		}
+	}
+}
+
+func (ss *scenarioSource) Name() string         { return ss.t.Name }
+func (ss *scenarioSource) Kind() string         { return KindScenario }
+func (ss *scenarioSource) DeclRange() hcl.Range { return ss.t.DeclRange }
+func (ss *scenarioSource) Info() *SourceInfo    { return &ss.info }
+
+// Generate yields one script per slot assignment: its opening turn, and
+// a Next that plays the simulated user.
+func (ss *scenarioSource) Generate(g *Gen, yield func(*schema.Script) error) error {
+	return ss.s.generateTemplateWith(ss.t, g, yield, ss.script)
+}
+
+// agendaState is the agenda simulator's state after a user turn: which
+// inform slots it has given, how many requests it made. It travels in
+// Case.Agenda from turn to turn, so a script run again starts afresh.
+type agendaState struct {
+	base      *schema.Case // the scenario instance (joined case)
+	texts     []string     // its resolved texts
+	given     []bool       // per inform slot
+	requested int
+	cycle     int // volunteers made once everything was given and nothing is requested
+}
+
+// script makes the scenario instance c into its script: the opening turn,
+// then what Next computes.
+func (ss *scenarioSource) script(c *schema.Case, sp *splitter) (*schema.Script, error) {
+	if err := sp.assign(c); err != nil {
+		return nil, err
+	}
+	st := &agendaState{base: c, texts: strings.Split(c.Text, turnSep), given: make([]bool, len(ss.inform))}
+	first := ss.turn(st, 1, ss.pickText(st, ss.opening, 1), "opened")
+	return &schema.Script{ID: c.ID, Source: ss.t.Name, SourceKind: KindScenario, Turns: []*schema.Case{first}, Next: ss.next}, nil
+}
+
+// turn is user turn n of the instance st.base: text said for reason.
+func (ss *scenarioSource) turn(st *agendaState, n int, text, reason string) *schema.Case {
+	tc := *st.base
+	tc.ID = st.base.ID + "/" + strconv.Itoa(n)
+	tc.Template, tc.Source, tc.SourceKind = "", ss.t.Name, KindScenario
+	tc.Script, tc.Turn, tc.Text, tc.Reason = st.base.ID, n, text, reason
+	tc.Expect = nil
+	tc.Agenda = st
+	return &tc
+}
+
+// pick chooses one of n options for turn `turn` of the instance, the same
+// every time (seeded by the instance's id and the scenario's seed).
+func (ss *scenarioSource) pick(id string, turn, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d\x00%d", id, turn, ss.t.Seed)
+	return int(h.Sum64() % uint64(n))
+}
+
+func (ss *scenarioSource) pickText(st *agendaState, parts []int, turn int) string {
+	return part(st.texts, parts[ss.pick(st.base.ID, turn, len(parts))])
+}
+
+// next is the script's Next: the simulated user's answer to the bot's
+// reply in r, or nil when the scenario succeeded or reached max_turns.
+func (ss *scenarioSource) next(_ int, r *schema.Result) *schema.Case {
+	st, ok := r.Agenda.(*agendaState)
+	if !ok || r.Turn >= ss.maxTurns || ss.Succeeded(r) {
+		return nil
+	}
+	reply := r.Reply
+	if reply == "" {
+		reply = schema.ReplyOf(r.Response)
+	}
+	n := r.Turn + 1
+	ns := &agendaState{base: st.base, texts: st.texts, given: slices.Clone(st.given), requested: st.requested, cycle: st.cycle}
+	switch slot, asked := ss.classify(reply); {
+	case asked && slot == "":
+		return ss.turn(ns, n, ss.pickText(ns, ss.affirm, n), "affirmed")
+	case asked:
+		i := slices.Index(ss.inform, slot)
+		ns.given[i] = true
+		return ss.turn(ns, n, ss.answer(ns, i, n), fmt.Sprintf("answered ask %q", slot))
+	}
+	if i := slices.Index(ns.given, false); i >= 0 {
+		ns.given[i] = true
+		return ss.turn(ns, n, ss.answer(ns, i, n), fmt.Sprintf("volunteered %q", ss.inform[i]))
+	}
+	if len(ss.requests) > 0 {
+		name := ss.requests[ns.requested%len(ss.requests)]
+		ns.requested++
+		return ss.turn(ns, n, strings.ReplaceAll(ss.requestText, "{name}", name), fmt.Sprintf("requested %q", name))
+	}
+	i := ns.cycle % len(ss.inform)
+	ns.cycle++
+	return ss.turn(ns, n, ss.answer(ns, i, n), fmt.Sprintf("volunteered %q", ss.inform[i]))
+}
+
+// classify finds the first asks or confirm phrase in the reply (by
+// position; at one position the longer phrase): asked is false when there
+// is none, slot is "" for a confirmation.
+func (ss *scenarioSource) classify(reply string) (slot string, asked bool) {
+	folded := Fold(reply)
+	best, bestLen := -1, 0
+	for _, p := range ss.phrases {
+		if p.text == "" {
+			continue
+		}
+		at := strings.Index(folded, p.text)
+		if at < 0 || (best >= 0 && (at > best || (at == best && len(p.text) <= bestLen))) {
+			continue
+		}
+		best, bestLen, slot, asked = at, len(p.text), p.slot, true
+	}
+	return slot, asked
+}
+
+// answer is what the user says to give inform slot i at turn n: one of
+// its answer paraphrases, or its inform text.
+func (ss *scenarioSource) answer(st *agendaState, i, n int) string {
+	if parts := ss.answers[ss.inform[i]]; len(parts) > 0 {
+		return ss.pickText(st, parts, n)
+	}
+	return part(st.texts, i)
+}
+
+// Succeeded reports whether the scenario's success condition holds on the
+// turn r (the condition sees what assert conditions see).
+func (ss *scenarioSource) Succeeded(r *schema.Result) bool {
+	if r.Error != nil || ss.success == nil {
+		return false
+	}
+	ctx := ss.s.CheckContext(&r.Case)
+	resp := cty.NullVal(cty.DynamicPseudoType)
+	if len(r.Response) > 0 {
+		if v, err := JSONToCty(r.Response); err == nil {
+			resp = v
+		}
+	}
+	ctx.Variables["response"] = resp
+	ctx.Variables["reply"] = cty.StringVal(r.Reply)
+	ctx.Variables["http"] = cty.ObjectVal(map[string]cty.Value{"status": cty.NumberIntVal(int64(r.Status)), "headers": cty.MapValEmpty(cty.String)})
+	ctx.Variables["latency_ms"] = cty.NumberFloatVal(r.LatencyMS)
+	v, diags := ss.success.Condition.Value(ctx)
+	v = Unmark(v)
+	return !diags.HasErrors() && v.IsKnown() && !v.IsNull() && v.Type() == cty.Bool && v.True()
+}
+
+// Goal is the goal of the scenario instance case c is a turn of, for
+// transcripts: the inform slots with their values, then the requests.
+func (ss *scenarioSource) Goal(c *schema.Case) string {
+	var parts []string
+	for _, name := range ss.inform {
+		parts = append(parts, name+" = "+strconv.Quote(ss.informValue(c, name)))
+	}
+	out := "inform { " + strings.Join(parts, ", ") + " }"
+	if len(ss.requests) > 0 {
+		out += " request [" + strings.Join(ss.requests, ", ") + "]"
+	}
+	return out
+}
+
+// informValue is what the user says for inform slot name in case c: its
+// inform text with c's slot values.
+func (ss *scenarioSource) informValue(c *schema.Case, name string) string {
+	i := slices.Index(ss.inform, name)
+	if i < 0 {
+		return ""
+	}
+	lits, phs, err := ParsePlaceholders(ss.informText[i].s)
+	if err != nil {
+		return ss.informText[i].s
+	}
+	var b strings.Builder
+	for j, ph := range phs {
+		b.WriteString(lits[j])
+		b.WriteString(c.Slots[ph.Key].Value)
+	}
+	b.WriteString(lits[len(lits)-1])
+	return b.String()
+}
+
+// Rebuild returns the turn the scenario now generates for a saved turn:
+// the instance with the saved slots must have the saved id. A turn's text
+// is the simulator's answer to the recorded replies, so the saved text is
+// kept (eval never simulates again); the opening must still be one of
+// the scenario's openings.
+func (ss *scenarioSource) Rebuild(saved Saved) (*schema.Case, bool) {
+	script, turn, text := saved.Script, saved.Turn, saved.Text
+	in := Saved{ID: script, Text: anyText, Slots: saved.Slots}
+	if saved.Case != nil {
+		script, turn, text = saved.Case.Script, saved.Case.Turn, saved.Case.Text
+		in = Saved{Case: &schema.Case{ID: script, Text: anyText, Slots: saved.Case.Slots}}
+	}
+	if turn < 1 || turn > ss.maxTurns {
+		return nil, false
+	}
+	joined, ok := ss.ts.Rebuild(in)
+	if !ok {
+		return nil, false
+	}
+	sc, err := ss.script(joined, &splitter{s: ss.s})
+	if err != nil {
+		return nil, false
+	}
+	st := sc.Turns[0].Agenda.(*agendaState)
+	if turn == 1 && !slices.ContainsFunc(ss.opening, func(i int) bool { return part(st.texts, i) == text }) {
+		return nil, false
+	}
+	c := ss.turn(st, turn, text, "")
+	c.Agenda = nil
+	return c, true
+}
+
+// ReasonSlot reads a scenario turn's reason: the slot it gave (answered
+// an ask for it, or volunteered it), and whether the bot asked for it.
+func ReasonSlot(reason string) (slot string, asked bool) {
+	for _, p := range []struct {
+		prefix string
+		asked  bool
+	}{{`answered ask `, true}, {`volunteered `, false}} {
+		if rest, ok := strings.CutPrefix(reason, p.prefix); ok {
+			if s, err := strconv.Unquote(rest); err == nil {
+				return s, p.asked
+			}
+		}
+	}
+	return "", false
+}
