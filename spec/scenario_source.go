@@ -70,7 +70,7 @@ type scenarioSource struct {
 	inform     []string
 	informText []scenarioText
 	requests   []string
-	user     string
+	user       string
 	// opening, answers and affirm index the joined text's parts.
 	opening []int
 	answers map[string][]int // slot → parts
