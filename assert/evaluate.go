@@ -45,6 +45,9 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 		if len(info.Rubrics) > 0 || len(info.TurnRubrics) > 0 {
 			sc.rubrics = info
 		}
+		if info.Success != nil {
+			sc.scenario = info
+		}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
 			c := e.compileKey(x.Expr, x.State)
@@ -84,6 +87,9 @@ type sourceChecks struct {
 	captures func(*schema.Result) []schema.Failure
 	// rubrics is the source's info when it has rubric blocks.
 	rubrics *spec.SourceInfo
+	// scenario is a scenario source's info (nil for other sources): its
+	// success is checked on the turn that ends a scenario.
+	scenario *spec.SourceInfo
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -293,6 +299,9 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 	}
 	if len(r.Rubrics) > 0 || (sc != nil && sc.rubrics != nil) {
 		e.rubrics(r, sc)
+	}
+	if sc != nil && sc.scenario != nil {
+		scenarioOutcome(r, sc.scenario)
 	}
 	if len(r.Failures) > 0 {
 		r.Outcome = schema.Fail
@@ -545,4 +554,24 @@ func judgeAnswer(r *schema.Result, judge func(r *schema.Result, reply string) (s
 		}
 		r.Failures = append(r.Failures, schema.Failure{Kind: "memory", Expected: r.Expected, Actual: reply, Message: msg})
 	}
+}
+
+// scenarioOutcome fails the turn that ends a scenario (the turn stamped
+// with its script's turn count) when the scenario's success condition
+// does not hold on it: the simulator stops as soon as it holds, so a
+// scenario that succeeded ends on a turn where it does. The failure says
+// how many turns ran and what the simulated user last did.
+func scenarioOutcome(r *schema.Result, info *spec.SourceInfo) {
+	if r.Turn < 1 || r.Turn != r.ScriptTurns || info.Success(r) {
+		return
+	}
+	why := "the simulated user stopped"
+	if r.Turn >= info.MaxTurns {
+		why = fmt.Sprintf("stuck: max_turns %d reached", info.MaxTurns)
+	}
+	if r.Reason != "" {
+		why += fmt.Sprintf("; the last user turn %s", r.Reason)
+	}
+	r.Failures = append(r.Failures, schema.Failure{Kind: "scenario", File: info.SuccessRange.Filename, Line: info.SuccessRange.Start.Line,
+		Message: fmt.Sprintf("did not succeed in %d turns (%s)", r.Turn, why)})
 }

@@ -45,7 +45,7 @@ func runKey(r *schema.Result) string {
 
 func (d *dialogueAcc) Add(o *Observation) {
 	r := o.Result
-	if r.Turn < 1 {
+	if r.Turn < 1 || r.SourceKind == spec.KindScenario { // metrics.scenario's
 		return
 	}
 	if d.runs == nil {

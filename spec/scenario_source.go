@@ -115,6 +115,7 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns}
 	if ss.success != nil {
 		ss.info.Asserts = append(slices.Clip(ss.eachTurn), ss.success)
+		ss.info.SuccessRange = ss.success.DeclRange
 	}
 	// Per turn only each_turn's asserts; success is checked on the scenario.
 	ss.info.TurnAsserts = make([][]*Assert, ss.maxTurns)

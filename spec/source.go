@@ -98,6 +98,8 @@ type SourceInfo struct {
 	Success  func(r *schema.Result) bool
 	Goal     func(c *schema.Case) string
 	MaxTurns int
+	// SuccessRange locates a scenario's success block.
+	SuccessRange hcl.Range
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// slotBot is a slot-filling booking bot on 127.0.0.1 keyed by session: it
+// asks for the city then the date when the session opens with "我想…",
+// the date then the city otherwise; it confirms 北京 on its own before
+// going on ("北京，对吗？"); it confirms the booking, books on an
+// affirmation, and gives the order number when asked for it. It never
+// understands 广州. hold, when set, runs before each answer (a slow bot).
+type slotBot struct {
+	mu       sync.Mutex
+	sessions map[string]*slotSession
+	calls    int
+	hold     func()
+}
+
+type slotSession struct {
+	cityFirst                bool
+	city, date               string
+	cityConfirm, cityChecked bool
+	confirming, booked       bool
+}
+
+func (b *slotBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct{ Session, Text string }
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	if b.hold != nil {
+		b.hold()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls++
+	st := b.sessions[req.Session]
+	if st == nil {
+		st = &slotSession{cityFirst: strings.HasPrefix(req.Text, "我想")}
+		b.sessions[req.Session] = st
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]string{"text": st.answer(req.Text)})
+}
+
+// answer is the bot's reply to the user's text.
+func (st *slotSession) answer(text string) string {
+	yes := text == "确认" || text == "是的"
+	switch {
+	case st.booked && strings.Contains(text, "订单号"):
+		return "您的订单号是 AB12345。"
+	case st.booked:
+		return "还有什么可以帮您？"
+	case st.confirming && yes:
+		st.booked = true
+		return "已为您预订。"
+	case st.cityConfirm && yes:
+		st.cityConfirm, st.cityChecked = false, true
+	}
+	sorry := ""
+	for _, c := range []string{"上海", "北京"} {
+		if strings.Contains(text, c) {
+			st.city = c
+		}
+	}
+	if strings.Contains(text, "广州") {
+		sorry = "抱歉，没听懂。"
+	}
+	for _, d := range []string{"明天", "后天"} {
+		if strings.Contains(text, d) {
+			st.date = d
+		}
+	}
+	if st.city == "北京" && !st.cityChecked {
+		st.cityConfirm = true
+		return "北京，对吗？"
+	}
+	ask := []string{"city", "date"}
+	if !st.cityFirst {
+		ask = []string{"date", "city"}
+	}
+	for _, slot := range ask {
+		switch {
+		case slot == "city" && st.city == "":
+			return sorry + "请问去哪个城市？"
+		case slot == "date" && st.date == "":
+			return sorry + "请问哪天出发？"
+		}
+	}
+	st.confirming = true
+	return fmt.Sprintf("去%s，%s出发，确认吗？", st.city, st.date)
+}
+
+func startSlotBot(t *testing.T) (*slotBot, *httptest.Server) {
+	bot := &slotBot{sessions: map[string]*slotSession{}}
+	srv := httptest.NewServer(bot)
+	t.Cleanup(srv.Close)
+	return bot, srv
+}
+
+const simulatedSuite = `
+suite "模拟用户" {}
+
+variable "url" { default = "%s" }
+
+target "bot" {
+  http {
+    url   = var.url
+    body  = jsonencode({ session = case.conversation, text = case.text })
+    reply = response.text
+  }
+}
+
+materials "城市" { values = ["上海", "北京", "广州"] }
+materials "日期" { values = ["明天", "后天"] }
+
+scenario "订机票" {
+  strategy = "product"
+  scene    = ["出行", "订票"]
+  goal {
+    inform  = { city = "{城市}", date = "{日期}" }
+    request = ["订单号"]
+  }
+  user      = "agenda"
+  opening   = ["我想订机票", "帮我订张机票"]
+  asks      = { city = ["哪个城市", "去哪"], date = ["哪天", "什么时候"] }
+  answer    = { city = ["去{城市}"] }
+  confirm   = ["确认吗", "对吗"]
+  affirm    = ["确认"]
+  max_turns = 8
+  success {
+    condition = strcontains(reply, "订单号")
+  }
+}
+`
+
+// simulatedReport reads metrics.scenario of a JSON report.
+func simulatedReport(t *testing.T, path string) schema.Scenario {
+	t.Helper()
+	var rep struct {
+		Metrics struct {
+			Scenario schema.Scenario `json:"scenario"`
+		} `json:"metrics"`
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep.Metrics.Scenario
+}
+
+// userTurns lists a run's user turns, one line each (instance, turn,
+// text, reason), sorted: what must be the same run after run.
+func userTurns(t *testing.T, run string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(run, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var r schema.Result
+		if err := r.UnmarshalJSON([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %02d %s | %s", r.Script, r.Turn, r.Text, r.Reason))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Acceptance 1 of issue 23. By hand, over 3 cities × 2 dates: 上海 takes
+// 5 turns in either order (opening, the first slot, the second, affirm
+// the booking, request the order number), 北京 6 (the bot confirms the
+// city on its own, affirmed), 广州 never: the bot asks for the city
+// again and again until max_turns 8. So 4 of 6 succeed, turns to success
+// 5, 5, 6, 6 (mean 5.5, p50 5, p90 6), 2 stuck, none errored. A second
+// run gives the same user turns byte for byte, and eval the same figures
+// without calling the bot.
+func TestScenarioAgendaAcceptance(t *testing.T) {
+	bot, srv := startSlotBot(t)
+	dir := writeSuite(t, fmt.Sprintf(simulatedSuite, srv.URL))
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--report-json", filepath.Join(dir, "r.json"),
+		"--report-markdown", filepath.Join(dir, "r.md"), "--report-junit", filepath.Join(dir, "r.xml"), "--report-html", filepath.Join(dir, "r.html"))
+	if code != ExitFail {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	if os.Getenv("SHOW") != "" {
+		t.Logf("%s\n%s", out, errs)
+	}
+	sc := simulatedReport(t, filepath.Join(dir, "r.json"))
+	if sc.Scenarios != 6 || sc.Succeeded != 4 || sc.Stuck != 2 || sc.Errored != 0 || sc.SuccessRate != schema.R(4, 6) {
+		t.Errorf("metrics.scenario = %+v, want 6 scenarios, 4 succeeded, 2 stuck, 0 errored", sc)
+	}
+	if sc.TurnsMean == nil || *sc.TurnsMean != 5.5 || *sc.TurnsP50 != 5 || *sc.TurnsP90 != 6 {
+		t.Errorf("turns to success mean %v p50 %v p90 %v, want 5.5, 5, 6", sc.TurnsMean, sc.TurnsP50, sc.TurnsP90)
+	}
+	// The openings are picked by instance id: one 广州 instance opens
+	// city first (the city asked at turns 2–8, the date never), the other
+	// date first (the date at turn 2, the city at 3–8).
+	if d := sc.BySlot["date"]; d == nil || *d != (schema.SlotCounts{Asked: 5, Given: 5}) {
+		t.Errorf("by_slot.date = %+v, want asked 5, given 5", d)
+	}
+	if c := sc.BySlot["city"]; c == nil || *c != (schema.SlotCounts{Asked: 4 + 7 + 6, Given: 4 + 7 + 6}) {
+		t.Errorf("by_slot.city = %+v, want asked and given 17", c)
+	}
+	if bot.calls != 2*5+2*6+2*8 {
+		t.Errorf("the bot was called %d times, want %d", bot.calls, 2*5+2*6+2*8)
+	}
+	first := userTurns(t, run)
+	run2 := filepath.Join(dir, "run2")
+	if code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run2); code != ExitFail {
+		t.Fatalf("second run: exit %d\n%s\n%s", code, out, errs)
+	}
+	if second := userTurns(t, run2); strings.Join(second, "\n") != strings.Join(first, "\n") {
+		t.Errorf("the second run's user turns differ:\n%s\n---\n%s", strings.Join(first, "\n"), strings.Join(second, "\n"))
+	}
+	srv.Close()
+	_, list, errs := runCLI(t, dir, nil, "eval", run, "--list-metrics")
+	for _, want := range []string{"metrics.scenario.success_rate = 0.666667 (4/6)", "metrics.scenario.turns_mean = 5.5", "metrics.scenario.stuck = 2",
+		`metrics.scenario_source.订机票.scenario.succeeded = 4`, "metrics.scene.出行.scenario.scenarios = 6"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("eval --list-metrics lacks %q:\n%s%s", want, list, errs)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%s", strings.Join(first, "\n"))
+	}
+}
