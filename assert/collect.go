@@ -273,7 +273,11 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 		rng := c.suite.CaseSources[i].DeclRange()
 		cr.File, cr.Line = rng.Filename, rng.Start.Line
 		if r.Turn > 0 {
-			cr.Turns = c.suite.CaseSources[i].Info().Turns
+			info := c.suite.CaseSources[i].Info()
+			cr.Turns = info.Turns
+			if r.Turn == 1 && info.Goal != nil {
+				cr.Goal = info.Goal(&r.Case)
+			}
 		}
 	}
 	if r.Turn > 0 {
@@ -357,7 +361,7 @@ func (c *Collector) Merge(o *Collector) {
 // keepTurn keeps what a transcript shows of a conversation's turn: its
 // place, the reply, and the response even when the turn passed.
 func (c *Collector) keepTurn(cr *schema.CaseReport, r *schema.Result) {
-	cr.Script, cr.Turn, cr.Conversation, cr.Repeat, cr.Event = r.Script, r.Turn, r.Conversation, r.Repeat, r.Event
+	cr.Script, cr.Turn, cr.Conversation, cr.Repeat, cr.Event, cr.Reason = r.Script, r.Turn, r.Conversation, r.Repeat, r.Event, r.Reason
 	cr.Reply = excerpt(r.Reply, c.MaxBody)
 	if cr.Response == "" {
 		cr.Response = c.keptBody(r)

@@ -29,6 +29,8 @@ type Transcript struct {
 	// ByThresholds says the suite's thresholds, not each conversation,
 	// decide the verdict: a failed conversation is then a warning.
 	ByThresholds bool
+	// Goal is a scenario's goal (empty for a conversation).
+	Goal string
 }
 
 // Mark is the transcript's mark: like a listed case's (Failures.Mark), a
@@ -50,7 +52,9 @@ type TranscriptTurn struct {
 	BotFirst bool
 	// Bot is the reply, or the response when the target gives no reply
 	// text.
-	Bot      string
+	Bot string
+	// Reason is why a scenario's simulated user said the turn.
+	Reason   string
 	Outcome  schema.Outcome
 	NotRun   bool
 	Error    *schema.CallError
@@ -100,7 +104,10 @@ func transcripts(r *schema.Report) []*Transcript {
 		if bot == "" {
 			bot = c.Response
 		}
-		t.Turns[c.Turn-1] = TranscriptTurn{N: c.Turn, User: c.Text, BotFirst: c.Event == schema.EventStart, Bot: bot, Outcome: c.Outcome, Error: c.Error, Failures: c.Failures, Rubrics: c.Rubrics}
+		t.Turns[c.Turn-1] = TranscriptTurn{N: c.Turn, User: c.Text, BotFirst: c.Event == schema.EventStart, Bot: bot, Reason: c.Reason, Outcome: c.Outcome, Error: c.Error, Failures: c.Failures, Rubrics: c.Rubrics}
+		if c.Goal != "" {
+			t.Goal = c.Goal
+		}
 	}
 	for _, t := range out {
 		t.Outcome = schema.Pass
@@ -135,12 +142,19 @@ func failedTranscripts(r *schema.Report) []*Transcript {
 // them.
 func (t *Transcript) Lines() []string {
 	lines := []string{fmt.Sprintf("%s  session %s  %s", t.Name(), oneLine(t.Session), t.Outcome)}
+	if t.Goal != "" {
+		lines = append(lines, "  goal: "+oneLine(t.Goal))
+	}
 	for _, tt := range t.Turns {
 		if tt.NotRun {
 			lines = append(lines, fmt.Sprintf("  turn %d  not run (an earlier turn's call errored)", tt.N))
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  turn %d  %s", tt.N, tt.Outcome), "    user: "+tt.UserLine())
+		user := "    user: " + tt.UserLine()
+		if tt.Reason != "" {
+			user += "  (" + oneLine(tt.Reason) + ")"
+		}
+		lines = append(lines, fmt.Sprintf("  turn %d  %s", tt.N, tt.Outcome), user)
 		if tt.Error != nil {
 			lines = append(lines, "    error: "+callErrorLine(tt.Error))
 		} else {
@@ -157,6 +171,9 @@ func (t *Transcript) Lines() []string {
 			}
 			lines = append(lines, line)
 		}
+	}
+	if stuck := t.stuck(); stuck != "" {
+		lines = append(lines, "  stuck: "+stuck)
 	}
 	return lines
 }
@@ -195,6 +212,29 @@ func RubricLine(v schema.RubricVerdict) string {
 		s += " — " + capLine(oneLine(v.Detail), 300)
 	}
 	return s
+}
+
+// stuck says where a failed scenario got stuck: the turn from which the
+// bot gave the same reply and the simulated user did the same, to the
+// end (at least two turns); "" when it did not loop.
+func (t *Transcript) stuck() string {
+	n := len(t.Turns)
+	if t.Goal == "" || t.Outcome == schema.Pass || n < 2 {
+		return ""
+	}
+	last := t.Turns[n-1]
+	from := n - 1
+	for from > 0 {
+		p := t.Turns[from-1]
+		if p.NotRun || p.Bot != last.Bot || p.Reason != last.Reason || p.User != last.User {
+			break
+		}
+		from--
+	}
+	if from == n-1 {
+		return ""
+	}
+	return fmt.Sprintf("from turn %d to %d the bot replied %q and the simulated user %s each time", t.Turns[from].N, last.N, capLine(oneLine(last.Bot), 120), oneLine(last.Reason))
 }
 
 // firstFailure is a one-line summary of the first turn that did not pass.

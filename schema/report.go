@@ -281,6 +281,11 @@ type CaseReport struct {
 	Event string `json:"event,omitempty"`
 	// Rubrics are the case's rubric verdicts, without the judge calls.
 	Rubrics []RubricVerdict `json:"rubrics,omitempty"`
+	// Reason is why a scenario's simulated user said this turn
+	// (Case.Reason); Goal, on a scenario's first turn, is the instance's
+	// goal (the inform slots with their values, the requests).
+	Reason string `json:"reason,omitempty"`
+	Goal   string `json:"goal,omitempty"`
 }
 
 // SuiteInfo identifies the suite a report is about.

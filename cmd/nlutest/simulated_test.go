@@ -205,6 +205,28 @@ func TestScenarioAgendaAcceptance(t *testing.T) {
 	if os.Getenv("SHOW") != "" {
 		t.Logf("%s\n%s", out, errs)
 	}
+	// Failed scenarios' transcripts: the goal, the reason of every user
+	// turn, the failure on the last turn and where it got stuck.
+	for _, f := range []string{"", "r.md", "r.xml", "r.html"} {
+		text := out
+		if f != "" {
+			raw, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text = string(raw)
+			if f == "r.html" || f == "r.xml" {
+				text = strings.NewReplacer("&#34;", `"`, "&quot;", `"`).Replace(text)
+			}
+		}
+		for _, want := range []string{`goal: inform { city = "广州"`, `user: 去广州  (answered ask "city")`, `user: 我想订机票  (opened)`,
+			`scenario: did not succeed in 8 turns (stuck: max_turns 8 reached; the last user turn answered ask "city")`,
+			`stuck: from turn 3 to 8 the bot replied "抱歉，没听懂。请问去哪个城市？" and the simulated user answered ask "city" each time`} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", max(f, "the console"), want)
+			}
+		}
+	}
 	sc := simulatedReport(t, filepath.Join(dir, "r.json"))
 	if sc.Scenarios != 6 || sc.Succeeded != 4 || sc.Stuck != 2 || sc.Errored != 0 || sc.SuccessRate != schema.R(4, 6) {
 		t.Errorf("metrics.scenario = %+v, want 6 scenarios, 4 succeeded, 2 stuck, 0 errored", sc)
