@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +70,10 @@ type Run struct {
 	// done holds the ids recorded in the run directory (resume); a
 	// script of one turn records its result under the script's id.
 	done *KeySet
+	// dynTurns counts, per source, the recorded turns after the first of
+	// dynamic scripts (scenarios): the selection counts such a script as
+	// one case, as its length is known only once it ran.
+	dynTurns map[string]int
 }
 
 // Prepare checks the selection against the suite, counts it, and chooses
@@ -234,8 +239,11 @@ func (r *Run) Resume() error {
 		if stale > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%d recorded results kept their recorded expectations: their template, text or material values changed since they were recorded", stale))
 		}
+		if err := r.countDynamicTurns(); err != nil {
+			return err
+		}
 	}
-	r.notice("resuming %s: %d of %d cases already recorded", r.Dir, r.done.Len(), r.Counts.Total)
+	r.notice("resuming %s: %d of %d cases already recorded", r.Dir, r.Recorded(), r.Counts.Total)
 	return nil
 }
 
@@ -246,18 +254,25 @@ func (r *Run) dropUnselected(path string) error {
 	if r.old.Fingerprint == "" || r.old.Fingerprint == r.Meta.Fingerprint {
 		return nil
 	}
-	ids := map[string]bool{}
+	ids, dynamic := map[string]bool{}, map[string]bool{}
 	err := r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
 		for _, t := range sc.Turns {
 			ids[t.ID] = true
 		}
 		ids[sc.ID] = true
+		if sc.Next != nil {
+			dynamic[sc.ID] = true
+		}
 		return nil
 	})
 	if err != nil {
 		return &GenerateError{err}
 	}
-	dropped, kept, err := runner.FilterResults(path, func(id string) bool { return ids[id] })
+	// A dynamic script's later turns (ID/n) are known only once it ran.
+	dropped, kept, err := runner.FilterResults(path, func(id string) bool {
+		i := strings.LastIndexByte(id, '/')
+		return ids[id] || (i > 0 && dynamic[id[:i]])
+	})
 	if err != nil {
 		return fmt.Errorf("cannot rewrite %s: %w", path, err)
 	}
@@ -269,14 +284,49 @@ func (r *Run) dropUnselected(path string) error {
 	return nil
 }
 
-// Recorded is how many selected cases the run directory already holds.
-func (r *Run) Recorded() int { return r.done.Len() }
+// countDynamicTurns counts the recorded turns after the first of the
+// selection's dynamic scripts (r.dynTurns).
+func (r *Run) countDynamicTurns() error {
+	r.dynTurns = map[string]int{}
+	err := r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
+		if sc.Next == nil {
+			return nil
+		}
+		reps := []int{0}
+		if r.opts.Repeat > 1 {
+			reps = reps[:0]
+			for rep := 1; rep <= r.opts.Repeat; rep++ {
+				reps = append(reps, rep)
+			}
+		}
+		for _, rep := range reps {
+			for n := 2; r.done.Has(schema.KeyOf(sc.ID+"/"+strconv.Itoa(n), rep)); n++ {
+				r.dynTurns[sc.Source]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return &GenerateError{err}
+	}
+	return nil
+}
+
+// Recorded is how many selected cases the run directory already holds (a
+// dynamic script counts once).
+func (r *Run) Recorded() int {
+	n := r.done.Len()
+	for _, k := range r.dynTurns {
+		n -= k
+	}
+	return n
+}
 
 // Elapsed is how long earlier sessions of a resumed run spent.
 func (r *Run) Elapsed() time.Duration { return r.before }
 
 // Todo is how many cases Execute will call.
-func (r *Run) Todo() int { return r.Counts.Total - r.done.Len() }
+func (r *Run) Todo() int { return r.Counts.Total - r.Recorded() }
 
 // Left is how many cases of each source Execute will call: the
 // selection's count less what the collector already holds.
@@ -286,7 +336,7 @@ func (r *Run) Left() map[string]int {
 		left[k] = v
 	}
 	for _, g := range r.Collector.Groups() {
-		left[g.Name] -= g.Total
+		left[g.Name] -= g.Total - r.dynTurns[g.Name]
 	}
 	return left
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // heartbeat is how often a run without a terminal prints a progress line
@@ -40,6 +41,9 @@ func newProgress(a *App, total, recorded int, perSource map[string]int) *progres
 }
 
 func (p *progress) done(r *schema.Result) {
+	if r.SourceKind == spec.KindScenario && r.Turn != r.ScriptTurns {
+		return // a scenario counts once, at its last turn (its outcome)
+	}
 	p.n++
 	kind, key := r.SourceOf()
 	c := p.counts[key]

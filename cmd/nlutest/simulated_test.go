@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -265,4 +266,67 @@ func TestScenarioAgendaAcceptance(t *testing.T) {
 	if t.Failed() {
 		t.Logf("%s", strings.Join(first, "\n"))
 	}
+}
+
+// scenarioFigures are the metrics.scenario lines of eval --list-metrics.
+func scenarioFigures(t *testing.T, dir, run string) string {
+	t.Helper()
+	_, list, errs := runCLI(t, dir, nil, "eval", run, "--list-metrics")
+	var out []string
+	for _, line := range strings.Split(list, "\n") {
+		if strings.Contains(line, "scenario.") && !strings.Contains(line, "latency") {
+			out = append(out, line)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("eval --list-metrics has no metrics.scenario:\n%s%s", list, errs)
+	}
+	return strings.Join(out, "\n")
+}
+
+// Acceptance 3 of issue 23: runs killed with SIGKILL while the bot holds
+// a request (scenarios in flight) and resumed give the results of an
+// uninterrupted run: the same user turns, byte for byte, and the same
+// metrics.scenario — a scenario cut mid-way is dropped and runs again
+// from turn 1.
+func TestScenarioResumeAfterSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills child processes; skipped with -short")
+	}
+	bot, srv := startSlotBot(t)
+	g := newGate(t)
+	gated := httptest.NewServer(g.wrap(bot))
+	t.Cleanup(gated.Close)
+	dir := writeSuite(t, fmt.Sprintf(simulatedSuite, gated.URL))
+	whole := filepath.Join(dir, "whole")
+	if code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", whole, "--var", "url="+srv.URL); code != ExitFail {
+		t.Fatalf("uninterrupted run: exit %d\n%s\n%s", code, out, errs)
+	}
+	run := filepath.Join(dir, "killed")
+	kills := 0
+	for i, n := range []int{4, 9, 15} {
+		args := []string{"run", dir, "--quiet"}
+		if i > 0 {
+			args = append(args, "--resume", run)
+		} else {
+			args = append(args, "--out", run)
+		}
+		if killHeld(t, childCmd(args...), g, n, 5*time.Millisecond) {
+			kills++
+		}
+	}
+	if kills == 0 {
+		t.Fatalf("no run was killed mid-way; the test does not exercise resume")
+	}
+	out, err := childCmd("run", dir, "--resume", run, "--quiet").CombinedOutput()
+	if exitCode(err) != ExitFail {
+		t.Fatalf("final resume: %v\n%s", err, out)
+	}
+	if got, want := userTurns(t, run), userTurns(t, whole); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resumed run's user turns differ from the uninterrupted run's:\n%s\n---\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got, want := scenarioFigures(t, dir, run), scenarioFigures(t, dir, whole); got != want {
+		t.Errorf("resumed metrics.scenario:\n%s\nuninterrupted:\n%s", got, want)
+	}
+	t.Logf("%d of 3 runs killed mid-way", kills)
 }
