@@ -222,7 +222,11 @@ func nextTurn(s *schema.Script, i int, r *schema.Result) *schema.Case {
 		return s.Turns[i+1]
 	}
 	if s.Next != nil {
-		return s.Next(i, r)
+		c := s.Next(i, r)
+		if c != nil {
+			c.Repeat = r.Repeat // the same repetition (--repeat)
+		}
+		return c
 	}
 	return nil
 }

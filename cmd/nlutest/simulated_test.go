@@ -255,6 +255,16 @@ func TestScenarioAgendaAcceptance(t *testing.T) {
 	if second := userTurns(t, run2); strings.Join(second, "\n") != strings.Join(first, "\n") {
 		t.Errorf("the second run's user turns differ:\n%s\n---\n%s", strings.Join(first, "\n"), strings.Join(second, "\n"))
 	}
+	// --repeat 2: every scenario twice, in new sessions; the bot is
+	// deterministic, so every scenario is stable and pass@k is 4/6.
+	rep := filepath.Join(dir, "rep")
+	if code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", rep, "--repeat", "2"); code != ExitFail {
+		t.Errorf("--repeat 2: exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, out, errs := runCLI(t, dir, nil, "eval", rep, "--list-metrics"); !strings.Contains(out, "metrics.repeat.pass_at_k = 0.666667 (4/6)") || !strings.Contains(out, "metrics.repeat.stability = 1 (6/6)") ||
+		!strings.Contains(out, "metrics.scenario.scenarios = 12") || !strings.Contains(out, "metrics.scenario.success_rate = 0.666667 (8/12)") {
+		t.Errorf("--repeat 2:\n%s\n%s", out, errs)
+	}
 	srv.Close()
 	_, list, errs := runCLI(t, dir, nil, "eval", run, "--list-metrics")
 	for _, want := range []string{"metrics.scenario.success_rate = 0.666667 (4/6)", "metrics.scenario.turns_mean = 5.5", "metrics.scenario.stuck = 2",
