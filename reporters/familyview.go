@@ -3,6 +3,7 @@ package reporters
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -48,6 +49,9 @@ func familySections(r, _ *schema.Report) []Section {
 		if chart := familyCharts[f.Name]; chart != nil {
 			sec.Charts = chart(obj)
 		}
+		if chart := reportCharts[f.Name]; chart != nil {
+			sec.Charts = append(sec.Charts, chart(r)...)
+		}
 		if len(sec.Tables) > 0 {
 			out = append(out, sec)
 		}
@@ -58,6 +62,50 @@ func familySections(r, _ *schema.Report) []Section {
 // familyCharts are the charts of a family's section beside its tables,
 // by family name.
 var familyCharts = map[string]func(obj map[string]any) []Chart{"memory": memoryCharts}
+
+// reportCharts are charts of a family's section drawn from the whole
+// report (a family's figures per source), by family name.
+var reportCharts = map[string]func(r *schema.Report) []Chart{"scenario": scenarioCharts}
+
+// scenarioCharts are the success rate and the turns to success (mean,
+// p50, p90) of each scenario block (metrics.scenario_source[NAME].scenario),
+// in name order.
+func scenarioCharts(r *schema.Report) []Chart {
+	nodes := r.Metrics.Sources[r.Descriptor().SourceGroup("scenario")]
+	if len(nodes) == 0 {
+		return nil
+	}
+	rate := Chart{Kind: ChartBars, Title: "Scenario success rate", Name: "scenario", Unit: "ratio", Series: []string{"success rate"}}
+	turns := Chart{Kind: ChartBars, Title: "Turns to success per scenario", Name: "scenario", Unit: "turns", Series: []string{"mean", "p50", "p90"}}
+	for _, name := range slices.Sorted(maps.Keys(nodes)) {
+		obj, _ := genericValue(nodes[name].Families["scenario"]).(map[string]any)
+		if obj == nil {
+			continue
+		}
+		n := 0
+		if f, ok := obj["scenarios"].(float64); ok {
+			n = int(f)
+		}
+		v := math.NaN()
+		if sr, ok := obj["success_rate"].(map[string]any); ok {
+			if f, ok := sr["value"].(float64); ok {
+				v = f
+			}
+		}
+		rate.Points = append(rate.Points, Point{Label: name, Values: []float64{v}, N: n})
+		tv := []float64{math.NaN(), math.NaN(), math.NaN()}
+		for i, k := range []string{"turns_mean", "turns_p50", "turns_p90"} {
+			if f, ok := obj[k].(float64); ok {
+				tv[i] = f
+			}
+		}
+		turns.Points = append(turns.Points, Point{Label: name, Values: tv, N: n})
+	}
+	if len(rate.Points) == 0 {
+		return nil
+	}
+	return []Chart{rate, turns}
+}
 
 // memoryCharts is the memory score by distance, distances in numeric
 // order (metrics.memory.distance).

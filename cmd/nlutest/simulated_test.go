@@ -228,6 +228,10 @@ func TestScenarioAgendaAcceptance(t *testing.T) {
 			}
 		}
 	}
+	if html, _ := os.ReadFile(filepath.Join(dir, "r.html")); !strings.Contains(string(html), "Scenario success rate") || !strings.Contains(string(html), "Turns to success per scenario") ||
+		!strings.Contains(string(html), "订机票 success rate: 0.667") {
+		t.Errorf("the HTML report lacks the scenario charts")
+	}
 	sc := simulatedReport(t, filepath.Join(dir, "r.json"))
 	if sc.Scenarios != 6 || sc.Succeeded != 4 || sc.Stuck != 2 || sc.Errored != 0 || sc.SuccessRate != schema.R(4, 6) {
 		t.Errorf("metrics.scenario = %+v, want 6 scenarios, 4 succeeded, 2 stuck, 0 errored", sc)
