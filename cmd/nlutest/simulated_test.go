@@ -344,3 +344,34 @@ func TestScenarioResumeAfterSIGKILL(t *testing.T) {
 	}
 	t.Logf("%d of 3 runs killed mid-way", kills)
 }
+
+// suites/booking-simulated runs green against the demo's booking bot: the
+// agenda simulator books all 8 flights (4 cities × 2 dates), whichever
+// opening it picks, while the fixed city-first script fails all 8 on the
+// bot's date-first sessions (turn 4 gets the booking confirmation
+// question, not the order number) — a warning, so the run exits 0.
+func TestBookingSimulatedSuite(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, filepath.Join("..", "..", "suites", "booking-simulated"), dir)
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run)
+	if code != ExitPass {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, list, errs := runCLI(t, dir, nil, "eval", run, "--list-metrics")
+	for _, want := range []string{"metrics.scenario.success_rate = 1 (8/8)", "metrics.scenario.stuck = 0",
+		`metrics.conversation.固定脚本.dialogue.task_completion = 0 (0/8)`, "metrics.scenario.by_slot.city.given = 8"} {
+		if !strings.Contains(list, want) {
+			t.Errorf("eval --list-metrics lacks %q:\n%s%s", want, list, errs)
+		}
+	}
+	opened := map[string]bool{}
+	for _, line := range userTurns(t, run) {
+		if strings.Contains(line, "| opened") {
+			opened[strings.Fields(line)[2]] = true
+		}
+	}
+	if !opened["我想订机票"] || !opened["帮我订张机票"] {
+		t.Errorf("openings used %v, want both (the date-first sessions too)", opened)
+	}
+}

@@ -14,6 +14,8 @@ const (
 	StateConfirm = "confirm"  // both: waiting for yes or no
 	StateBooked  = "booked"   // an order was made
 	StateChange  = "change"   // the user said no: waiting for the change
+	// StateConfirmDate: a date-first session confirms the date on its own.
+	StateConfirmDate = "confirm_date"
 )
 
 // BookingSession is the whole state the booking bot keeps for one
@@ -30,6 +32,14 @@ type BookingSession struct {
 	State string
 	// Order is the order number once booked.
 	Order string
+	// DateFirst marks a session opened with "订张…" (帮我订张机票): the
+	// bot asks for the date first, confirms the date on its own
+	// (DateChecked once affirmed) and asks for the city in other words
+	// (目的地). The variation a simulated user must follow and a fixed
+	// script misses; every other session is as before.
+	DateFirst, DateChecked bool
+	// steps counts the messages of the session.
+	steps int
 }
 
 // BookingReply is the body of a /booking response.
@@ -117,6 +127,13 @@ func (s *BookingSession) Step(msg string) BookingReply {
 			date, dateNorm = misreadDate(e.Value, normString(e.Normalized), zh)
 		}
 	}
+	s.steps++
+	if s.steps == 1 && zh && city == "" && date == "" && strings.Contains(msg, "订张") {
+		s.DateFirst, s.State = true, StateAskDate
+	}
+	if s.State == StateConfirmDate && city == "" && date == "" {
+		return s.stepDateCheck(msg, zh)
+	}
 	switch {
 	case s.State == StateConfirm && hasWord(msg, affirmWords) && city == "" && date == "":
 		intent = IntentAffirm
@@ -145,15 +162,39 @@ func (s *BookingSession) Step(msg string) BookingReply {
 		s.Date, s.DateNorm = date, dateNorm
 	}
 	s.Order = ""
-	switch {
-	case s.City == "":
-		s.State = StateAskCity
-	case s.Date == "":
-		s.State = StateAskDate
-	default:
-		s.State = StateConfirm
-	}
+	s.State = s.next()
 	return s.reply(intent, zh)
+}
+
+// next is what the bot asks for once the slots are updated.
+func (s *BookingSession) next() string {
+	switch {
+	case s.DateFirst && s.Date == "":
+		return StateAskDate
+	case s.DateFirst && !s.DateChecked:
+		return StateConfirmDate
+	case s.City == "":
+		return StateAskCity
+	case s.Date == "":
+		return StateAskDate
+	}
+	return StateConfirm
+}
+
+// stepDateCheck answers a date-first session's message while the bot
+// waits for the date to be confirmed: yes goes on, no asks again.
+func (s *BookingSession) stepDateCheck(msg string, zh bool) BookingReply {
+	switch {
+	case hasWord(msg, affirmWords):
+		s.DateChecked = true
+		s.State = s.next()
+		return s.reply(IntentAffirm, zh)
+	case hasWord(msg, denyWords):
+		s.Date, s.DateNorm = "", ""
+		s.State = StateAskDate
+		return s.reply(IntentInform, zh)
+	}
+	return s.reply(IntentFallback, zh)
 }
 
 // Intents the booking bot adds to the NLU's.
@@ -237,6 +278,12 @@ func (s *BookingSession) text(intent string, zh bool) string {
 		return pick("不客气，再见！", "You're welcome. Goodbye!")
 	case s.State == StateConfirm:
 		return pick("为您预订"+s.Date+"去"+s.City+"的机票，确认吗？", "A flight to "+s.City+", "+s.Date+". Shall I book it?")
+	case s.State == StateConfirmDate:
+		return s.Date + "出发，对吗？"
+	case s.DateFirst && s.State == StateAskCity:
+		return "好的。请问您的目的地是？"
+	case s.State == StateAskDate && s.City == "":
+		return pick("好的，请问您哪天出发？", "Sure. What date would you like to fly?")
 	case s.State == StateAskDate:
 		return pick("好的，去"+s.City+"。请问您哪天出发？", "Sure, to "+s.City+". What date would you like to fly?")
 	case intent == IntentBookFlight:

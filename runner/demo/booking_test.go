@@ -53,6 +53,24 @@ func TestBookingDialogues(t *testing.T) {
 			{say: "改成深圳", replyHas: "哪天出发", state: StateAskDate, city: "深圳"},
 			{say: "确认", state: StateAskDate, city: "深圳"},
 		}},
+		{"a session opened with 订张 asks for the date first, confirms it, asks for the destination", []turn{
+			{say: "帮我订张机票", replyHas: "哪天出发", state: StateAskDate},
+			{say: "后天", replyHas: "后天出发，对吗？", state: StateConfirmDate, date: "后天"},
+			{say: "确认", replyHas: "目的地", state: StateAskCity, date: "后天"},
+			{say: "去上海", replyHas: "确认吗", state: StateConfirm, city: "上海", date: "后天"},
+			{say: "确认", replyHas: "订单号BK", state: StateBooked, city: "上海", date: "后天", order: true},
+		}},
+		{"a fixed city-first script misses the date-first session", []turn{
+			{say: "帮我订张机票", state: StateAskDate},
+			{say: "上海", replyHas: "哪天出发", state: StateAskDate, city: "上海"},
+			{say: "明天", replyHas: "明天出发，对吗？", state: StateConfirmDate, city: "上海", date: "明天"},
+			{say: "确认", replyHas: "确认吗", state: StateConfirm, city: "上海", date: "明天"},
+		}},
+		{"a date denied is asked again", []turn{
+			{say: "订张机票", state: StateAskDate},
+			{say: "明天", state: StateConfirmDate, date: "明天"},
+			{say: "不对", replyHas: "哪天出发", state: StateAskDate},
+		}},
 		{"weakness 2: 大后天 is read as 后天", []turn{
 			{say: "订大后天去成都的机票", replyHas: "后天去成都", state: StateConfirm, city: "成都", date: "后天"},
 		}},
