@@ -59,7 +59,7 @@ var scenarioSchema = &hcl.BodySchema{
 
 var goalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "inform"}, {Name: "request"}}}
 
-var eachTurnSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}}}
+var eachTurnSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}}}
 
 // scenarioSource is a scenario block as a case source.
 type scenarioSource struct {
@@ -81,6 +81,10 @@ type scenarioSource struct {
 	maxTurns    int
 	success     *Assert
 	eachTurn    []*Assert
+	// replyBlock is each_turn's reply block (decoded into reply once the
+	// slots are known); reply checks every turn's reply.
+	replyBlock *hcl.Block
+	reply      *ReplyCheck
 	info        SourceInfo
 	ts          *templateSource
 }
@@ -111,8 +115,14 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 		return nil
 	}
 	ss.decodePhrases(l, c.Attributes)
+	if ss.replyBlock != nil {
+		ss.reply = d.ReplyBlock(ss.replyBlock, t.slotKeys())
+	}
 	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true,
 		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns}
+	if ss.reply != nil {
+		ss.info.Reply = func(*schema.Case) *ReplyCheck { return ss.reply }
+	}
 	if ss.success != nil {
 		ss.info.Asserts = append(slices.Clip(ss.eachTurn), ss.success)
 		ss.info.SuccessRange = ss.success.DeclRange
@@ -148,6 +158,13 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 			ec, diags := blk.Body.Content(eachTurnSchema)
 			l.diags = append(l.diags, diags...)
 			for _, ab := range ec.Blocks {
+				if ab.Type == "reply" {
+					if ss.replyBlock != nil {
+						l.errorf(ab.DefRange.Ptr(), "Duplicate reply", "each_turn has one reply block; merge the checks into it.")
+					}
+					ss.replyBlock = ab
+					continue
+				}
 				if a := d.Assert(ab); a != nil {
 					ss.eachTurn = append(ss.eachTurn, a)
 				}

@@ -145,6 +145,9 @@ scenario "订机票" {
   success {
     condition = strcontains(reply, "订单号")
   }
+  each_turn {
+    reply { not_contains = ["没听懂"] }
+  }
 }
 `
 
@@ -222,6 +225,7 @@ func TestScenarioAgendaAcceptance(t *testing.T) {
 		}
 		for _, want := range []string{`goal: inform { city = "广州"`, `user: 去广州  (answered ask "city")`, `user: 我想订机票  (opened)`,
 			`scenario: did not succeed in 8 turns (stuck: max_turns 8 reached; the last user turn answered ask "city")`,
+			`✗ reply: not_contains "没听懂"`,
 			`stuck: from turn 3 to 8 the bot replied "抱歉，没听懂。请问去哪个城市？" and the simulated user answered ask "city" each time`} {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s lacks %q", max(f, "the console"), want)
