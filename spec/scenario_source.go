@@ -85,8 +85,8 @@ type scenarioSource struct {
 	// slots are known); reply checks every turn's reply.
 	replyBlock *hcl.Block
 	reply      *ReplyCheck
-	info        SourceInfo
-	ts          *templateSource
+	info       SourceInfo
+	ts         *templateSource
 }
 
 // phrase is one asks or confirm phrase, folded (Fold).
