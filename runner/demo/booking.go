@@ -116,17 +116,7 @@ func (s *BookingSession) Step(msg string) BookingReply {
 	zh := isChinese(msg)
 	p := Parse(msg)
 	intent := p.Intent.Name
-	var city, cityNorm, date, dateNorm string
-	for _, e := range p.Entities {
-		switch e.Entity {
-		case EntityCity:
-			if city == "" || e.Role == "destination" {
-				city, cityNorm = e.Value, normString(e.Normalized)
-			}
-		case EntityDate:
-			date, dateNorm = misreadDate(e.Value, normString(e.Normalized), zh)
-		}
-	}
+	city, cityNorm, date, dateNorm := slotsOf(p, zh)
 	s.steps++
 	if s.steps == 1 && zh && city == "" && date == "" && strings.Contains(msg, "订张") {
 		s.DateFirst, s.State = true, StateAskDate
@@ -164,6 +154,22 @@ func (s *BookingSession) Step(msg string) BookingReply {
 	s.Order = ""
 	s.State = s.next()
 	return s.reply(intent, zh)
+}
+
+// slotsOf reads the city (the destination when there are several) and
+// the date (as the bot misreads it) of a parse.
+func slotsOf(p ParseResult, zh bool) (city, cityNorm, date, dateNorm string) {
+	for _, e := range p.Entities {
+		switch e.Entity {
+		case EntityCity:
+			if city == "" || e.Role == "destination" {
+				city, cityNorm = e.Value, normString(e.Normalized)
+			}
+		case EntityDate:
+			date, dateNorm = misreadDate(e.Value, normString(e.Normalized), zh)
+		}
+	}
+	return city, cityNorm, date, dateNorm
 }
 
 // next is what the bot asks for once the slots are updated.
