@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -286,6 +288,37 @@ func TestScenarioAgendaAcceptance(t *testing.T) {
 	}
 }
 
+// interruptHeld starts cmd, sends it SIGINT once the bot holds its n-th
+// request, and returns its exit code; the held call is cut short by the
+// run's grace, and the gate is opened once the child ended.
+func interruptHeld(t *testing.T, cmd *exec.Cmd, g *gate, n int) int {
+	t.Helper()
+	held := g.arm(n)
+	defer g.release()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-held:
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+	case err := <-done:
+		t.Fatalf("the run ended before its %d-th request: %v", n, err)
+	case <-time.After(hangLimit):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("the run did not reach its %d-th request within %s", n, hangLimit)
+	}
+	select {
+	case err := <-done:
+		return exitCode(err)
+	case <-time.After(hangLimit):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("the interrupted run did not end within %s", hangLimit)
+	}
+	return -1
+}
+
 // scenarioFigures are the metrics.scenario lines of eval --list-metrics.
 func scenarioFigures(t *testing.T, dir, run string) string {
 	t.Helper()
@@ -302,8 +335,9 @@ func scenarioFigures(t *testing.T, dir, run string) string {
 	return strings.Join(out, "\n")
 }
 
-// Acceptance 3 of issue 23: runs killed with SIGKILL while the bot holds
-// a request (scenarios in flight) and resumed give the results of an
+// Acceptance 3 of issue 23: runs killed with SIGKILL (and one stopped
+// with SIGINT) while the bot holds a request (scenarios in flight) and
+// resumed give the results of an
 // uninterrupted run: the same user turns, byte for byte, and the same
 // metrics.scenario — a scenario cut mid-way is dropped and runs again
 // from turn 1.
@@ -329,6 +363,12 @@ func TestScenarioResumeAfterSIGKILL(t *testing.T) {
 		} else {
 			args = append(args, "--out", run)
 		}
+		if i == 1 { // Ctrl-C: the held call is cut short, its scenario not recorded
+			if code := interruptHeld(t, childCmd(args...), g, n); code != ExitInterrupted {
+				t.Fatalf("interrupted run: exit %d, want %d", code, ExitInterrupted)
+			}
+			continue
+		}
 		if killHeld(t, childCmd(args...), g, n, 5*time.Millisecond) {
 			kills++
 		}
@@ -346,7 +386,7 @@ func TestScenarioResumeAfterSIGKILL(t *testing.T) {
 	if got, want := scenarioFigures(t, dir, run), scenarioFigures(t, dir, whole); got != want {
 		t.Errorf("resumed metrics.scenario:\n%s\nuninterrupted:\n%s", got, want)
 	}
-	t.Logf("%d of 3 runs killed mid-way", kills)
+	t.Logf("%d of 2 runs killed mid-way, one interrupted", kills)
 }
 
 // suites/booking-simulated runs green against the demo's booking bot: the
