@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/nlutest/nlutest/spec"
 )
 
 // memoryVar is a Botium scripting memory variable: $name.
@@ -40,7 +41,7 @@ func ReadBotium(dir string, f Features) (res *Result, skipped []string, err erro
 	var convos []*bConvo
 	texts := map[string]string{}
 	for _, p := range files {
-		src, err := os.ReadFile(filepath.Join(dir, p))
+		src, _, err := spec.OwnFiles.Read("", filepath.Join(dir, p), spec.MaxSuiteFileBytes)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -2,11 +2,11 @@ package importer
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/nlutest/nlutest/spec"
 	"gopkg.in/yaml.v3"
 )
 
@@ -38,7 +38,7 @@ func ReadRasa(files []string, domain string, f Features) (*Result, error) {
 		}
 	}
 	for _, p := range files {
-		src, err := os.ReadFile(p)
+		src, _, err := spec.OwnFiles.Read("", p, spec.MaxSuiteFileBytes)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nlutest/nlutest/spec"
 	"gopkg.in/yaml.v3"
 )
 
@@ -284,7 +285,7 @@ func (r *rasa) readDomain(p string) error {
 		}
 	}
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, _, err := spec.OwnFiles.Read("", f, spec.MaxSuiteFileBytes)
 		if err != nil {
 			return err
 		}

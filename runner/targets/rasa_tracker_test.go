@@ -17,8 +17,10 @@ const trackerToken = "令牌-s3cr3t-tracker"
 // message of the conversation: "ok" a tracker (events and all), "500" a
 // server error, "html" a page, "array" JSON that is no object, "reset" a
 // closed connection, "hang" nothing until the client gives up. It
-// requires ?token= and records each tracker request's query.
-func fakeTrackerRasa(t *testing.T) (*httptest.Server, *[]string) {
+// requires ?token= and records each tracker request's query; the returned
+// function copies them under the server's lock (a handler the client gave
+// up on may still be running).
+func fakeTrackerRasa(t *testing.T) (*httptest.Server, func() []string) {
 	var mu sync.Mutex
 	last := map[string]string{}
 	var queries []string
@@ -71,7 +73,11 @@ func fakeTrackerRasa(t *testing.T) (*httptest.Server, *[]string) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &queries
+	return srv, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), queries...)
+	}
 }
 
 const trackerSuite = `
@@ -126,7 +132,7 @@ func TestRasaTracker(t *testing.T) {
 			t.Errorf("%s: the error quotes the token: %s", why, r.Error.Message)
 		}
 	}
-	for _, q := range *queries {
+	for _, q := range queries() {
 		if !strings.Contains(q, "include_events=NONE") {
 			t.Errorf("tracker query %q lacks include_events=NONE", q)
 		}
