@@ -139,6 +139,36 @@ type Result struct {
 	// order): each judge call as recorded, and the verdict read from it
 	// with the outcome (a rubric that does not pass fails the case).
 	Rubrics []RubricVerdict `json:"rubrics,omitempty"`
+	// success memoises, on a scenario's turn in the live run, whether the
+	// scenario's success condition held on it (see SuccessMemo); never
+	// recorded, so `nlutest eval` and `--resume` check it again from the
+	// recorded turn.
+	success memo
+}
+
+// memo is a memoised verdict: unknown until set.
+type memo int8
+
+const (
+	memoUnknown memo = iota
+	memoFalse
+	memoTrue
+)
+
+// SuccessMemo returns check(r), computed once per result: the scenario
+// simulator checks a turn's success condition to decide whether to stop,
+// and the evaluator's scenario outcome and metrics reuse that verdict
+// instead of evaluating the condition again. check must depend only on
+// what a result holds when its call returns (its case and response), not
+// on what evaluation adds (outcome, failures).
+func (r *Result) SuccessMemo(check func(*Result) bool) bool {
+	if r.success == memoUnknown {
+		r.success = memoFalse
+		if check(r) {
+			r.success = memoTrue
+		}
+	}
+	return r.success == memoTrue
 }
 
 // Judgement is a judge target's call on one answer: what was sent, what

@@ -460,10 +460,20 @@ func (ss *scenarioSource) answer(st *agendaState, i, n int) string {
 
 // Succeeded reports whether the scenario's success condition holds on the
 // turn r (the condition sees what assert conditions see).
+// The verdict is memoised on r (Result.SuccessMemo): the simulator's
+// check decides whether to stop, and the evaluator reuses it for the
+// live run; a result read back from a record (eval, --resume) has no
+// memo and is checked again. r.Error is tested on every call because
+// evaluation sets it on a response that is not JSON.
 func (ss *scenarioSource) Succeeded(r *schema.Result) bool {
 	if r.Error != nil || ss.success == nil {
 		return false
 	}
+	return r.SuccessMemo(ss.succeeded)
+}
+
+// succeeded evaluates the success condition on r.
+func (ss *scenarioSource) succeeded(r *schema.Result) bool {
 	ctx := ss.s.CheckContext(&r.Case)
 	resp := cty.NullVal(cty.DynamicPseudoType)
 	if len(r.Response) > 0 {

@@ -91,6 +91,52 @@ func TestScenarioAgenda(t *testing.T) {
 	}
 }
 
+// The success condition is evaluated once per live turn: the simulator's
+// verdict is memoised on the result and the evaluator's Success reuses
+// it, while a turn read back from its record (eval, --resume) is checked
+// again from what was recorded, and a turn that errored never succeeds.
+func TestScenarioSuccessMemo(t *testing.T) {
+	s := loadAnnotSuite(t, scenarioTestSuite)
+	var sc *schema.Script
+	if err := s.GenerateScripts(GenOptions{}, func(x *schema.Script) error { sc = x; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	info := s.SourceByKind(KindScenario, "订机票").Info()
+	r := &schema.Result{Case: *sc.Turns[0], Reply: "您的订单号是 AB12345", Outcome: schema.Pass}
+	if next := sc.Next(0, r); next != nil {
+		t.Fatalf("the simulator went on after the success condition held: %q", next.Text)
+	}
+	line, err := schema.EncodeLine(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A reply that no longer satisfies the condition shows which check
+	// answers: the live result keeps the simulator's verdict.
+	r.Reply = "请问去哪个城市？"
+	if !info.Success(r) {
+		t.Fatalf("Success evaluated the condition again on a turn the simulator already checked")
+	}
+	var rec schema.Result
+	if err := rec.UnmarshalJSON(line); err != nil {
+		t.Fatal(err)
+	}
+	if !info.Success(&rec) {
+		t.Fatalf("the recorded turn with reply %q did not succeed when checked again", rec.Reply)
+	}
+	var other schema.Result
+	if err := other.UnmarshalJSON(line); err != nil {
+		t.Fatal(err)
+	}
+	other.Reply = "请问去哪个城市？"
+	if info.Success(&other) {
+		t.Fatalf("a recorded turn with reply %q succeeded: eval must check the recorded turn itself", other.Reply)
+	}
+	r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: "response is not JSON"}
+	if info.Success(r) {
+		t.Fatalf("a turn evaluation marked as errored still succeeded")
+	}
+}
+
 // A scenario's mistakes are located diagnostics.
 func TestScenarioErrors(t *testing.T) {
 	for _, tc := range []struct {
