@@ -566,6 +566,9 @@ func scenarioOutcome(r *schema.Result, info *spec.SourceInfo) {
 		return
 	}
 	why := "the simulated user stopped"
+	if r.Simulator != nil && strings.Contains(r.Simulator.Reply, spec.StopWord) {
+		why = "the simulated user answered the stop word " + spec.StopWord
+	}
 	if r.Turn >= info.MaxTurns {
 		why = fmt.Sprintf("stuck: max_turns %d reached", info.MaxTurns)
 	}

@@ -203,6 +203,34 @@ type Case struct {
 	// judge.fact, judge.question, judge.answer and judge.expect; never
 	// recorded (the result's Judge records the call).
 	Judge *JudgeInput `json:"-"`
+	// UserSim is set on a scenario's turns whose user an LLM simulator
+	// plays (user = "TARGET"): after the bot answers, the runner asks that
+	// target for the next user turn unless Done. Never recorded.
+	UserSim *UserSim `json:"-"`
+	// Simulate is set on the case an LLM user simulator target is called
+	// with: the system prompt and the conversation with roles flipped.
+	// Never recorded (the result's Simulator records the call).
+	Simulate *SimInput `json:"-"`
+}
+
+// UserSim is what the runner needs to ask an LLM user simulator for the
+// turn after a scenario turn.
+type UserSim struct {
+	// Target names the simulator target.
+	Target string
+	// System is the simulator's system prompt, the goal filled in.
+	System string
+	// Done reports whether the scenario ends after the turn's result
+	// without asking (success reached, max_turns).
+	Done func(*Result) bool
+}
+
+// SimInput is the request of an LLM user simulator: its system prompt
+// and the conversation so far as the simulated user sees it (the bot's
+// replies are "user" messages, the simulated user's turns "assistant").
+type SimInput struct {
+	System   string
+	Messages []Message
 }
 
 // EventStart is the Event of a conversation's bot-first turn.

@@ -116,6 +116,14 @@ func appendJudgement(b []byte, r *Result) ([]byte, error) {
 		b = append(b, `,"judge":`...)
 		b = append(b, jb...)
 	}
+	if r.Simulator != nil { // one per simulated turn
+		sb, err := jsondoc.MarshalNoEscape(r.Simulator)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"simulator":`...)
+		b = append(b, sb...)
+	}
 	if len(r.Rubrics) > 0 {
 		rb, err := jsondoc.MarshalNoEscape(r.Rubrics)
 		if err != nil {

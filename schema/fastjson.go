@@ -368,6 +368,11 @@ func (r *Result) decodeJudgedField(key, val []byte) error {
 			r.Judge = new(Judgement)
 			err = json.Unmarshal(val, r.Judge)
 		}
+	case "simulator":
+		if string(val) != "null" {
+			r.Simulator = new(Judgement)
+			err = json.Unmarshal(val, r.Simulator)
+		}
 	case "rubrics":
 		err = json.Unmarshal(val, &r.Rubrics)
 	}

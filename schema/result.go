@@ -22,6 +22,11 @@ const (
 	// timeout or a reset): the call's error, so the turn is an error and
 	// its conversation stops.
 	ErrTracker = "TrackerError"
+	// ErrSimulator is an LLM user simulator's call that failed after the
+	// bot answered a scenario turn (an error status, a timeout, a reset,
+	// an empty answer): the turn's error, so the scenario stops there
+	// (SPEC §14.6; the call is in the result's Simulator).
+	ErrSimulator = "SimulatorError"
 )
 
 // Request is what was sent to the target, with secrets already redacted.
@@ -135,6 +140,11 @@ type Result struct {
 	// question was unanswered): `nlutest eval` re-judges from it without
 	// calling anything.
 	Judge *Judgement `json:"judge,omitempty"`
+	// Simulator records the call to a scenario's LLM user simulator made
+	// after the bot answered this turn: its answer (Reply) is the next
+	// user turn, or the stop word. `nlutest eval` reads the recorded
+	// turns and never simulates again.
+	Simulator *Judgement `json:"simulator,omitempty"`
 	// Rubrics are the case's rubric judgements (its rubric blocks, in
 	// order): each judge call as recorded, and the verdict read from it
 	// with the outcome (a rubric that does not pass fails the case).

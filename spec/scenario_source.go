@@ -83,6 +83,9 @@ type scenarioSource struct {
 	eachTurn    []*Assert
 	// replyBlock is each_turn's reply block (decoded into reply once the
 	// slots are known); reply checks every turn's reply.
+	// sim is the target playing the user (user = "NAME"), nil for the
+	// agenda simulator (scenario_llm.go).
+	sim        *Target
 	replyBlock *hcl.Block
 	reply      *ReplyCheck
 	info       SourceInfo
@@ -106,8 +109,7 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	ss := &scenarioSource{s: l.suite, t: t, answers: map[string][]int{}}
 	ss.user = l.str(c.Attributes, "user", UserAgenda)
 	if ss.user != UserAgenda {
-		l.errorf(c.Attributes["user"].Expr.Range().Ptr(), "Unknown user simulator",
-			"user is %q: the simulator of a scenario is \"agenda\" (the deterministic agenda-based simulator). Write user = \"agenda\".", ss.user)
+		ss.sim = l.simulatorTarget(c.Attributes["user"], ss.user)
 	}
 	ss.requestText = l.str(c.Attributes, "request_text", DefaultRequestText)
 	ss.maxTurns = l.integer(c.Attributes, "max_turns", DefaultMaxTurns, 1)
@@ -120,6 +122,9 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	}
 	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true,
 		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns}
+	if ss.sim != nil {
+		ss.info.Simulator = ss.sim.Name
+	}
 	if ss.reply != nil {
 		ss.info.Reply = func(*schema.Case) *ReplyCheck { return ss.reply }
 	}
@@ -356,6 +361,7 @@ type agendaState struct {
 	given     []bool       // per inform slot
 	requested int
 	cycle     int // volunteers made once everything was given and nothing is requested
+	llm       *schema.UserSim // an LLM simulator's request (scenario_llm.go), nil for the agenda
 }
 
 // script makes the scenario instance c into its script: the opening turn,
@@ -365,6 +371,7 @@ func (ss *scenarioSource) script(c *schema.Case, sp *splitter) (*schema.Script, 
 		return nil, err
 	}
 	st := &agendaState{base: c, texts: strings.Split(c.Text, turnSep), given: make([]bool, len(ss.inform))}
+	st.llm = ss.userSim(c)
 	first := ss.turn(st, 1, ss.pickText(st, ss.opening, 1), "opened")
 	return &schema.Script{ID: c.ID, Source: ss.t.Name, SourceKind: KindScenario, Turns: []*schema.Case{first}, Next: ss.next}, nil
 }
@@ -376,7 +383,7 @@ func (ss *scenarioSource) turn(st *agendaState, n int, text, reason string) *sch
 	tc.Template, tc.Source, tc.SourceKind = "", ss.t.Name, KindScenario
 	tc.Script, tc.Turn, tc.Text, tc.Reason = st.base.ID, n, text, reason
 	tc.Expect = nil
-	tc.Agenda = st
+	tc.Agenda, tc.UserSim = st, st.llm
 	return &tc
 }
 
@@ -401,6 +408,9 @@ func (ss *scenarioSource) next(_ int, r *schema.Result) *schema.Case {
 	st, ok := r.Agenda.(*agendaState)
 	if !ok || r.Turn >= ss.maxTurns || ss.Succeeded(r) {
 		return nil
+	}
+	if st.llm != nil {
+		return ss.nextLLM(st, r)
 	}
 	reply := r.Reply
 	if reply == "" {
@@ -552,7 +562,7 @@ func (ss *scenarioSource) Rebuild(saved Saved) (*schema.Case, bool) {
 		return nil, false
 	}
 	c := ss.turn(st, turn, text, "")
-	c.Agenda = nil
+	c.Agenda, c.UserSim = nil, nil
 	return c, true
 }
 

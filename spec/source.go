@@ -98,6 +98,10 @@ type SourceInfo struct {
 	Success  func(r *schema.Result) bool
 	Goal     func(c *schema.Case) string
 	MaxTurns int
+	// Simulator names the target whose simulator block plays a scenario's
+	// user (user = "NAME"); "" for the agenda simulator and other sources.
+	// The CLI opens it and adds runner.WithUserSimulators.
+	Simulator string
 	// SuccessRange locates a scenario's success block.
 	SuccessRange hcl.Range
 }

@@ -52,6 +52,9 @@ type Target struct {
 	// Judge is the target's judge block: set, the target can judge memory
 	// answers (a memory block's judge = "NAME"). Nil for other targets.
 	Judge *TargetJudge
+	// Simulator is the target's simulator block: set, the target can play
+	// a scenario's user (user = "NAME", SPEC §14.6). Nil for other targets.
+	Simulator *TargetSimulator
 	// NoBotFirst, when not empty, says why the target cannot open a
 	// conversation whose first turn is the bot's (bot_first = true): its
 	// kind has no way to start a session without a user message (openai).
@@ -70,6 +73,23 @@ type TargetJudge struct {
 	DeclRange hcl.Range
 }
 
+// TargetSimulator is a target's simulator block (SPEC §14.6): the target
+// (an openai one) plays a scenario's user.
+//
+//	simulator {
+//	  system  = "…{goal}…{persona}…"   # optional; default SimulatorSystemPrompt
+//	  persona = "一位说话简短的中年乘客"   # optional
+//	}
+type TargetSimulator struct {
+	System, Persona string
+	DeclRange       hcl.Range
+}
+
+// simulatorBlock is the type of a target's simulator block.
+const simulatorBlock = "simulator"
+
+var simulatorSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "system"}, {Name: "persona"}}}
+
 // judgeBlock is the type of a target's judge block.
 const judgeBlock = "judge"
 
@@ -82,7 +102,7 @@ var judgeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "verd
 func (s *Suite) Target(name string) *Target {
 	if name == "" {
 		for _, t := range s.Targets {
-			if t.Judge == nil {
+			if t.Judge == nil && t.Simulator == nil {
 				return t
 			}
 		}
@@ -250,7 +270,7 @@ var targetAttrs = []hcl.AttributeSchema{
 // block per known kind. Loaded without kinds, any block is taken for a kind
 // block and left undecoded.
 func (l *loader) targetSchema(b *hcl.Block) *hcl.BodySchema {
-	s := &hcl.BodySchema{Attributes: targetAttrs, Blocks: []hcl.BlockHeaderSchema{{Type: judgeBlock}}}
+	s := &hcl.BodySchema{Attributes: targetAttrs, Blocks: []hcl.BlockHeaderSchema{{Type: judgeBlock}, {Type: simulatorBlock}}}
 	if l.opts.TargetKinds != nil {
 		for _, k := range l.opts.TargetKinds {
 			s.Blocks = append(s.Blocks, hcl.BlockHeaderSchema{Type: k.Name()})
@@ -339,6 +359,10 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 func (l *loader) decodeTargetJudge(t *Target, blocks hcl.Blocks) hcl.Blocks {
 	var kinds hcl.Blocks
 	for _, jb := range blocks {
+		if jb.Type == simulatorBlock {
+			l.decodeTargetSimulator(t, jb)
+			continue
+		}
 		if jb.Type != judgeBlock {
 			kinds = append(kinds, jb)
 			continue
@@ -355,4 +379,16 @@ func (l *loader) decodeTargetJudge(t *Target, blocks hcl.Blocks) hcl.Blocks {
 		}
 	}
 	return kinds
+}
+
+// decodeTargetSimulator reads the target's simulator block into
+// t.Simulator.
+func (l *loader) decodeTargetSimulator(t *Target, b *hcl.Block) {
+	if t.Simulator != nil {
+		l.errorf(b.DefRange.Ptr(), "Duplicate simulator block", "A target has at most one simulator block; the first is at %s.", t.Simulator.DeclRange)
+		return
+	}
+	c, diags := b.Body.Content(simulatorSchema)
+	l.diags = append(l.diags, diags...)
+	t.Simulator = &TargetSimulator{DeclRange: b.DefRange, System: l.str(c.Attributes, "system", SimulatorSystemPrompt), Persona: l.str(c.Attributes, "persona", "")}
 }

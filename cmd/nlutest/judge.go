@@ -10,8 +10,9 @@ import (
 
 // openJudges opens the judge targets the suite's sources name (a memory
 // block's judge = "TARGET", a rubric block's judge) and returns caller
-// with judging added (runner.WithJudges, runner.WithRubrics), a func
-// closing the judges, and the exit code when one cannot be opened (nil
+// with judging added (runner.WithJudges, runner.WithRubrics), the LLM
+// user simulators scenarios name (user = "TARGET") opened the same way
+// and added by runner.WithUserSimulators, a func closing them all, and the exit code when one cannot be opened (nil
 // caller). Judges share the run's response cache but not its
 // --concurrency or --rate, which are the bot's: a judge target paces
 // itself by its own settings.
@@ -22,11 +23,11 @@ func (a *App) openJudges(ctx context.Context, s *spec.Suite, caller runner.Calle
 			c.Close()
 		}
 	}
-	open := func(name string) (runner.Caller, int) {
+	open := func(name, role string) (runner.Caller, int) {
 		if jc := byTarget[name]; jc != nil {
 			return jc, ExitPass
 		}
-		jc, code := a.openTarget(ctx, s, s.Target(name), runner.CallerOptions{Cache: copts.Cache, Clock: copts.Clock}, color, "Nothing ran (the judge target "+name+" is not answering)")
+		jc, code := a.openTarget(ctx, s, s.Target(name), runner.CallerOptions{Cache: copts.Cache, Clock: copts.Clock}, color, "Nothing ran (the "+role+" target "+name+" is not answering)")
 		if jc != nil {
 			byTarget[name] = jc
 		}
@@ -34,6 +35,7 @@ func (a *App) openJudges(ctx context.Context, s *spec.Suite, caller runner.Calle
 	}
 	bySource := map[string]runner.Caller{}
 	rubrics := map[string]*spec.SourceInfo{}
+	simulated := false
 	for _, src := range s.CaseSources {
 		info := src.Info()
 		key := src.Kind() + "\x00" + src.Name()
@@ -42,13 +44,20 @@ func (a *App) openJudges(ctx context.Context, s *spec.Suite, caller runner.Calle
 			names = append(names, info.JudgeTarget)
 		}
 		for _, name := range names {
-			if _, code := open(name); code != ExitPass {
+			if _, code := open(name, "judge"); code != ExitPass {
 				closeAll()
 				return nil, nil, code
 			}
 		}
 		if info.JudgeTarget != "" {
 			bySource[key] = byTarget[info.JudgeTarget]
+		}
+		if info.Simulator != "" {
+			if _, code := open(info.Simulator, "user simulator"); code != ExitPass {
+				closeAll()
+				return nil, nil, code
+			}
+			simulated = true
 		}
 		if len(names) > 0 && (len(info.Rubrics) > 0 || len(info.TurnRubrics) > 0) {
 			rubrics[key] = info
@@ -75,6 +84,9 @@ func (a *App) openJudges(ctx context.Context, s *spec.Suite, caller runner.Calle
 			}
 			return out
 		})
+	}
+	if simulated {
+		caller = runner.WithUserSimulators(caller, s.Redactor(), func(name string) runner.Caller { return byTarget[name] })
 	}
 	return caller, closeAll, ExitPass
 }

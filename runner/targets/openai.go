@@ -227,6 +227,9 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 			}
 			return openaiBody(prefix, judgeSystem, nil, judgeMessage(c.Judge), params, ""), nil
 		}
+		if c.Simulate != nil { // playing a scenario's user (WithUserSimulators)
+			return openaiSimBody(prefix, c.Simulate, params), nil
+		}
 		user := ""
 		if sess.user {
 			user = c.Conversation
@@ -238,7 +241,7 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 	}
 	if sess.header != "" {
 		hc.caseHeader = func(c *schema.Case, static http.Header) http.Header {
-			if c.Judge != nil {
+			if c.Judge != nil || c.Simulate != nil {
 				return static
 			}
 			h := static.Clone()
@@ -321,6 +324,19 @@ func openaiBody(prefix []byte, system string, history []schema.Message, text str
 		b = append(b, params...)
 	}
 	return append(b, '}')
+}
+
+// openaiSimBody is the request of an LLM user simulator: the scenario's
+// system prompt (the simulator block gives it; the target's system
+// attribute is not sent), then the flipped conversation, its last
+// message the bot's reply as a user message.
+func openaiSimBody(prefix []byte, in *schema.SimInput, params []byte) []byte {
+	msgs := in.Messages
+	last := schema.Message{Role: "user"}
+	if n := len(msgs); n > 0 && msgs[n-1].Role == "user" {
+		last, msgs = msgs[n-1], msgs[:n-1]
+	}
+	return openaiBody(prefix, in.System, msgs, last.Content, params, "")
 }
 
 // openaiAnswer is the part of a chat completion nlutest reads.
