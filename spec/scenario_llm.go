@@ -53,7 +53,7 @@ func (l *loader) simulatorTarget(a *hcl.Attribute, name string) *Target {
 		case t.Simulator == nil:
 			l.errorf(rng, "Target is not a simulator", "Target %q has no simulator block, so it cannot play the user: add simulator {} to it (an openai target), or write user = \"agenda\".", name)
 		case t.Kind != "openai":
-			l.errorf(rng, "Simulator is not an openai target", "Target %q is a %s target; an LLM user simulator is an openai target with a simulator block. Make it an openai target, or write user = \"agenda\".", name, t.Kind)
+			l.errorf(rng, "Simulator is not an openai target", "Target %q is of kind %s; an LLM user simulator is an openai target with a simulator block. Make it an openai target, or write user = \"agenda\".", name, t.Kind)
 		default:
 			return t
 		}

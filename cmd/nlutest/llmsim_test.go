@@ -228,3 +228,32 @@ func checkRecordedSimulator(t *testing.T, run string) {
 		t.Errorf("recorded %d simulator calls (2 of them the stop word: %d) and %d llm turns, want 23, 2, 21", calls, done, llmTurns)
 	}
 }
+
+// A simulator that answers 500 makes the turn whose reply it answered an
+// error (SimulatorError), not a failure: each of the 6 scenarios stops
+// after its opening and counts as errored. A user naming no target is a
+// located load error, exit 2.
+func TestScenarioLLMSimulatorErrors(t *testing.T) {
+	bot, srv := startSlotBot(t)
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "overloaded", 500) }))
+	defer llm.Close()
+	dir := writeSuite(t, fmt.Sprintf(llmSimSuite, srv.URL, llm.URL))
+	run := filepath.Join(dir, "run")
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--report-json", filepath.Join(dir, "r.json"))
+	sc := simulatedReport(t, filepath.Join(dir, "r.json"))
+	if sc.Scenarios != 6 || sc.Errored != 6 || sc.Succeeded != 0 || bot.calls != 6 {
+		t.Fatalf("exit %d, metrics.scenario %+v, %d bot calls; want 6 errored after 6 calls\n%s\n%s", code, sc, bot.calls, out, errs)
+	}
+	raw, err := os.ReadFile(filepath.Join(run, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(raw), `"type":"SimulatorError","message":"simulating the user: `); n != 6 {
+		t.Errorf("%d SimulatorError results, want 6:\n%s", n, raw)
+	}
+	bad := writeSuite(t, strings.Replace(fmt.Sprintf(llmSimSuite, srv.URL, llm.URL), `user      = "llm-user"`, `user      = "llm-usr"`, 1))
+	code, _, errs = runCLI(t, bad, nil, "run", bad, "--out", filepath.Join(bad, "run"))
+	if code != 2 || !strings.Contains(errs, "Unknown user simulator") || !strings.Contains(errs, `Did you mean "llm-user"?`) || strings.Contains(errs, "goroutine") {
+		t.Errorf("exit %d, want 2 with a located diagnostic:\n%s", code, errs)
+	}
+}
