@@ -81,11 +81,8 @@ func (ss *scenarioSource) userSim(c *schema.Case) *schema.UserSim {
 }
 
 // SimulatorGoal is the goal of scenario instance c as an LLM simulator's
-// system prompt states it: one line per inform slot, then one per
-// request item.
-//
-//	- tell the city: "北京"
-//	- ask for the order_id
+// system prompt states it: one line per inform slot (`- tell the city:
+// "北京"`), then one per request item (`- ask for the order_id`).
 func (ss *scenarioSource) SimulatorGoal(c *schema.Case) string {
 	var lines []string
 	for _, name := range ss.inform {

@@ -361,7 +361,8 @@ type agendaState struct {
 	given     []bool       // per inform slot
 	requested int
 	cycle     int // volunteers made once everything was given and nothing is requested
-	llm       *schema.UserSim // an LLM simulator's request (scenario_llm.go), nil for the agenda
+	// llm is an LLM simulator's request (scenario_llm.go), nil for the agenda.
+	llm *schema.UserSim
 }
 
 // script makes the scenario instance c into its script: the opening turn,
