@@ -257,3 +257,43 @@ func TestScenarioLLMSimulatorErrors(t *testing.T) {
 		t.Errorf("exit %d, want 2 with a located diagnostic:\n%s", code, errs)
 	}
 }
+
+// --cache caches the simulator's calls as it caches judge calls: a second
+// run against the same bot asks the simulator nothing (the bot's requests
+// carry a new session id each run, so the bot is called again), records
+// every simulator call cached, and gives the same figures.
+func TestScenarioLLMSimulatorCache(t *testing.T) {
+	bot, srv := startSlotBot(t)
+	user := &llmUser{}
+	llm := httptest.NewServer(user)
+	defer llm.Close()
+	dir := writeSuite(t, fmt.Sprintf(llmSimSuite, srv.URL, llm.URL))
+	for i, run := range []string{"run1", "run2"} {
+		if code, out, errs := runCLI(t, dir, nil, "run", dir, "--cache", "--out", filepath.Join(dir, run), "--report-json", filepath.Join(dir, run+".json")); code != ExitFail {
+			t.Fatalf("run %d: exit %d\n%s\n%s", i+1, code, out, errs)
+		}
+		if sc := simulatedReport(t, filepath.Join(dir, run+".json")); sc.Succeeded != 4 || sc.Scenarios != 6 {
+			t.Errorf("run %d: metrics.scenario %+v", i+1, sc)
+		}
+	}
+	if len(user.reqs) != 23 || bot.calls != 2*27 {
+		t.Errorf("simulator asked %d times, bot %d, want 23 and 54", len(user.reqs), bot.calls)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "run2", "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var r schema.Result
+		if err := r.UnmarshalJSON([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+		if r.Simulator != nil && r.Simulator.Cached {
+			cached++
+		}
+	}
+	if cached != 23 {
+		t.Errorf("%d cached simulator calls in the second run, want 23", cached)
+	}
+}
