@@ -89,10 +89,22 @@ func TestInlineValuesLoadInLinearTime(t *testing.T) {
 			}
 			return best
 		}
-		a, b := cost(small, 3_000, 5), cost(large, 30_000, 2)
-		t.Logf("nested for %v: 3,000 values %s CPU, 30,000 values %s CPU (×%.1f)", forExpr, a, b, float64(b)/float64(a))
-		if b > 30*a {
-			t.Errorf("nested for %v: 10× the values cost %.1f× the CPU time; want linear (under 30×)", forExpr, float64(b)/float64(a))
+		// Up to three rounds: a busy machine (other processes' cache and
+		// GC pressure) has inflated one round's ratio to ×47, while the
+		// quadratic conversion costs ×100 in every round, so the check
+		// still fails on quadratic code and no longer on a loaded machine.
+		var ratios []string
+		for round := range 3 {
+			a, b := cost(small, 3_000, 5), cost(large, 30_000, 3)
+			t.Logf("nested for %v, round %d: 3,000 values %s CPU, 30,000 values %s CPU (×%.1f)", forExpr, round+1, a, b, float64(b)/float64(a))
+			if b <= 30*a {
+				ratios = nil
+				break
+			}
+			ratios = append(ratios, fmt.Sprintf("×%.1f", float64(b)/float64(a)))
+		}
+		if ratios != nil {
+			t.Errorf("nested for %v: 10× the values cost %s the CPU time in three rounds; want linear (under 30×)", forExpr, strings.Join(ratios, ", "))
 		}
 	}
 }
