@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"encoding/csv"
 	"errors"
-	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -53,55 +51,23 @@ type verdictRow struct {
 	line        int
 }
 
-// readVerdicts reads the people's verdicts; a bad row is an error naming
-// the file, line and column.
+// readVerdicts reads the people's verdicts through readSheet (the sheet
+// reader judge agreement uses); a bad row is an error naming the file,
+// line and column.
 func readVerdicts(path string) ([]verdictRow, error) {
-	f, err := spec.OwnFiles.Open("", path, spec.MaxDataBytes)
+	sh, err := readSheet(path, []string{"verdict"}, "")
 	if err != nil {
-		return nil, &InvalidError{spec.FileError(err)}
+		return nil, err
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	head, err := cr.Read()
-	if err != nil {
-		return nil, invalidf("%s:1:1: cannot read the header row (want the columns id and verdict): %v", path, err)
-	}
-	idCol, vCol := -1, -1
-	for i, h := range head {
-		switch strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))) {
-		case "id":
-			idCol = i
-		case "verdict":
-			vCol = i
-		}
-	}
-	if idCol < 0 || vCol < 0 {
-		return nil, invalidf("%s:1:1: the header row needs the columns id and verdict; it has %q", path, head)
-	}
-	var out []verdictRow
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		line, _ := cr.FieldPos(0)
-		if err != nil {
-			return nil, invalidf("%s: %v", path, err)
-		}
-		if max(idCol, vCol) >= len(rec) || strings.TrimSpace(rec[idCol]) == "" {
-			return nil, invalidf("%s:%d:1: the row has no id or no verdict", path, line)
-		}
-		v := strings.ToLower(strings.TrimSpace(rec[vCol]))
-		if v == "" {
-			continue // not rated yet
-		}
+	out := make([]verdictRow, 0, len(sh.rows))
+	for _, r := range sh.rows {
+		v := strings.ToLower(r.value)
 		if !slices.Contains(MemoryVerdicts, v) {
-			_, col := cr.FieldPos(vCol)
-			return nil, invalidf("%s:%d:%d: %q is not a verdict; write one of %s", path, line, col, rec[vCol], strings.Join(MemoryVerdicts[:4], ", "))
+			return nil, invalidf("%s:%d:%d: %q is not a verdict; write one of %s", path, r.line, r.col, r.value, strings.Join(MemoryVerdicts[:4], ", "))
 		}
-		out = append(out, verdictRow{id: strings.TrimSpace(rec[idCol]), verdict: v, line: line})
+		out = append(out, verdictRow{id: r.id, verdict: v, line: r.line})
 	}
+	return out, nil
 }
 
 // agree tabulates the judge's memory verdicts against people's.
