@@ -252,6 +252,15 @@ func (rs *response) find(c *compiled) ([]any, bool) {
 // collector needs of the case beyond its outcome (nil when the suite's
 // schema declares no dimensions, or the result is an error).
 func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
+	return e.EvaluateParsed(r, nil)
+}
+
+// EvaluateParsed is Evaluate of a result whose response the caller has
+// already parsed: doc, when not nil, is r.Response parsed (eval's replay
+// builds the tape while it decodes the record, so the response is read
+// once). The evaluation keeps no reference to doc once it returns. A nil
+// doc is Evaluate.
+func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluation {
 	r.Failures, r.Verdict = nil, ""
 	if r.Error != nil {
 		r.Outcome = schema.Error
@@ -260,16 +269,18 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 		}
 		return nil
 	}
-	doc := e.docs.Get().(*jsondoc.Doc)
-	defer e.docs.Put(doc)
-	src := []byte(r.Response)
-	if len(src) == 0 {
-		src = nullJSON
-	}
-	if err := doc.Parse(src); err != nil {
-		r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: fmt.Sprintf("response is not JSON: %v", err)}
-		r.Outcome = schema.Error
-		return nil
+	if doc == nil {
+		doc = e.docs.Get().(*jsondoc.Doc)
+		defer e.docs.Put(doc)
+		src := []byte(r.Response)
+		if len(src) == 0 {
+			src = nullJSON
+		}
+		if err := doc.Parse(src); err != nil {
+			r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: fmt.Sprintf("response is not JSON: %v", err)}
+			r.Outcome = schema.Error
+			return nil
+		}
 	}
 	rs := &response{doc: doc}
 	sc := e.sourceOf(r)
