@@ -3,13 +3,79 @@ package assert
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/nlutest/nlutest/schema"
 )
 
-// caseChunk is how many listed cases one block of a caseList holds: 4,096
-// entries of about 270 bytes, a little over 1 MiB.
-const caseChunk = 4096
+// caseEntry is a listed case with its position among the results (seq).
+// Most listed cases are passing cases of a template, whose report holds
+// only the case's id, text, scene, outcome, latency and cache mark, its
+// template, file and line being its source's: such a case keeps just
+// those fields here, with its source's index (src), and full is nil — 88
+// bytes instead of a 368-byte schema.CaseReport, which at 100,000 listed
+// cases is 8.8 MB held through the run instead of 36.8 MB. Every other
+// case keeps its whole report in full; of the fields here it then sets
+// only seq and outcome.
+type caseEntry struct {
+	seq      int64
+	id, text string
+	scene    []string
+	latency  float64
+	src      int32 // index of the case's source in the suite's CaseSources
+	outcome  int8  // a schema.Outcome
+	cached   bool
+	full     *schema.CaseReport
+}
+
+// listCompact turns compact entries on; tests turn it off to compare the
+// reports of compact entries with those of whole ones.
+var listCompact = true
+
+// entry returns the entry that lists cr, the report addCase built for
+// case number seq of source key: a compact one when the compact fields
+// and the source rebuild cr exactly (compactable), else one holding a
+// copy of cr.
+func (c *Collector) entry(seq int64, cr *schema.CaseReport, key sourceKey) caseEntry {
+	if i, ok := c.srcOrder[key]; listCompact && ok && key.kind == schema.KindTemplate && i <= 1<<31-1 {
+		rng := c.suite.CaseSources[i].DeclRange()
+		if compactable(cr, key.name, rng.Filename, rng.Start.Line) {
+			return caseEntry{seq: seq, id: cr.ID, text: cr.Text, scene: cr.Scene, latency: cr.LatencyMS,
+				src: int32(i), outcome: int8(cr.Outcome), cached: cr.Cached}
+		}
+	}
+	full := new(schema.CaseReport)
+	*full = *cr
+	return caseEntry{seq: seq, outcome: int8(cr.Outcome), full: full}
+}
+
+// compactable reports whether cr holds nothing but what a compact entry
+// keeps (id, text, scene, outcome, latency, cache mark) and what its
+// source gives (template name, file and line). A field added to
+// schema.CaseReport must be added here too (TestCompactableSeesEveryField
+// fails until it is).
+func compactable(cr *schema.CaseReport, name, file string, line int) bool {
+	return cr.Template == name && cr.File == file && cr.Line == line && int(int8(cr.Outcome)) == int(cr.Outcome) &&
+		cr.Source == "" && cr.SourceKind == "" && cr.Error == nil && cr.Failures == nil && cr.Request == nil &&
+		cr.Response == "" && cr.Slots == nil && cr.Script == "" && cr.Turn == 0 && cr.Turns == 0 &&
+		cr.Conversation == "" && cr.Repeat == 0 && cr.Reply == "" && cr.Event == "" && cr.Rubrics == nil &&
+		cr.Reason == "" && cr.Goal == ""
+}
+
+// report returns the listed case's report.
+func (c *Collector) report(e *caseEntry) schema.CaseReport {
+	if e.full != nil {
+		return *e.full
+	}
+	src := c.suite.CaseSources[e.src]
+	rng := src.DeclRange()
+	return schema.CaseReport{ID: e.id, Template: src.Name(), Scene: e.scene, Text: e.text, Outcome: schema.Outcome(e.outcome),
+		LatencyMS: e.latency, Cached: e.cached, File: rng.Filename, Line: rng.Start.Line}
+}
+
+// caseChunk is how many listed cases one block of a caseList holds: 8,192
+// entries of 88 bytes, 704 KiB.
+const caseChunk = 8192
 
 // caseList holds a collector's listed cases in fixed blocks that never
 // move once allocated: adding copies nothing already listed, and the room
@@ -34,7 +100,8 @@ func (l *caseList) add(e caseEntry) {
 	l.n++
 }
 
-// addAll appends o's cases (copies: o is left as it is).
+// addAll appends o's cases (copies: o is left as it is; a case kept whole
+// shares its report, which neither list changes).
 func (l *caseList) addAll(o *caseList) {
 	for i := range o.n {
 		l.add(*o.at(i))
@@ -77,7 +144,7 @@ func (c *Collector) mergeCases(o *Collector) {
 			e, j = b[j], j+1
 		}
 		n := &c.keptBad
-		if e.Outcome == schema.Pass {
+		if schema.Outcome(e.outcome) == schema.Pass {
 			n = &c.keptPass
 		}
 		if *n >= schema.MaxReportCases {
@@ -88,4 +155,54 @@ func (c *Collector) mergeCases(o *Collector) {
 		kept.add(*e)
 	}
 	c.cases = kept
+}
+
+// Cases returns every case, worst first: errors, then failures (more failed
+// checks first), then passes; ties in source order, then by id, so reports
+// never depend on completion order.
+func (c *Collector) Cases() []schema.CaseReport {
+	// The sort keys are worked out once per case, and the sort moves small
+	// keys rather than whole reports.
+	type sortKey struct {
+		outcome schema.Outcome
+		nfail   int
+		order   int
+		id      string
+		i       int
+	}
+	keys := make([]sortKey, c.cases.len())
+	for i := range keys {
+		e := c.cases.at(i)
+		if cr := e.full; cr != nil {
+			keys[i] = sortKey{cr.Outcome, len(cr.Failures), c.order(cr), cr.ID, i}
+		} else {
+			keys[i] = sortKey{schema.Outcome(e.outcome), 0, int(e.src), e.id, i}
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b sortKey) int {
+		if a.outcome != b.outcome {
+			return -cmp.Compare(a.outcome, b.outcome)
+		}
+		if a.nfail != b.nfail {
+			return -cmp.Compare(a.nfail, b.nfail)
+		}
+		if a.order != b.order {
+			return cmp.Compare(a.order, b.order)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	out := make([]schema.CaseReport, len(keys))
+	for i, k := range keys {
+		out[i] = c.report(c.cases.at(k.i))
+	}
+	return out
+}
+
+// order is the declaration index of a reported case's source.
+func (c *Collector) order(cr *schema.CaseReport) int {
+	key := sourceKey{cr.SourceKind, cr.Source}
+	if key.kind == "" {
+		key = sourceKey{schema.KindTemplate, cr.Template}
+	}
+	return c.srcOrder[key]
 }

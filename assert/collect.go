@@ -1,12 +1,10 @@
 package assert
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
@@ -132,12 +130,6 @@ func (c *Collector) get(m map[string]*nodeAcc, k string) *nodeAcc {
 		m[k] = n
 	}
 	return n
-}
-
-// caseEntry is a kept case with its position among the results.
-type caseEntry struct {
-	seq int64
-	schema.CaseReport
 }
 
 // Add records one evaluated result, the next in order after those added,
@@ -284,7 +276,7 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
 		c.keepTurn(&cr, r)
 	}
 	cr.Rubrics = reportedRubrics(r.Rubrics)
-	c.cases.add(caseEntry{seq, cr})
+	c.cases.add(c.entry(seq, &cr, key))
 }
 
 // reportedRubrics are a result's rubric verdicts as a report lists them:
@@ -390,15 +382,6 @@ func excerpt[T ~string | ~[]byte](s T, n int) string {
 	return string(s[:n]) + "…"
 }
 
-// order is the declaration index of a reported case's source.
-func (c *Collector) order(cr *schema.CaseReport) int {
-	key := sourceKey{cr.SourceKind, cr.Source}
-	if key.kind == "" {
-		key = sourceKey{schema.KindTemplate, cr.Template}
-	}
-	return c.srcOrder[key]
-}
-
 // Omitted is the number of cases left out of Cases by the cap.
 func (c *Collector) Omitted() int { return c.omitted }
 
@@ -484,43 +467,6 @@ func (c *Collector) Groups() []schema.Group {
 			g.Outcome = schema.Error
 		}
 		out = append(out, g)
-	}
-	return out
-}
-
-// Cases returns every case, worst first: errors, then failures (more failed
-// checks first), then passes; ties in source order, then by id, so reports
-// never depend on completion order.
-func (c *Collector) Cases() []schema.CaseReport {
-	// The sort keys are worked out once per case, and the sort moves small
-	// keys rather than whole reports.
-	type sortKey struct {
-		outcome schema.Outcome
-		nfail   int
-		order   int
-		id      string
-		i       int
-	}
-	keys := make([]sortKey, c.cases.len())
-	for i := range keys {
-		cr := &c.cases.at(i).CaseReport
-		keys[i] = sortKey{cr.Outcome, len(cr.Failures), c.order(cr), cr.ID, i}
-	}
-	slices.SortStableFunc(keys, func(a, b sortKey) int {
-		if a.outcome != b.outcome {
-			return -cmp.Compare(a.outcome, b.outcome)
-		}
-		if a.nfail != b.nfail {
-			return -cmp.Compare(a.nfail, b.nfail)
-		}
-		if a.order != b.order {
-			return cmp.Compare(a.order, b.order)
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	out := make([]schema.CaseReport, len(keys))
-	for i, k := range keys {
-		out[i] = c.cases.at(k.i).CaseReport
 	}
 	return out
 }
