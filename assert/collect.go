@@ -74,10 +74,11 @@ type Collector struct {
 	// sources holds a node per case source of the other kinds: the keyed
 	// map metrics.KIND their kind registers (schema.Tree.RegisterSourceKind).
 	sources map[sourceKey]*nodeAcc
-	groups  map[sourceKey]*counts // per case source, unreviewed cases included
-	// nanos sums each source's call time in whole nanoseconds, so the
-	// sum does not depend on the order results arrive in.
-	nanos    map[sourceKey]int64
+	groups  map[sourceKey]*sourceTally // per case source, unreviewed cases included
+	// cells, cellKey and direct: see cell.
+	cells    map[string]*cell
+	cellKey  []byte
+	direct   []int
 	cases    caseList
 	next     int64 // sequence number of the next result Add is given
 	sceneKey []byte
@@ -115,12 +116,26 @@ func NewCollector(s *spec.Suite, fams Families) *Collector {
 		panic(fmt.Sprintf("assert: the collector's %d metric families are not the %d the suite was loaded with", len(got), len(want)))
 	}
 	c := &Collector{suite: s, fams: fams, split: map[string]*nodeAcc{}, level: map[string]*nodeAcc{}, scene: map[string]*nodeAcc{},
-		template: map[string]*nodeAcc{}, sources: map[sourceKey]*nodeAcc{}, groups: map[sourceKey]*counts{}, nanos: map[sourceKey]int64{}, srcOrder: map[sourceKey]int{}, MaxBody: 4 << 10}
+		template: map[string]*nodeAcc{}, sources: map[sourceKey]*nodeAcc{}, groups: map[sourceKey]*sourceTally{}, srcOrder: map[sourceKey]int{},
+		cells: map[string]*cell{}, MaxBody: 4 << 10}
 	for i, src := range s.CaseSources {
 		c.srcOrder[sourceKey{src.Kind(), src.Name()}] = i
 	}
 	c.root, c.core, c.noncore = c.newNode(), c.newNode(), c.newNode()
+	for i, a := range c.root.accs {
+		if _, exact := a.(exactMerger); a != nil && !exact {
+			c.direct = append(c.direct, i)
+		}
+	}
 	return c
+}
+
+// sourceTally is what a collector counts of one case source: its
+// outcomes, and its call time in whole nanoseconds, so that the sum does
+// not depend on the order results arrive in.
+type sourceTally struct {
+	counts
+	nanos int64
 }
 
 func (c *Collector) get(m map[string]*nodeAcc, k string) *nodeAcc {
@@ -155,17 +170,12 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 	}
 	c.next = seq + 1
 	kind, name := r.SourceOf()
-	key := sourceKey{kind, name}
-	c.addCase(r, seq, key)
+	cl := c.cellOf(r, kind, name)
+	c.addCase(r, seq, sourceKey{kind, name}, cl.src)
 	clear(c.obs.memo)
 	c.obs = Observation{Result: r, Eval: ev, Latency: metrics.NewSample(metrics.InputLength(r.Text), r.LatencyMS), memo: c.obs.memo[:0]}
 	o := &c.obs
-	g := c.groups[key]
-	if g == nil {
-		g = &counts{}
-		c.groups[key] = g
-	}
-	g.add(r.Outcome)
+	cl.src.add(r.Outcome)
 	if r.Cached {
 		c.cached++
 	}
@@ -173,12 +183,27 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 		c.unreviewed++
 		return
 	}
-	c.root.add(o)
+	if cl.nodes == nil {
+		cl.nodes = c.nodesOf(r, kind, name)
+	}
+	cl.acc.add(o)
+	for _, n := range cl.nodes {
+		for _, i := range c.direct {
+			n.accs[i].Add(o)
+		}
+	}
+}
+
+// nodesOf returns the nodes a result of source kind/name counts in:
+// root, its splits, its level, each prefix of its scene, core or noncore,
+// and its source's node — made when new.
+func (c *Collector) nodesOf(r *schema.Result, kind, name string) []*nodeAcc {
+	nodes := []*nodeAcc{c.root}
 	for _, sp := range r.Split {
-		c.get(c.split, sp).add(o)
+		nodes = append(nodes, c.get(c.split, sp))
 	}
 	if r.Level != "" {
-		c.get(c.level, r.Level).add(o)
+		nodes = append(nodes, c.get(c.level, r.Level))
 	}
 	c.sceneKey = c.sceneKey[:0]
 	for i, part := range r.Scene {
@@ -186,27 +211,23 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 			c.sceneKey = append(c.sceneKey, '/')
 		}
 		c.sceneKey = append(c.sceneKey, part...)
-		n := c.scene[string(c.sceneKey)] // looked up without a copy
-		if n == nil {
-			n = c.get(c.scene, string(c.sceneKey))
-		}
-		n.add(o)
+		nodes = append(nodes, c.get(c.scene, string(c.sceneKey)))
 	}
 	if r.Core {
-		c.core.add(o)
+		nodes = append(nodes, c.core)
 	} else {
-		c.noncore.add(o)
+		nodes = append(nodes, c.noncore)
 	}
 	if kind == schema.KindTemplate {
-		c.get(c.template, name).add(o)
-	} else {
-		n := c.sources[key]
-		if n == nil {
-			n = c.newNode()
-			c.sources[key] = n
-		}
-		n.add(o)
+		return append(nodes, c.get(c.template, name))
 	}
+	key := sourceKey{kind, name}
+	n := c.sources[key]
+	if n == nil {
+		n = c.newNode()
+		c.sources[key] = n
+	}
+	return append(nodes, n)
 }
 
 // needsEvaluation reports whether r counts towards metrics that need its
@@ -234,9 +255,9 @@ func (c *Collector) Cached() int { return c.cached }
 
 // addCase keeps the per-case outcome for the report, up to
 // schema.MaxReportCases passing and as many non-passing cases.
-func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey) {
+func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey, src *sourceTally) {
 	if ms := r.LatencyMS; !math.IsNaN(ms) && !math.IsInf(ms, 0) {
-		c.nanos[key] += int64(math.Round(ms * 1e6))
+		src.nanos += int64(math.Round(ms * 1e6))
 	}
 	kind, kept := 0, &c.keptPass
 	if r.Outcome != schema.Pass {
@@ -313,6 +334,8 @@ func (c *Collector) Fork() *Collector {
 
 // Merge adds the results o collected to c.
 func (c *Collector) Merge(o *Collector) {
+	c.flush()
+	o.flush()
 	c.root.merge(o.root)
 	c.core.merge(o.core)
 	c.noncore.merge(o.noncore)
@@ -332,16 +355,11 @@ func (c *Collector) Merge(o *Collector) {
 	for k, g := range o.groups {
 		cg := c.groups[k]
 		if cg == nil {
-			cg = &counts{}
+			cg = &sourceTally{}
 			c.groups[k] = cg
 		}
-		cg.total += g.total
-		cg.passed += g.passed
-		cg.failed += g.failed
-		cg.errored += g.errored
-	}
-	for k, v := range o.nanos {
-		c.nanos[k] += v
+		cg.Merge(&g.counts)
+		cg.nanos += g.nanos
 	}
 	c.unreviewed += o.unreviewed
 	c.cached += o.cached
@@ -386,10 +404,14 @@ func excerpt[T ~string | ~[]byte](s T, n int) string {
 func (c *Collector) Omitted() int { return c.omitted }
 
 // Total is the number of results added.
-func (c *Collector) Total() int { return c.root.counts().total }
+func (c *Collector) Total() int {
+	c.flush()
+	return c.root.counts().total
+}
 
 // Metrics returns the metrics tree.
 func (c *Collector) Metrics() *schema.Metrics {
+	c.flush()
 	m := &schema.Metrics{Node: *c.root.node()}
 	conv := func(src map[string]*nodeAcc) map[string]*schema.Node {
 		if len(src) == 0 {
@@ -458,7 +480,7 @@ func (c *Collector) Groups() []schema.Group {
 		}
 		rng := src.DeclRange()
 		g := schema.Group{Kind: key.kind, Name: key.name, File: rng.Filename, Line: rng.Start.Line,
-			Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored, Seconds: float64(c.nanos[key]) / 1e9, Unreviewed: !src.Info().Reviewed}
+			Total: n.total, Passed: n.passed, Failed: n.failed, Errored: n.errored, Seconds: float64(n.nanos) / 1e9, Unreviewed: !src.Info().Reviewed}
 		g.Outcome = schema.Pass
 		if n.failed > 0 {
 			g.Outcome = schema.Fail
