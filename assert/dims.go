@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/jsondoc"
@@ -24,6 +25,9 @@ type caseDims struct {
 	cases   []int8          // case dimensions: 0 not annotated, 1 all met, -1 not
 	labels  []labelObs      // label dimensions
 	values  metrics.TallyBuffer
+	// text holds the units' texts, back to back: the tallies' strings
+	// point into it (see analysis.tally).
+	text []byte
 }
 
 func (cd *caseDims) reset() {
@@ -385,8 +389,15 @@ func (a *analysis) tally(n int) {
 	if !nfcStable(a.arena) && !norm.NFC.IsNormal(a.arena) {
 		a.normalise()
 	}
-	text := string(a.arena) // one copy for every unit's text
 	cd := a.cd
+	// The units' texts are the arena's bytes, not a copy of them: the
+	// evaluation takes the arena over, and gives the walker the buffer
+	// it held, whose strings belonged to a released evaluation. The bytes
+	// are not written again until this evaluation is released and
+	// reused; whatever keeps a text beyond that copies it (metrics.DimAcc
+	// does; Evaluation.Units' views are valid until the Add returns).
+	cd.text, a.arena = a.arena, cd.text[:0]
+	text := unsafe.String(unsafe.SliceData(cd.text), len(cd.text))
 	cd.tallies = grow(cd.tallies, n)
 	cd.counted = grow(cd.counted, n)
 	// One buffer holds every tally's values: a dimension has no more

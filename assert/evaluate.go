@@ -323,30 +323,22 @@ func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluati
 }
 
 // expectation checks r.Expect[i] against the response; when it is not met
-// it adds the failure to r.Failures and returns false.
+// it adds the failure to r.Failures and returns false. The failure is
+// built only then: a met expectation costs no lookup of its line.
 func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks, i int) bool {
 	x := &r.Expect[i]
 	c, err := e.path(sc, i, x.Path)
-	f := schema.Failure{Kind: "expect", Path: x.Path, Expected: x.Value}
-	if sc != nil {
-		f.File = sc.file
-		if rng, ok := sc.where[x.Path]; ok {
-			f.Line = rng.Start.Line
-		}
-	}
 	if err != nil {
+		f := e.failure(sc, x, -1)
 		f.Message = fmt.Sprintf("invalid JSONPath: %v", err)
 		r.Failures = append(r.Failures, f)
 		return false
 	}
 	if c.state {
-		return stateExpectation(r, rs, c, x.Value, f)
-	}
-	if c.dim >= 0 {
-		f.Dimension = e.suite.Schema.Dimensions[c.dim].Name
+		return stateExpectation(r, rs, c, x.Value, e.failure(sc, x, -1))
 	}
 	if c.listsItems(x.Value) {
-		return e.collectionExpectation(r, rs, c, x.Value, f)
+		return e.collectionExpectation(r, rs, c, x.Value, e.failure(sc, x, c.dim))
 	}
 	if x.Value == nil && e.fallbackExpected(c, rs) {
 		return true // null on a label path: no prediction (labelconf.go)
@@ -354,19 +346,21 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 	if c.mode == modeSimple {
 		// The common case compares in place, building nothing.
 		ref, found := lookup(rs.doc, c.x)
-		switch {
-		case !found:
-			f.Missing = true
-		case !equalDoc(x.Value, rs.doc, ref):
-			f.Actual = rs.doc.Value(ref)
-		default:
+		if found && equalDoc(x.Value, rs.doc, ref) {
 			return true
+		}
+		f := e.failure(sc, x, c.dim)
+		if found {
+			f.Actual = rs.doc.Value(ref)
+		} else {
+			f.Missing = true
 		}
 		r.Failures = append(r.Failures, f)
 		return false
 	}
 	got, found := rs.find(c)
 	if !found {
+		f := e.failure(sc, x, c.dim)
 		f.Missing = true
 		r.Failures = append(r.Failures, f)
 		return false
@@ -378,9 +372,26 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 	if Equal(x.Value, actual) {
 		return true
 	}
+	f := e.failure(sc, x, c.dim)
 	f.Actual = actual
 	r.Failures = append(r.Failures, f)
 	return false
+}
+
+// failure is the failure of expectation x of a case of source sc (nil when
+// unknown), in dimension dim (-1 for none), before its finding.
+func (e *Evaluator) failure(sc *sourceChecks, x *schema.Expectation, dim int) schema.Failure {
+	f := schema.Failure{Kind: "expect", Path: x.Path, Expected: x.Value}
+	if sc != nil {
+		f.File = sc.file
+		if rng, ok := sc.where[x.Path]; ok {
+			f.Line = rng.Start.Line
+		}
+	}
+	if dim >= 0 {
+		f.Dimension = e.suite.Schema.Dimensions[dim].Name
+	}
+	return f
 }
 
 // conditions evaluates the assert blocks of the case's source and of the
