@@ -219,6 +219,42 @@ type response struct {
 	state     any
 	stateRead bool
 	stateErr  error
+	// last is the simple path looked up last, and refs the values of its
+	// first steps steps: the expectations of a case share most of their
+	// steps ($.data[0].content.…), which are then followed once.
+	last  jp.Expr
+	steps int
+	refs  [16]jsondoc.Ref
+}
+
+// lookup is lookup(rs.doc, x) for a simple path (modeSimple), following
+// only the steps after those it shares with the path looked up before.
+func (rs *response) lookup(x jp.Expr) (jsondoc.Ref, bool) {
+	n := 0
+	for n < rs.steps && n < len(x) && x[n] == rs.last[n] {
+		n++
+	}
+	r := rs.doc.Root()
+	if n > 0 {
+		r = rs.refs[n-1]
+	}
+	rs.last, rs.steps = x, n
+	for j := n; j < len(x); j++ {
+		ok := true
+		switch t := x[j].(type) {
+		case jp.Child:
+			r, ok = rs.doc.Get(r, string(t))
+		case jp.Nth:
+			r, ok = rs.doc.Index(r, int(t))
+		}
+		if !ok {
+			return 0, false
+		}
+		if j < len(rs.refs) {
+			rs.refs[j], rs.steps = r, j+1
+		}
+	}
+	return r, true
 }
 
 func (rs *response) value() any {
@@ -345,7 +381,7 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 	}
 	if c.mode == modeSimple {
 		// The common case compares in place, building nothing.
-		ref, found := lookup(rs.doc, c.x)
+		ref, found := rs.lookup(c.x)
 		if found && equalDoc(x.Value, rs.doc, ref) {
 			return true
 		}
