@@ -114,17 +114,32 @@ func skip(src []byte, i int) int {
 
 // Parse reads src into d. On error d holds nothing usable.
 func (d *Doc) Parse(src []byte) error {
+	_, err := d.parse(src, false)
+	return err
+}
+
+// ParseValue reads the JSON value at the start of src (after spaces) into
+// d and returns where it ends; what follows it is not read. d is then what
+// Parse of src[:end] gives (its text is src[:end]). A record reader parses
+// a member's value this way while finding its end, instead of scanning the
+// value once to find the end and once more to parse it.
+func (d *Doc) ParseValue(src []byte) (end int, err error) {
+	return d.parse(src, true)
+}
+
+// parse is Parse, or ParseValue when prefix is set.
+func (d *Doc) parse(src []byte, prefix bool) (int, error) {
 	d.src = src
 	d.nodes = d.nodes[:0]
 	d.stack = d.stack[:0]
 	if uint64(len(src)) >= math.MaxUint32 {
-		return errAt(0, "JSON text too large")
+		return 0, errAt(0, "JSON text too large")
 	}
 	i := skip(src, 0)
 	for {
 		// A value starts at i.
 		if i >= len(src) {
-			return badChar(src, i, "looking for beginning of value")
+			return 0, badChar(src, i, "looking for beginning of value")
 		}
 		if n := len(d.stack); n > 0 {
 			d.nodes[d.stack[n-1]].count++
@@ -133,7 +148,7 @@ func (d *Doc) Parse(src []byte) error {
 		switch {
 		case c == '{' || c == '[':
 			if len(d.stack) >= MaxDepth {
-				return errAt(i, "exceeded max depth")
+				return 0, errAt(i, "exceeded max depth")
 			}
 			k := Array
 			if c == '{' {
@@ -151,14 +166,14 @@ func (d *Doc) Parse(src []byte) error {
 			if c == '{' {
 				var err error
 				if i, err = d.key(src, i); err != nil {
-					return err
+					return 0, err
 				}
 			}
 			continue
 		case c == '"':
 			e, esc, err := scanString(src, i)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			var fl uint8
 			if esc {
@@ -169,7 +184,7 @@ func (d *Doc) Parse(src []byte) error {
 		case c == '-' || c >= '0' && c <= '9':
 			e, isInt, err := scanNumber(src, i)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			var fl uint8
 			if isInt {
@@ -187,44 +202,49 @@ func (d *Doc) Parse(src []byte) error {
 			d.nodes = append(d.nodes, node{kind: Null, start: uint32(i), next: uint32(len(d.nodes) + 1)})
 			i += 4
 		case c == 't':
-			return badLiteral(src, i, "true")
+			return 0, badLiteral(src, i, "true")
 		case c == 'f':
-			return badLiteral(src, i, "false")
+			return 0, badLiteral(src, i, "false")
 		case c == 'n':
-			return badLiteral(src, i, "null")
+			return 0, badLiteral(src, i, "null")
 		default:
-			return badChar(src, i, "looking for beginning of value")
+			return 0, badChar(src, i, "looking for beginning of value")
 		}
 		// A value ended before i: close containers until one continues.
 		for {
+			end := i
 			i = skip(src, i)
 			n := len(d.stack)
 			if n == 0 {
-				if i < len(src) {
-					return badChar(src, i, "after top-level value")
+				if prefix {
+					d.src = src[:end]
+					return end, nil
 				}
-				return nil
+				if i < len(src) {
+					return 0, badChar(src, i, "after top-level value")
+				}
+				return end, nil
 			}
 			top := d.stack[n-1]
 			open := &d.nodes[top]
 			if i >= len(src) {
-				return badChar(src, i, "after array element or object member")
+				return 0, badChar(src, i, "after array element or object member")
 			}
 			if src[i] == ',' {
 				i = skip(src, i+1)
 				if open.kind == Object {
 					var err error
 					if i, err = d.key(src, i); err != nil {
-						return err
+						return 0, err
 					}
 				}
 				break
 			}
 			if open.kind == Object && src[i] != '}' {
-				return badChar(src, i, "after object key:value pair")
+				return 0, badChar(src, i, "after object key:value pair")
 			}
 			if open.kind == Array && src[i] != ']' {
-				return badChar(src, i, "after array element")
+				return 0, badChar(src, i, "after array element")
 			}
 			open.end = uint32(i)
 			i++

@@ -138,52 +138,120 @@ func validUTF8(b []byte) []byte {
 // member's key (its text: the raw bytes when the key has no escapes, so
 // reading a record allocates no keys) and the raw bytes of its value.
 func Members(b []byte, fn func(key []byte, val []byte) error) error {
-	i := skip(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return fmt.Errorf("want a JSON object")
-	}
-	i = skip(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
-	for i < len(b) {
-		ks, ke, err := ScanValue(b, i)
-		if err != nil || b[ks] != '"' {
-			return ErrSyntax
+	i, err := openObject(b)
+	for err == nil && i < len(b) {
+		var key []byte
+		var vs, ve int
+		if key, i, err = memberKey(b, i); err != nil {
+			return err
 		}
-		key := b[ks+1 : ke-1]
-		if !PlainString(key) {
-			k, err := Unquote(b[ks:ke])
-			if err != nil {
-				return err
-			}
-			key = []byte(k)
-		}
-		i = skip(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return ErrSyntax
-		}
-		vs, ve, err := ScanValue(b, i+1)
-		if err != nil {
+		if vs, ve, err = ScanValue(b, i); err != nil {
 			return err
 		}
 		if err := fn(key, b[vs:ve]); err != nil {
-			if err == ErrStop {
-				return err // a search that ended, not a failure
-			}
-			return fmt.Errorf("%s: %w", key, err)
+			return memberErr(key, err)
 		}
-		i = skip(b, ve)
-		if i < len(b) && b[i] == ',' {
-			i++
-			continue
-		}
-		if i < len(b) && b[i] == '}' {
-			return nil
-		}
-		return ErrSyntax
+		i, err = nextMember(b, ve)
 	}
-	return ErrSyntax
+	return err
+}
+
+// MembersParsing is Members that reads the value of the member named
+// parse, when it is an object or an array, into doc (ParseValue) as it
+// finds the value's end, so a reader that parses that value anyway reads
+// it once; fn's parsed tells whether doc holds the value. A value
+// ParseValue refuses is found as Members finds it (parsed false), so the
+// walk accepts exactly the texts Members accepts, with the same values.
+func MembersParsing(b []byte, parse string, doc *Doc, fn func(key []byte, val []byte, parsed bool) error) error {
+	i, err := openObject(b)
+	for err == nil && i < len(b) {
+		var key []byte
+		var vs, ve int
+		if key, i, err = memberKey(b, i); err != nil {
+			return err
+		}
+		parsed := false
+		if vs = skip(b, i); vs < len(b) && (b[vs] == '{' || b[vs] == '[') && string(key) == parse {
+			n, perr := doc.ParseValue(b[vs:])
+			parsed, ve = perr == nil, vs+n
+		}
+		if !parsed {
+			if vs, ve, err = ScanValue(b, i); err != nil {
+				return err
+			}
+		}
+		if err := fn(key, b[vs:ve], parsed); err != nil {
+			return memberErr(key, err)
+		}
+		i, err = nextMember(b, ve)
+	}
+	return err
+}
+
+// openObject checks b holds an object and returns where its first member
+// starts (len(b) for an empty object: the walk is over).
+func openObject(b []byte) (int, error) {
+	i := skip(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return 0, fmt.Errorf("want a JSON object")
+	}
+	i = skip(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return len(b), nil
+	}
+	if i >= len(b) {
+		return 0, ErrSyntax
+	}
+	return i, nil
+}
+
+// memberKey reads the key of the member at i and its colon; it returns
+// the key's text and where the value starts (before spaces).
+func memberKey(b []byte, i int) (key []byte, vi int, err error) {
+	ks, ke, err := ScanValue(b, i)
+	if err != nil || b[ks] != '"' {
+		return nil, 0, ErrSyntax
+	}
+	key = b[ks+1 : ke-1]
+	if !PlainString(key) {
+		k, err := Unquote(b[ks:ke])
+		if err != nil {
+			return nil, 0, err
+		}
+		key = []byte(k)
+	}
+	i = skip(b, ke)
+	if i >= len(b) || b[i] != ':' {
+		return nil, 0, ErrSyntax
+	}
+	return key, i + 1, nil
+}
+
+// nextMember reads what follows a member's value ending at ve: a comma
+// (the next member starts after it) or the closing brace (len(b): the
+// walk is over).
+func nextMember(b []byte, ve int) (int, error) {
+	i := skip(b, ve)
+	if i < len(b) && b[i] == ',' {
+		i++
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		return i, nil
+	}
+	if i < len(b) && b[i] == '}' {
+		return len(b), nil
+	}
+	return 0, ErrSyntax
+}
+
+// memberErr is the error of a member's callback: ErrStop as is (a search
+// that ended, not a failure), any other prefixed with the member's key.
+func memberErr(key []byte, err error) error {
+	if err == ErrStop {
+		return err
+	}
+	return fmt.Errorf("%s: %w", key, err)
 }
 
 // PlainString reports whether a string body is its own text: no quote, no

@@ -270,5 +270,5 @@ func (p *replayer) evaluate(r *schema.Result, rest *schema.Deferred, into *schem
 			return nil, err
 		}
 	}
-	return p.ev.Evaluate(r), nil
+	return p.ev.EvaluateParsed(r, rest.Response()), nil
 }

@@ -21,8 +21,12 @@ import (
 // 7th response names another relation (a failure and a wrong relation),
 // every 11th has another ontology, every 13th was not JSON (a call error),
 // and latencies
-// vary. It then appends records that repeat earlier ids with other
-// responses, which eval must ignore (the first record of an id wins).
+// vary. Some responses are rewritten in the record's text (rawResponses):
+// not JSON though their end is found, not an object, escaped, or given
+// twice — eval parses a response while reading its record and must treat
+// each as evaluating the response alone does. It then appends records that
+// repeat earlier ids with other responses, which eval must ignore (the
+// first record of an id wins).
 func varyResults(t *testing.T, path string) (lines int) {
 	t.Helper()
 	var out bytes.Buffer
@@ -42,9 +46,16 @@ func varyResults(t *testing.T, path string) (lines int) {
 			r.Response = []byte(strings.Replace(pipelinetest.SeedResponse, `"ont":"SIM_Card"`, `"ont":"Phone"`, 1))
 		}
 		r.LatencyMS = float64(n%97) + 0.25
+		raw, vary := rawResponses[n/5%len(rawResponses)], n%13 != 0 && n%5 == 0
+		if vary {
+			r.Response = []byte(`{"vary":1}`)
+		}
 		b, err := schema.EncodeLine(&r)
 		if err != nil {
 			return err
+		}
+		if vary {
+			b = bytes.Replace(b, []byte(`"response":{"vary":1}`), []byte(raw), 1)
 		}
 		out.Write(b)
 		if n <= 40 {
@@ -65,6 +76,21 @@ func varyResults(t *testing.T, path string) (lines int) {
 		t.Fatal(err)
 	}
 	return lines
+}
+
+// rawResponses are response members (and what follows them) varyResults
+// writes into records as they are.
+var rawResponses = []string{
+	`"response":{"code":200,"data":[1,]}`, // not JSON, its end found
+	`"response":{"code":200,"data":[}]`,   // not JSON, its end found
+	`"response":"酒店"`,
+	`"response":[{"code":200}]`,
+	`"response":{"code":200,"msg":"\u597d\n\"酒店\""}`,
+	`"response":` + pipelinetest.SeedResponse + `,"response":null`,
+	`"response":{"code":500},"response":` + pipelinetest.SeedResponse,
+	`"response":` + pipelinetest.SeedResponse + `,"response":{"code":200,"data":[}]`,
+	`"response":null`,
+	"\"response\" : \t{ \"code\" : 200 , \"msg\":\"好\" }  ",
 }
 
 // serialEval evaluates a results file one result at a time into one

@@ -184,7 +184,7 @@ func (c *Case) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON reads a result record (a case record plus the call).
 func (r *Result) UnmarshalJSON(b []byte) error {
-	return r.decode(b, nil)
+	return r.decode(b)
 }
 
 // Deferred holds the case fields of a result record that re-evaluation
@@ -194,15 +194,70 @@ type Deferred struct {
 	// Slots is the raw slots object (see EachSlotValue).
 	Slots  []byte
 	fields [][2][]byte // key, raw value
+	// doc is the response parsed while the record was read (when parsed).
+	doc    jsondoc.Doc
+	parsed bool
+	// names are the last template, source and source kind read.
+	names [3]string
 }
 
 // DecodeForEval reads a result record for re-evaluation: the call and the
 // case's id, template and text; the other case fields wait in the returned
 // Deferred, and the recorded outcome and failures, which evaluation
-// recomputes, are not read. r.Response and r.State alias b.
+// recomputes, are not read. r.Response and r.State alias b. A response
+// that is an object or an array is parsed as the record is read (see
+// Deferred.Response).
 func (r *Result) DecodeForEval(b []byte, d *Deferred) error {
-	d.Slots, d.fields = nil, d.fields[:0]
-	return r.decode(b, d)
+	d.Slots, d.fields, d.parsed = nil, d.fields[:0], false
+	*r = Result{}
+	return jsondoc.MembersParsing(b, "response", &d.doc, func(key []byte, val []byte, parsed bool) error {
+		if r.defer1(d, key, val, parsed) || d.interned(r, key, val) {
+			return nil
+		}
+		return r.decodeMember(key, val)
+	})
+}
+
+// interned reads a "template", "source" or "source_kind" member whose text
+// is the one the record before had (most records of a run share it)
+// without a new string; it reports false for any other member.
+func (d *Deferred) interned(r *Result, key, val []byte) bool {
+	var field *string
+	var last *string
+	switch string(key) {
+	case "template":
+		field, last = &r.Template, &d.names[0]
+	case "source":
+		field, last = &r.Source, &d.names[1]
+	case "source_kind":
+		field, last = &r.SourceKind, &d.names[2]
+	default:
+		return false
+	}
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return false
+	}
+	if inner := val[1 : len(val)-1]; string(inner) != *last || !jsondoc.PlainString(inner) {
+		s, err := jsondoc.Unquote(val)
+		if err != nil {
+			return false // decodeMember says why
+		}
+		*last = s
+	}
+	*field = *last
+	return true
+}
+
+// Response returns r.Response of the record DecodeForEval read last,
+// parsed (for assert.Evaluator.EvaluateParsed), or nil when it was not
+// parsed there: no response, a response that is no object or array, or
+// one that is not JSON (the evaluator parses it again and reports why).
+// The Doc aliases the record and is reused by the next DecodeForEval.
+func (d *Deferred) Response() *jsondoc.Doc {
+	if !d.parsed {
+		return nil
+	}
+	return &d.doc
 }
 
 // DecodeCase decodes the deferred case fields into c, expectations included.
@@ -259,7 +314,9 @@ func isCaseField(key []byte) bool {
 // defer1 handles one member of a record DecodeForEval reads: it keeps the
 // deferred case fields and the slots in lazy, aliases the response, skips
 // what evaluation recomputes, and reports false for members to decode now.
-func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
+// parsed tells whether lazy's doc holds val (a "response" member parsed as
+// it was read): the last "response" member is the one that counts.
+func (r *Result) defer1(lazy *Deferred, key, val []byte, parsed bool) bool {
 	switch string(key) {
 	case "id", "template", "source", "source_kind", "text", "script", "turn", "conversation", "event", "repeat", "captures":
 		return false
@@ -267,6 +324,9 @@ func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
 		lazy.Slots = val
 	case "failures", "outcome", "verdict":
 	case "response":
+		// A null response leaves an earlier one in r.Response, which
+		// the doc may no longer hold: the evaluator parses it then.
+		lazy.parsed = parsed
 		if string(val) != "null" {
 			r.Response = json.RawMessage(val)
 		}
@@ -283,17 +343,18 @@ func (r *Result) defer1(lazy *Deferred, key, val []byte) bool {
 	return true
 }
 
-func (r *Result) decode(b []byte, lazy *Deferred) error {
+func (r *Result) decode(b []byte) error {
 	*r = Result{}
-	return jsondoc.Members(b, func(key []byte, val []byte) error {
-		if lazy != nil && r.defer1(lazy, key, val) {
-			return nil
-		}
-		if ok, err := r.Case.decodeField(key, val); ok {
-			return err
-		}
-		return r.decodeCallField(key, val)
-	})
+	return jsondoc.Members(b, r.decodeMember)
+}
+
+// decodeMember reads one member of a result record: a case field, or one
+// the result adds.
+func (r *Result) decodeMember(key, val []byte) error {
+	if ok, err := r.Case.decodeField(key, val); ok {
+		return err
+	}
+	return r.decodeCallField(key, val)
 }
 
 // decodeCallField reads one member a result adds to its case (the call,
@@ -472,7 +533,7 @@ func RecordID(b []byte) (string, error) {
 // key on it.
 func RecordKey(b []byte) (string, error) {
 	id, err := RecordID(b)
-	if err != nil || !bytes.Contains(b, repeatMember) {
+	if err != nil || !hasRepeatMember(b) {
 		return id, err
 	}
 	rep := 0
@@ -492,7 +553,24 @@ func RecordKey(b []byte) (string, error) {
 	return KeyOf(id, rep), nil
 }
 
-var repeatMember = []byte(`"repeat":`)
+// hasRepeatMember is bytes.Contains(b, []byte(`"repeat":`)), looked for
+// from the needle's rarest byte: JSON is full of quotes, which make the
+// general search compare at every byte of eval's million records.
+func hasRepeatMember(b []byte) bool {
+	const needle, p = `"repeat":`, 3 // b[k] == 'p' where the needle starts at k-3
+	for i := p; i < len(b); {
+		j := bytes.IndexByte(b[i:], 'p')
+		if j < 0 {
+			return false
+		}
+		k := i + j
+		if k+len(needle)-p <= len(b) && string(b[k-p:k-p+len(needle)]) == needle {
+			return true
+		}
+		i = k + 1
+	}
+	return false
+}
 
 // KeyOf is RecordKey of a case with id id in repetition rep (0: none).
 func KeyOf(id string, rep int) string {

@@ -22,7 +22,7 @@ const (
 // (one state machine each, clearer whole) and the pairwise algorithm.
 var exempt = map[string]bool{
 	"spec/combine/pairwise.go:(*array).extend":       true,
-	"jsondoc/doc.go:(*Doc).Parse":                    true,
+	"jsondoc/doc.go:(*Doc).parse":                    true,
 	"spec/materials_source.go:(*matReader).parseRow": true,
 	"spec/materials_source.go:(*matReader).readCSV":  true,
 }
