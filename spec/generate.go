@@ -355,11 +355,23 @@ type caseBuilder struct {
 	exp       []string // each slot's expected value in the current case
 	idBuf     []byte
 	srcBuf    []byte
+	textBuf   []byte
 	sp        splitter
+	// keys is the number of distinct slot keys of t: a reused slot map
+	// holding that many after fill holds t's keys only.
+	keys int
+	// want is the id and text of the saved case a rebuild expects
+	// (empty when generating): fill gives the case these strings when
+	// it builds the same text, instead of allocating copies.
+	wantID, wantText string
 }
 
 func (s *Suite) newCaseBuilder(t *Template, g *genTemplate) *caseBuilder {
-	return &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), sp: splitter{s: s, useMemo: true}}
+	keys := map[string]bool{}
+	for _, sr := range t.Slots {
+		keys[sr.Key] = true
+	}
+	return &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), sp: splitter{s: s, useMemo: true}, keys: len(keys)}
 }
 
 // generateTemplate yields the cases of template t, each a script of one
@@ -592,8 +604,8 @@ func distinctDraws(idx []int, grp []int, sizes []int) {
 }
 
 // fill makes c the case of one slot assignment. A slot map and
-// expectations c already holds are cleared and reused (a rebuild into a
-// case its caller owns, Saved.Into); a new case gets its own.
+// expectations c already holds are reused (a rebuild into a case its
+// caller owns, Saved.Into); a new case gets its own.
 func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 	s, t, g := cb.s, cb.t, cb.g
 	slots, expect := c.Slots, c.Expect
@@ -607,34 +619,17 @@ func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 		if slots == nil {
 			slots = make(map[string]schema.Slot, len(t.Slots))
 		}
-		clear(slots)
 		c.Slots = slots
-	}
-	for i, sr := range t.Slots {
-		mv := &g.values[i][idx[i]]
-		src := sr.Material
-		if mv.Origin != "" {
-			cb.srcBuf = append(append(append(append(cb.srcBuf[:0], sr.Material...), " ("...), mv.Origin...), ')')
-			src = string(cb.srcBuf)
-		}
-		sl := schema.Slot{Value: mv.Value, Tag: g.mats[i].Tag, Level: mv.Level, Source: src}
-		if mv.Normalize != nil {
-			sl.Normalized = mv.Normalize[cb.schemaKey]
-		}
-		c.Slots[sr.Key] = sl
-		cb.exp[i] = sl.Expected()
-		textLen += len(mv.Value)
-	}
-	var b strings.Builder
-	b.Grow(textLen)
-	for _, p := range t.Parts {
-		if p.Slot < 0 {
-			b.WriteString(p.Literal)
-		} else {
-			b.WriteString(g.values[p.Slot][idx[p.Slot]].Value)
+		// The slots overwrite those of the case built last in the map
+		// (the same keys when it was this template's): cleared only
+		// when other keys are left over.
+		textLen += cb.fillSlots(slots, idx)
+		if len(slots) != cb.keys {
+			clear(slots)
+			cb.fillSlots(slots, idx)
 		}
 	}
-	c.Text = b.String()
+	c.Text = cb.text(idx, textLen)
 	c.ID = cb.id(idx)
 	if len(g.expect) > 0 {
 		if cap(expect) >= len(g.expect) {
@@ -647,6 +642,47 @@ func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 			c.Expect[i] = schema.Expectation{Path: e.path, Value: e.fill.fill(cb.exp)}
 		}
 	}
+}
+
+// fillSlots sets the slots of the assignment idx in slots and cb.exp and
+// returns the length of their values.
+func (cb *caseBuilder) fillSlots(slots map[string]schema.Slot, idx []int) int {
+	t, g := cb.t, cb.g
+	n := 0
+	for i, sr := range t.Slots {
+		mv := &g.values[i][idx[i]]
+		src := sr.Material
+		if mv.Origin != "" {
+			cb.srcBuf = append(append(append(append(cb.srcBuf[:0], sr.Material...), " ("...), mv.Origin...), ')')
+			src = string(cb.srcBuf)
+		}
+		sl := schema.Slot{Value: mv.Value, Tag: g.mats[i].Tag, Level: mv.Level, Source: src}
+		if mv.Normalize != nil {
+			sl.Normalized = mv.Normalize[cb.schemaKey]
+		}
+		slots[sr.Key] = sl
+		cb.exp[i] = sl.Expected()
+		n += len(mv.Value)
+	}
+	return n
+}
+
+// text is the text of the assignment idx (n bytes long, about): the saved
+// text a rebuild expects when it is that (cb.wantText), else a new string.
+func (cb *caseBuilder) text(idx []int, n int) string {
+	b := slices.Grow(cb.textBuf[:0], n)
+	for _, p := range cb.t.Parts {
+		if p.Slot < 0 {
+			b = append(b, p.Literal...)
+		} else {
+			b = append(b, cb.g.values[p.Slot][idx[p.Slot]].Value...)
+		}
+	}
+	cb.textBuf = b
+	if string(b) == cb.wantText {
+		return cb.wantText
+	}
+	return string(b)
 }
 
 // id is CaseID without the per-call sorting and hashing allocations.
@@ -662,6 +698,9 @@ func (cb *caseBuilder) id(idx []int) string {
 	sum := sha256.Sum256(b)
 	var h [16]byte
 	hex.Encode(h[:], sum[:8])
+	if string(h[:]) == cb.wantID {
+		return cb.wantID // the saved id a rebuild expects
+	}
 	return string(h[:])
 }
 
@@ -725,6 +764,10 @@ func (sp *splitter) assign(c *schema.Case) error {
 	}
 	var ctx *hcl.EvalContext
 	var mask uint64
+	// The splits are gathered on the stack and the case gets the list
+	// shared by every case of the same splits (or a copy of its own).
+	var buf [8]string
+	sel := append(buf[:0], c.Split...)
 	for i, split := range s.Splits {
 		in := false
 		if split.Where != nil {
@@ -744,19 +787,22 @@ func (sp *splitter) assign(c *schema.Case) error {
 			if i < 64 {
 				mask |= 1 << i
 			}
-			c.Split = append(c.Split, split.Name)
+			sel = append(sel, split.Name)
 		}
 	}
-	if len(s.Splits) <= 64 && len(c.Split) > 0 {
-		if shared, ok := sp.sets[mask]; ok {
-			c.Split = shared
-		} else {
-			c.Split = c.Split[:len(c.Split):len(c.Split)]
-			if sp.sets == nil {
-				sp.sets = map[uint64][]string{}
-			}
-			sp.sets[mask] = c.Split
+	if len(sel) == 0 {
+		return nil
+	}
+	if shared, ok := sp.sets[mask]; ok && len(s.Splits) <= 64 {
+		c.Split = shared
+		return nil
+	}
+	c.Split = slices.Clip(slices.Clone(sel))
+	if len(s.Splits) <= 64 {
+		if sp.sets == nil {
+			sp.sets = map[uint64][]string{}
 		}
+		sp.sets[mask] = c.Split
 	}
 	return nil
 }

@@ -179,7 +179,9 @@ func (ts *templateSource) build(p *templateRebuild, tuple []int, id, text string
 	if c == nil {
 		c = &schema.Case{}
 	}
+	cb.wantID, cb.wantText = id, text
 	cb.fill(c, tuple)
+	cb.wantID, cb.wantText = "", ""
 	variant := false
 	if c.ID != id && ts.t.Perturb != nil {
 		orig, ok := splitPerturbedID(id)
