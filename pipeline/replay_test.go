@@ -210,3 +210,32 @@ func BenchmarkEvalResults(b *testing.B) {
 	}
 	b.ReportMetric(0, "ns/op")
 }
+
+// BenchmarkEvalRecord is one replay worker's work per saved result of the
+// eval bench — decode the line, rebuild the case, evaluate it — on one
+// goroutine, without the reader, the collector or the bench's writing, so
+// its ns/op barely moves with a busy machine (take the lowest of several):
+//
+//	go test -run '^$' -bench BenchmarkEvalRecord -benchtime 20000x -count 10 ./pipeline
+func BenchmarkEvalRecord(b *testing.B) {
+	s, path, err := pipelinetest.WriteEvalBench(b.TempDir(), 2000, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	if err := runner.ReadLines(path, func(line []byte, _ int) error {
+		lines = append(lines, append([]byte(nil), line...))
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	e := pipeline.NewEvalRecorder(assert.NewEvaluator(s), s.NewRebuilder())
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if o, err := e.Eval(lines[i%len(lines)]); err != nil || o != schema.Pass {
+			b.Fatal(o, err)
+		}
+		i++
+	}
+}
