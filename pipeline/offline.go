@@ -77,6 +77,7 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 		ID: filepath.Base(dirs[0]), Dir: dirs[0], Target: meta.Target, Split: meta.Split, Filter: meta.Filter,
 		Started: meta.Started, Finished: meta.Finished, Seconds: max(meta.Finished.Sub(meta.Started).Seconds(), 0), ErrorBudget: budget,
 	}
+	ReleaseGarbage(col.Total())
 	return col, assert.BuildReport(s, col, run, o.Version, warnings), nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/nlutest/nlutest/pipeline"
@@ -158,7 +157,7 @@ func (a *App) runOne(ctx context.Context, s *spec.Suite, suitePath string, targe
 	if err := run.ImportExternal(); err != nil {
 		return a.importFailed(err, run.Dir)
 	}
-	releaseRunGarbage(run.Collector.Total())
+	pipeline.ReleaseGarbage(run.Collector.Total())
 	code = report(run.Dir, run.Report(out))
 	if out.LocalFailure != "" && !out.Interrupted {
 		fmt.Fprintf(a.Stderr, "nlutest: %d calls failed on this machine (%s) and were not recorded: the run is incomplete; raise the open-files limit (ulimit -n) or lower --concurrency, then call them with --resume %s\n", out.Unrecorded, out.LocalFailure, run.Dir)
@@ -418,25 +417,3 @@ func (a *App) refused(err error, s *spec.Suite, rf *runFlags) bool {
 	fmt.Fprintf(a.Stderr, "nlutest: the target %q cannot run this selection; nothing ran.\n", refused.Target)
 	return true
 }
-
-// releaseRunGarbage runs the garbage collector and returns the free heap
-// to the operating system once a run of n results has finished, before
-// its report is built, when the report is big: from bigReport results on.
-// Through a run the heap holds, besides what the run keeps, up to as much
-// again of garbage (requests, responses, result lines; the collector's
-// goal with GOGC=100), spread over its pages. The report then needs one
-// block of 368 bytes per listed case (7.4 MB at 20,000), which those
-// pages seldom hold in one piece, so the heap grew by that much on top of
-// the run's peak. Released first, the report's block takes the place of
-// the garbage instead: at 20,000 cases the peak RSS of nlutest run falls
-// by 2-4 MB (docs/performance.md, issue 27). It costs one collection of
-// what the run keeps (a few milliseconds), once per run.
-func releaseRunGarbage(n int) {
-	if n >= bigReport {
-		debug.FreeOSMemory()
-	}
-}
-
-// bigReport is the number of results from which releaseRunGarbage
-// releases memory: a report of 8,192 listed cases needs 3 MB in one block.
-const bigReport = 8192

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"runtime/metrics"
 	"testing"
+
+	"github.com/nlutest/nlutest/pipeline"
 )
 
 // forcedGCs is the number of collections the program forced so far
@@ -14,9 +16,9 @@ func forcedGCs() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// A run of bigReport results or more returns its garbage to the operating
-// system before it builds the report (releaseRunGarbage), which takes a
-// forced collection.
+// A run, and an eval, of pipeline.BigReport results or more return their
+// garbage to the operating system before they build the report
+// (pipeline.ReleaseGarbage), which takes a forced collection.
 func TestBigRunReleasesGarbageBeforeReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 8,200 cases")
@@ -34,12 +36,15 @@ template "订机票" {
   expect   = { "$.intent.name" = "book_flight" }
 }
 `)
-	before := forcedGCs()
-	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", filepath.Join(dir, "run"), "--quiet")
-	if code != ExitPass && code != ExitFail {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	if forcedGCs() == before {
-		t.Errorf("a run of 8,200 cases (bigReport %d) forced no collection before its report", bigReport)
+	run := filepath.Join(dir, "run")
+	for _, args := range [][]string{{"run", dir, "--out", run, "--quiet"}, {"eval", run, "--quiet"}} {
+		before := forcedGCs()
+		code, out, errs := runCLI(t, dir, nil, args...)
+		if code != ExitPass && code != ExitFail {
+			t.Fatalf("%s: exit %d\n%s\n%s", args[0], code, out, errs)
+		}
+		if forcedGCs() == before {
+			t.Errorf("nlutest %s of 8,200 cases (pipeline.BigReport %d) forced no collection before its report", args[0], pipeline.BigReport)
+		}
 	}
 }
