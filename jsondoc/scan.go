@@ -87,6 +87,7 @@ func ScanValue(b []byte, i int) (start, end int, err error) {
 // it.
 func scanStringEnd(b []byte, i int) (int, error) {
 	for j := i + 1; j < len(b); j++ {
+		j = skipQuoteFree(b, j)
 		for j < len(b) && !stringStop[b[j]] {
 			j++
 		}
