@@ -74,7 +74,7 @@ func (h *hexSet) add(k uint64) bool {
 
 // hexKey returns the number k spells when it is exactly 16 lowercase
 // hexadecimal digits (so two different such keys never share a number).
-func hexKey(k string) (uint64, bool) {
+func hexKey[T string | []byte](k T) (uint64, bool) {
 	if len(k) != 16 {
 		return 0, false
 	}
@@ -111,6 +111,19 @@ func (s *KeySet) Add(k string) bool {
 		return false
 	}
 	s.other[k] = struct{}{}
+	return true
+}
+
+// AddBytes is Add of string(k), making the string only for a key that is
+// no generated id and not in the set yet.
+func (s *KeySet) AddBytes(k []byte) bool {
+	if n, ok := hexKey(k); ok {
+		return s.hex.add(n)
+	}
+	if _, in := s.other[string(k)]; in {
+		return false
+	}
+	s.other[string(k)] = struct{}{}
 	return true
 }
 

@@ -55,6 +55,31 @@ func TestKeySet(t *testing.T) {
 	}
 }
 
+// AddBytes is Add of the key's string: the same answers, one set for both.
+func TestKeySetAddBytes(t *testing.T) {
+	keys := []string{"98645c6ff8c4d601", "98645C6FF8C4D601", "98645c6ff8c4d601#2", "0000000000000000", "", "订票-001", "天气#3"}
+	a, b := NewKeySet(), NewKeySet()
+	for round := range 2 {
+		for i, k := range keys {
+			var want, got bool
+			if i%2 == round { // each key added by Add in one set first
+				want, got = a.Add(k), b.AddBytes([]byte(k))
+			} else {
+				want, got = a.Add(k), b.Add(k)
+				if again := b.AddBytes([]byte(k)); again {
+					t.Errorf("AddBytes(%q) after Add = true", k)
+				}
+			}
+			if want != got {
+				t.Errorf("round %d: %q: AddBytes %v, Add %v", round, k, got, want)
+			}
+		}
+	}
+	if a.Len() != len(keys) || b.Len() != len(keys) {
+		t.Errorf("Len %d and %d, want %d", a.Len(), b.Len(), len(keys))
+	}
+}
+
 // TestKeySetMemory: a generated id costs the set under 24 bytes of live
 // heap (a map[string]bool, which the replay used before, holds about 53:
 // the string's 16 bytes and header and the map slot).

@@ -149,16 +149,17 @@ func (p *replayer) past(line int) bool { return int64(line) > p.stopAt.Load() }
 // read hands batches of first-seen lines to the workers.
 func (p *replayer) read(seen *KeySet, seq int64) error {
 	cur := &batch{}
+	var key []byte
 	err := runner.ReadLines(p.path, func(line []byte, n int) error {
 		if p.past(n) {
 			return errStop
 		}
-		id, err := schema.RecordKey(line)
-		if err != nil {
+		var err error
+		if key, err = schema.AppendRecordKey(key[:0], line); err != nil {
 			p.fail(n, &runner.RecordError{Path: p.path, Line: n, Err: err})
 			return errStop
 		}
-		if !seen.Add(id) {
+		if !seen.AddBytes(key) {
 			return nil
 		}
 		if len(cur.ends) > 0 && len(cur.buf)+len(line) > replayBatchBytes {

@@ -532,9 +532,19 @@ func RecordID(b []byte) (string, error) {
 // once per repetition). Resume and the de-duplication of eval and merge
 // key on it.
 func RecordKey(b []byte) (string, error) {
-	id, err := RecordID(b)
+	k, err := AppendRecordKey(nil, b)
+	if err != nil {
+		return "", err
+	}
+	return string(k), nil
+}
+
+// AppendRecordKey appends RecordKey(b) to dst without making a string:
+// eval's reader keys a million records this way.
+func AppendRecordKey(dst, b []byte) ([]byte, error) {
+	out, err := appendRecordID(dst, b)
 	if err != nil || !hasRepeatMember(b) {
-		return id, err
+		return out, err
 	}
 	rep := 0
 	err = jsondoc.Members(b, func(key []byte, val []byte) error {
@@ -548,9 +558,39 @@ func RecordKey(b []byte) (string, error) {
 		return nil
 	})
 	if err != nil && !errors.Is(err, jsondoc.ErrStop) {
-		return "", err
+		return nil, err
 	}
-	return KeyOf(id, rep), nil
+	if rep != 0 { // KeyOf
+		out = strconv.AppendInt(append(out, '#'), int64(rep), 10)
+	}
+	return out, nil
+}
+
+// appendRecordID is RecordID appending the id to dst.
+func appendRecordID(dst, b []byte) ([]byte, error) {
+	var out []byte
+	err := jsondoc.Members(b, func(key []byte, val []byte) error {
+		if string(key) != "id" {
+			return nil
+		}
+		if n := len(val); n >= 2 && val[0] == '"' && val[n-1] == '"' && jsondoc.PlainString(val[1:n-1]) {
+			out = append(dst, val[1:n-1]...) // Unquote's text, without the string
+			return jsondoc.ErrStop
+		}
+		id, err := jsondoc.Unquote(val)
+		if err != nil {
+			return err
+		}
+		out = append(dst, id...)
+		return jsondoc.ErrStop
+	})
+	if err == nil {
+		return nil, errors.New("record has no id")
+	}
+	if !errors.Is(err, jsondoc.ErrStop) {
+		return nil, err
+	}
+	return out, nil
 }
 
 // hasRepeatMember is bytes.Contains(b, []byte(`"repeat":`)), looked for

@@ -2,8 +2,12 @@ package schema
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
+	"strconv"
 	"testing"
+
+	"github.com/nlutest/nlutest/jsondoc"
 )
 
 // hasRepeatMember finds `"repeat":` wherever bytes.Contains does: at the
@@ -43,6 +47,52 @@ func TestRecordKeyRepeat(t *testing.T) {
 	} {
 		if got, err := RecordKey([]byte(line)); err != nil || got != want {
 			t.Errorf("RecordKey(%s) = %q, %v; want %q", line, got, err, want)
+		}
+	}
+}
+
+// refRecordKey is RecordKey as it was before AppendRecordKey: RecordID,
+// then the repetition read up to the case's last field.
+func refRecordKey(b []byte) (string, error) {
+	id, err := RecordID(b)
+	if err != nil || !bytes.Contains(b, []byte(`"repeat":`)) {
+		return id, err
+	}
+	rep := 0
+	err = jsondoc.Members(b, func(key []byte, val []byte) error {
+		switch string(key) {
+		case "repeat":
+			rep, _ = strconv.Atoi(string(val))
+			return jsondoc.ErrStop
+		case "target":
+			return jsondoc.ErrStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, jsondoc.ErrStop) {
+		return "", err
+	}
+	return KeyOf(id, rep), nil
+}
+
+// RecordKey and AppendRecordKey give the key and the error refRecordKey
+// gives: escaped and Chinese ids, repetitions, records with no id or a bad
+// one.
+func TestRecordKeyMatchesReference(t *testing.T) {
+	for _, line := range []string{
+		`{"id":"a1","repeat":2,"target":"t"}`, `{"id":"a1","target":"t"}`, `{"id":"订票-001","repeat":12}`,
+		`{"id":"\u8ba2\u7968","repeat":3}`, `{"id":"a\"b"}`, "{\"id\":\"\xff\"}", `{"id":"a1","repeat":0}`,
+		`{"text":"北京"}`, `{"id":5}`, `{"id":"a1`, `[]`, `{"id":"a\x"}`, `{"id":"a1","repeat":"x"}`,
+	} {
+		want, werr := refRecordKey([]byte(line))
+		if k, err := RecordKey([]byte(line)); k != want || (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Errorf("%s: RecordKey %q, %v; want %q, %v", line, k, err, want, werr)
+		}
+		got, gerr := AppendRecordKey([]byte("前缀"), []byte(line))
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Errorf("%s: AppendRecordKey error %v, RecordKey's %v", line, gerr, werr)
+		} else if werr == nil && string(got) != "前缀"+want {
+			t.Errorf("%s: AppendRecordKey %q, RecordKey %q", line, got, want)
 		}
 	}
 }
