@@ -213,9 +213,9 @@ func (a *analysis) addTyped(dim int, recognised bool, start, typeAt int) {
 	a.units = append(a.units, unit{dim: int32(dim), recognised: recognised, start: int32(start), typeAt: int32(typeAt), end: int32(len(a.arena))})
 }
 
-// analyse computes the dimension units of one evaluated result. met[i]
-// tells whether r.Expect[i] was met.
-func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluation {
+// analyse computes the dimension units of one evaluated result of source
+// from (nil when unknown). met[i] tells whether r.Expect[i] was met.
+func (e *Evaluator) analyse(r *schema.Result, rs *response, from *sourceChecks, met []bool) *Evaluation {
 	sc := e.suite.Schema
 	n := len(sc.Dimensions)
 	ev := newEvaluation()
@@ -225,7 +225,6 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, met []bool) *Evaluat
 	a := &w.a
 	a.reset(cd, n)
 	// Expected side, from the case's expectations.
-	from := e.sourceOf(r)
 	for i, x := range r.Expect {
 		c, err := e.path(from, i, x.Path)
 		if err != nil || c.multi || c.dim < 0 {
@@ -737,10 +736,16 @@ func (w *walker) node(parent *pathNode, f jp.Frag) *pathNode {
 
 const maxKids = 16
 
-func (w *walker) child(parent *pathNode, doc *jsondoc.Doc, k jsondoc.Ref) *pathNode {
+// child returns the node of parent's member whose key is k, the member at
+// position i of its object: responses of one shape list their members in
+// the same order, so the kid at i is tried first.
+func (w *walker) child(parent *pathNode, doc *jsondoc.Doc, k jsondoc.Ref, i int) *pathNode {
 	var key string
 	if doc.Plain(k) {
 		b := doc.StrBytes(k)
+		if uint(i) < uint(len(parent.kids)) && parent.kids[i].name == string(b) {
+			return parent.kids[i].node
+		}
 		for _, c := range parent.kids {
 			if c.name == string(b) {
 				return c.node
@@ -811,7 +816,7 @@ func (w *walker) items(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 		}
 		doc.Elems(v, func(_ int, it jsondoc.Ref) bool { add(it); return true })
 		doc.Each(v, func(k, it jsondoc.Ref) bool {
-			if !w.child(p, doc, k).ignored { // a member may be ignored by name
+			if !w.child(p, doc, k, -1).ignored { // a member may be ignored by name
 				add(it)
 			}
 			return true
@@ -827,8 +832,10 @@ func (w *walker) visit(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 	switch doc.Kind(v) {
 	case jsondoc.Object:
 		w.items(doc, p, v)
+		i := 0
 		doc.Each(v, func(k, e jsondoc.Ref) bool {
-			w.visit(doc, w.child(p, doc, k), e)
+			w.visit(doc, w.child(p, doc, k, i), e)
+			i++
 			return true
 		})
 		return

@@ -337,7 +337,7 @@ func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluati
 	}
 	var ev *Evaluation
 	if e.dims != nil {
-		ev = e.analyse(r, rs, met)
+		ev = e.analyse(r, rs, sc, met)
 		e.confidences(ev, r, rs)
 	}
 	e.conditions(r, sc)

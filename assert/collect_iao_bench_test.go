@@ -1,0 +1,61 @@
+package assert_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/pipeline/pipelinetest"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// BenchmarkEvaluateCollectIAO measures the part of `nlutest eval`'s work
+// per result that evaluation and metrics do, on the 1,000,000-result
+// bench's data (pipelinetest.BenchSuite: IAO schema, 5 dimensions, 10
+// expectations, 8 metrics nodes per result; the IAO corpus-factory
+// write-up's response): Evaluate, Collector.Add and Release, in one
+// goroutine, without reading or decoding records. Its CPU time is what
+// the process's user + sys time shows:
+//
+//	go test -c -o /tmp/assert.test ./assert
+//	/usr/bin/time -f '%U+%S s' /tmp/assert.test -test.run '^$' -test.bench EvaluateCollectIAO -test.benchtime 300000x -test.cpu 1
+func BenchmarkEvaluateCollectIAO(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(pipelinetest.BenchSuite), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s, diags := spec.Load(dir, spec.Options{})
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	enough := errors.New("enough")
+	var rs []schema.Result
+	err := s.Generate(spec.GenOptions{}, func(c *schema.Case) error {
+		rs = append(rs, schema.Result{Case: *c, Target: "iao", Response: []byte(pipelinetest.SeedResponse), Status: 200,
+			LatencyMS: float64(len(rs)%500) / 10, Attempts: 1})
+		if len(rs) == 4096 {
+			return enough
+		}
+		return nil
+	})
+	if err != nil && err != enough {
+		b.Fatal(err)
+	}
+	ev := assert.NewEvaluator(s)
+	col := assert.NewCollector(s, nil)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r := &rs[i%len(rs)]
+		i++
+		e := ev.Evaluate(r)
+		col.Add(r, e)
+		e.Release()
+	}
+	if m := col.Metrics(); m.Passed != i {
+		b.Fatalf("passed %d of %d", m.Passed, i)
+	}
+}
