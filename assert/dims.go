@@ -463,14 +463,9 @@ type keyValue struct {
 	val any
 }
 
-// docValue is a value still on the tape, for appendItem.
-type docValue struct {
-	doc *jsondoc.Doc
-	ref jsondoc.Ref
-}
-
 // appendItem appends the canonical text of an item on its compared keys
-// (sorted): an absent key and an empty value are both null.
+// (sorted): an absent key and an empty value are both null. (An item on
+// the tape: appendDocItem.)
 func appendItem(b []byte, keys []string, get func(string) any) []byte {
 	b = append(b, '{')
 	for i, k := range keys {
@@ -479,15 +474,11 @@ func appendItem(b []byte, keys []string, get func(string) any) []byte {
 		}
 		b = schema.AppendCanonicalString(b, k)
 		b = append(b, ':')
-		switch v := get(k).(type) {
-		case docValue:
-			b = v.doc.AppendCanonical(b, v.ref)
-		default:
-			if isEmpty(v) {
-				v = nil
-			}
-			b = schema.AppendCanonicalJSON(b, v)
+		v := get(k)
+		if isEmpty(v) {
+			v = nil
 		}
+		b = schema.AppendCanonicalJSON(b, v)
 	}
 	return append(b, '}')
 }

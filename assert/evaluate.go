@@ -227,11 +227,25 @@ type response struct {
 	refs  [16]jsondoc.Ref
 }
 
+// sameStep reports whether two steps of simple paths are the same: a
+// == b, without the runtime's generic comparison of interfaces.
+func sameStep(a, b jp.Frag) bool {
+	switch x := a.(type) {
+	case jp.Child:
+		y, ok := b.(jp.Child)
+		return ok && x == y
+	case jp.Nth:
+		y, ok := b.(jp.Nth)
+		return ok && x == y
+	}
+	return a == b
+}
+
 // lookup is lookup(rs.doc, x) for a simple path (modeSimple), following
 // only the steps after those it shares with the path looked up before.
 func (rs *response) lookup(x jp.Expr) (jsondoc.Ref, bool) {
 	n := 0
-	for n < rs.steps && n < len(x) && x[n] == rs.last[n] {
+	for n < rs.steps && n < len(x) && sameStep(x[n], rs.last[n]) {
 		n++
 	}
 	r := rs.doc.Root()

@@ -106,6 +106,25 @@ func appendExpectedItem(b []byte, keys []string, typeKey string, it any) (out []
 	return b, typeAt
 }
 
+// appendDocItem is appendItem of an object on the tape: each key's value
+// (absent or empty: null) appended from the tape, with no value boxed.
+func appendDocItem(b []byte, keys []string, doc *jsondoc.Doc, it jsondoc.Ref) []byte {
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = schema.AppendCanonicalString(b, k)
+		b = append(b, ':')
+		if f, ok := doc.Get(it, k); ok && !doc.Empty(f) {
+			b = doc.AppendCanonical(b, f)
+		} else {
+			b = schema.AppendCanonicalJSON(b, nil)
+		}
+	}
+	return append(b, '}')
+}
+
 // inScope reports whether a response item's type is in the dimension's
 // scope (always, without a scope or a type key).
 func inScope(dim *spec.Dimension, doc *jsondoc.Doc, it jsondoc.Ref) bool {
@@ -147,12 +166,7 @@ func appendResponseItem(b []byte, keys []string, typeKey string, doc *jsondoc.Do
 	if len(keys) == 0 {
 		b = doc.AppendCanonical(b, it)
 	} else {
-		b = appendItem(b, keys, func(k string) any {
-			if f, ok := doc.Get(it, k); ok && !doc.Empty(f) {
-				return docValue{doc, f}
-			}
-			return nil
-		})
+		b = appendDocItem(b, keys, doc, it)
 	}
 	typeAt = len(b)
 	if typeKey != "" {
