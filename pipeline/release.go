@@ -8,8 +8,8 @@ import "runtime/debug"
 // on. Through a run or a replay the heap holds, besides what is kept, up
 // to as much again of garbage (requests, responses, decoded records; the
 // collector's goal with GOGC=100), spread over its pages. The report then
-// needs one block of 368 bytes per listed case (7.4 MB at 20,000 cases,
-// up to 74 MB at the 200,000 a report lists), which those pages seldom
+// needs one block of 360 bytes per listed case (7.2 MB at 20,000 cases,
+// up to 72 MB at the 200,000 a report lists), which those pages seldom
 // hold in one piece, so the heap grew by that much over the peak it had.
 // Released first, the report's block takes the garbage's place instead:
 // the peak RSS of nlutest run of 20,000 cases falls by 2-4 MB, that of
