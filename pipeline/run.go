@@ -355,7 +355,8 @@ type Outcome struct {
 }
 
 // Execute writes run.json, calls the target with every selected case not
-// yet recorded, appends each result to the results file, evaluates and
+// yet recorded, appends each result to the results file (in groups: see
+// runner.ResultsWriter and runner.Config.OnIdle), evaluates and
 // collects it, and hands it to onResult (nil: nothing), one at a time. When
 // ctx is cancelled, calls in flight get runner.CallGrace to finish; those
 // that answer are recorded, those that fail are not (runner.NotAResult),
@@ -390,12 +391,18 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 				return r.recordConversation(rw, conv.add(res, evaluation), onResult)
 			}
 			defer evaluation.Release()
-			if err := rw.Write(res); err != nil {
+			if err := rw.Add(res); err != nil {
 				return fmt.Errorf("writing results: %w", err)
 			}
 			col.Add(res, evaluation)
 			if onResult != nil {
 				onResult(res)
+			}
+			return nil
+		},
+		OnIdle: func() error {
+			if err := rw.Flush(); err != nil {
+				return fmt.Errorf("writing results: %w", err)
 			}
 			return nil
 		},

@@ -167,12 +167,13 @@ func benchRun(b *testing.B, s *spec.Suite, resultsPath string, o runner.CallerOp
 		Evaluate:    ev.Evaluate,
 		OnResult: func(r *schema.Result, e *assert.Evaluation) error {
 			defer e.Release()
-			if err := rw.Write(r); err != nil {
+			if err := rw.Add(r); err != nil {
 				return err
 			}
 			col.Add(r, e)
 			return nil
 		},
+		OnIdle: rw.Flush,
 	})
 	if cerr := rw.Close(); err == nil {
 		err = cerr

@@ -14,12 +14,28 @@ import (
 // ResultsFile is the name of the results file in a run directory.
 const ResultsFile = "results.jsonl"
 
-// ResultsWriter appends results to a JSONL file, one line each, flushed as
-// each result is written so a killed run loses only calls in flight.
+// ResultsWriter appends results to a JSONL file, one line each. Write
+// writes a result at once. Add gathers results into a group that Flush
+// writes with one write(2) — the group commit of a live run: Run's OnIdle
+// flushes whenever every finished call has been handed on, so results
+// that finish together share a write while a run whose calls finish one
+// at a time still writes each at once — and a group never holds more than
+// GroupResults results or GroupBytes bytes before it is written.
 type ResultsWriter struct {
-	f *os.File
-	w *bufio.Writer
+	f   *os.File
+	buf []byte // lines added and not yet written
+	n   int    // results in buf
 }
+
+// The bounds of a group of results Add gathers before writing it.
+const (
+	GroupResults = 64
+	GroupBytes   = 64 << 10
+)
+
+// maxKeptBuffer is the largest group buffer kept for the next group; one
+// grown by a huge result is dropped once written.
+const maxKeptBuffer = 1 << 20
 
 // CreateResults opens path for appending, creating it when missing.
 func CreateResults(path string) (*ResultsWriter, error) {
@@ -27,44 +43,73 @@ func CreateResults(path string) (*ResultsWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ResultsWriter{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+	return &ResultsWriter{f: f}, nil
 }
 
-// Write appends one result.
+// Write appends one result and writes it (with any results added before)
+// at once.
 func (w *ResultsWriter) Write(r *schema.Result) error {
-	b, err := schema.EncodeLine(r)
+	if err := w.add(r); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// Add appends one result to the group not yet written; it writes the
+// group when that reaches GroupResults results or GroupBytes bytes.
+func (w *ResultsWriter) Add(r *schema.Result) error {
+	if err := w.add(r); err != nil {
+		return err
+	}
+	if w.n >= GroupResults || len(w.buf) >= GroupBytes {
+		return w.Flush()
+	}
+	return nil
+}
+
+func (w *ResultsWriter) add(r *schema.Result) error {
+	b, err := schema.AppendResultLine(w.buf, r)
 	if err != nil {
 		return fmt.Errorf("encoding result %s: %w", r.ID, err)
 	}
-	if _, err := w.w.Write(b); err != nil {
-		return err
-	}
-	return w.w.Flush()
+	w.buf = b
+	w.n++
+	return nil
 }
 
 // WriteAll appends the results of one script (a conversation's turns)
-// with one write, so a run killed while writing leaves them whole or torn
-// in their last line only at the end of the file (see
-// pipeline's resume, which drops a conversation cut short there).
+// and writes them, with any results added before, in one write, so a run
+// killed while writing leaves them whole or torn in their last line only
+// at the end of the file (see pipeline's resume, which drops a
+// conversation cut short there). A result that cannot be encoded writes
+// none of them.
 func (w *ResultsWriter) WriteAll(rs []*schema.Result) error {
-	if err := w.w.Flush(); err != nil {
-		return err
-	}
-	var b []byte
+	mark, n := len(w.buf), w.n
 	for _, r := range rs {
-		line, err := schema.EncodeLine(r)
-		if err != nil {
-			return fmt.Errorf("encoding result %s: %w", r.ID, err)
+		if err := w.add(r); err != nil {
+			w.buf, w.n = w.buf[:mark], n
+			return err
 		}
-		b = append(b, line...)
 	}
-	_, err := w.f.Write(b)
+	return w.Flush()
+}
+
+// Flush writes the results added and not yet written, in one write.
+func (w *ResultsWriter) Flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := w.f.Write(w.buf)
+	w.buf, w.n = w.buf[:0], 0
+	if cap(w.buf) > maxKeptBuffer {
+		w.buf = nil
+	}
 	return err
 }
 
-// Close flushes and closes the file.
+// Close writes what is left and closes the file.
 func (w *ResultsWriter) Close() error {
-	err := w.w.Flush()
+	err := w.Flush()
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}

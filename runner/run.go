@@ -25,6 +25,13 @@ type Config[E any] struct {
 	// OnDropped, when set, receives, one at a time, each failed call that
 	// is not a result (see Run) and so is not handed to OnResult.
 	OnDropped func(*schema.Result)
+	// OnIdle, when set, is called after OnResult (or OnDropped) whenever
+	// no other finished turn is waiting, so Run is about to wait for the
+	// next: a sink that gathers results (ResultsWriter.Add) writes them
+	// then. Results that finish together share one write; a run whose
+	// calls finish one at a time still writes each at once. An error
+	// stops the run as one from OnResult does.
+	OnIdle func() error
 }
 
 // CallGrace is how long calls in flight may go on after ctx is cancelled
@@ -113,16 +120,11 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 	}()
 	var sinkErr error
 	for d := range results {
-		if d.dropped {
-			if cfg.OnDropped != nil {
-				cfg.OnDropped(d.r)
-			}
-			continue
+		err := deliver(&cfg, d, sinkErr != nil)
+		if err == nil && sinkErr == nil && cfg.OnIdle != nil && len(results) == 0 {
+			err = cfg.OnIdle()
 		}
-		if sinkErr != nil || cfg.OnResult == nil {
-			continue
-		}
-		if err := cfg.OnResult(d.r, d.ev); err != nil {
+		if err != nil && sinkErr == nil {
 			sinkErr = err
 			halted.Store(true)
 			stop()
@@ -137,6 +139,21 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 		return genErr
 	}
 	return nil
+}
+
+// deliver hands d to OnDropped or, unless the sink already failed, to
+// OnResult, and returns OnResult's error.
+func deliver[E any](cfg *Config[E], d done[E], failed bool) error {
+	if d.dropped {
+		if cfg.OnDropped != nil {
+			cfg.OnDropped(d.r)
+		}
+		return nil
+	}
+	if failed || cfg.OnResult == nil {
+		return nil
+	}
+	return cfg.OnResult(d.r, d.ev)
 }
 
 // runScript runs the turns of one script in one session and sends each

@@ -228,6 +228,17 @@ func appendCompactJSON(b []byte, raw []byte) []byte {
 	return b
 }
 
+// AppendResultLine appends r as one JSON line (with the trailing newline),
+// the same bytes EncodeLine(r) returns, to dst; on error dst comes back
+// as it was.
+func AppendResultLine(dst []byte, r *Result) ([]byte, error) {
+	b, err := appendResult(dst, r)
+	if err != nil {
+		return dst, err
+	}
+	return append(b, '\n'), nil
+}
+
 // encodeResultLine is EncodeLine for a result.
 func encodeResultLine(r *Result) ([]byte, error) {
 	bp := scratch.Get().(*[]byte)

@@ -56,6 +56,18 @@ func TestResultLineMatchesEncodingJSON(t *testing.T) {
 		if !bytes.Equal(again, got) {
 			t.Errorf("%s: does not survive a round trip:\n%s\n%s", name, got, again)
 		}
+		// AppendResultLine (the results writer's group buffer) appends
+		// the same line after what the buffer holds.
+		prefix := []byte("{\"id\":\"前一行\"}\n")
+		if app, err := AppendResultLine(bytes.Clone(prefix), &r); err != nil || !bytes.Equal(app, append(bytes.Clone(prefix), got...)) {
+			t.Errorf("%s: AppendResultLine = %q, %v; want the prefix and %q", name, app, err, got)
+		}
+	}
+	// A result that cannot be encoded leaves the buffer as it was.
+	bad := Result{Case: Case{ID: "坏"}, Response: json.RawMessage(`{"未完`)}
+	prefix := []byte("{\"id\":\"前一行\"}\n")
+	if app, err := AppendResultLine(bytes.Clone(prefix), &bad); err == nil || !bytes.Equal(app, prefix) {
+		t.Errorf("AppendResultLine of an invalid response = %q, %v; want the buffer unchanged and an error", app, err)
 	}
 }
 

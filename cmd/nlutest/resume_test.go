@@ -161,3 +161,59 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	}
 	t.Logf("%d of 20 runs killed mid-way; final run completed %d cases", kills, len(got))
 }
+
+// results.jsonl is written in groups (runner.ResultsWriter.Add, flushed
+// whenever the run has handed on every finished call): a run killed while
+// it waits for its calls in flight has kept every call that was answered.
+// The service answers n-1 calls and holds the rest; once the results file
+// holds those n-1 (a wait only a run that never writes would not end), the
+// run is killed and must have kept exactly them, whole, and a resume
+// completes the run.
+func TestKilledRunKeepsEveryAnsweredCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills child processes; skipped with -short")
+	}
+	g := newGate(t)
+	srv := slowNLU(t, g)
+	dir := writeSuite(t, resumeSuite(300))
+	for _, n := range []int{1, 2, 9, 70, 200} {
+		run := filepath.Join(dir, fmt.Sprintf("killed-%d", n))
+		results := filepath.Join(run, runner.ResultsFile)
+		held := g.arm(n)
+		cmd := exec.Command(os.Args[0], "run", dir, "--var", "url="+srv.URL, "--out", run, "--quiet")
+		cmd.Env = append(os.Environ(), "NLUTEST_TEST_CHILD=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		kill := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() }
+		select {
+		case <-held:
+		case <-time.After(hangLimit):
+			kill()
+			t.Fatalf("n=%d: the run never reached its %d-th request", n, n)
+		}
+		lines := func() int {
+			b, _ := os.ReadFile(results)
+			return strings.Count(string(b), "\n")
+		}
+		deadline := time.Now().Add(hangLimit)
+		for lines() < n-1 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		kill()
+		g.release()
+		if got := len(readRecorded(t, results)); got != n-1 || lines() != n-1 {
+			t.Fatalf("n=%d: the killed run kept %d results (%d lines), want the %d answered calls", n, got, lines(), n-1)
+		}
+		resume := exec.Command(os.Args[0], "run", "--resume", run, "--var", "url="+srv.URL, "--quiet")
+		resume.Env = append(os.Environ(), "NLUTEST_TEST_CHILD=1")
+		out, err := resume.CombinedOutput()
+		if err != nil && !strings.Contains(err.Error(), "exit status 1") {
+			t.Fatalf("n=%d: resume: %v\n%s", n, err, out)
+		}
+		if got := len(readRecorded(t, results)); got != 300 {
+			t.Errorf("n=%d: the resumed run holds %d results, want 300", n, got)
+		}
+	}
+}

@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -71,6 +73,34 @@ type httpCaller struct {
 	fingerprint string
 	// needs are the per-case names the request expressions use.
 	needs spec.Needs
+	// recorded holds the request headers last recorded: calls that send
+	// the target's static headers record them redacted once.
+	recorded atomic.Pointer[recordedHeaders]
+}
+
+// recordedHeaders are the request headers src as results record them
+// (redacted, one value per name); results share rec and never write it.
+type recordedHeaders struct {
+	src http.Header
+	rec map[string]string
+}
+
+// recordHeaders returns the request headers hdr as a result records them.
+// A header map a request sends is never written afterwards (the static
+// ones are built once; per-case ones are built for their call), so the
+// same map gives the same record.
+func (h *httpCaller) recordHeaders(hdr http.Header) map[string]string {
+	if p := h.recorded.Load(); p != nil && sameMap(p.src, hdr) {
+		return p.rec
+	}
+	rec := h.red.Headers(hdr)
+	h.recorded.Store(&recordedHeaders{src: hdr, rec: rec})
+	return rec
+}
+
+// sameMap reports whether a and b are the same map (not equal ones).
+func sameMap(a, b http.Header) bool {
+	return a != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // newHTTPCaller makes the caller every HTTP kind shares; endpoint tells
@@ -91,9 +121,18 @@ func newHTTPCaller(b *Build, endpoint string, conn *connConfig) (*httpCaller, er
 	}, nil
 }
 
+// jsonBody is {"KEY": text}: the bytes json.Marshal gives for
+// map[string]string{key: text} (HTML characters escaped), without the map
+// (TestJSONBodyAsMarshal).
 func jsonBody(key, text string) []byte {
-	b, _ := json.Marshal(map[string]string{key: text})
-	return b
+	k, _ := json.Marshal(key)
+	v, _ := json.Marshal(text)
+	b := make([]byte, 0, len(k)+len(v)+3)
+	b = append(b, '{')
+	b = append(b, k...)
+	b = append(b, ':')
+	b = append(b, v...)
+	return append(b, '}')
 }
 
 // textBody is a fixed body {"KEY": turn text}.
@@ -242,7 +281,7 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		r.Outcome = schema.Error
 		return r
 	}
-	r.Request = &schema.Request{Method: req.Method, URL: h.red.String(req.URL), Headers: h.red.Headers(req.Header), Body: h.red.String(string(req.Body))}
+	r.Request = &schema.Request{Method: req.Method, URL: h.red.String(req.URL), Headers: h.recordHeaders(req.Header), Body: h.red.String(string(req.Body))}
 	var key string
 	if h.cache != nil {
 		fp := h.fingerprint
@@ -283,14 +322,13 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		r.Outcome = schema.Error
 		return r
 	}
-	// Compact so the record is one line and re-reading it gives the same bytes.
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, resp.Body); err != nil {
+	body, err := compactJSON(resp.Body, resp.JSONChecked)
+	if err != nil {
 		r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: err.Error()}
 		r.Outcome = schema.Error
 		return r
 	}
-	r.Response = json.RawMessage(h.red.JSON(buf.Bytes()))
+	r.Response = json.RawMessage(h.red.JSON(body))
 	answer := r.Response
 	h.decodeReply(r, c)
 	if h.after != nil && r.Error == nil {
@@ -305,6 +343,21 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		h.cache.Put(key, &kept)
 	}
 	return r
+}
+
+// compactJSON is b compacted, so the record is one line and re-reading it
+// gives the same bytes (json.Compact); an error when b is not JSON. JSON
+// already checked (checked) without a space, tab or line break is compact
+// already: b itself (TestCompactJSONFastPath).
+func compactJSON(b []byte, checked bool) ([]byte, error) {
+	if checked && !bytes.ContainsAny(b, " \t\r\n") {
+		return b, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // fromCache fills r from the cache entry key, if there is one, and

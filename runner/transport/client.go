@@ -13,8 +13,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nlutest/nlutest/schema"
@@ -61,6 +63,8 @@ type Response struct {
 	// Redirects are the URLs the last attempt was redirected to, in order
 	// (Policy.Redirects).
 	Redirects []string
+	// JSONChecked says Body was found to be valid JSON (Policy.ExpectJSON).
+	JSONChecked bool
 	// Interrupted is set when the parent context ended the call (Ctrl-C).
 	// Err then has Type schema.ErrRequest and Message "interrupted"; the
 	// case should be left unrecorded so --resume runs it again.
@@ -77,6 +81,32 @@ type Client struct {
 	timeout time.Duration
 	max     int64
 	retry   retrySet
+	// last is the request prepare built last: a target's calls repeat the
+	// method, URL and headers, which are then parsed and checked once.
+	last atomic.Pointer[prepared]
+}
+
+// prepared is a request prepare built, kept for the next calls with the
+// same method, URL, headers and presence of a body.
+type prepared struct {
+	method, url string
+	hasBody     bool
+	given       http.Header   // the Request's headers, a copy
+	base        *http.Request // without body; its Header is never written
+}
+
+// matches reports whether p was built from what r asks for.
+func (p *prepared) matches(method string, r *Request) bool {
+	if p.method != method || p.url != r.URL || p.hasBody != (r.Body != nil) || len(p.given) != len(r.Header) {
+		return false
+	}
+	for k, vs := range r.Header {
+		ws, ok := p.given[k]
+		if !ok || !slices.Equal(vs, ws) {
+			return false
+		}
+	}
+	return true
 }
 
 // Option adjusts a Client made by NewClient.
@@ -273,11 +303,45 @@ func interrupted(out Response) Response {
 }
 
 // prepare validates r and builds the request every attempt is cloned from.
+// The checked request without its body is kept (Client.last), so calls
+// with the same method, URL and headers only attach their body.
 func (c *Client) prepare(r Request) (*http.Request, *schema.CallError) {
 	method := r.Method
 	if method == "" {
 		method = http.MethodGet
 	}
+	p := c.last.Load()
+	if p == nil || !p.matches(method, &r) {
+		base, cerr := c.build(method, r)
+		if cerr != nil {
+			return nil, cerr
+		}
+		p = &prepared{method: method, url: r.URL, hasBody: r.Body != nil, given: r.Header.Clone(), base: base}
+		c.last.Store(p)
+	}
+	req := new(http.Request)
+	*req = *p.base
+	if r.Body != nil {
+		withBody(req, r.Body)
+	}
+	return req, nil
+}
+
+// withBody attaches body to req as http.NewRequest attaches a
+// *bytes.Reader: its length, a GetBody for each attempt, NoBody when empty.
+func withBody(req *http.Request, body []byte) {
+	req.ContentLength = int64(len(body))
+	if len(body) == 0 {
+		req.Body = http.NoBody
+		req.GetBody = func() (io.ReadCloser, error) { return http.NoBody, nil }
+		return
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+}
+
+// build checks r's URL and headers and builds its request, without body.
+func (c *Client) build(method string, r Request) (*http.Request, *schema.CallError) {
 	u, err := url.Parse(r.URL)
 	if err != nil {
 		var ue *url.Error
@@ -292,11 +356,7 @@ func (c *Client) prepare(r Request) (*http.Request, *schema.CallError) {
 	if u.Host == "" {
 		return nil, requestError("invalid URL %q: no host", r.URL)
 	}
-	var body io.Reader
-	if r.Body != nil {
-		body = bytes.NewReader(r.Body)
-	}
-	req, err := http.NewRequest(method, r.URL, body)
+	req, err := http.NewRequest(method, r.URL, nil)
 	if err != nil {
 		return nil, requestError("invalid request: %v", err)
 	}
@@ -403,9 +463,12 @@ func (c *Client) attempt(parent context.Context, base *http.Request, body []byte
 		return out, classOther, 0
 	}
 	out.Body = b
-	if c.policy.ExpectJSON && !json.Valid(b) {
-		out.Err = invalidJSON(b)
-		return out, classOther, 0
+	if c.policy.ExpectJSON {
+		if !json.Valid(b) {
+			out.Err = invalidJSON(b)
+			return out, classOther, 0
+		}
+		out.JSONChecked = true
 	}
 	return out, classNone, 0
 }
