@@ -32,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -121,12 +122,15 @@ func liveRun(b *testing.B, s *spec.Suite, dir string) time.Duration {
 }
 
 // round times fn, after a garbage collection, and returns requests per
-// second and process CPU µs per request for n requests.
-func round(n int, fn func()) (rps, cpuPerReq float64) {
+// second and process CPU µs per request for n requests. fn runs with the
+// profiler label side=SIDE, which the goroutines it starts (workers,
+// connections) inherit, so a CPU profile tells the sides apart:
+// go tool pprof -tagfocus side=nlutest.
+func round(side string, n int, fn func()) (rps, cpuPerReq float64) {
 	runtime.GC()
 	cpu0, _ := processCPU()
 	start := time.Now()
-	fn()
+	pprof.Do(context.Background(), pprof.Labels("side", side), func(context.Context) { fn() })
 	wall := time.Since(start)
 	cpu1, _ := processCPU()
 	return float64(n) / wall.Seconds(), float64((cpu1 - cpu0).Microseconds()) / float64(n)
@@ -159,10 +163,10 @@ func BenchmarkRunVsClient(b *testing.B) {
 	var execRPS []float64
 	b.ResetTimer()
 	for i := range b.N * rounds {
-		r, c := round(n, func() { minimalClient(b, url, texts) })
+		r, c := round("client", n, func() { minimalClient(b, url, texts) })
 		rps[0], cpu[0] = append(rps[0], r), append(cpu[0], c)
 		var exec time.Duration
-		r, c = round(n, func() { exec = liveRun(b, s, filepath.Join(dir, fmt.Sprintf("run-%d", i))) })
+		r, c = round("nlutest", n, func() { exec = liveRun(b, s, filepath.Join(dir, fmt.Sprintf("run-%d", i))) })
 		rps[1], cpu[1] = append(rps[1], r), append(cpu[1], c)
 		execRPS = append(execRPS, float64(n)/exec.Seconds())
 	}

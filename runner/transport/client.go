@@ -302,34 +302,30 @@ func interrupted(out Response) Response {
 	return out
 }
 
-// prepare validates r and builds the request every attempt is cloned from.
-// The checked request without its body is kept (Client.last), so calls
-// with the same method, URL and headers only attach their body.
+// prepare validates r and returns the request, without body, every
+// attempt is cloned from (attach gives a clone its body). The checked
+// request is kept (Client.last), so calls with the same method, URL,
+// headers and presence of a body share it; it is never written.
 func (c *Client) prepare(r Request) (*http.Request, *schema.CallError) {
 	method := r.Method
 	if method == "" {
 		method = http.MethodGet
 	}
-	p := c.last.Load()
-	if p == nil || !p.matches(method, &r) {
-		base, cerr := c.build(method, r)
-		if cerr != nil {
-			return nil, cerr
-		}
-		p = &prepared{method: method, url: r.URL, hasBody: r.Body != nil, given: r.Header.Clone(), base: base}
-		c.last.Store(p)
+	if p := c.last.Load(); p != nil && p.matches(method, &r) {
+		return p.base, nil
 	}
-	req := new(http.Request)
-	*req = *p.base
-	if r.Body != nil {
-		withBody(req, r.Body)
+	base, cerr := c.build(method, r)
+	if cerr != nil {
+		return nil, cerr
 	}
-	return req, nil
+	c.last.Store(&prepared{method: method, url: r.URL, hasBody: r.Body != nil, given: r.Header.Clone(), base: base})
+	return base, nil
 }
 
-// withBody attaches body to req as http.NewRequest attaches a
-// *bytes.Reader: its length, a GetBody for each attempt, NoBody when empty.
-func withBody(req *http.Request, body []byte) {
+// attach gives req (a clone of a prepared request) body as http.NewRequest
+// gives a *bytes.Reader: its length, the body, and GetBody for the
+// transport to send it again; NoBody when empty.
+func attach(req *http.Request, body []byte) {
 	req.ContentLength = int64(len(body))
 	if len(body) == 0 {
 		req.Body = http.NoBody
@@ -414,7 +410,7 @@ func (c *Client) attempt(parent context.Context, base *http.Request, body []byte
 	}
 	req := base.WithContext(ctx)
 	if body != nil {
-		req.Body, _ = base.GetBody() // never fails for a *bytes.Reader body
+		attach(req, body)
 	}
 	start := time.Now()
 	hr, err := c.hc.Do(req)
