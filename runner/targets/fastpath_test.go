@@ -17,7 +17,13 @@ func TestJSONBodyAsMarshal(t *testing.T) {
 		"订一张去北京的机票", "", `引号"与\反斜杠`, "<b>粗体</b> & 符号", "行\u2028分隔\u2029段",
 		"制表\t换行\n回车\r", "\x00\x1f控制", "无效\xff\xfeUTF-8", "表情😀", "ｆｕｌｌ－ｗｉｄｔｈ", "e\u0301 组合",
 	}
-	for _, key := range []string{"text", "query", "文本", "<key>&"} {
+	for c := range 256 { // every byte alone, and inside Chinese text
+		texts = append(texts, string([]byte{byte(c)}), "北"+string([]byte{byte(c)})+"京")
+	}
+	for _, r := range []rune{0x7f, 0x80, 0xa0, 0x2028, 0x2029, 0xfeff, 0xfffd, 0x10ffff} {
+		texts = append(texts, "城市"+string(r))
+	}
+	for _, key := range []string{"text", "query", "文本", "<key>&", "换\n行", "\u2028"} {
 		for _, text := range texts {
 			want, err := json.Marshal(map[string]string{key: text})
 			if err != nil {

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/transport"
 	"github.com/nlutest/nlutest/schema"
@@ -122,16 +123,26 @@ func newHTTPCaller(b *Build, endpoint string, conn *connConfig) (*httpCaller, er
 }
 
 // jsonBody is {"KEY": text}: the bytes json.Marshal gives for
-// map[string]string{key: text} (HTML characters escaped), without the map
-// (TestJSONBodyAsMarshal).
+// map[string]string{key: text}, without the map (TestJSONBodyAsMarshal).
+// Without <, > or & (which json.Marshal escapes as HTML) the strings are
+// written as jsondoc.AppendString writes them, the encoding/json escapes
+// otherwise; with them, by json.Marshal.
 func jsonBody(key, text string) []byte {
-	k, _ := json.Marshal(key)
-	v, _ := json.Marshal(text)
-	b := make([]byte, 0, len(k)+len(v)+3)
+	if strings.ContainsAny(key, "<>&") || strings.ContainsAny(text, "<>&") {
+		k, _ := json.Marshal(key)
+		v, _ := json.Marshal(text)
+		b := make([]byte, 0, len(k)+len(v)+3)
+		b = append(b, '{')
+		b = append(b, k...)
+		b = append(b, ':')
+		b = append(b, v...)
+		return append(b, '}')
+	}
+	b := make([]byte, 0, len(key)+len(text)+8)
 	b = append(b, '{')
-	b = append(b, k...)
+	b = jsondoc.AppendString(b, key)
 	b = append(b, ':')
-	b = append(b, v...)
+	b = jsondoc.AppendString(b, text)
 	return append(b, '}')
 }
 
