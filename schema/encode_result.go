@@ -6,6 +6,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // appendResult writes a result record — the case fields, then the call's —
@@ -76,11 +77,9 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = strconv.AppendInt(b, int64(r.ScriptTurns), 10)
 	}
 	b = append(b, `,"started":`...)
-	tb, err := r.Started.MarshalJSON()
-	if err != nil {
+	if b, err = appendTime(b, r.Started); err != nil {
 		return b, err
 	}
-	b = append(b, tb...)
 	if e := r.Error; e != nil {
 		b = append(b, `,"error":{"type":`...)
 		b = jsondoc.AppendString(b, e.Type)
@@ -135,6 +134,21 @@ func appendJudgement(b []byte, r *Result) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendTime writes t as time.Time's MarshalJSON does (RFC 3339 with
+// nanoseconds, quoted), without its allocation; what MarshalJSON refuses
+// (a year outside 0000–9999, a zone offset of 24 hours or more) goes to
+// MarshalJSON for its error.
+func appendTime(b []byte, t time.Time) ([]byte, error) {
+	_, off := t.Zone()
+	if y := t.Year(); y < 0 || y > 9999 || off <= -24*3600 || off >= 24*3600 {
+		tb, err := t.MarshalJSON()
+		return append(b, tb...), err
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), nil
+}
+
 // appendRequest writes the request object, members in field order and
 // empty ones left out, as encoding/json does.
 func appendRequest(b []byte, q *Request) []byte {
@@ -179,8 +193,11 @@ func appendRequest(b []byte, q *Request) []byte {
 	return append(b, '}')
 }
 
+// appendStringMap writes m with its keys sorted, as encoding/json does;
+// small maps (headers) sort on the stack.
 func appendStringMap(b []byte, m map[string]string) []byte {
-	keys := make([]string, 0, len(m))
+	var arr [8]string
+	keys := arr[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,6 +62,25 @@ func TestResultLineMatchesEncodingJSON(t *testing.T) {
 		prefix := []byte("{\"id\":\"前一行\"}\n")
 		if app, err := AppendResultLine(bytes.Clone(prefix), &r); err != nil || !bytes.Equal(app, append(bytes.Clone(prefix), got...)) {
 			t.Errorf("%s: AppendResultLine = %q, %v; want the prefix and %q", name, app, err, got)
+		}
+	}
+	// started as time.Time's MarshalJSON writes it, and its errors.
+	for _, at := range []time.Time{
+		time.Date(2026, 12, 2, 3, 4, 5, 0, time.UTC), time.Date(2026, 12, 2, 3, 4, 5, 100, time.FixedZone("北京", 8*3600)),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Time{}, time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -(23*3600+59*60))),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 24*3600)), time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", -25*3600)),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 23*3600+59*60+30)),
+	} {
+		r := Result{Case: Case{ID: "时刻"}, Started: at}
+		got, err := EncodeLine(&r)
+		want, werr := json.Marshal(at)
+		if (err == nil) != (werr == nil) || err != nil && !strings.Contains(err.Error(), strings.TrimPrefix(werr.Error(), "json: error calling MarshalJSON for type time.Time: ")) {
+			t.Errorf("started %v: error %v, want one like %v", at, err, werr)
+			continue
+		}
+		if err == nil && !bytes.Contains(got, append([]byte(`"started":`), want...)) {
+			t.Errorf("started %v: %s, want %s", at, got, want)
 		}
 	}
 	// A result that cannot be encoded leaves the buffer as it was.
