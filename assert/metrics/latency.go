@@ -59,11 +59,11 @@ func NewLatencyAcc() *LatencyAcc { return &LatencyAcc{} }
 
 // Sample is one latency measurement prepared for adding to several
 // accumulators (a case counts in every node of the metrics tree it belongs
-// to): its length bucket and histogram cell are worked out once.
+// to): its length bucket is worked out once. (Its histogram cell is worked
+// out only by an accumulator past ExactLatencySamples, which needs it.)
 type Sample struct {
 	ms     float64
 	bucket int
-	cell   int32
 	ok     bool
 }
 
@@ -73,7 +73,7 @@ func NewSample(n int, ms float64) Sample {
 	if math.IsNaN(ms) || math.IsInf(ms, 0) {
 		return Sample{}
 	}
-	return Sample{ms: ms, bucket: BucketIndex(n), cell: histIndex(ms), ok: true}
+	return Sample{ms: ms, bucket: BucketIndex(n), ok: true}
 }
 
 // AddSample records a prepared sample.
@@ -84,7 +84,7 @@ func (l *LatencyAcc) AddSample(s Sample) {
 	i, ms := s.bucket, s.ms
 	l.n++
 	if l.hist != nil {
-		l.hist.addCell(i, s.cell, ms)
+		l.hist.add(i, ms)
 		return
 	}
 	if !l.several {
