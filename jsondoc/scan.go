@@ -258,12 +258,14 @@ func memberErr(key []byte, err error) error {
 // PlainString reports whether a string body is its own text: no quote, no
 // escapes, no control characters, valid UTF-8.
 func PlainString(inner []byte) bool {
+	var or byte
 	for _, c := range inner {
 		if !plain[c] {
 			return false
 		}
+		or |= c
 	}
-	return utf8.Valid(inner)
+	return or < utf8.RuneSelf || utf8.Valid(inner) // ASCII (a record's keys) is valid
 }
 
 // Elements calls fn for every element of the JSON array in b.

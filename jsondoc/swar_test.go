@@ -2,7 +2,9 @@ package jsondoc
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The 8-byte string scan stops exactly where the byte-at-a-time loop does
@@ -34,6 +36,16 @@ func TestSWARScansMatchByteLoops(t *testing.T) {
 			if got := skipQuoteFree(b, j); got > wantQ || (got < wantQ && got+8 <= len(b)) || got < j {
 				t.Fatalf("skipQuoteFree(%q, %d) = %d, the loop stops at %d", b, j, got, wantQ)
 			}
+		}
+	}
+}
+
+// PlainString's ASCII shortcut answers as checking UTF-8 always would.
+func TestPlainString(t *testing.T) {
+	for _, s := range []string{"", "id", "response", "城市", "a\xffb", "\xe4\xb8", "\xe4\xb8\xad", "a\x1fb", `a"b`, `a\b`, "\x7f", "\xc0\x80", "latency_ms\xed\xa0\x80"} {
+		want := utf8.ValidString(s) && !strings.ContainsAny(s, "\"\\") && !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 })
+		if got := PlainString([]byte(s)); got != want {
+			t.Errorf("PlainString(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
