@@ -88,6 +88,12 @@ func TestRebuildRecordIntoReusedCase(t *testing.T) {
 	if rec == nil {
 		t.Fatal("no case of 订酒店 in both splits")
 	}
+	if underRace {
+		// The race detector's instrumentation allocates on its own (11
+		// times a rebuild here), so the count says nothing about the code;
+		// the README's `go test ./...` runs this check without it.
+		return
+	}
 	allocs := testing.AllocsPerRun(100, func() {
 		if _, ok := rb.RebuildRecordInto(&into, &rec.r.Case, rec.rest.Slots); !ok {
 			t.Fatal("no rebuild")
