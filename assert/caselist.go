@@ -179,7 +179,10 @@ func (c *Collector) Cases() []schema.CaseReport {
 			keys[i] = sortKey{schema.Outcome(e.outcome), 0, int(e.src), e.id, i}
 		}
 	}
-	slices.SortStableFunc(keys, func(a, b sortKey) int {
+	// Ties fall back on the listing order, i: the order a stable sort
+	// gives, with pdqsort's O(n log n) instead of SortStableFunc's
+	// insertion sorts and in-place merges.
+	slices.SortFunc(keys, func(a, b sortKey) int {
 		if a.outcome != b.outcome {
 			return -cmp.Compare(a.outcome, b.outcome)
 		}
@@ -189,7 +192,10 @@ func (c *Collector) Cases() []schema.CaseReport {
 		if a.order != b.order {
 			return cmp.Compare(a.order, b.order)
 		}
-		return strings.Compare(a.id, b.id)
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
 	out := make([]schema.CaseReport, len(keys))
 	for i, k := range keys {

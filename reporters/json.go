@@ -42,11 +42,17 @@ func JSON(w io.Writer, r *schema.Report) error {
 	bw.Write(before)
 	bw.WriteString("\n  \"cases\": [")
 	enc := newJSONEncoder(trimNewline{bw}, "    ")
+	var buf []byte
 	for i := range r.Cases {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
 		bw.WriteString("\n    ")
+		if cr := &r.Cases[i]; leanCase(cr) {
+			buf = appendLeanCase(buf[:0], cr)
+			bw.Write(buf)
+			continue
+		}
 		if err := enc.Encode(&r.Cases[i]); err != nil {
 			return fmt.Errorf("json report: %w", err)
 		}

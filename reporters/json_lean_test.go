@@ -1,0 +1,150 @@
+package reporters
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// leanStrings are the texts the cases below draw from: Chinese, HTML
+// characters, quotes and backslashes, control characters, U+2028/2029,
+// invalid and cut UTF-8, empty.
+var leanStrings = []string{
+	"", "订机票", "第12次订一张去北京的机票", "<b>北京</b> & 上海", `引号"和\反斜杠`,
+	"tab\there\nnewline\r\x00\x01\x1f\x7f", "行\u2028分\u2029段", "bad\xffutf8", "cut\xe5\x8c",
+	"天气/查询#0001", "emoji 😀 ok", "é\u0301", strings.Repeat("长", 300),
+}
+
+var leanFloats = []float64{0, 1, 12.5, 0.1234567, 1e-6, 9.99e-7, 1e-7, 123456789.123, 1e20, 1e21, 1.5e300,
+	5e-324, -3.25, math.MaxFloat64, 1234.000001}
+
+// randomLeanCase returns a case leanCase accepts.
+func randomLeanCase(rng *rand.Rand) schema.CaseReport {
+	pick := func() string { return leanStrings[rng.IntN(len(leanStrings))] }
+	cr := schema.CaseReport{ID: pick(), Template: pick(), Text: pick(), Outcome: schema.Outcome(rng.IntN(7) - 1),
+		LatencyMS: leanFloats[rng.IntN(len(leanFloats))],
+		Cached:    rng.IntN(2) == 0, Line: rng.IntN(3) * rng.IntN(100000)}
+	if rng.IntN(2) == 0 && math.Abs(cr.LatencyMS) < 1e300 {
+		cr.LatencyMS *= 1 + rng.Float64()
+	}
+	if rng.IntN(2) == 0 {
+		cr.File = pick()
+	}
+	for range rng.IntN(4) {
+		cr.Scene = append(cr.Scene, pick())
+	}
+	if rng.IntN(4) == 0 {
+		cr.Scene = []string{} // empty, not nil: omitted too
+	}
+	return cr
+}
+
+// TestLeanCaseMatchesEncodingJSON: a report whose listed cases take the
+// lean path is byte for byte what encoding/json writes for the report
+// whole, indented; cases that do not (failures, errors, NaN) mixed in.
+func TestLeanCaseMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 2))
+	for round := range 200 {
+		r := &schema.Report{}
+		for range rng.IntN(30) {
+			cr := randomLeanCase(rng)
+			switch rng.IntN(10) {
+			case 0:
+				cr.Failures = []schema.Failure{{Path: "$.intent.name", Message: "期望 订机票"}}
+			case 1:
+				cr.Error = &schema.CallError{Type: schema.ErrHTTP, Message: "HTTP 500 <错误>"}
+			case 2:
+				cr.Turn, cr.Script = 2, "对话"
+			}
+			if !leanCase(&cr) && cr.Failures == nil && cr.Error == nil && cr.Turn == 0 {
+				t.Fatalf("case %+v not lean", cr)
+			}
+			r.Cases = append(r.Cases, cr)
+		}
+		var got, want bytes.Buffer
+		if err := JSON(&got, r); err != nil {
+			t.Fatal(err)
+		}
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("round %d: lean path differs from encoding/json:\n got %s\nwant %s", round, got.Bytes(), want.Bytes())
+		}
+	}
+	for _, f := range leanFloats {
+		for _, v := range []float64{f, -f, math.Nextafter(f, 0), math.Nextafter(f, math.Inf(1))} {
+			want, err := json.Marshal(v)
+			if err != nil {
+				continue // past MaxFloat64: leanCase refuses it
+			}
+			if got := appendJSONFloat(nil, v); string(got) != string(want) {
+				t.Errorf("appendJSONFloat(%v) = %s, encoding/json %s", v, got, want)
+			}
+		}
+	}
+}
+
+// TestLeanCaseNaNIsAnError: a latency JSON cannot hold still fails the
+// report, as encoding/json does.
+func TestLeanCaseNaNIsAnError(t *testing.T) {
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		r := &schema.Report{Cases: []schema.CaseReport{{ID: "订机票#1", LatencyMS: f}}}
+		if err := JSON(&bytes.Buffer{}, r); err == nil {
+			t.Errorf("latency %v: no error", f)
+		}
+	}
+}
+
+// TestLeanCaseChecksEveryOtherField: setting any member appendLeanCase
+// does not write makes the case not lean, so a member added to
+// CaseReport cannot be dropped from report.json silently.
+func TestLeanCaseChecksEveryOtherField(t *testing.T) {
+	written := map[string]bool{"ID": true, "Template": true, "Scene": true, "Text": true, "Outcome": true,
+		"LatencyMS": true, "Cached": true, "File": true, "Line": true}
+	typ := reflect.TypeFor[schema.CaseReport]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if written[f.Name] {
+			continue
+		}
+		var cr schema.CaseReport
+		if !leanCase(&cr) {
+			t.Fatal("the zero case is not lean")
+		}
+		setNonZero(t, reflect.ValueOf(&cr).Elem().Field(i))
+		if leanCase(&cr) {
+			t.Errorf("CaseReport.%s set, the case is still lean: leanCase must check it (or appendLeanCase write it)", f.Name)
+		}
+	}
+}
+
+func setNonZero(t *testing.T, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("非空")
+	case reflect.Int:
+		v.SetInt(1)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		m.SetMapIndex(reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem())
+		v.Set(m)
+	default:
+		t.Fatalf("no non-zero value for a %s", v.Type())
+	}
+}
