@@ -1,8 +1,10 @@
 package reporters
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -147,4 +149,35 @@ func setNonZero(t *testing.T, v reflect.Value) {
 	default:
 		t.Fatalf("no non-zero value for a %s", v.Type())
 	}
+}
+
+// BenchmarkJSONListedCases writes a report of 20,000 passing cases (the
+// live-run benchmark's) as JSON does, and, for comparison, with
+// encoding/json case by case as JSON did before the lean path:
+//
+//	go test -run '^$' -bench BenchmarkJSONListedCases -benchmem ./reporters
+func BenchmarkJSONListedCases(b *testing.B) {
+	r := &schema.Report{}
+	for i := range 20_000 {
+		r.Cases = append(r.Cases, schema.CaseReport{ID: "订机票#" + strings.Repeat("0", 5) + string(rune('0'+i%10)),
+			Template: "订机票", Text: "第" + string(rune('0'+i%10)) + "次订一张去北京的机票", Outcome: schema.Pass,
+			LatencyMS: 0.123456 + float64(i), File: "/tmp/bench.nlu.hcl", Line: 18})
+	}
+	b.Run("JSON", func(b *testing.B) {
+		for b.Loop() {
+			if err := JSON(io.Discard, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			enc := newJSONEncoder(trimNewline{bufio.NewWriterSize(io.Discard, 64<<10)}, "    ")
+			for i := range r.Cases {
+				if err := enc.Encode(&r.Cases[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }
