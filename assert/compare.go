@@ -231,49 +231,9 @@ func lookup(d *jsondoc.Doc, x jp.Expr) (jsondoc.Ref, bool) {
 // on a parsed tape, in the order matches gives: arrays by index, objects by
 // key.
 func locate(d *jsondoc.Doc, x jp.Expr, out []jsondoc.Ref) []jsondoc.Ref {
-	var walk func(r jsondoc.Ref, rest jp.Expr)
-	walk = func(r jsondoc.Ref, rest jp.Expr) {
-		for len(rest) > 0 {
-			var ok bool
-			switch t := rest[0].(type) {
-			case jp.Child:
-				if r, ok = d.Get(r, string(t)); !ok {
-					return
-				}
-			case jp.Nth:
-				if r, ok = d.Index(r, int(t)); !ok {
-					return
-				}
-			case jp.Wildcard:
-				switch d.Kind(r) {
-				case jsondoc.Array:
-					d.Elems(r, func(_ int, v jsondoc.Ref) bool {
-						walk(v, rest[1:])
-						return true
-					})
-				case jsondoc.Object:
-					type member struct {
-						key string
-						val jsondoc.Ref
-					}
-					var ms []member
-					d.Each(r, func(k, v jsondoc.Ref) bool {
-						ms = append(ms, member{d.Str(k), v})
-						return true
-					})
-					sort.Slice(ms, func(i, j int) bool { return ms[i].key < ms[j].key })
-					for _, m := range ms {
-						walk(m.val, rest[1:])
-					}
-				}
-				return
-			}
-			rest = rest[1:]
-		}
-		out = append(out, r)
-	}
-	walk(d.Root(), x)
-	return out
+	w := tapeWalk{d: d, x: x, out: out}
+	w.walk(d.Root(), 0)
+	return w.out
 }
 
 // equalDoc is Equal(expected, d.Value(r)) without building the value for

@@ -100,14 +100,18 @@ func (e *Evaluator) sourceOf(r *schema.Result) *sourceChecks {
 }
 
 // pathMode says how a path is evaluated: on the parsed tape directly
-// (simple paths of names and indices, and those with wildcards too) or on
-// the response built as Go values (filters, descent, unions, slices).
+// (simple paths of names and indices, and those with wildcards and
+// equality filters too) or on the response built as Go values (other
+// filters, descent, unions, slices).
 type pathMode uint8
 
 const (
 	modeSimple pathMode = iota // $ then .name and [n] steps
 	modeTape                   // simple steps and wildcards
 	modeTree                   // anything else
+	// modeFilter: simple steps, wildcards and equality filters
+	// (tapeFilters); set by compile, never by modeOf.
+	modeFilter
 )
 
 func modeOf(x jp.Expr) pathMode {
@@ -155,10 +159,18 @@ type compiled struct {
 	// collection ($.entities): the expected items as a multiset; whole
 	// when that dimension has no keys (items compared whole: words).
 	collection, whole bool
+	// eqs, for modeFilter, is the equality filter of each step (nil for
+	// other steps).
+	eqs []*eqFilter
 }
 
 func (e *Evaluator) compile(x jp.Expr) compiled {
 	c := compiled{x: x, multi: multiNode(x), mode: modeOf(x), canon: x.String(), dim: -1}
+	if c.mode == modeTree {
+		if eqs, ok := tapeFilters(x); ok {
+			c.mode, c.eqs = modeFilter, eqs
+		}
+	}
 	if e.dims == nil {
 		return c
 	}
@@ -225,6 +237,9 @@ type response struct {
 	last  jp.Expr
 	steps int
 	refs  [16]jsondoc.Ref
+	// found holds what refsOf found last, in foundBuf while it fits.
+	found    []jsondoc.Ref
+	foundBuf [4]jsondoc.Ref
 }
 
 // sameStep reports whether two steps of simple paths are the same: a
@@ -283,8 +298,8 @@ func (rs *response) value() any {
 // others. (Evaluate compares simple paths in place instead.)
 func (rs *response) find(c *compiled) ([]any, bool) {
 	switch c.mode {
-	case modeTape:
-		refs := locate(rs.doc, c.x, nil)
+	case modeTape, modeFilter:
+		refs := rs.refsOf(c)
 		if len(refs) == 0 {
 			return nil, false
 		}
@@ -407,6 +422,9 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 		}
 		r.Failures = append(r.Failures, f)
 		return false
+	}
+	if (c.mode == modeTape || c.mode == modeFilter) && equalRefs(x.Value, rs.doc, rs.refsOf(c)) {
+		return true // compared in place; a failure builds the values below
 	}
 	got, found := rs.find(c)
 	if !found {
