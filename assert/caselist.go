@@ -2,8 +2,10 @@ package assert
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -158,50 +160,104 @@ func (c *Collector) mergeCases(o *Collector) {
 }
 
 // Cases returns every case, worst first: errors, then failures (more failed
-// checks first), then passes; ties in source order, then by id, so reports
-// never depend on completion order.
+// checks first), then passes; ties in source order, then by id, then in
+// listing order, so reports never depend on completion order. A long list
+// (from parallelCases cases, on two cores or more) is worked out in two
+// halves at once — keys, sort and reports — the halves' sorted keys
+// merged between: the listing order closes every tie, so the order is
+// total and the same as one sort's (TestSortCaseKeysHalvesMatchStable).
+// This is the longest part of building a big report, which runs on one
+// core while the other idles (docs/performance.md, issue 27).
 func (c *Collector) Cases() []schema.CaseReport {
 	// The sort keys are worked out once per case, and the sort moves small
 	// keys rather than whole reports.
-	type sortKey struct {
-		outcome schema.Outcome
-		nfail   int
-		order   int
-		id      string
-		i       int
-	}
-	keys := make([]sortKey, c.cases.len())
-	for i := range keys {
-		e := c.cases.at(i)
-		if cr := e.full; cr != nil {
-			keys[i] = sortKey{cr.Outcome, len(cr.Failures), c.order(cr), cr.ID, i}
-		} else {
-			keys[i] = sortKey{schema.Outcome(e.outcome), 0, int(e.src), e.id, i}
+	n := c.cases.len()
+	keys := make([]caseKey, n)
+	halves := n >= parallelCases && runtime.GOMAXPROCS(0) > 1
+	inHalves(halves, n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			e := c.cases.at(i)
+			if cr := e.full; cr != nil {
+				keys[i] = caseKey{cr.Outcome, len(cr.Failures), c.order(cr), cr.ID, i}
+			} else {
+				keys[i] = caseKey{schema.Outcome(e.outcome), 0, int(e.src), e.id, i}
+			}
 		}
-	}
-	// Ties fall back on the listing order, i: the order a stable sort
-	// gives, with pdqsort's O(n log n) instead of SortStableFunc's
-	// insertion sorts and in-place merges.
-	slices.SortFunc(keys, func(a, b sortKey) int {
-		if a.outcome != b.outcome {
-			return -cmp.Compare(a.outcome, b.outcome)
-		}
-		if a.nfail != b.nfail {
-			return -cmp.Compare(a.nfail, b.nfail)
-		}
-		if a.order != b.order {
-			return cmp.Compare(a.order, b.order)
-		}
-		if c := strings.Compare(a.id, b.id); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
+		slices.SortFunc(keys[lo:hi], compareCaseKeys)
 	})
-	out := make([]schema.CaseReport, len(keys))
-	for i, k := range keys {
-		out[i] = c.report(c.cases.at(k.i))
+	if halves {
+		keys = mergeCaseKeys(keys, n/2)
 	}
+	out := make([]schema.CaseReport, n)
+	inHalves(halves, n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = c.report(c.cases.at(keys[i].i))
+		}
+	})
 	return out
+}
+
+// parallelCases is the number of listed cases from which Cases works in
+// two halves at once.
+const parallelCases = 16384
+
+// caseKey is what a listed case sorts by in a report; i, its index in the
+// list, closes every tie.
+type caseKey struct {
+	outcome schema.Outcome
+	nfail   int
+	order   int
+	id      string
+	i       int
+}
+
+func compareCaseKeys(a, b caseKey) int {
+	if a.outcome != b.outcome {
+		return -cmp.Compare(a.outcome, b.outcome)
+	}
+	if a.nfail != b.nfail {
+		return -cmp.Compare(a.nfail, b.nfail)
+	}
+	if a.order != b.order {
+		return cmp.Compare(a.order, b.order)
+	}
+	if c := strings.Compare(a.id, b.id); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+// inHalves calls fn(0, n), or — when halves — fn(0, n/2) in a goroutine
+// of its own and fn(n/2, n) at once, and returns when both are done.
+func inHalves(halves bool, n int, fn func(lo, hi int)) {
+	if !halves {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fn(0, n/2)
+	}()
+	fn(n/2, n)
+	wg.Wait()
+}
+
+// mergeCaseKeys merges keys[:mid] and keys[mid:], each sorted, into a new
+// sorted slice.
+func mergeCaseKeys(keys []caseKey, mid int) []caseKey {
+	out := make([]caseKey, 0, len(keys))
+	a, b := keys[:mid], keys[mid:]
+	for len(a) > 0 && len(b) > 0 {
+		if compareCaseKeys(b[0], a[0]) < 0 {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
 }
 
 // order is the declaration index of a reported case's source.

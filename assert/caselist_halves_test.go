@@ -1,0 +1,54 @@
+package assert
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/schema"
+)
+
+// TestSortCaseKeysHalvesMatchStable checks the order Cases gives a long
+// list — each half sorted on its own and the halves merged — against one
+// stable sort by the report's order (outcome, failed checks, source order,
+// id; ties in listing order), on lists with many ties, Chinese and
+// repeated ids (--repeat lists an id more than once) and halves of odd
+// sizes.
+func TestSortCaseKeysHalvesMatchStable(t *testing.T) {
+	stable := func(a, b caseKey) int {
+		if a.outcome != b.outcome {
+			return -cmp.Compare(a.outcome, b.outcome)
+		}
+		if a.nfail != b.nfail {
+			return -cmp.Compare(a.nfail, b.nfail)
+		}
+		if a.order != b.order {
+			return cmp.Compare(a.order, b.order)
+		}
+		return strings.Compare(a.id, b.id)
+	}
+	ids := []string{"a-1", "a-2", "b-1", "订票-1", "订票-2", "天气/北京-1", "天气/北京-10", "天气/北京-2", ""}
+	outcomes := []schema.Outcome{schema.Pass, schema.Fail, schema.Error}
+	rng := rand.New(rand.NewPCG(27, 2))
+	for _, n := range []int{0, 1, 2, 3, 17, 1000, 4097, 20001} {
+		keys := make([]caseKey, n)
+		for i := range keys {
+			keys[i] = caseKey{outcomes[rng.IntN(len(outcomes))], rng.IntN(3), rng.IntN(4), ids[rng.IntN(len(ids))], i}
+		}
+		want := slices.Clone(keys)
+		slices.SortStableFunc(want, stable)
+		got := slices.Clone(keys)
+		inHalves(true, n, func(lo, hi int) { slices.SortFunc(got[lo:hi], compareCaseKeys) })
+		got = mergeCaseKeys(got, n/2)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d keys: the halves merged give another order than one stable sort", n)
+		}
+		one := slices.Clone(keys)
+		inHalves(false, n, func(lo, hi int) { slices.SortFunc(one[lo:hi], compareCaseKeys) })
+		if !slices.Equal(one, want) {
+			t.Fatalf("%d keys: one sort gives another order than a stable sort", n)
+		}
+	}
+}
