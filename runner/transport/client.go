@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -460,7 +459,7 @@ func (c *Client) attempt(parent context.Context, base *http.Request, body []byte
 	}
 	out.Body = b
 	if c.policy.ExpectJSON {
-		if !json.Valid(b) {
+		if !validJSON(b) {
 			out.Err = invalidJSON(b)
 			return out, classOther, 0
 		}
