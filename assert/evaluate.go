@@ -295,7 +295,9 @@ func (rs *response) value() any {
 
 // find returns the values x selects, as matches does: one value for a
 // single-node path, the list of matches in document and key order for the
-// others. (Evaluate compares simple paths in place instead.)
+// others. (Evaluate compares simple paths in place instead, and a path on
+// the tape — wildcards, equality filters — in place when it meets the
+// expectation, so for those find builds values only to report a failure.)
 func (rs *response) find(c *compiled) ([]any, bool) {
 	switch c.mode {
 	case modeTape, modeFilter:
