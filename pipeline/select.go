@@ -88,7 +88,13 @@ func (sel Selection) only(sc *schema.Script) bool {
 // Generate streams the selected scripts of s to yield. warn, when set,
 // receives generation warnings.
 func (sel Selection) Generate(s *spec.Suite, warn func(string), yield func(*schema.Script) error) error {
-	gopts := spec.GenOptions{Split: sel.Split}
+	return sel.generate(s, false, warn, yield)
+}
+
+// generate is Generate, lean (spec.GenOptions.Lean) when only the
+// selection and a count read the scripts.
+func (sel Selection) generate(s *spec.Suite, lean bool, warn func(string), yield func(*schema.Script) error) error {
+	gopts := spec.GenOptions{Split: sel.Split, Lean: lean, LeanTexts: sel.filter != nil}
 	if warn != nil {
 		gopts.Warn = func(_ spec.Range, msg string) { warn(msg) }
 	}
@@ -110,10 +116,18 @@ type Counts struct {
 
 // Count generates the selection once (generation is cheap and
 // deterministic) and counts it, for progress and to refuse a selection that
-// matches nothing before anything is called.
+// matches nothing before anything is called. It generates lean (cases
+// without the slots and expectations only a call reads, and without texts
+// when there is no filter), which gives the same scripts, ids, sources,
+// turn counts and warnings as Generate.
 func (sel Selection) Count(s *spec.Suite, warn func(string)) (Counts, error) {
+	return sel.count(s, true, warn)
+}
+
+// count is Count, generating lean or in full.
+func (sel Selection) count(s *spec.Suite, lean bool, warn func(string)) (Counts, error) {
 	n := Counts{PerSource: map[string]int{}}
-	err := sel.Generate(s, warn, func(sc *schema.Script) error {
+	err := sel.generate(s, lean, warn, func(sc *schema.Script) error {
 		n.Scripts++
 		n.PerSource[sc.Source] += len(sc.Turns)
 		n.Total += len(sc.Turns)

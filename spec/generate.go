@@ -28,6 +28,17 @@ type GenOptions struct {
 	Sources func(kind, name string) bool
 	// Warn receives generation warnings (cases dropped by a limit, say).
 	Warn func(hcl.Range, string)
+	// Lean lets template cases leave out what only calling and evaluating
+	// a case read (its slots, when no split's where reads them, and its
+	// expectations) and, unless LeanTexts, its text: for a caller that
+	// only counts scripts and selects them by id, source, turns, splits
+	// and (with LeanTexts) text, as pipeline's Selection.Count. The
+	// scripts, their ids, sources, turn counts, splits and the warnings
+	// are those of a full generation. Only plain templates' cases are
+	// lean (not conversations, scenarios, memory or perturbed templates,
+	// nor any when a split is chosen by where); other sources generate in
+	// full.
+	Lean, LeanTexts bool
 }
 
 // genTemplate is a template prepared for generation: everything that does
@@ -376,6 +387,9 @@ type caseBuilder struct {
 	// (empty when generating): fill gives the case these strings when
 	// it builds the same text, instead of allocating copies.
 	wantID, wantText string
+	// lean leaves the slots and expectations out, and leanText the text
+	// (GenOptions.Lean, LeanTexts).
+	lean, leanText bool
 }
 
 func (s *Suite) newCaseBuilder(t *Template, g *genTemplate) *caseBuilder {
@@ -408,7 +422,13 @@ func (s *Suite) generateTemplateWith(t *Template, gen *Gen, yield func(*schema.S
 	if ll, ok := s.Defaults.LevelLimit[t.Level]; ok && (limit == 0 || ll < limit) {
 		limit = ll
 	}
-	tg := &tupleGen{cb: s.newCaseBuilder(t, g), split: gen.Split(), limit: limit, sizes: sizes, idx: make([]int, len(sizes)), yield: yield, conv: conv}
+	cb := s.newCaseBuilder(t, g)
+	// Lean only where nothing reads the case but the count: not for
+	// conversations and memory (conv cuts the case into turns), perturbed
+	// variants (made from the case) or splits chosen by where.
+	cb.lean = gen.opts.Lean && conv == nil && t.Perturb == nil && !s.splitsRead()
+	cb.leanText = cb.lean && !gen.opts.LeanTexts
+	tg := &tupleGen{cb: cb, split: gen.Split(), limit: limit, sizes: sizes, idx: make([]int, len(sizes)), yield: yield, conv: conv}
 	// Distinct draws shift values, so two tuples can become one case; the
 	// seen-set (of mixed-radix tuple numbers when they fit in 64 bits, else
 	// of ids) drops the repeats.
@@ -627,6 +647,13 @@ func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 		Schema: s.SchemaName, Unreviewed: !t.Reviewed,
 	}
 	textLen := g.textLen
+	if cb.lean {
+		if !cb.leanText {
+			c.Text = cb.text(idx, textLen+16*len(t.Slots))
+		}
+		c.ID = cb.id(idx)
+		return
+	}
 	if len(t.Slots) > 0 {
 		if slots == nil {
 			slots = make(map[string]schema.Slot, len(t.Slots))
@@ -853,6 +880,12 @@ func numberOf(text string) any {
 		return text
 	}
 	return d.Value(d.Root())
+}
+
+// splitsRead reports whether a split of s is chosen by a where
+// expression, which may read a case's slots.
+func (s *Suite) splitsRead() bool {
+	return slices.ContainsFunc(s.Splits, func(sp *Split) bool { return sp.Where != nil })
 }
 
 // InSplit reports whether a generated case belongs to split name.
