@@ -136,7 +136,10 @@ func loadLean(t *testing.T, src string) *spec.Suite {
 	}
 	s, diags := spec.Load(dir, spec.Options{})
 	if diags.HasErrors() {
-		for _, d := range diags { t.Log(d) }; t.FailNow()
+		for _, d := range diags {
+			t.Log(d)
+		}
+		t.FailNow()
 	}
 	return s
 }
@@ -246,5 +249,30 @@ func compareLean(t *testing.T, s *spec.Suite, sel Selection) {
 	}
 	if got, err := sel.Count(s, nil); err != nil || !reflect.DeepEqual(got, counts[0]) {
 		t.Errorf("Count = %+v, %v; want the full generation's %+v", got, err, counts[0])
+	}
+}
+
+// Prepare's counts under --repeat are the full generation's times the
+// repeat, with the selection's warnings.
+func TestPrepareLeanCountWithRepeat(t *testing.T) {
+	s := loadLean(t, fmt.Sprintf(leanSuite, `split "train" { fraction = 0.7 }`))
+	sel := mustSel(t, "train", "北京|今天", "")
+	full, err := sel.count(s, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r, err := Prepare(s, Options{SuitePath: "s" + spec.FileSuffix, Target: s.Target(""), Selection: sel, Repeat: 3,
+		Out: filepath.Join(dir, "run"), Root: dir, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want := Counts{Scripts: 3 * full.Scripts, Total: 3 * full.Total, PerSource: map[string]int{}}
+	for k, v := range full.PerSource {
+		want.PerSource[k] = 3 * v
+	}
+	if !reflect.DeepEqual(r.Counts, want) || full.Total == 0 {
+		t.Errorf("Prepare with --repeat 3 counts %+v, want %+v", r.Counts, want)
 	}
 }
