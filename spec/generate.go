@@ -387,9 +387,9 @@ type caseBuilder struct {
 	// (empty when generating): fill gives the case these strings when
 	// it builds the same text, instead of allocating copies.
 	wantID, wantText string
-	// lean leaves the slots and expectations out, and leanText the text
-	// (GenOptions.Lean, LeanTexts).
-	lean, leanText bool
+	// lean leaves the slots and expectations out, and noText the text
+	// (GenOptions.Lean; noText without LeanTexts).
+	lean, noText bool
 }
 
 func (s *Suite) newCaseBuilder(t *Template, g *genTemplate) *caseBuilder {
@@ -427,7 +427,7 @@ func (s *Suite) generateTemplateWith(t *Template, gen *Gen, yield func(*schema.S
 	// conversations and memory (conv cuts the case into turns), perturbed
 	// variants (made from the case) or splits chosen by where.
 	cb.lean = gen.opts.Lean && conv == nil && t.Perturb == nil && !s.splitsRead()
-	cb.leanText = cb.lean && !gen.opts.LeanTexts
+	cb.noText = cb.lean && !gen.opts.LeanTexts
 	tg := &tupleGen{cb: cb, split: gen.Split(), limit: limit, sizes: sizes, idx: make([]int, len(sizes)), yield: yield, conv: conv}
 	// Distinct draws shift values, so two tuples can become one case; the
 	// seen-set (of mixed-radix tuple numbers when they fit in 64 bits, else
@@ -648,7 +648,7 @@ func (cb *caseBuilder) fill(c *schema.Case, idx []int) {
 	}
 	textLen := g.textLen
 	if cb.lean {
-		if !cb.leanText {
+		if !cb.noText {
 			c.Text = cb.text(idx, textLen+16*len(t.Slots))
 		}
 		c.ID = cb.id(idx)
