@@ -64,15 +64,38 @@ func compactable(cr *schema.CaseReport, name, file string, line int) bool {
 		cr.Reason == "" && cr.Goal == ""
 }
 
-// report returns the listed case's report.
-func (c *Collector) report(e *caseEntry) schema.CaseReport {
-	if e.full != nil {
-		return *e.full
+// srcPlace is what a compact entry's report takes from its source.
+type srcPlace struct {
+	name, file string
+	line       int
+}
+
+// places returns every case source's name, file and line, by index.
+func (c *Collector) places() []srcPlace {
+	out := make([]srcPlace, len(c.suite.CaseSources))
+	for i, src := range c.suite.CaseSources {
+		rng := src.DeclRange()
+		out[i] = srcPlace{src.Name(), rng.Filename, rng.Start.Line}
 	}
-	src := c.suite.CaseSources[e.src]
-	rng := src.DeclRange()
-	return schema.CaseReport{ID: e.id, Template: src.Name(), Scene: e.scene, Text: e.text, Outcome: schema.Outcome(e.outcome),
-		LatencyMS: e.latency, Cached: e.cached, File: rng.Filename, Line: rng.Start.Line}
+	return out
+}
+
+// reportInto writes the listed case's report into dst, which must be
+// zero: an entry kept whole is copied; a compact entry's few fields are
+// set one by one, with its source's name and place from places, rather
+// than a whole 360-byte report built and copied — a copy that, while the
+// garbage collector runs (the report's 7 MB allocation at 20,000 cases
+// starts it), takes a write barrier over each of the report's pointer
+// slots, and was most of Cases (docs/performance.md, issue 27, "the
+// report"). TestListedCasesCompactEqualWhole compares the two kinds.
+func (c *Collector) reportInto(dst *schema.CaseReport, e *caseEntry, places []srcPlace) {
+	if e.full != nil {
+		*dst = *e.full
+		return
+	}
+	p := &places[e.src]
+	dst.ID, dst.Template, dst.Scene, dst.Text, dst.File = e.id, p.name, e.scene, e.text, p.file
+	dst.Outcome, dst.LatencyMS, dst.Cached, dst.Line = schema.Outcome(e.outcome), e.latency, e.cached, p.line
 }
 
 // caseChunk is how many listed cases one block of a caseList holds: 8,192
@@ -189,9 +212,10 @@ func (c *Collector) Cases() []schema.CaseReport {
 		keys = mergeCaseKeys(keys, n/2)
 	}
 	out := make([]schema.CaseReport, n)
+	places := c.places()
 	inHalves(halves, n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			out[i] = c.report(c.cases.at(keys[i].i))
+			c.reportInto(&out[i], c.cases.at(keys[i].i), places)
 		}
 	})
 	return out
