@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/nlutest/nlutest/jsondoc"
 )
 
 // validSamples are documents, valid and not, that the random mutations
@@ -20,7 +22,7 @@ var validSamples = []string{
 	"", " ", `{"a":"b"`, `["\u2028"]`, `"` + "\x7f" + `"`,
 }
 
-// TestQuickValidNeverAcceptsWhatValidRejects: quickValid may only say
+// TestQuickValidNeverAcceptsWhatValidRejects: jsondoc.ProvedValid may only say
 // "valid" when json.Valid does, and validJSON always answers as json.Valid;
 // checked on the samples and on 200,000 random mutations of them (bytes
 // replaced, inserted, deleted, cut), which cover both answers.
@@ -33,8 +35,8 @@ func TestQuickValidNeverAcceptsWhatValidRejects(t *testing.T) {
 		if got := validJSON(doc); got != want {
 			t.Fatalf("validJSON(%q) = %v, json.Valid %v", doc, got, want)
 		}
-		if q := quickValid(doc); q && !want {
-			t.Fatalf("quickValid(%q) = true, json.Valid false", doc)
+		if q := jsondoc.ProvedValid(doc); q && !want {
+			t.Fatalf("jsondoc.ProvedValid(%q) = true, json.Valid false", doc)
 		} else if q {
 			quick++
 		}
@@ -73,13 +75,13 @@ func TestQuickValidNeverAcceptsWhatValidRejects(t *testing.T) {
 		check(doc)
 	}
 	if accepted < 1000 || rejected < 1000 || quick < accepted/2 {
-		t.Fatalf("the mutations gave %d valid (%d shown by quickValid) and %d invalid documents: too few of one", accepted, quick, rejected)
+		t.Fatalf("the mutations gave %d valid (%d shown by jsondoc.ProvedValid) and %d invalid documents: too few of one", accepted, quick, rejected)
 	}
-	// Every valid sample not nested past quickDepth is shown valid by
+	// Every valid sample not nested past jsondoc.ProvedDepth is shown valid by
 	// the quick path itself.
 	for _, s := range validSamples {
-		if json.Valid([]byte(s)) && !strings.Contains(s, strings.Repeat("[", 65)) && !strings.Contains(s, strings.Repeat(`{"k":`, 65)) && !quickValid([]byte(s)) {
-			t.Errorf("quickValid(%q) = false for a valid document", s)
+		if json.Valid([]byte(s)) && !strings.Contains(s, strings.Repeat("[", 65)) && !strings.Contains(s, strings.Repeat(`{"k":`, 65)) && !jsondoc.ProvedValid([]byte(s)) {
+			t.Errorf("jsondoc.ProvedValid(%q) = false for a valid document", s)
 		}
 	}
 }
