@@ -53,15 +53,10 @@ func (c *Collector) entry(seq int64, cr *schema.CaseReport, key sourceKey) caseE
 
 // compactable reports whether cr holds nothing but what a compact entry
 // keeps (id, text, scene, outcome, latency, cache mark) and what its
-// source gives (template name, file and line). A field added to
-// schema.CaseReport must be added here too (TestCompactableSeesEveryField
-// fails until it is).
+// source gives (template name, file and line): cr is Bare, and its place
+// is its source's.
 func compactable(cr *schema.CaseReport, name, file string, line int) bool {
-	return cr.Template == name && cr.File == file && cr.Line == line && int(int8(cr.Outcome)) == int(cr.Outcome) &&
-		cr.Source == "" && cr.SourceKind == "" && cr.Error == nil && cr.Failures == nil && cr.Request == nil &&
-		cr.Response == "" && cr.Slots == nil && cr.Script == "" && cr.Turn == 0 && cr.Turns == 0 &&
-		cr.Conversation == "" && cr.Repeat == 0 && cr.Reply == "" && cr.Event == "" && cr.Rubrics == nil &&
-		cr.Reason == "" && cr.Goal == ""
+	return cr.Template == name && cr.File == file && cr.Line == line && int(int8(cr.Outcome)) == int(cr.Outcome) && cr.Bare()
 }
 
 // srcPlace is what a compact entry's report takes from its source.

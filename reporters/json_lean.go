@@ -20,11 +20,7 @@ import (
 // TestLeanCaseChecksEveryOtherField fails when CaseReport gains a member
 // this does not check.
 func leanCase(cr *schema.CaseReport) bool {
-	return cr.Source == "" && cr.SourceKind == "" && cr.Error == nil && len(cr.Failures) == 0 &&
-		cr.Request == nil && cr.Response == "" && len(cr.Slots) == 0 && cr.Script == "" &&
-		cr.Turn == 0 && cr.Turns == 0 && cr.Conversation == "" && cr.Repeat == 0 &&
-		cr.Reply == "" && cr.Event == "" && len(cr.Rubrics) == 0 && cr.Reason == "" && cr.Goal == "" &&
-		!math.IsNaN(cr.LatencyMS) && !math.IsInf(cr.LatencyMS, 0)
+	return cr.Bare() && !math.IsNaN(cr.LatencyMS) && !math.IsInf(cr.LatencyMS, 0)
 }
 
 // appendLeanCase appends cr as the JSON encoder of JSON writes a listed
@@ -51,7 +47,7 @@ func appendLeanCase(b []byte, cr *schema.CaseReport) []byte {
 	b = append(b, ","+in+`"outcome": `...)
 	b = jsondoc.AppendString(b, cr.Outcome.String())
 	b = append(b, ","+in+`"latency_ms": `...)
-	b = appendJSONFloat(b, cr.LatencyMS)
+	b, _ = jsondoc.AppendFloat(b, cr.LatencyMS) // finite: leanCase
 	if cr.Cached {
 		b = append(b, ","+in+`"cached": true`...)
 	}
@@ -64,22 +60,4 @@ func appendLeanCase(b []byte, cr *schema.CaseReport) []byte {
 		b = strconv.AppendInt(b, int64(cr.Line), 10)
 	}
 	return append(b, "\n    }"...)
-}
-
-// appendJSONFloat writes a finite float64 as encoding/json does: %f
-// between 1e-6 and 1e21, otherwise %e with a one-digit negative exponent
-// not zero-padded.
-func appendJSONFloat(b []byte, f float64) []byte {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }

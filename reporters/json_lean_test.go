@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -89,8 +90,8 @@ func TestLeanCaseMatchesEncodingJSON(t *testing.T) {
 			if err != nil {
 				continue // past MaxFloat64: leanCase refuses it
 			}
-			if got := appendJSONFloat(nil, v); string(got) != string(want) {
-				t.Errorf("appendJSONFloat(%v) = %s, encoding/json %s", v, got, want)
+			if got, err := jsondoc.AppendFloat(nil, v); err != nil || string(got) != string(want) {
+				t.Errorf("jsondoc.AppendFloat(%v) = %s, %v; encoding/json %s", v, got, err, want)
 			}
 		}
 	}

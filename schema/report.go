@@ -288,6 +288,19 @@ type CaseReport struct {
 	Goal   string `json:"goal,omitempty"`
 }
 
+// Bare reports whether cr holds nothing but what every listed case has:
+// id, template, scene, text, outcome, latency, cached mark, file and
+// line. The collector keeps such a case in a compact entry and report.json
+// writes it without reflection, so a member added to CaseReport must be
+// added here (assert's TestCompactableSeesEveryField and reporters'
+// TestLeanCaseChecksEveryOtherField fail until it is).
+func (cr *CaseReport) Bare() bool {
+	return cr.Source == "" && cr.SourceKind == "" && cr.Error == nil && cr.Failures == nil && cr.Request == nil &&
+		cr.Response == "" && cr.Slots == nil && cr.Script == "" && cr.Turn == 0 && cr.Turns == 0 &&
+		cr.Conversation == "" && cr.Repeat == 0 && cr.Reply == "" && cr.Event == "" && cr.Rubrics == nil &&
+		cr.Reason == "" && cr.Goal == ""
+}
+
 // SuiteInfo identifies the suite a report is about.
 type SuiteInfo struct {
 	Name        string   `json:"name"`
