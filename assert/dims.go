@@ -822,34 +822,45 @@ func (w *walker) visit(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 	a := &w.a
 	switch doc.Kind(v) {
 	case jsondoc.Object:
-		w.items(doc, p, v)
-		i := 0
-		doc.Each(v, func(k, e jsondoc.Ref) bool {
-			w.visit(doc, w.child(p, doc, k, i), e)
-			i++
-			return true
-		})
-		return
-	case jsondoc.Array:
-		w.items(doc, p, v)
-		if doc.HasContainer(v) {
-			// An empty array of containers holds no leaves, but may hold
-			// items (an object whose keys are all empty is still one).
-			doc.Elems(v, func(i int, e jsondoc.Ref) bool {
-				w.visit(doc, w.elem(p, i), e)
+		if len(p.items) > 0 {
+			w.items(doc, p, v)
+		}
+		if doc.RepeatsKeys(v) {
+			// Each gives a repeated key at its last occurrence only.
+			i := 0
+			doc.Each(v, func(k, e jsondoc.Ref) bool {
+				w.visit(doc, w.child(p, doc, k, i), e)
+				i++
 				return true
 			})
 			return
 		}
-		if doc.Empty(v) {
-			return
+		// The members on the tape, without a callback: key k, value k+1.
+		k := v + 1
+		for i := range doc.Len(v) {
+			e := k + 1
+			w.visit(doc, w.child(p, doc, k, i), e)
+			k = doc.Next(e)
 		}
-	default:
-		if doc.Empty(v) {
+		return
+	case jsondoc.Array:
+		if len(p.items) > 0 {
+			w.items(doc, p, v)
+		}
+		if doc.HasContainer(v) {
+			// An empty array of containers holds no leaves, but may hold
+			// items (an object whose keys are all empty is still one).
+			e := v + 1
+			for i := range doc.Len(v) {
+				w.visit(doc, w.elem(p, i), e)
+				e = doc.Next(e)
+			}
 			return
 		}
 	}
-	if p.dim >= 0 && a.wanted[p.dim] {
+	// A leaf: a scalar, or an array of scalars. Only a wanted leaf
+	// dimension's path asks whether it is empty.
+	if p.dim >= 0 && a.wanted[p.dim] && !doc.Empty(v) {
 		start := len(a.arena)
 		a.arena = doc.AppendCanonical(a.arena, v)
 		a.add(p.dim, true, p.key, start)
