@@ -3,8 +3,10 @@ package assert
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/jsondoc"
@@ -28,6 +30,11 @@ type Evaluator struct {
 	// docs pools parsed responses; walkers the path tries of dimension
 	// analysis.
 	docs, walkers sync.Pool
+	// prefixes numbers the prefixes of simple paths ($.data, $.data[0],
+	// …) as they are compiled, so paths that share steps are seen to by
+	// comparing numbers (see response.lookup).
+	prefixMu sync.Mutex
+	prefixes map[string]uint32
 }
 
 // NewEvaluator prepares an evaluator for s.
@@ -162,10 +169,23 @@ type compiled struct {
 	// eqs, for modeFilter, is the equality filter of each step (nil for
 	// other steps).
 	eqs []*eqFilter
+	// at, for modeSimple, holds for each name step the position in its
+	// object of the member found there last (responses of one shape list
+	// their members in the same order): tried first, before comparing
+	// the keys from the first member on. Shared by every goroutine that
+	// evaluates, hence atomic.
+	at []atomic.Uint32
+	// prefix, for modeSimple, numbers each prefix of the path: two simple
+	// paths share their first j+1 steps when prefix[j] is the same.
+	prefix []uint32
 }
 
 func (e *Evaluator) compile(x jp.Expr) compiled {
 	c := compiled{x: x, multi: multiNode(x), mode: modeOf(x), canon: x.String(), dim: -1}
+	if c.mode == modeSimple {
+		c.at = make([]atomic.Uint32, len(x))
+		c.prefix = e.numberPrefixes(x)
+	}
 	if c.mode == modeTree {
 		if eqs, ok := tapeFilters(x); ok {
 			c.mode, c.eqs = modeFilter, eqs
@@ -197,6 +217,37 @@ func (e *Evaluator) compile(x jp.Expr) compiled {
 		}
 	}
 	return c
+}
+
+// numberPrefixes returns the number of each prefix of x (see
+// compiled.prefix).
+func (e *Evaluator) numberPrefixes(x jp.Expr) []uint32 {
+	e.prefixMu.Lock()
+	defer e.prefixMu.Unlock()
+	if e.prefixes == nil {
+		e.prefixes = map[string]uint32{}
+	}
+	ids := make([]uint32, len(x))
+	var key []byte // each step spelled unambiguously: its type, then its name or index
+	for j, f := range x {
+		switch t := f.(type) {
+		case jp.Child:
+			key = strconv.AppendQuote(append(key, 'c'), string(t))
+		case jp.Nth:
+			key = strconv.AppendInt(append(key, 'n'), int64(t), 10)
+		default:
+			key = append(key, 'o') // the root, brackets: no value of their own
+			key = append(key, fmt.Sprintf("%T;", f)...)
+		}
+		p := string(key)
+		id, ok := e.prefixes[p]
+		if !ok {
+			id = uint32(len(e.prefixes))
+			e.prefixes[p] = id
+		}
+		ids[j] = id
+	}
+	return ids
 }
 
 // path returns the compiled form of expectation i of a case of source sc
@@ -231,10 +282,11 @@ type response struct {
 	state     any
 	stateRead bool
 	stateErr  error
-	// last is the simple path looked up last, and refs the values of its
-	// first steps steps: the expectations of a case share most of their
-	// steps ($.data[0].content.…), which are then followed once.
-	last  jp.Expr
+	// last is the prefix numbers of the simple path looked up last, and
+	// refs the values of its first steps steps: the expectations of a
+	// case share most of their steps ($.data[0].content.…), which are
+	// then followed once.
+	last  []uint32
 	steps int
 	refs  [16]jsondoc.Ref
 	// found holds what refsOf found last, in foundBuf while it fits.
@@ -242,37 +294,25 @@ type response struct {
 	foundBuf [4]jsondoc.Ref
 }
 
-// sameStep reports whether two steps of simple paths are the same: a
-// == b, without the runtime's generic comparison of interfaces.
-func sameStep(a, b jp.Frag) bool {
-	switch x := a.(type) {
-	case jp.Child:
-		y, ok := b.(jp.Child)
-		return ok && x == y
-	case jp.Nth:
-		y, ok := b.(jp.Nth)
-		return ok && x == y
-	}
-	return a == b
-}
-
-// lookup is lookup(rs.doc, x) for a simple path (modeSimple), following
-// only the steps after those it shares with the path looked up before.
-func (rs *response) lookup(x jp.Expr) (jsondoc.Ref, bool) {
+// lookup is lookup(rs.doc, c.x) for a simple path (modeSimple),
+// following only the steps after those it shares with the path looked up
+// before, and trying each name at the member position c.at remembers.
+func (rs *response) lookup(c *compiled) (jsondoc.Ref, bool) {
+	x, ids := c.x, c.prefix
 	n := 0
-	for n < rs.steps && n < len(x) && sameStep(x[n], rs.last[n]) {
+	for n < rs.steps && n < len(ids) && ids[n] == rs.last[n] {
 		n++
 	}
 	r := rs.doc.Root()
 	if n > 0 {
 		r = rs.refs[n-1]
 	}
-	rs.last, rs.steps = x, n
+	rs.last, rs.steps = ids, n
 	for j := n; j < len(x); j++ {
 		ok := true
 		switch t := x[j].(type) {
 		case jp.Child:
-			r, ok = rs.doc.Get(r, string(t))
+			r, ok = getAt(rs.doc, r, string(t), &c.at[j])
 		case jp.Nth:
 			r, ok = rs.doc.Index(r, int(t))
 		}
@@ -284,6 +324,42 @@ func (rs *response) lookup(x jp.Expr) (jsondoc.Ref, bool) {
 		}
 	}
 	return r, true
+}
+
+// getAt is d.Get(r, key) that tries the member at position *at first,
+// and remembers in *at where it found the key when that was elsewhere.
+func getAt(d *jsondoc.Doc, r jsondoc.Ref, key string, at *atomic.Uint32) (jsondoc.Ref, bool) {
+	if d.Kind(r) != jsondoc.Object || d.RepeatsKeys(r) {
+		return d.Get(r, key) // a repeated key counts at its last occurrence
+	}
+	n := d.Len(r)
+	h := int(at.Load())
+	k := r + 1
+	if h < n {
+		for range h {
+			k = d.Next(k + 1)
+		}
+		if sameKey(d, k, key) {
+			return k + 1, true
+		}
+		k = r + 1
+	}
+	for i := range n {
+		if sameKey(d, k, key) {
+			at.Store(uint32(i))
+			return k + 1, true
+		}
+		k = d.Next(k + 1)
+	}
+	return 0, false
+}
+
+// sameKey is d.EqualString(k, key), inlined for keys without escapes.
+func sameKey(d *jsondoc.Doc, k jsondoc.Ref, key string) bool {
+	if d.Plain(k) {
+		return string(d.StrBytes(k)) == key
+	}
+	return d.EqualString(k, key)
 }
 
 func (rs *response) value() any {
@@ -412,7 +488,7 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 	}
 	if c.mode == modeSimple {
 		// The common case compares in place, building nothing.
-		ref, found := rs.lookup(c.x)
+		ref, found := rs.lookup(c)
 		if found && equalDoc(x.Value, rs.doc, ref) {
 			return true
 		}
