@@ -94,11 +94,14 @@ conversation "订票对话" {
 `
 
 // TestLeanCountMatchesFullGeneration: Selection.Count generates lean
-// (spec.GenOptions.Lean); for every selection of every suite its Counts
-// and warnings, and the scripts' ids, sources, turns, splits and (with a
-// filter) texts, equal a full generation's. It fails if lean generation
+// (spec.GenOptions.Lean), and count-only (spec.GenOptions.CountOnly) when
+// the selection has no filter, shard or --only-failed; for every selection
+// of every suite its Counts and warnings equal those of a full generation
+// (and the full generation's scripts counted one by one), and a lean
+// generation's scripts' ids, sources, turns, splits and (with a filter)
+// texts equal a full one's. It fails if lean or count-only generation
 // drops or adds a case (a perturbed variant, a where split reading slots,
-// a dedupe by text) or a warning.
+// a dedupe by text or by drawn values) or a warning.
 func TestLeanCountMatchesFullGeneration(t *testing.T) {
 	suites := map[string]*spec.Suite{}
 	for name, splits := range map[string]string{
@@ -221,7 +224,7 @@ func compareLean(t *testing.T, s *spec.Suite, sel Selection) {
 	var counts [2]Counts
 	for i, lean := range []bool{false, true} {
 		warn := func(msg string) { warns[i] = append(warns[i], msg) }
-		if err := sel.generate(s, lean, warn, func(sc *schema.Script) error {
+		if err := sel.generate(s, lean, false, warn, func(sc *schema.Script) error {
 			views[i] = append(views[i], viewOf(sc, sel.filter != nil))
 			return nil
 		}); err != nil {
@@ -232,6 +235,16 @@ func compareLean(t *testing.T, s *spec.Suite, sel Selection) {
 			t.Fatal(err)
 		}
 		counts[i] = n
+	}
+	// The counts of the full generation's scripts, counted here.
+	want := Counts{PerSource: map[string]int{}}
+	for _, v := range views[0] {
+		want.Scripts++
+		want.Total += len(v.Turns)
+		want.PerSource[v.Source] += len(v.Turns)
+	}
+	if !reflect.DeepEqual(counts[0], want) {
+		t.Errorf("full count %+v, the scripts generated %+v", counts[0], want)
 	}
 	if !reflect.DeepEqual(counts[0], counts[1]) {
 		t.Errorf("lean count %+v, full %+v", counts[1], counts[0])

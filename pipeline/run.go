@@ -85,6 +85,10 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 	if err := o.Selection.Check(s); err != nil {
 		return nil, err
 	}
+	// The fingerprint reads and hashes the suite's files: on the other
+	// core while the selection is counted.
+	fingerprint := make(chan string, 1)
+	go func() { fingerprint <- s.Fingerprint() }()
 	r := &Run{Suite: s, opts: o, done: NewKeySet()}
 	counts, err := o.Selection.Count(s, func(msg string) { r.Warnings = append(r.Warnings, msg) })
 	if err != nil {
@@ -108,7 +112,7 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 	r.Counts = counts
 	r.started = r.now()
 	r.Meta = Meta{Tool: "nlutest", Version: o.Version, Suite: absPath(o.SuitePath), Target: o.Target.Name,
-		SuiteName: s.Name, Fingerprint: s.Fingerprint(),
+		SuiteName: s.Name, Fingerprint: <-fingerprint,
 		Split: o.Selection.Split, Filter: o.Selection.Filter, Shard: o.Selection.Shard.String(),
 		Repeat: repeatOf(o), OnlyFailed: o.Selection.OnlyFrom, Total: counts.Total, Started: r.started.UTC()}
 	if err := r.chooseDir(); err != nil {

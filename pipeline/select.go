@@ -88,13 +88,14 @@ func (sel Selection) only(sc *schema.Script) bool {
 // Generate streams the selected scripts of s to yield. warn, when set,
 // receives generation warnings.
 func (sel Selection) Generate(s *spec.Suite, warn func(string), yield func(*schema.Script) error) error {
-	return sel.generate(s, false, warn, yield)
+	return sel.generate(s, false, false, warn, yield)
 }
 
 // generate is Generate, lean (spec.GenOptions.Lean) when only the
-// selection and a count read the scripts.
-func (sel Selection) generate(s *spec.Suite, lean bool, warn func(string), yield func(*schema.Script) error) error {
-	gopts := spec.GenOptions{Split: sel.Split, Lean: lean, LeanTexts: sel.filter != nil}
+// selection and a count read the scripts, and count-only
+// (spec.GenOptions.CountOnly) when only a count does.
+func (sel Selection) generate(s *spec.Suite, lean, countOnly bool, warn func(string), yield func(*schema.Script) error) error {
+	gopts := spec.GenOptions{Split: sel.Split, Lean: lean, LeanTexts: sel.filter != nil, CountOnly: countOnly}
 	if warn != nil {
 		gopts.Warn = func(_ spec.Range, msg string) { warn(msg) }
 	}
@@ -119,7 +120,9 @@ type Counts struct {
 // matches nothing before anything is called. It generates lean (cases
 // without the slots and expectations only a call reads, and without texts
 // when there is no filter), which gives the same scripts, ids, sources,
-// turn counts and warnings as Generate.
+// turn counts and warnings as Generate. When the selection reads nothing
+// of a script (no filter, shard or --only-failed), template cases are not
+// built at all (spec.GenOptions.CountOnly): only their number per source.
 func (sel Selection) Count(s *spec.Suite, warn func(string)) (Counts, error) {
 	return sel.count(s, true, warn)
 }
@@ -127,12 +130,26 @@ func (sel Selection) Count(s *spec.Suite, warn func(string)) (Counts, error) {
 // count is Count, generating lean or in full.
 func (sel Selection) count(s *spec.Suite, lean bool, warn func(string)) (Counts, error) {
 	n := Counts{PerSource: map[string]int{}}
-	err := sel.generate(s, lean, warn, func(sc *schema.Script) error {
+	countOnly := lean && sel.filter == nil && sel.Shard.N <= 1 && sel.Only == nil
+	// Scripts come source by source: the per-source map is written once
+	// per run of scripts of one source, not once per script.
+	var src string
+	run, inRun := 0, false
+	err := sel.generate(s, lean, countOnly, warn, func(sc *schema.Script) error {
+		if !inRun || sc.Source != src {
+			if inRun {
+				n.PerSource[src] += run
+			}
+			src, run, inRun = sc.Source, 0, true
+		}
+		run += len(sc.Turns)
 		n.Scripts++
-		n.PerSource[sc.Source] += len(sc.Turns)
 		n.Total += len(sc.Turns)
 		return nil
 	})
+	if inRun {
+		n.PerSource[src] += run
+	}
 	if err != nil {
 		return n, &GenerateError{err}
 	}

@@ -39,6 +39,15 @@ type GenOptions struct {
 	// nor any when a split is chosen by where); other sources generate in
 	// full.
 	Lean, LeanTexts bool
+	// CountOnly, with Lean and without LeanTexts, is for a caller that
+	// reads nothing of a script but its source and number of turns and
+	// keeps none, as pipeline's Selection.Count without --filter,
+	// --shard or --only-failed: where a template's cases are lean, no
+	// split is chosen and no dedupe by id is needed, the template yields
+	// one script of one turn again and again, without id, text or
+	// splits, instead of building a case per slot assignment. The number
+	// of scripts per source and the warnings are a full generation's.
+	CountOnly bool
 }
 
 // genTemplate is a template prepared for generation: everything that does
@@ -439,6 +448,9 @@ func (s *Suite) generateTemplateWith(t *Template, gen *Gen, yield func(*schema.S
 			tg.seenID = map[string]struct{}{}
 		}
 	}
+	if cb.noText && gen.opts.CountOnly && tg.seenID == nil && tg.split == "" {
+		tg.bare = bareScript(s, t)
+	}
 	var err error
 	switch t.Strategy {
 	case "product":
@@ -529,6 +541,17 @@ type tupleGen struct {
 	yield   func(*schema.Script) error
 	yerr    error
 	conv    scriptOf
+	// bare, when set (GenOptions.CountOnly), is yielded for every case
+	// instead of a case built from the tuple.
+	bare *schema.Script
+}
+
+// bareScript is the script a count-only generation yields for each case
+// of template t: one turn naming its source, without id, text or splits.
+func bareScript(s *Suite, t *Template) *schema.Script {
+	sc, c := schema.NewSingle()
+	*c = schema.Case{Suite: s.Name, Template: t.Name, Source: t.Name, SourceKind: schema.KindTemplate}
+	return sc.Seal()
 }
 
 // emit builds and yields the case of one tuple; false stops the strategy.
@@ -551,6 +574,9 @@ func (tg *tupleGen) emit(tuple []int) bool {
 		}
 		tg.seenNum[k] = struct{}{}
 	}
+	if tg.bare != nil {
+		return tg.emitBare()
+	}
 	sc, c := schema.NewSingle()
 	tg.cb.fill(c, idx)
 	if tg.seenID != nil {
@@ -571,6 +597,17 @@ func (tg *tupleGen) emit(tuple []int) bool {
 	}
 	tg.emitted++
 	if err := tg.yield(sc.Seal()); err != nil {
+		tg.yerr = err
+		return false
+	}
+	return true
+}
+
+// emitBare yields the bare script for a case (GenOptions.CountOnly): no
+// split is chosen, so every case is yielded; false stops the strategy.
+func (tg *tupleGen) emitBare() bool {
+	tg.emitted++
+	if err := tg.yield(tg.bare); err != nil {
 		tg.yerr = err
 		return false
 	}
