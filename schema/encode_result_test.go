@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,87 @@ func TestReplyOf(t *testing.T) {
 		if got := ReplyOf([]byte(tc.resp)); got != tc.want {
 			t.Errorf("ReplyOf(%s) = %q, want %q", tc.resp, got, tc.want)
 		}
+	}
+}
+
+// rawSamples are response and state documents, valid and not, that the
+// random mutations of TestRawJSONMatchesEncodingJSON start from: compact
+// and spaced, Chinese, escapes, whitespace inside strings, U+2028, HTML
+// characters, invalid UTF-8, control characters, deep nesting, blanks.
+var rawSamples = []string{
+	`{"text":"订一张去北京的机票","intent":{"name":"订机票","confidence":0.97},"entities":[{"entity":"城市","value":"北京","start":4,"end":6}]}`,
+	` { "a" : [ 1 , -2.5e+3 , 0.0 , 1E9 , -0 , true , false , null , "\u4e2d\n\"\\\/\b\f\r\t" ] } `,
+	`{"text":"订 一张\t票","msg":"a \"q\" \\ b"}`, "{\"k\":\"<b>&\u2028\u2029\"}", `[]`, `{}`, `[[[[[]]]]]`, `"x"`, `0`, `true`,
+	"\t\r\n null \n", `{"a":1,}`, `[01]`, `[1.]`, `"\x"`, `"\u12G4"`, "\"tab\there\"", "\"bad\xff\xfeutf8 中\"",
+	`{"a" 1}`, `[1 2]`, `nul`, `{"a":1}}`, `[` + strings.Repeat(`[`, 70) + strings.Repeat(`]`, 71),
+	strings.Repeat(`{"k":`, 80) + `1` + strings.Repeat(`}`, 80), " ", `{"a":"b"`, `"` + "\x7f" + `"`,
+}
+
+// TestRawJSONMatchesEncodingJSON: a result's response and state (raw
+// JSON, checked by validRaw and written by appendCompactJSON's fast path
+// or its loop) give encoding/json's bytes, or an error where it errs, for
+// the samples and 30,000 random mutations of them. It fails if the check
+// accepts what json.Valid rejects or the fast path skips compaction.
+func TestRawJSONMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 12))
+	alphabet := []byte("{}[],:\"\\/ \t\n\r0123456789.eE+-truefalsn\x00\x1f\x7f\xe4\xb8\xad\xff")
+	var valid, invalid, spaced int
+	check := func(doc []byte, state bool) {
+		r := Result{Case: Case{ID: "原始", Text: "订票"}, Target: "本地", Attempts: 1, Outcome: Pass}
+		if state {
+			r.Response, r.State = json.RawMessage(`{}`), json.RawMessage(doc)
+		} else {
+			r.Response = json.RawMessage(doc)
+		}
+		got, err := EncodeLine(&r)
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		werr := enc.Encode(&r)
+		switch {
+		case (err == nil) != (werr == nil):
+			t.Fatalf("%q (state %v): error %v, encoding/json's %v", doc, state, err, werr)
+		case err == nil && !bytes.Equal(got, want.Bytes()):
+			t.Fatalf("%q (state %v):\ngot  %s\nwant %s", doc, state, got, want.Bytes())
+		case err == nil:
+			valid++
+			if bytes.ContainsAny(doc, " \t\r\n") {
+				spaced++
+			}
+		default:
+			invalid++
+		}
+	}
+	for _, s := range rawSamples {
+		check([]byte(s), false)
+		check([]byte(s), true)
+	}
+	for i := range 30_000 {
+		doc := []byte(rawSamples[rng.IntN(len(rawSamples))])
+		for range 1 + rng.IntN(3) {
+			at := 0
+			if len(doc) > 0 {
+				at = rng.IntN(len(doc))
+			}
+			c := alphabet[rng.IntN(len(alphabet))]
+			switch rng.IntN(4) {
+			case 0:
+				if len(doc) > 0 {
+					doc[at] = c
+				}
+			case 1:
+				doc = append(doc[:at], append([]byte{c}, doc[at:]...)...)
+			case 2:
+				if len(doc) > 0 {
+					doc = append(doc[:at], doc[at+1:]...)
+				}
+			case 3:
+				doc = doc[:at]
+			}
+		}
+		check(doc, i%2 == 1)
+	}
+	if valid < 1000 || invalid < 1000 || spaced < 300 || valid-spaced < 300 {
+		t.Fatalf("%d valid documents (%d with spaces), %d invalid: too few of one kind", valid, spaced, invalid)
 	}
 }
