@@ -384,21 +384,7 @@ func scanNumber(src []byte, i int) (end int, isInt bool, err error) {
 func (d *Doc) hasDupKeys(o uint32) bool {
 	n := d.nodes[o].count
 	if n <= 16 {
-		var ks [16]uint32
-		j, m := o+1, 0
-		for range n {
-			ks[m] = j
-			m++
-			j = d.nodes[j+1].next
-		}
-		for a := 1; a < m; a++ {
-			for b := 0; b < a; b++ {
-				if d.sameKey(ks[a], ks[b]) {
-					return true
-				}
-			}
-		}
-		return false
+		return d.hasDupSmall(o, n)
 	}
 	if d.keys == nil {
 		d.keys = map[string]struct{}{}
@@ -414,6 +400,59 @@ func (d *Doc) hasDupKeys(o uint32) bool {
 		j = d.nodes[j+1].next
 	}
 	return false
+}
+
+// hasDupSmall is hasDupKeys of an object of n ≤ 16 members. Each key
+// without escapes gets a 6-bit signature of its length and some of its
+// bytes, and only keys whose signatures meet are compared: most objects
+// (a response's objects of 5–10 members) compare none. An escaped key can
+// equal a key spelt otherwise, so it is compared with every other key.
+func (d *Doc) hasDupSmall(o, n uint32) bool {
+	var ks [16]uint32
+	var sig [16]uint8
+	var seen uint64 // signatures of the plain keys so far
+	escaped := false
+	j := o + 1
+	for m := range n {
+		ks[m] = j
+		k := &d.nodes[j]
+		if k.flags&flagEscaped != 0 {
+			escaped = true
+		} else {
+			sig[m] = keySig(d.src[k.start:k.end])
+			if bit := uint64(1) << sig[m]; seen&bit == 0 {
+				seen |= bit
+			} else {
+				for b := range m {
+					if sig[b] == sig[m] && d.nodes[ks[b]].flags&flagEscaped == 0 && d.sameKey(ks[m], ks[b]) {
+						return true
+					}
+				}
+			}
+		}
+		j = d.nodes[j+1].next
+	}
+	if !escaped {
+		return false
+	}
+	for a := uint32(1); a < n; a++ {
+		for b := range a {
+			if (d.nodes[ks[a]].flags|d.nodes[ks[b]].flags)&flagEscaped != 0 && d.sameKey(ks[a], ks[b]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keySig is a 6-bit signature of a key's raw text: equal texts have equal
+// signatures.
+func keySig(k []byte) uint8 {
+	x := uint64(len(k))
+	if len(k) > 0 {
+		x |= uint64(k[0])<<8 | uint64(k[len(k)-1])<<16 | uint64(k[len(k)/2])<<24
+	}
+	return uint8((x * 0x9e3779b97f4a7c15) >> 58)
 }
 
 func (d *Doc) sameKey(a, b uint32) bool {
