@@ -209,6 +209,19 @@ func openObject(b []byte) (int, error) {
 // memberKey reads the key of the member at i and its colon; it returns
 // the key's text and where the value starts (before spaces).
 func memberKey(b []byte, i int) (key []byte, vi int, err error) {
+	if key, ke, ok := plainKey(b, skip(b, i)); ok {
+		i = skip(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return nil, 0, ErrSyntax
+		}
+		return key, i + 1, nil
+	}
+	return scannedKey(b, i)
+}
+
+// scannedKey is memberKey for any key: escapes decoded, errors for what is
+// no string or is followed by no colon.
+func scannedKey(b []byte, i int) (key []byte, vi int, err error) {
 	ks, ke, err := ScanValue(b, i)
 	if err != nil || b[ks] != '"' {
 		return nil, 0, ErrSyntax
@@ -226,6 +239,30 @@ func memberKey(b []byte, i int) (key []byte, vi int, err error) {
 		return nil, 0, ErrSyntax
 	}
 	return key, i + 1, nil
+}
+
+// plainKey reads the string at b[i] in one pass when it is its own text
+// (PlainString), as a record's keys are: it returns the text and the end
+// of the string. ok is false for anything else (no string at i, escapes,
+// invalid UTF-8, no closing quote), which memberKey reads the general way.
+func plainKey(b []byte, i int) (key []byte, end int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	var or byte
+	j := i + 1
+	for j < len(b) && plain[b[j]] {
+		or |= b[j]
+		j++
+	}
+	if j >= len(b) || b[j] != '"' {
+		return nil, 0, false
+	}
+	key = b[i+1 : j]
+	if or >= utf8.RuneSelf && !utf8.Valid(key) {
+		return nil, 0, false
+	}
+	return key, j + 1, true
 }
 
 // nextMember reads what follows a member's value ending at ve: a comma
@@ -298,3 +335,116 @@ func Elements(b []byte, fn func(val []byte) error) error {
 	}
 	return ErrSyntax
 }
+
+// MemberField is one result of MemberFields: the key of a member of the
+// outer object and the text of the field's string in its value.
+type MemberField struct{ Key, Text []byte }
+
+// MemberFields reads, in one pass, an object whose members are objects
+// (a record's slots: {"城市": {"value": "北京", "source": "城市"}, …}):
+// it appends to dst the key of each member and the text of each string
+// member named field of its value, in order, and reports true. It reads
+// only what it can read as Members nested in Members read it —
+//
+//	Members(b, func(key, v []byte) error {
+//		return Members(v, func(k, s []byte) error {
+//			if string(k) == field { dst = append(dst, MemberField{key, s[1:len(s)-1]}) }; …
+//
+// with each field a string whose text is its own (PlainString) — and
+// reports false (dst as given) for anything else: escapes, a field that is
+// no string, a member that is no object, a scalar of other bytes than
+// letters, digits and '+-.' (ScanValue would read a '{' in it as part of
+// the scalar, which Members of the outer object counts as a bracket), a
+// syntax error, or more than max results. The caller then reads the object
+// the general way, which decides what is accepted and what error to give.
+func MemberFields(b []byte, field string, dst []MemberField, max int) ([]MemberField, bool) {
+	n0 := len(dst)
+	i := skip(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return dst[:n0], false
+	}
+	if i = skip(b, i+1); i < len(b) && b[i] == '}' {
+		return dst, true
+	}
+	for {
+		key, e, ok := plainKey(b, i)
+		if !ok {
+			return dst[:n0], false
+		}
+		if i = skip(b, e); i >= len(b) || b[i] != ':' {
+			return dst[:n0], false
+		}
+		if dst, i, ok = objectField(b, skip(b, i+1), key, field, dst); !ok || len(dst)-n0 > max {
+			return dst[:n0], false
+		}
+		switch i = skip(b, i); {
+		case i < len(b) && b[i] == '}':
+			return dst, true
+		case i < len(b) && b[i] == ',':
+			i = skip(b, i+1)
+		default:
+			return dst[:n0], false
+		}
+	}
+}
+
+// objectField is MemberFields reading the object at b[i], the value of
+// the member key; it returns dst with its fields and the object's end.
+func objectField(b []byte, i int, key []byte, field string, dst []MemberField) ([]MemberField, int, bool) {
+	if i >= len(b) || b[i] != '{' {
+		return dst, 0, false
+	}
+	if i = skip(b, i+1); i < len(b) && b[i] == '}' {
+		return dst, i + 1, true
+	}
+	for {
+		k, e, ok := plainKey(b, i)
+		if !ok {
+			return dst, 0, false
+		}
+		if i = skip(b, e); i >= len(b) || b[i] != ':' {
+			return dst, 0, false
+		}
+		i = skip(b, i+1)
+		if string(k) == field {
+			var s []byte
+			if s, i, ok = plainKey(b, i); !ok {
+				return dst, 0, false
+			}
+			dst = append(dst, MemberField{Key: key, Text: s})
+		} else if i, ok = plainScalarOrValue(b, i); !ok {
+			return dst, 0, false
+		}
+		switch i = skip(b, i); {
+		case i < len(b) && b[i] == '}':
+			return dst, i + 1, true
+		case i < len(b) && b[i] == ',':
+			i = skip(b, i+1)
+		default:
+			return dst, 0, false
+		}
+	}
+}
+
+// plainScalarOrValue returns the end of the value at b[i] as ScanValue
+// finds it, for a string or container, or a scalar of letters, digits and
+// '+-.' only.
+func plainScalarOrValue(b []byte, i int) (int, bool) {
+	if i < len(b) && (b[i] == '"' || b[i] == '{' || b[i] == '[') {
+		_, end, err := ScanValue(b, i)
+		return end, err == nil
+	}
+	j := i
+	for j < len(b) && scalarByte[b[j]] {
+		j++
+	}
+	return j, j > i
+}
+
+// scalarByte marks the bytes of numbers and of true, false and null.
+var scalarByte = func() (t [256]bool) {
+	for _, c := range []byte("+-.0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		t[c] = true
+	}
+	return t
+}()

@@ -44,3 +44,26 @@ func TestMembers(t *testing.T) {
 		t.Errorf("ErrStop: %v after %d members", err, n)
 	}
 }
+
+// memberKey's one-pass read of plain keys (plainKey) gives what the
+// general read (scannedKey) gives — key, value start, error — for keys
+// cut from a record and its Chinese slot names, escaped, with control
+// characters, invalid UTF-8, spaces before the colon, no colon, no closing
+// quote, and every prefix of each.
+func TestMemberKeyMatchesScannedKey(t *testing.T) {
+	keys := []string{
+		`"id":"x"`, `"source_kind" : 1`, `"手机号11位":{}`, `"伴随关系"`, `"a\"b":1`, `"\u57ce市":2`,
+		`"a\nb":1`, "\"a\nb\":1", "\"a\x01\":1", "\"\xff\xfe\":1", "\"\xe5\x9f\":1", `"":0`, `"x"1`,
+		`"x"  :`, ` "x":`, `x":1`, `"`, `"\`, `"城`, `"城"`, "\"\xc0\xaf\":1", `"\ud800":1`,
+	}
+	for _, k := range keys {
+		for n := 0; n <= len(k); n++ {
+			b := []byte(k[:n])
+			gk, gi, gerr := memberKey(b, 0)
+			wk, wi, werr := scannedKey(b, 0)
+			if string(gk) != string(wk) || gi != wi || (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
+				t.Errorf("memberKey(%q) = %q %d %v; scannedKey %q %d %v", b, gk, gi, gerr, wk, wi, werr)
+			}
+		}
+	}
+}

@@ -281,6 +281,33 @@ func EachSlotValue(slots []byte, fn func(name, value []byte) error) error {
 	if len(slots) == 0 || string(slots) == "null" {
 		return nil
 	}
+	// Read in one pass when the object is plain (jsondoc.MemberFields), as
+	// eval's million records are; else by the nested walk below, which is
+	// what decides what a slots object means.
+	var buf [16]jsondoc.MemberField
+	if vals, ok := jsondoc.MemberFields(slots, "value", buf[:0], len(buf)); ok {
+		for _, v := range vals {
+			if err := fn(v.Key, v.Text); err != nil {
+				return slotValueErr(v.Key, err)
+			}
+		}
+		return nil
+	}
+	return eachSlotValueNested(slots, fn)
+}
+
+// slotValueErr is the error eachSlotValueNested returns when fn fails on
+// a slot's value (jsondoc.Members prefixes the key of each level).
+func slotValueErr(name []byte, err error) error {
+	if err == jsondoc.ErrStop {
+		return err
+	}
+	return fmt.Errorf("%s: value: %w", name, err)
+}
+
+// eachSlotValueNested is EachSlotValue by Members in Members, for any
+// slots object.
+func eachSlotValueNested(slots []byte, fn func(name, value []byte) error) error {
 	return jsondoc.Members(slots, func(name []byte, sv []byte) error {
 		return jsondoc.Members(sv, func(k []byte, v []byte) error {
 			if string(k) != "value" {
