@@ -86,11 +86,39 @@ func (t *Template) slotKeys() []string {
 }
 
 // templateRebuild is what rebuilding a template's cases needs: each slot's
-// value index and a pool of case builders (a builder reuses buffers, so
+// value index and a pool of rebuilders (a case builder reuses buffers, so
 // each goroutine takes its own).
 type templateRebuild struct {
 	index []map[string]int // per slot: value → index into the slot's candidates
-	pool  sync.Pool
+	pool  sync.Pool        // of *slotRebuilder
+}
+
+// slotRebuilder is one goroutine's case builder and, per slot, the value
+// it looked up last and its index: records in a results file follow the
+// generation's order, so a slot's value is most often the one of the
+// record before, found without hashing it again.
+type slotRebuilder struct {
+	cb   *caseBuilder
+	last []lastValue
+}
+
+type lastValue struct {
+	value string // g.values[slot][j].Value
+	j     int    // -1: none yet
+}
+
+// lookup is p.index[i][string(value)], from the value looked up last for
+// slot i when it is the same.
+func (w *slotRebuilder) lookup(p *templateRebuild, i int, value []byte) (int, bool) {
+	l := &w.last[i]
+	if l.j >= 0 && l.value == string(value) {
+		return l.j, true
+	}
+	j, ok := p.index[i][string(value)]
+	if ok {
+		l.value, l.j = w.cb.g.values[i][j].Value, j
+	}
+	return j, ok
 }
 
 func (ts *templateSource) prepared() *templateRebuild {
@@ -107,7 +135,13 @@ func (ts *templateSource) prepared() *templateRebuild {
 			}
 			p.index[i] = m
 		}
-		p.pool.New = func() any { return s.newCaseBuilder(t, g) }
+		p.pool.New = func() any {
+			w := &slotRebuilder{cb: s.newCaseBuilder(t, g), last: make([]lastValue, len(t.Slots))}
+			for i := range w.last {
+				w.last[i].j = -1
+			}
+			return w
+		}
 		ts.rebuild = p
 	})
 	return ts.rebuild
@@ -119,6 +153,8 @@ func (ts *templateSource) prepared() *templateRebuild {
 func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	t := ts.t
 	p := ts.prepared()
+	w := p.pool.Get().(*slotRebuilder)
+	defer p.pool.Put(w)
 	var buf [8]int
 	tuple := buf[:0]
 	if len(t.Slots) > len(buf) {
@@ -139,7 +175,7 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 			}
 			tuple = append(tuple, j)
 		}
-		return ts.build(p, tuple, saved.Case.ID, saved.Case.Text, saved.Into)
+		return ts.build(w.cb, tuple, saved.Case.ID, saved.Case.Text, saved.Into)
 	}
 	for range t.Slots {
 		tuple = append(tuple, -1)
@@ -149,7 +185,7 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 		n++
 		for i, sr := range t.Slots {
 			if sr.Key == string(name) {
-				j, ok := p.index[i][string(value)]
+				j, ok := w.lookup(p, i, value)
 				if !ok || tuple[i] >= 0 {
 					return errNoRebuild
 				}
@@ -162,7 +198,7 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	if err != nil || n != len(t.Slots) {
 		return nil, false
 	}
-	return ts.build(p, tuple, saved.ID, saved.Text, saved.Into)
+	return ts.build(w.cb, tuple, saved.ID, saved.Text, saved.Into)
 }
 
 // anyText, as the saved text, makes build check the id only (a
@@ -172,9 +208,7 @@ const anyText = "\x00"
 // build makes the case of tuple and checks it is the saved one (or, for
 // the id of a perturbed variant, makes that variant of it). It builds in
 // into when that is set (Saved.Into).
-func (ts *templateSource) build(p *templateRebuild, tuple []int, id, text string, into *schema.Case) (*schema.Case, bool) {
-	cb := p.pool.Get().(*caseBuilder)
-	defer p.pool.Put(cb)
+func (ts *templateSource) build(cb *caseBuilder, tuple []int, id, text string, into *schema.Case) (*schema.Case, bool) {
 	c := into
 	if c == nil {
 		c = &schema.Case{}
