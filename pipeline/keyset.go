@@ -26,6 +26,8 @@ type hexSet struct {
 	slots []uint64
 	n     int
 	zero  bool
+	// touched keeps addGroup's loads from being left out as unused.
+	touched uint64
 }
 
 // slot returns where k is, or the empty slot where it would go.
@@ -33,7 +35,7 @@ func (h *hexSet) slot(k uint64) int {
 	mask := uint64(len(h.slots) - 1)
 	// Fibonacci hashing: the top bits of the product, so sequential keys
 	// spread as well as random ones.
-	i := (k * 0x9e3779b97f4a7c15) >> (bits.LeadingZeros64(mask) & 63)
+	i := (k * 0x9e3779b97f4a7c15) >> (bits.LeadingZeros64(mask) & 63) // addGroup loads the same slot
 	for h.slots[i] != 0 && h.slots[i] != k {
 		i = (i + 1) & mask
 	}
@@ -54,7 +56,19 @@ func (h *hexSet) add(k uint64) bool {
 		h.zero = true
 		return added
 	}
-	if 4*(h.n+1) > 3*len(h.slots) {
+	h.grow(1)
+	i := h.slot(k)
+	if h.slots[i] == k {
+		return false
+	}
+	h.slots[i] = k
+	h.n++
+	return true
+}
+
+// grow makes room for m more keys.
+func (h *hexSet) grow(m int) {
+	for 4*(h.n+m) > 3*len(h.slots) {
 		old := h.slots
 		h.slots = make([]uint64, max(1024, 2*len(old)))
 		for _, v := range old {
@@ -63,13 +77,23 @@ func (h *hexSet) add(k uint64) bool {
 			}
 		}
 	}
-	i := h.slot(k)
-	if h.slots[i] == k {
-		return false
+}
+
+// addGroup is add of each key in turn, added[i] its answer. It first
+// loads the slot where each key's probe starts, so the table's cache
+// misses (16 MB for a million ids) overlap instead of coming one after
+// another between the reader's other work.
+func (h *hexSet) addGroup(keys []uint64, added []bool) {
+	h.grow(len(keys))
+	shift := bits.LeadingZeros64(uint64(len(h.slots)-1)) & 63
+	var sum uint64
+	for _, k := range keys {
+		sum += h.slots[(k*0x9e3779b97f4a7c15)>>shift]
 	}
-	h.slots[i] = k
-	h.n++
-	return true
+	h.touched += sum
+	for i, k := range keys {
+		added[i] = h.add(k)
+	}
 }
 
 // hexKey returns the number k spells when it is exactly 16 lowercase

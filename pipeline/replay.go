@@ -146,42 +146,133 @@ func (p *replayer) fail(line int, err error) {
 // past reports whether line comes after the first bad line found so far.
 func (p *replayer) past(line int) bool { return int64(line) > p.stopAt.Load() }
 
-// read hands batches of first-seen lines to the workers.
+// read hands batches of first-seen lines to the workers. A line whose key
+// is a generated id (hexKey) goes into the batch at once and its key waits
+// with up to keyGroup-1 others: the group is looked up in the key set
+// together (KeySet.addHexGroup), which loads their table slots at once
+// instead of one cache miss after another, and the lines of keys seen
+// before are then taken out of the batch. Other keys are looked up as
+// their line comes (the two kinds of key never meet).
 func (p *replayer) read(seen *KeySet, seq int64) error {
-	cur := &batch{}
-	var key []byte
-	err := runner.ReadLines(p.path, func(line []byte, n int) error {
-		if p.past(n) {
-			return errStop
-		}
-		var err error
-		if key, err = schema.AppendRecordKey(key[:0], line); err != nil {
-			p.fail(n, &runner.RecordError{Path: p.path, Line: n, Err: err})
-			return errStop
-		}
-		if !seen.AddBytes(key) {
-			return nil
-		}
-		if len(cur.ends) > 0 && len(cur.buf)+len(line) > replayBatchBytes {
-			cur = p.send(cur) // a long line goes alone
-		}
-		if len(cur.ends) == 0 && len(line) > cap(cur.buf) {
-			cur.buf = make([]byte, 0, len(line)) // its size, not doubled
-		}
-		cur.buf = append(cur.buf, line...)
-		cur.ends = append(cur.ends, len(cur.buf))
-		cur.lines = append(cur.lines, n)
-		cur.seqs = append(cur.seqs, seq)
-		seq++
-		if len(cur.ends) == replayBatch || len(cur.buf) >= replayBatchBytes {
-			cur = p.send(cur)
-		}
-		return nil
-	})
-	if len(cur.ends) > 0 {
-		p.send(cur)
+	r := &batchReader{p: p, seen: seen, seq: seq, cur: &batch{}}
+	err := runner.ReadLines(p.path, r.line)
+	r.flush()
+	if len(r.cur.ends) > 0 {
+		r.send()
 	}
 	return err
+}
+
+// keyGroup is how many generated ids the reader looks up together.
+const keyGroup = 16
+
+// batchReader is the reader's state: the batch being filled and the
+// keys of its lines not looked up yet.
+type batchReader struct {
+	p    *replayer
+	seen *KeySet
+	seq  int64 // the next line's sequence number
+	cur  *batch
+	key  []byte
+	// pending are the generated ids of the last lines of cur, by line
+	// index in cur, not looked up yet.
+	pending [keyGroup]uint64
+	at      [keyGroup]int
+	added   [keyGroup]bool
+	npend   int
+}
+
+// line is the ReadLines callback.
+func (r *batchReader) line(line []byte, n int) error {
+	p := r.p
+	if p.past(n) {
+		return errStop
+	}
+	var err error
+	if r.key, err = schema.AppendRecordKey(r.key[:0], line); err != nil {
+		p.fail(n, &runner.RecordError{Path: p.path, Line: n, Err: err})
+		return errStop
+	}
+	hk, isHex := hexKey(r.key)
+	if !isHex && !r.seen.AddBytes(r.key) {
+		return nil
+	}
+	cur := r.cur
+	if len(cur.ends) > 0 && len(cur.buf)+len(line) > replayBatchBytes {
+		r.flush()
+		if len(cur.ends) > 0 {
+			r.send() // a long line goes alone
+			cur = r.cur
+		}
+	}
+	if len(cur.ends) == 0 && len(line) > cap(cur.buf) {
+		cur.buf = make([]byte, 0, len(line)) // its size, not doubled
+	}
+	cur.buf = append(cur.buf, line...)
+	cur.ends = append(cur.ends, len(cur.buf))
+	cur.lines = append(cur.lines, n)
+	if isHex {
+		r.pending[r.npend], r.at[r.npend] = hk, len(cur.ends)-1
+		if r.npend++; r.npend == keyGroup {
+			r.flush()
+		}
+	}
+	if len(cur.ends) >= replayBatch || len(cur.buf) >= replayBatchBytes {
+		r.flush()
+		if len(cur.ends) > 0 {
+			r.send()
+		}
+	}
+	return nil
+}
+
+// flush looks the pending ids up and takes the lines of those seen
+// before out of the batch.
+func (r *batchReader) flush() {
+	n := r.npend
+	if n == 0 {
+		return
+	}
+	r.npend = 0
+	r.seen.hex.addGroup(r.pending[:n], r.added[:n])
+	for i := range n {
+		if !r.added[i] {
+			r.cur.drop(r.at[:n], r.added[:n])
+			return
+		}
+	}
+}
+
+// drop takes out of b the lines at[i] for which keep[i] is false (at
+// ascends).
+func (b *batch) drop(at []int, keep []bool) {
+	w, k := 0, 0 // lines kept so far; next entry of at
+	start, wbuf := 0, 0
+	for i, end := range b.ends {
+		if k < len(at) && at[k] == i {
+			k++
+			if !keep[k-1] {
+				start = end
+				continue
+			}
+		}
+		wbuf += copy(b.buf[wbuf:], b.buf[start:end])
+		start = end
+		b.ends[w], b.lines[w] = wbuf, b.lines[i]
+		w++
+	}
+	b.buf, b.ends, b.lines = b.buf[:wbuf], b.ends[:w], b.lines[:w]
+}
+
+// send numbers the lines of the current batch and hands it to the workers
+// (send).
+func (r *batchReader) send() {
+	b := r.cur
+	for range b.ends {
+		b.seqs = append(b.seqs, r.seq)
+		r.seq++
+	}
+	r.cur = r.p.send(b)
 }
 
 // send hands b to the workers once the in-flight budget has room for it
