@@ -174,7 +174,7 @@ type analysis struct {
 	arena   []byte // canonical texts of unit values, back to back
 	units   []unit // every unit found, in arena order
 	wanted  []bool // dimensions the expectations annotate
-	scratch [2][]metrics.Unit
+	sorted  []metrics.Unit // the units by dimension (tally)
 	counts  []int
 	items   []expectedItem
 	// colls are the case's collection expectations; keys the keys their
@@ -400,13 +400,33 @@ func (a *analysis) tally(n int) {
 	text := unsafe.String(unsafe.SliceData(cd.text), len(cd.text))
 	cd.tallies = grow(cd.tallies, n)
 	cd.counted = grow(cd.counted, n)
+	// The units grouped by dimension, each dimension's expected units then
+	// its recognised ones, each group in the order found (a counting
+	// sort): group 2di+1 holds dimension di's recognised units.
+	at := grow(a.counts, 2*n)
+	for _, u := range a.units {
+		at[2*int(u.dim)+btoi(u.recognised)]++
+	}
+	sum := 0
+	for k, c := range at {
+		at[k], sum = sum, sum+c
+	}
+	if cap(a.sorted) < len(a.units) {
+		a.sorted = make([]metrics.Unit, len(a.units))
+	}
+	sorted := a.sorted[:len(a.units)]
+	for _, u := range a.units {
+		mu := metrics.Unit{Key: u.key, Value: text[u.start:u.typeAt]}
+		if u.typeAt < u.end {
+			mu.Key = text[u.typeAt:u.end]
+		}
+		k := 2*int(u.dim) + btoi(u.recognised)
+		sorted[at[k]] = mu
+		at[k]++
+	}
+	a.counts = at // at[k] is now where group k ends
 	// One buffer holds every tally's values: a dimension has no more
 	// distinct values than units.
-	a.counts = grow(a.counts, n)
-	counts := a.counts
-	for _, u := range a.units {
-		counts[u.dim]++
-	}
 	if cap(cd.values) < 2*len(a.units) {
 		cd.values = metrics.NewTallyBuffer(2 * len(a.units)) // values and types
 	}
@@ -415,31 +435,28 @@ func (a *analysis) tally(n int) {
 		if !a.wanted[di] {
 			continue
 		}
-		exp, rec := a.scratch[0][:0], a.scratch[1][:0]
-		for _, u := range a.units {
-			if int(u.dim) != di {
-				continue
-			}
-			mu := metrics.Unit{Key: u.key, Value: text[u.start:u.typeAt]}
-			if u.typeAt < u.end {
-				mu.Key = text[u.typeAt:u.end]
-			}
-			if u.recognised {
-				rec = append(rec, mu)
-			} else {
-				exp = append(exp, mu)
-			}
+		start := 0
+		if di > 0 {
+			start = at[2*di-1]
 		}
+		mid, end := at[2*di], at[2*di+1]
 		if a.typed[di] {
-			cd.tallies[di] = buf.TypedTally(counts[di])
+			cd.tallies[di] = buf.TypedTally(end - start)
 		} else {
-			cd.tallies[di] = buf.Tally(counts[di])
+			cd.tallies[di] = buf.Tally(end - start)
 		}
-		cd.tallies[di].Case(exp, rec)
+		cd.tallies[di].Case(sorted[start:mid], sorted[mid:end])
 		cd.tallies[di].OutOfScope = a.outOfScope[di]
 		cd.counted[di] = true
-		a.scratch[0], a.scratch[1] = exp, rec
 	}
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // normalise puts every unit's texts in Unicode NFC (labels, values and
