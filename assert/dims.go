@@ -170,13 +170,14 @@ func (d *dimIndex) ignored(path jp.Expr) bool {
 // analysis is the scratch memory of one dimension analysis, pooled with
 // the walker that does its walk.
 type analysis struct {
-	cd      *caseDims
-	arena   []byte // canonical texts of unit values, back to back
-	units   []unit // every unit found, in arena order
-	wanted  []bool // dimensions the expectations annotate
-	sorted  []metrics.Unit // the units by dimension (tally)
-	counts  []int
-	items   []expectedItem
+	cd     *caseDims
+	arena  []byte         // canonical texts of unit values, back to back
+	units  []unit         // every unit found, in arena order
+	wanted []bool         // dimensions the expectations annotate
+	sorted []metrics.Unit // the units by dimension (tally)
+	memos  []valueMemo    // the last expected value of each expectation index
+	counts []int
+	items  []expectedItem
 	// colls are the case's collection expectations; keys the keys their
 	// items are compared on; done the dimensions they recognised;
 	// outOfScope the response items each dimension left out.
@@ -191,8 +192,11 @@ type analysis struct {
 // unit is a metrics.Unit whose value text is arena[start:typeAt] and
 // type text arena[typeAt:end].
 type unit struct {
-	dim                int32
-	recognised         bool
+	dim        int32
+	recognised bool
+	// stable: the unit's texts are known to be NFC-stable (nfcStable),
+	// as those of a memo are.
+	stable             bool
 	start, typeAt, end int32
 	key                string
 }
@@ -230,7 +234,7 @@ func (e *Evaluator) analyse(r *schema.Result, rs *response, from *sourceChecks, 
 		if err != nil || c.multi || c.dim < 0 {
 			continue // dimension metrics count concrete paths only
 		}
-		a.expect(sc.Dimensions[c.dim].Kind, c, x.Value, met[i], n)
+		a.expect(sc.Dimensions[c.dim].Kind, c, i, x.Value, met[i], n)
 	}
 	a.expectedItems(e.dims)
 	w.collectionItems(rs)
@@ -259,15 +263,14 @@ func (a *analysis) reset(cd *caseDims, n int) {
 	a.outOfScope = grow(a.outOfScope, n)
 }
 
-// expect records one concrete expectation of a dimension of the given
-// kind: value is its expected value, met whether the response met it.
-func (a *analysis) expect(kind string, c *compiled, value any, met bool, n int) {
+// expect records one concrete expectation, the case's i-th, of a
+// dimension of the given kind: value is its expected value, met whether
+// the response met it.
+func (a *analysis) expect(kind string, c *compiled, i int, value any, met bool, n int) {
 	cd := a.cd
 	switch kind {
 	case schema.KindLeaf:
-		start := len(a.arena)
-		a.arena = schema.AppendCanonicalJSON(a.arena, value)
-		a.add(c.dim, false, c.canon, start)
+		a.expectLeaf(c, i, value)
 		a.wanted[c.dim] = true
 	case schema.KindCase:
 		if len(cd.cases) == 0 {
@@ -292,6 +295,98 @@ func (a *analysis) expect(kind string, c *compiled, value any, met bool, n int) 
 			a.expectItem(c, value)
 		}
 	}
+}
+
+// expectLeaf adds the expected unit of a leaf expectation, the case's
+// i-th. The canonical text of the value the i-th expectation had last
+// (of this path, when a string or a list of strings) is kept: cases of
+// one template expect the same values, which are then neither written
+// out nor checked for NFC again.
+func (a *analysis) expectLeaf(c *compiled, i int, value any) {
+	if i >= len(a.memos) {
+		a.memos = append(a.memos, make([]valueMemo, i+1-len(a.memos))...)
+	}
+	m := &a.memos[i]
+	start := len(a.arena)
+	if m.c == c && m.holds(value) {
+		a.arena = append(a.arena, m.canon...)
+		a.add(c.dim, false, c.canon, start)
+		a.units[len(a.units)-1].stable = m.stable
+		return
+	}
+	a.arena = schema.AppendCanonicalJSON(a.arena, value)
+	a.add(c.dim, false, c.canon, start)
+	if m.set(value) {
+		m.c = c
+		m.canon = append(m.canon[:0], a.arena[start:]...)
+		m.stable = nfcStable(m.canon)
+		a.units[len(a.units)-1].stable = m.stable
+	} else {
+		m.c = nil
+	}
+}
+
+// valueMemo is an expected value (a string or a list of strings, kept as
+// their bytes) and its canonical text.
+type valueMemo struct {
+	c *compiled // nil: nothing kept
+	// text holds the string, or the list's strings back to back, ends[j]
+	// the end of string j in it; list tells the two apart.
+	text   []byte
+	ends   []int
+	list   bool
+	canon  []byte
+	stable bool // canon is NFC-stable
+}
+
+// maxMemo bounds the expected values memos keep; maxLeafMemo the JSON
+// texts of leaves (a walker's trie may hold 65,536 paths).
+const maxMemo, maxLeafMemo = 256, 96
+
+// holds reports whether v is the value m keeps.
+func (m *valueMemo) holds(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return !m.list && string(m.text) == t
+	case []any:
+		if !m.list || len(t) != len(m.ends) {
+			return false
+		}
+		from := 0
+		for j, e := range t {
+			s, ok := e.(string)
+			if !ok || string(m.text[from:m.ends[j]]) != s {
+				return false
+			}
+			from = m.ends[j]
+		}
+		return true
+	}
+	return false
+}
+
+// set keeps v in m when it is a string or a list of strings, not too
+// long, and reports whether it did (the caller sets canon).
+func (m *valueMemo) set(v any) bool {
+	m.text, m.ends = m.text[:0], m.ends[:0]
+	switch t := v.(type) {
+	case string:
+		m.list = false
+		m.text = append(m.text, t...)
+	case []any:
+		m.list = true
+		for _, e := range t {
+			s, ok := e.(string)
+			if !ok {
+				return false
+			}
+			m.text = append(m.text, s...)
+			m.ends = append(m.ends, len(m.text))
+		}
+	default:
+		return false
+	}
+	return len(m.text) <= maxMemo
 }
 
 // expectItem records the expectation of one key of an expected item.
@@ -386,7 +481,7 @@ func (w *walker) locateItems(di int, dim *spec.Dimension, rs *response) {
 
 // tally turns the units found into one tally per dimension.
 func (a *analysis) tally(n int) {
-	if !nfcStable(a.arena) && !norm.NFC.IsNormal(a.arena) {
+	if !a.unitsStable() && !nfcStable(a.arena) && !norm.NFC.IsNormal(a.arena) {
 		a.normalise()
 	}
 	cd := a.cd
@@ -457,6 +552,20 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// unitsStable reports that every unit's texts are NFC-stable (see
+// nfcStable), checking only those not known to be. The arena holds
+// nothing but the units' texts, so this is nfcStable(a.arena), and a
+// false answer leaves the question to it.
+func (a *analysis) unitsStable() bool {
+	for i := range a.units {
+		u := &a.units[i]
+		if !u.stable && !nfcStable(a.arena[u.start:u.end]) {
+			return false
+		}
+	}
+	return true
 }
 
 // normalise puts every unit's texts in Unicode NFC (labels, values and
@@ -685,6 +794,16 @@ type pathNode struct {
 	kids    []kid // few: searched in order
 	kidMap  map[string]*pathNode
 	elems   []*pathNode
+	// memo, on a leaf dimension's path, is the JSON text of the value
+	// seen there last (when short), and what the walk made of it.
+	memo leafMemo
+}
+
+// leafMemo is a leaf's JSON text as the response spells it, whether it
+// is empty, and its canonical text.
+type leafMemo struct {
+	set, empty, stable bool
+	raw, canon         []byte
 }
 
 type kid struct {
@@ -877,10 +996,41 @@ func (w *walker) visit(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 	}
 	// A leaf: a scalar, or an array of scalars. Only a wanted leaf
 	// dimension's path asks whether it is empty.
-	if p.dim >= 0 && a.wanted[p.dim] && !doc.Empty(v) {
-		start := len(a.arena)
+	if p.dim >= 0 && a.wanted[p.dim] {
+		w.leaf(doc, p, v)
+	}
+}
+
+// leaf adds the leaf v at p as a recognised unit, unless it is empty.
+// Values at a path repeat from one response to the next (names, labels,
+// codes): when v's JSON text is the one seen at p last, the text kept
+// then is used, without asking again whether it is empty, writing it out
+// or checking it for NFC.
+func (w *walker) leaf(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
+	a, m := &w.a, &p.memo
+	raw := doc.Raw(v)
+	start := len(a.arena)
+	if m.set && string(raw) == string(m.raw) {
+		if !m.empty {
+			a.arena = append(a.arena, m.canon...)
+			a.add(p.dim, true, p.key, start)
+			a.units[len(a.units)-1].stable = m.stable
+		}
+		return
+	}
+	empty := doc.Empty(v)
+	if !empty {
 		a.arena = doc.AppendCanonical(a.arena, v)
 		a.add(p.dim, true, p.key, start)
+	}
+	m.set = len(raw) <= maxLeafMemo
+	if !m.set {
+		return
+	}
+	m.empty, m.raw, m.canon = empty, append(m.raw[:0], raw...), append(m.canon[:0], a.arena[start:]...)
+	m.stable = nfcStable(m.canon)
+	if !empty {
+		a.units[len(a.units)-1].stable = m.stable
 	}
 }
 

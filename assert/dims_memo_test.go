@@ -1,0 +1,94 @@
+package assert
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// memoVariants are values one path takes from one response (or
+// expectation) to the next: Chinese, the same word composed and
+// decomposed (NFC changes only the second), escaped and not, empty in
+// several ways, numbers spelled three ways, lists.
+var memoVariants = []string{
+	`"Person"`, `"使用人"`, `"\u4f7f\u7528\u4eba"`, `"café"`, `"cafe\u0301"`, `"cafe` + "\u0301" + `"`, `""`, `null`, `[]`, `[""]`,
+	`["SIM_Card","Person"]`, `["Person","Person"]`, `["酒店同房间同宿"]`, `1`, `1.0`, `1e0`, `true`, `"北京\n上海"`,
+	`"` + strings.Repeat("长", 120) + `"`,
+}
+
+// The memos of dimension analysis (the canonical text of the value last
+// seen at each response path, and of each expectation's last value)
+// change nothing: an evaluator whose memos have seen every variant before
+// analyses each result as a fresh evaluator does, metrics byte for byte,
+// on responses and expectations whose values change from one result to
+// the next among memoVariants, through the IAO preset's leaf and items
+// dimensions.
+func TestAnalysisMemosMatchFresh(t *testing.T) {
+	s := loadSuite(t, refIAOSuite)
+	kept := NewEvaluator(s)
+	rnd := rand.New(rand.NewPCG(20261202, 28))
+	// Each slot (a response leaf, an expectation) keeps its value from the
+	// result before more often than not, as values at one path do.
+	last := map[int]string{}
+	slot := 0
+	pick := func() string {
+		slot++
+		if v, ok := last[slot]; !ok || rnd.IntN(3) == 0 {
+			last[slot] = memoVariants[rnd.IntN(len(memoVariants))]
+		} else {
+			last[slot] = v
+		}
+		return last[slot]
+	}
+	paths := []string{"$.data[0].content.ont", "$.data[0].content.des.phone_number", "$.data[0].content.rel[0].ont",
+		"$.data[0].content.rel[0].relName", "$.data[0].content.rel[0].rel[0].ont", "$.data[0].content.rel[0].rel[0].behavior[0].category"}
+	twin := map[string]string{`"café"`: `"cafe\u0301"`, `"cafe\u0301"`: `"café"`, `"cafe` + "\u0301" + `"`: `"café"`}
+	for i := range 600 {
+		slot = 0
+		// the six leaves the expectations name, then one more
+		vals := []string{pick(), pick(), pick(), pick(), pick(), pick(), pick()}
+		resp := fmt.Sprintf(`{"code":200,"data":[{"content":{"des":{"phone_number":%s},"ont":%s,"rel":[{"ont":%s,"relName":%s,`+
+			`"rel":[{"ont":%s,"behavior":[{"category":%s,"location":%s}]}]}]},"content_op":"查询"}]}`,
+			vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], vals[6])
+		var exp schema.Expectations
+		for j, p := range paths {
+			// the value the response holds, its other NFC form, or another
+			text := vals[[]int{1, 0, 2, 3, 4, 5}[j]]
+			switch x, ok := twin[text]; {
+			case rnd.IntN(3) == 0:
+				text = pick()
+			case ok && rnd.IntN(2) == 0:
+				text = x
+			}
+			if rnd.IntN(4) > 0 {
+				var v any
+				if err := json.Unmarshal([]byte(text), &v); err != nil {
+					t.Fatal(err)
+				}
+				exp = append(exp, schema.Expectation{Path: p, Value: v})
+			}
+		}
+		r := &schema.Result{Case: schema.Case{ID: strconv.Itoa(i), Suite: s.Name, Template: "hotel", Text: "t", Expect: exp},
+			Response: []byte(resp), Status: 200}
+		got, want := memoMetrics(t, s, kept, r), memoMetrics(t, s, NewEvaluator(s), r)
+		if got != want {
+			t.Fatalf("result %d, response %s, expectations %v:\nwith memos %s\nfresh      %s", i, resp, exp, got, want)
+		}
+	}
+}
+
+// memoMetrics is the metrics of a collector given only r, evaluated by ev.
+func memoMetrics(t *testing.T, s *spec.Suite, ev *Evaluator, r0 *schema.Result) string {
+	r := *r0
+	col := NewCollector(s, nil)
+	e := ev.Evaluate(&r)
+	col.Add(&r, e)
+	e.Release()
+	return mustJSON(t, col.Metrics())
+}
