@@ -83,7 +83,7 @@ func (c *Collector) places() []srcPlace {
 // starts it), takes a write barrier over each of the report's pointer
 // slots, and was most of Cases (docs/performance.md, issue 27, "the
 // report"). TestListedCasesCompactEqualWhole compares the two kinds.
-func (c *Collector) reportInto(dst *schema.CaseReport, e *caseEntry, places []srcPlace) {
+func reportInto(dst *schema.CaseReport, e *caseEntry, places []srcPlace) {
 	if e.full != nil {
 		*dst = *e.full
 		return
@@ -177,16 +177,36 @@ func (c *Collector) mergeCases(o *Collector) {
 	c.cases = kept
 }
 
-// Cases returns every case, worst first: errors, then failures (more failed
-// checks first), then passes; ties in source order, then by id, then in
-// listing order, so reports never depend on completion order. A long list
-// (from parallelCases cases, on two cores or more) is worked out in two
-// halves at once — keys, sort and reports — the halves' sorted keys
-// merged between: the listing order closes every tie, so the order is
-// total and the same as one sort's (TestSortCaseKeysHalvesMatchStable).
-// This is the longest part of building a big report, which runs on one
-// core while the other idles (docs/performance.md, issue 27).
+// Cases returns every case, worst first, in the order Listed lists them,
+// each as a whole report (one block of 360 bytes per case). A report
+// lists its cases through Listed instead, which makes none.
 func (c *Collector) Cases() []schema.CaseReport {
+	l := c.Listed()
+	out := make([]schema.CaseReport, l.Len())
+	inHalves(len(out) >= parallelCases && runtime.GOMAXPROCS(0) > 1, len(out), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			reportInto(&out[i], l.list.at(int(l.order[i])), l.places)
+		}
+	})
+	return out
+}
+
+// Listed returns the listed cases, worst first: errors, then failures
+// (more failed checks first), then passes; ties in source order, then by
+// id, then in listing order, so reports never depend on completion order.
+// It sorts the cases but makes no report: the listing reads the
+// collector's entries as a report's renderers ask for each case (a compact
+// entry's few members into their scratch report), rather than 360 bytes
+// allocated and filled per listed case that report.json then only reads
+// once (docs/performance.md, issue 27, "the report after the results").
+// The listing keeps what it reads: cases the collector lists later, or a
+// merge that replaces its list, do not change it.
+//
+// A long list (from parallelCases cases, on two cores or more) is sorted
+// in two halves at once, the halves' sorted keys merged: the listing order
+// closes every tie, so the order is total and the same as one sort's
+// (TestSortCaseKeysHalvesMatchStable).
+func (c *Collector) Listed() *Listing {
 	// The sort keys are worked out once per case, and the sort moves small
 	// keys rather than whole reports.
 	n := c.cases.len()
@@ -196,9 +216,9 @@ func (c *Collector) Cases() []schema.CaseReport {
 		for i := lo; i < hi; i++ {
 			e := c.cases.at(i)
 			if cr := e.full; cr != nil {
-				keys[i] = caseKey{cr.Outcome, len(cr.Failures), c.order(cr), cr.ID, i}
+				keys[i] = newCaseKey(cr.Outcome, len(cr.Failures), c.order(cr), cr.ID, i)
 			} else {
-				keys[i] = caseKey{schema.Outcome(e.outcome), 0, int(e.src), e.id, i}
+				keys[i] = newCaseKey(schema.Outcome(e.outcome), 0, int(e.src), e.id, i)
 			}
 		}
 		slices.SortFunc(keys[lo:hi], compareCaseKeys)
@@ -206,14 +226,34 @@ func (c *Collector) Cases() []schema.CaseReport {
 	if halves {
 		keys = mergeCaseKeys(keys, n/2)
 	}
-	out := make([]schema.CaseReport, n)
-	places := c.places()
-	inHalves(halves, n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			c.reportInto(&out[i], c.cases.at(keys[i].i), places)
-		}
-	})
-	return out
+	order := make([]int32, n)
+	for i := range keys {
+		order[i] = int32(keys[i].i)
+	}
+	return &Listing{list: c.cases, order: order, places: c.places()}
+}
+
+// Listing is a collector's listed cases in a report's order (Listed): a
+// schema.CaseLister.
+type Listing struct {
+	list   caseList // a copy: its blocks never move, and entries never change once listed
+	order  []int32  // indices into list, in the report's order
+	places []srcPlace
+}
+
+// Len returns the number of cases listed.
+func (l *Listing) Len() int { return len(l.order) }
+
+// Case returns case i: the report of a case kept whole (which the caller
+// must not change), or dst with a compact entry's report written into it.
+func (l *Listing) Case(i int, dst *schema.CaseReport) *schema.CaseReport {
+	e := l.list.at(int(l.order[i]))
+	if e.full != nil {
+		return e.full
+	}
+	*dst = schema.CaseReport{}
+	reportInto(dst, e, l.places)
+	return dst
 }
 
 // parallelCases is the number of listed cases from which Cases works in
@@ -221,13 +261,30 @@ func (c *Collector) Cases() []schema.CaseReport {
 const parallelCases = 16384
 
 // caseKey is what a listed case sorts by in a report; i, its index in the
-// list, closes every tie.
+// list, closes every tie. pre is the id's first 8 bytes as a big-endian
+// number (zeros past its end), so most comparisons of ids never read the
+// ids' bytes, which lie all over the heap: reading them was most of the
+// sort's time (a cache miss for each id of each comparison). Ids whose
+// first 8 bytes are equal, or that differ only in trailing zero bytes,
+// compare whole.
 type caseKey struct {
 	outcome schema.Outcome
 	nfail   int
 	order   int
+	pre     uint64
 	id      string
 	i       int
+}
+
+func newCaseKey(outcome schema.Outcome, nfail, order int, id string, i int) caseKey {
+	var pre uint64
+	for j := range 8 {
+		pre <<= 8
+		if j < len(id) {
+			pre |= uint64(id[j])
+		}
+	}
+	return caseKey{outcome, nfail, order, pre, id, i}
 }
 
 func compareCaseKeys(a, b caseKey) int {
@@ -239,6 +296,9 @@ func compareCaseKeys(a, b caseKey) int {
 	}
 	if a.order != b.order {
 		return cmp.Compare(a.order, b.order)
+	}
+	if a.pre != b.pre {
+		return cmp.Compare(a.pre, b.pre)
 	}
 	if c := strings.Compare(a.id, b.id); c != 0 {
 		return c

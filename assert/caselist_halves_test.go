@@ -29,13 +29,16 @@ func TestSortCaseKeysHalvesMatchStable(t *testing.T) {
 		}
 		return strings.Compare(a.id, b.id)
 	}
-	ids := []string{"a-1", "a-2", "b-1", "订票-1", "订票-2", "天气/北京-1", "天气/北京-10", "天气/北京-2", ""}
+	// Ids equal in their first 8 bytes, or apart only in zero bytes, and
+	// bytes past 0x7f: the keys' 8-byte prefixes must order as the ids.
+	ids := []string{"a-1", "a-2", "b-1", "订票-1", "订票-2", "天气/北京-1", "天气/北京-10", "天气/北京-2", "",
+		"ab", "ab\x00", "ab\x00\x00", "abcdefgh", "abcdefgh\x00", "abcdefghi", "abcdefgha", "\xff\xfe", "\x7f", "00002f7c8f0ea887", "00002f7c8f0ea886"}
 	outcomes := []schema.Outcome{schema.Pass, schema.Fail, schema.Error}
 	rng := rand.New(rand.NewPCG(27, 2))
 	for _, n := range []int{0, 1, 2, 3, 17, 1000, 4097, 20001} {
 		keys := make([]caseKey, n)
 		for i := range keys {
-			keys[i] = caseKey{outcomes[rng.IntN(len(outcomes))], rng.IntN(3), rng.IntN(4), ids[rng.IntN(len(ids))], i}
+			keys[i] = newCaseKey(outcomes[rng.IntN(len(outcomes))], rng.IntN(3), rng.IntN(4), ids[rng.IntN(len(ids))], i)
 		}
 		want := slices.Clone(keys)
 		slices.SortStableFunc(want, stable)

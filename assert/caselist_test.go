@@ -194,6 +194,54 @@ func TestListedCasesCompactEqualWhole(t *testing.T) {
 		if string(a) != string(b) {
 			t.Errorf("%s: the JSON of the cases differs", c.name)
 		}
+		// The listing a report reads gives the same reports, case by
+		// case, into a scratch report that held another case (a failing
+		// one, with members a compact case leaves empty) before.
+		l := c.compact.Listed()
+		if l.Len() != len(want) {
+			t.Fatalf("%s: the listing lists %d cases, Cases %d", c.name, l.Len(), len(want))
+		}
+		var scratch schema.CaseReport
+		for i := range want {
+			scratch = want[(i+len(want)/2)%len(want)]
+			if got := l.Case(i, &scratch); !reflect.DeepEqual(*got, want[i]) {
+				t.Fatalf("%s: case %d through the listing is\n%+v\nwhole it is\n%+v", c.name, i, *got, want[i])
+			}
+		}
+	}
+}
+
+// BuildReport lists the collector's cases through its listing: the
+// report's cases (ExpandCases, CaseAt) are Cases' reports, and they stay
+// so when the collector lists more cases afterwards; with no case listed,
+// Cases is an empty list (report.json's "cases": []).
+func TestBuildReportListsCases(t *testing.T) {
+	s := listedSuite(t)
+	col := NewCollector(s, nil)
+	for i := range 3000 {
+		col.Add(listedResult(i), nil)
+	}
+	want := col.Cases()
+	rep := BuildReport(s, col, schema.RunInfo{}, "dev", nil)
+	if rep.Cases != nil || rep.NumCases() != len(want) {
+		t.Fatalf("the report has %d cases in Cases and lists %d; want none and %d", len(rep.Cases), rep.NumCases(), len(want))
+	}
+	for i := range 100 {
+		col.Add(listedResult(3000+i), nil)
+	}
+	var scratch schema.CaseReport
+	for i := range want {
+		if got := rep.CaseAt(i, &scratch); !reflect.DeepEqual(*got, want[i]) {
+			t.Fatalf("case %d: %+v, want %+v", i, *got, want[i])
+		}
+	}
+	rep.ExpandCases()
+	if !reflect.DeepEqual(rep.Cases, want) {
+		t.Errorf("ExpandCases differs from Cases")
+	}
+	empty := BuildReport(s, NewCollector(s, nil), schema.RunInfo{}, "dev", nil)
+	if empty.Cases == nil || len(empty.Cases) != 0 {
+		t.Errorf("a report with no case listed has Cases %#v, want an empty list", empty.Cases)
 	}
 }
 

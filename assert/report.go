@@ -21,8 +21,16 @@ func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version stri
 	rep := &schema.Report{
 		Tree: s.Tree, Tool: "nlutest", Version: version,
 		Suite: schema.SuiteInfo{Name: s.Name, Description: s.Description, Schema: s.SchemaName, Dir: s.Dir, Files: files},
-		Run:   run, Thresholds: ths, Metrics: m, Groups: col.Groups(), Cases: col.Cases(), Warnings: warnings,
+		Run:   run, Thresholds: ths, Metrics: m, Groups: col.Groups(), Warnings: warnings,
 		CasesOmitted: col.Omitted(),
+	}
+	// The cases are listed from the collector's entries as the renderers
+	// read them (Collector.Listed), not made into reports here; no case
+	// listed is an empty list, which report.json writes as [].
+	if l := col.Listed(); l.Len() > 0 {
+		rep.SetListed(l)
+	} else {
+		rep.Cases = []schema.CaseReport{}
 	}
 	if n := col.Cached(); n > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d results came from the response cache (--cache): they are marked cached and left out of the latency metrics and thresholds", n, col.Total()))

@@ -97,8 +97,7 @@ func compareCases(runs []TargetRun) []schema.ComparedCase {
 	index := map[caseKey]int{}
 	var out []schema.ComparedCase
 	for ti, tr := range runs {
-		for i := range tr.Report.Cases {
-			cr := &tr.Report.Cases[i]
+		for cr := range tr.Report.ListedCases() {
 			k := caseKey{cr.ID, cr.Turn, cr.Repeat}
 			j, ok := index[k]
 			if !ok {

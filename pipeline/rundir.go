@@ -131,9 +131,9 @@ func FailedIDs(dir string) (map[string]bool, error) {
 	}
 	ids := map[string]bool{}
 	if rep, err := ReadReport(dir); err == nil && rep.CasesOmitted == 0 {
-		for i := range rep.Cases {
-			if rep.Cases[i].Outcome >= schema.Fail {
-				ids[rep.Cases[i].ID] = true
+		for c := range rep.ListedCases() {
+			if c.Outcome >= schema.Fail {
+				ids[c.ID] = true
 			}
 		}
 		return ids, nil

@@ -184,23 +184,22 @@ func (d *reportDiff) compareThresholds(a, b *schema.Report) {
 }
 
 func (d *reportDiff) compareCases(a, b *schema.Report) {
-	ca := make(map[string]*schema.CaseReport, len(a.Cases))
-	for i := range a.Cases {
-		ca[a.Cases[i].ID] = &a.Cases[i]
+	ca := make(map[string]schema.Outcome, a.NumCases())
+	for c := range a.ListedCases() {
+		ca[c.ID] = c.Outcome
 	}
-	seen := make(map[string]bool, len(b.Cases))
-	for i := range b.Cases {
-		c := &b.Cases[i]
+	seen := make(map[string]bool, b.NumCases())
+	for c := range b.ListedCases() {
 		seen[c.ID] = true
 		old, ok := ca[c.ID]
 		if !ok {
 			d.onlyB++
 			continue
 		}
-		f := flip{id: c.ID, template: c.Template, text: c.Text, from: old.Outcome, to: c.Outcome}
+		f := flip{id: c.ID, template: c.Template, text: c.Text, from: old, to: c.Outcome}
 		switch {
-		case old.Outcome == c.Outcome:
-		case old.Outcome == schema.Pass:
+		case old == c.Outcome:
+		case old == schema.Pass:
 			d.worse = append(d.worse, f)
 		case c.Outcome == schema.Pass:
 			d.better = append(d.better, f)

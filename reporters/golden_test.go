@@ -40,7 +40,13 @@ type renderCase struct {
 }
 
 func renderCases() []renderCase {
-	pass, fail, qs := iaoPass(), iaoFail(), quickstart()
+	return renderCasesOf(func(r *schema.Report) *schema.Report { return r })
+}
+
+// renderCasesOf is renderCases with each report (baselines too) passed
+// through conv first.
+func renderCasesOf(conv func(*schema.Report) *schema.Report) []renderCase {
+	pass, fail, qs := conv(iaoPass()), conv(iaoFail()), conv(quickstart())
 	console := func(r *schema.Report, o Options) func(*bytes.Buffer) error {
 		return func(b *bytes.Buffer) error { return Console(b, r, o) }
 	}

@@ -182,3 +182,12 @@ func BenchmarkJSONListedCases(b *testing.B) {
 		}
 	})
 }
+
+// trimNewline drops the newline json.Encoder ends each value with, as JSON
+// did when it encoded every listed case with encoding/json.
+type trimNewline struct{ w *bufio.Writer }
+
+func (t trimNewline) Write(p []byte) (int, error) {
+	_, err := t.w.Write(bytes.TrimSuffix(p, []byte("\n")))
+	return len(p), err
+}

@@ -352,9 +352,9 @@ func groupCase(r *schema.Report, suite string, g schema.Group) jcase {
 // per conversation.
 func caseTestcases(r *schema.Report, suite string, withThresholds, red bool) []jcase {
 	var cases []jcase
-	for _, c := range r.Cases {
+	for c := range r.ListedCases() {
 		if c.Turn == 0 {
-			cases = append(cases, caseTestcase(suite, c, withThresholds, red))
+			cases = append(cases, caseTestcase(suite, *c, withThresholds, red))
 		}
 	}
 	for _, t := range transcripts(r) {

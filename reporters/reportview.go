@@ -411,8 +411,8 @@ const latencyBins = 20
 func latencyDistribution(r *schema.Report) Chart {
 	ch := Chart{Kind: ChartDistribution, Title: "Latency distribution (ms)", Unit: "cases", Series: []string{"cases"}}
 	hi := 0.0
-	for i := range r.Cases {
-		if c := &r.Cases[i]; c.Error == nil {
+	for c := range r.ListedCases() {
+		if c.Error == nil {
 			hi = max(hi, c.LatencyMS)
 		}
 	}
@@ -421,8 +421,8 @@ func latencyDistribution(r *schema.Report) Chart {
 	}
 	width := niceCeil(hi / latencyBins)
 	counts := make([]int, int(math.Ceil(hi/width))+1)
-	for i := range r.Cases {
-		if c := &r.Cases[i]; c.Error == nil {
+	for c := range r.ListedCases() {
+		if c.Error == nil {
 			counts[min(len(counts)-1, int(c.LatencyMS/width))]++
 		}
 	}
@@ -433,7 +433,7 @@ func latencyDistribution(r *schema.Report) Chart {
 		ch.Points = append(ch.Points, Point{Label: "<" + fmtNum(float64(i+1)*width), Values: []float64{float64(n)}, N: n})
 	}
 	if r.CasesOmitted > 0 {
-		ch.Title += fmt.Sprintf(" (the %d cases listed)", len(r.Cases))
+		ch.Title += fmt.Sprintf(" (the %d cases listed)", r.NumCases())
 	}
 	return ch
 }

@@ -66,7 +66,7 @@ func countCases(r *schema.Report) caseCounts {
 		return caseCounts{Total: n.Total, Passed: n.Passed, Failed: n.Failed, Errored: n.Errored}
 	}
 	var c caseCounts
-	for _, x := range r.Cases {
+	for x := range r.ListedCases() {
 		c.Total++
 		switch x.Outcome {
 		case schema.Pass:
@@ -473,9 +473,14 @@ func caseDetail(c schema.CaseReport) string {
 // failures, otherwise in the report's (worst-first) order.
 func failingCases(r *schema.Report) []*schema.CaseReport {
 	var out []*schema.CaseReport
-	for i := range r.Cases {
-		if r.Cases[i].Outcome >= schema.Fail {
-			out = append(out, &r.Cases[i])
+	var scratch schema.CaseReport
+	for i := range r.NumCases() {
+		if c := r.CaseAt(i, &scratch); c.Outcome >= schema.Fail {
+			if c == &scratch { // the listing's scratch: the next case overwrites it
+				c = new(schema.CaseReport)
+				*c = scratch
+			}
+			out = append(out, c)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Outcome > out[j].Outcome })

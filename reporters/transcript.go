@@ -82,8 +82,7 @@ func (t *Transcript) Name() string {
 func transcripts(r *schema.Report) []*Transcript {
 	by := map[string]*Transcript{}
 	var out []*Transcript
-	for i := range r.Cases {
-		c := &r.Cases[i]
+	for c := range r.ListedCases() {
 		if c.Turn < 1 {
 			continue
 		}
@@ -279,8 +278,7 @@ func flakySections(r, _ *schema.Report) []Section {
 	s := Section{ID: "flaky", Title: fmt.Sprintf("Flaky cases (%d)", len(rep.Flaky)),
 		Intro: fmt.Sprintf("Cases and conversations whose %d repetitions (--repeat) did not all have the same outcome.", rep.N)}
 	text := map[string]string{}
-	for i := range r.Cases {
-		c := &r.Cases[i]
+	for c := range r.ListedCases() {
 		id := c.ID
 		if c.Script != "" {
 			id = c.Script

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"iter"
 	"math"
 	"sync"
 	"time"
@@ -359,10 +360,84 @@ type Report struct {
 	// first), then passing ones. A run keeps at most MaxReportCases of each
 	// (so memory stays flat); CasesOmitted counts the rest, whose outcomes
 	// are in the run's results.jsonl. Renderers cap what they show.
+	//
+	// A report a run or eval builds (assert.BuildReport) leaves Cases nil
+	// and lists its cases through a CaseLister (SetListed) instead, the
+	// collector's own entries, which ListedCases, CaseAt and NumCases read
+	// without a CaseReport made per case; ExpandCases fills Cases from it
+	// for code that reads Cases. A report read back from JSON, or built by
+	// hand, has Cases, which those methods read then.
 	Cases []CaseReport `json:"cases"`
 	// CasesOmitted counts cases left out of Cases by the cap.
 	CasesOmitted int      `json:"cases_omitted,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
+
+	listed CaseLister
+}
+
+// CaseLister lists a report's cases, in the report's order, from wherever
+// their builder keeps them (assert's collector keeps most passing cases in
+// a compact entry, not as a CaseReport). Its methods are safe to call from
+// several goroutines at once, and the cases it lists never change.
+type CaseLister interface {
+	// Len is the number of cases listed.
+	Len() int
+	// Case returns case i: either a report the lister keeps, which the
+	// caller must not change, or dst, overwritten whole with the case.
+	Case(i int, dst *CaseReport) *CaseReport
+}
+
+// SetListed makes l the report's listed cases, and Cases nil.
+func (r *Report) SetListed(l CaseLister) {
+	r.Cases, r.listed = nil, l
+}
+
+// NumCases returns the number of cases the report lists.
+func (r *Report) NumCases() int {
+	if r.listed != nil && r.Cases == nil {
+		return r.listed.Len()
+	}
+	return len(r.Cases)
+}
+
+// CaseAt returns case i of the report's list (0 <= i < NumCases()): the
+// report's own (&Cases[i], or one its lister keeps), or scratch filled
+// with it. The caller changes neither, and copies what it keeps past its
+// next use of scratch. Safe from several goroutines with a scratch each.
+func (r *Report) CaseAt(i int, scratch *CaseReport) *CaseReport {
+	if r.listed != nil && r.Cases == nil {
+		return r.listed.Case(i, scratch)
+	}
+	return &r.Cases[i]
+}
+
+// ListedCases yields the report's cases in order, as CaseAt gives them:
+// the case yielded must not be changed, and is valid only until the next
+// one (the same value may be reused for it); copy it to keep it.
+func (r *Report) ListedCases() iter.Seq[*CaseReport] {
+	return func(yield func(*CaseReport) bool) {
+		var scratch CaseReport
+		for i, n := 0, r.NumCases(); i < n; i++ {
+			if !yield(r.CaseAt(i, &scratch)) {
+				return
+			}
+		}
+	}
+}
+
+// ExpandCases fills Cases from the report's lister when it has one, for
+// code that reads Cases (a renderer from outside this module, say).
+func (r *Report) ExpandCases() {
+	if r.listed == nil || r.Cases != nil {
+		return
+	}
+	out := make([]CaseReport, r.listed.Len())
+	for i := range out {
+		if c := r.listed.Case(i, &out[i]); c != &out[i] {
+			out[i] = *c
+		}
+	}
+	r.Cases = out
 }
 
 // Descriptor returns the report's metrics-tree descriptor: Tree, or the

@@ -114,7 +114,7 @@ func (a *App) writeComparison(c *schema.Comparison, runs []pipeline.TargetRun, r
 				continue
 			}
 			appendTo := f.r.Summary && summary != "" && filepath.Clean(p) == filepath.Clean(summary)
-			if a.writeFile(f.r.Name, p, appendTo, func(w io.Writer) error { return f.r.Compare(w, c, reps, fopts) }) != ExitPass {
+			if a.writeFile(f.r.Name, p, appendTo, func(w io.Writer) error { f.r.Expand(reps...); return f.r.Compare(w, c, reps, fopts) }) != ExitPass {
 				code = ExitCannotRun
 				continue
 			}

@@ -372,7 +372,7 @@ func (a *App) writeReports(rep *schema.Report, rf *runFlags, runDir string, base
 		for _, p := range f.paths {
 			// GitHub collects every step's summary in one file: add to it.
 			appendTo := f.r.Summary && summary != "" && filepath.Clean(p) == filepath.Clean(summary)
-			outs = append(outs, out{f.r.Name, p, func(w io.Writer) error { return f.r.Write(w, rep, fopts) }, appendTo})
+			outs = append(outs, out{f.r.Name, p, func(w io.Writer) error { f.r.Expand(rep); return f.r.Write(w, rep, fopts) }, appendTo})
 		}
 	}
 	failed := false
