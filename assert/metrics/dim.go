@@ -49,9 +49,13 @@ const smallCase = 16
 // attribute, relation, behaviour), one case at a time. The zero value is
 // ready to use and reports an empty kind.
 type DimAcc struct {
-	kind   string
-	all    dimCount
-	byVal  map[string]*dimCount // keyed by the raw Value text
+	kind  string
+	all   dimCount
+	byVal map[string]*valCount // keyed by the raw Value text
+	// recent holds the values looked up last, tried before the map: a
+	// dimension's cases name the same few values over and over.
+	recent [4]*valCount
+	next   int
 	byType map[string]*dimCount // keyed by the raw Type text
 	// outOfScope counts recognised items of types outside the declared
 	// scope (neither charged nor compared).
@@ -66,18 +70,31 @@ func NewDimAcc(kind string) *DimAcc {
 	return &DimAcc{kind: kind}
 }
 
+// valCount is a value's counts, with the value (a copy of its own).
+type valCount struct {
+	value string
+	dimCount
+}
+
 func (d *DimAcc) val(v string) *dimCount {
-	if d.byVal == nil {
-		d.byVal = make(map[string]*dimCount)
+	for _, e := range d.recent {
+		if e != nil && e.value == v {
+			return &e.dimCount
+		}
 	}
-	c := d.byVal[v]
-	if c == nil {
-		c = &dimCount{}
+	if d.byVal == nil {
+		d.byVal = make(map[string]*valCount)
+	}
+	e := d.byVal[v]
+	if e == nil {
 		// A unit's text may be a slice of a larger buffer; the map keeps
 		// a copy of its own.
-		d.byVal[strings.Clone(v)] = c
+		e = &valCount{value: strings.Clone(v)}
+		d.byVal[e.value] = e
 	}
-	return c
+	d.recent[d.next] = e
+	d.next = (d.next + 1) % len(d.recent)
+	return &e.dimCount
 }
 
 // Tally is one case's counts in a dimension, overall and per value (see
@@ -275,7 +292,7 @@ func (d *DimAcc) Merge(o *DimAcc) {
 	}
 	d.all.add(o.all)
 	for v, c := range o.byVal {
-		d.val(v).add(*c)
+		d.val(v).add(c.dimCount)
 	}
 	for v, c := range o.byType {
 		d.typ(v).add(*c)
@@ -310,7 +327,7 @@ func (d *DimAcc) Result() *schema.Dimension {
 			c = &dimCount{}
 			merged[name] = c
 		}
-		c.add(*d.byVal[v])
+		c.add(d.byVal[v].dimCount)
 	}
 	out.Values = make(map[string]*schema.Dimension, len(merged))
 	for name, c := range merged {

@@ -48,8 +48,14 @@ func InputLength(text string) int {
 			}
 		case r >= 0xE4 && r <= 0xE9:
 			// U+4000–U+9FFF: the CJK Unified Ideographs block (Han) from
-			// U+4E00, the common case, is counted without a table lookup.
-			r, size = utf8.DecodeRuneInString(text[i:])
+			// U+4E00, the common case, is counted without a table lookup,
+			// and decoded here: E4–E9 and two continuation bytes are
+			// always a valid rune (neither overlong nor a surrogate).
+			if i+2 < len(text) && text[i+1]&0xC0 == 0x80 && text[i+2]&0xC0 == 0x80 {
+				r, size = (r&0x0F)<<12|rune(text[i+1]&0x3F)<<6|rune(text[i+2]&0x3F), 3
+			} else {
+				r, size = utf8.DecodeRuneInString(text[i:])
+			}
 			if r >= 0x4E00 && r <= 0x9FFF {
 				n++
 				inWord = false

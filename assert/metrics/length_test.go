@@ -1,6 +1,11 @@
 package metrics
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 // YD/T 4394.2-2023 §响应时间 b): "中文等语言以字符为基本单位，英文等语言以单词为计数单位".
 func TestInputLength(t *testing.T) {
@@ -95,6 +100,60 @@ func TestInputLengthFastPaths(t *testing.T) {
 			t.Errorf("InputLength(%q) = %d, want %d", c.text, got, c.want)
 		}
 	}
+}
+
+// InputLength decodes E4–E9 sequences itself; it counts as decoding
+// every rune with utf8 does (inputLengthDecoding, the function before that
+// fast path), on text built from Chinese, runes at the edges of the fast
+// range, Latin, combining marks and cut or invalid UTF-8.
+func TestInputLengthDecodesAsUTF8(t *testing.T) {
+	pieces := []string{"北京", "查询", "一", "鿿", "\u4dff", "\u4e00", "\ua000", "\xe4", "\xe4\xb8", "\xe9\xbf", "\xe4\x41\x80",
+		"\xe5\x80\xc0", "\xe9\xbf\xbf", "a", "book", " ", "'", "-", "3", ".", "é", "e\u0301", "。", "😀", "\xff"}
+	rnd := rand.New(rand.NewPCG(27, 12))
+	for range 20000 {
+		var b strings.Builder
+		for range rnd.IntN(10) {
+			b.WriteString(pieces[rnd.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := InputLength(s), inputLengthDecoding(s); got != want {
+			t.Fatalf("InputLength(%q) = %d, decoding with utf8 %d", s, got, want)
+		}
+	}
+}
+
+// inputLengthDecoding is InputLength decoding every non-ASCII rune with
+// utf8.DecodeRuneInString.
+func inputLengthDecoding(text string) int {
+	n := 0
+	inWord := false
+	var prev rune
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		i += size
+		switch {
+		case ignorable(r):
+			continue
+		case cjk(r):
+			n++
+			inWord = false
+		case wordRune(r):
+			if !inWord {
+				n++
+				inWord = true
+			}
+			prev = r
+		default:
+			if inWord && joins(prev, r, text[i:]) {
+				continue
+			}
+			inWord = false
+		}
+	}
+	return n
 }
 
 // The examples docs/metrics.md (Latency) gives for its input-length rule.
