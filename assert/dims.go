@@ -795,12 +795,14 @@ type pathNode struct {
 	kidMap  map[string]*pathNode
 	elems   []*pathNode
 	// memo, on a leaf dimension's path, is the JSON text of the value
-	// seen there last (when short), and what the walk made of it.
-	memo leafMemo
+	// seen there last (when short), and what the walk made of it;
+	// itemMemos the same of the first items under a $..NAME[*] key.
+	memo      leafMemo
+	itemMemos []leafMemo
 }
 
-// leafMemo is a leaf's JSON text as the response spells it, whether it
-// is empty, and its canonical text.
+// leafMemo is a leaf's (or an item's) JSON text as the response spells
+// it, whether it is empty (no item), and its canonical text.
 type leafMemo struct {
 	set, empty, stable bool
 	raw, canon         []byte
@@ -933,13 +935,18 @@ func (w *walker) items(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 			continue
 		}
 		keys := w.idx.itemKeys[di]
+		j := 0
 		add := func(it jsondoc.Ref) {
-			if doc.Kind(it) != jsondoc.Object && (len(keys) > 0 || doc.Empty(it)) {
-				return
+			var m *leafMemo
+			if len(p.items) == 1 && j < maxItemMemos {
+				// the j-th item's memo (see leaf)
+				if j == len(p.itemMemos) {
+					p.itemMemos = append(p.itemMemos, leafMemo{})
+				}
+				m = &p.itemMemos[j]
 			}
-			start := len(a.arena)
-			a.arena, _ = appendResponseItem(a.arena, keys, "", doc, it)
-			a.add(di, true, "", start)
+			j++
+			w.item(doc, di, keys, m, it)
 		}
 		doc.Elems(v, func(_ int, it jsondoc.Ref) bool { add(it); return true })
 		doc.Each(v, func(k, it jsondoc.Ref) bool {
@@ -948,6 +955,41 @@ func (w *walker) items(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 			}
 			return true
 		})
+	}
+}
+
+// maxItemMemos is how many items under one key keep a memo.
+const maxItemMemos = 8
+
+// item adds it as a recognised item of dimension di unless it is no item
+// (empty, or no object where the dimension has keys). m, when not nil, is
+// the memo of the item seen at its place last: used as leaf uses a leaf's.
+func (w *walker) item(doc *jsondoc.Doc, di int, keys []string, m *leafMemo, it jsondoc.Ref) {
+	a := &w.a
+	raw := doc.Raw(it)
+	start := len(a.arena)
+	if m != nil && m.set && string(raw) == string(m.raw) {
+		if !m.empty {
+			a.arena = append(a.arena, m.canon...)
+			a.add(di, true, "", start)
+			a.units[len(a.units)-1].stable = m.stable
+		}
+		return
+	}
+	none := doc.Kind(it) != jsondoc.Object && (len(keys) > 0 || doc.Empty(it))
+	if !none {
+		a.arena, _ = appendResponseItem(a.arena, keys, "", doc, it)
+		a.add(di, true, "", start)
+	}
+	if m == nil {
+		return
+	}
+	if m.set = len(raw) <= maxMemo; m.set {
+		m.empty, m.raw, m.canon = none, append(m.raw[:0], raw...), append(m.canon[:0], a.arena[start:]...)
+		m.stable = nfcStable(m.canon)
+		if !none {
+			a.units[len(a.units)-1].stable = m.stable
+		}
 	}
 }
 

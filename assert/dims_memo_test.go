@@ -28,7 +28,7 @@ var memoVariants = []string{
 // analyses each result as a fresh evaluator does, metrics byte for byte,
 // on responses and expectations whose values change from one result to
 // the next among memoVariants, through the IAO preset's leaf and items
-// dimensions.
+// dimensions (one to three behaviour items, objects or not).
 func TestAnalysisMemosMatchFresh(t *testing.T) {
 	s := loadSuite(t, refIAOSuite)
 	kept := NewEvaluator(s)
@@ -53,9 +53,24 @@ func TestAnalysisMemosMatchFresh(t *testing.T) {
 		slot = 0
 		// the six leaves the expectations name, then one more
 		vals := []string{pick(), pick(), pick(), pick(), pick(), pick(), pick()}
+		// behaviour items: the first holds two of the leaves; then up to
+		// two more objects, or values that are no item
+		if i%2 == 0 {
+			vals[6] = "[]" // an item that differs from its expectation in NFC only
+		}
+		items := fmt.Sprintf(`{"category":%s,"location":%s}`, vals[5], vals[6])
+		for k := range 2 {
+			switch v := pick(); {
+			case k == 1 && rnd.IntN(2) == 0:
+			case rnd.IntN(4) == 0:
+				items += "," + v
+			default:
+				items += fmt.Sprintf(`,{"category":%s,"traffic":%s,"x":1}`, v, pick())
+			}
+		}
 		resp := fmt.Sprintf(`{"code":200,"data":[{"content":{"des":{"phone_number":%s},"ont":%s,"rel":[{"ont":%s,"relName":%s,`+
-			`"rel":[{"ont":%s,"behavior":[{"category":%s,"location":%s}]}]}]},"content_op":"查询"}]}`,
-			vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], vals[6])
+			`"rel":[{"ont":%s,"behavior":[%s]}]}]},"content_op":"查询"}]}`,
+			vals[0], vals[1], vals[2], vals[3], vals[4], items)
 		var exp schema.Expectations
 		for j, p := range paths {
 			// the value the response holds, its other NFC form, or another
