@@ -176,8 +176,10 @@ type analysis struct {
 	wanted []bool         // dimensions the expectations annotate
 	sorted []metrics.Unit // the units by dimension (tally)
 	memos  []valueMemo    // the last expected value of each expectation index
-	counts []int
-	items  []expectedItem
+	// itemMemos are the expected items' memos, by position.
+	itemMemos []itemMemo
+	counts    []int
+	items     []expectedItem
 	// colls are the case's collection expectations; keys the keys their
 	// items are compared on; done the dimensions they recognised;
 	// outOfScope the response items each dimension left out.
@@ -408,10 +410,21 @@ func (a *analysis) expectItem(c *compiled, value any) {
 	a.wanted[c.dim] = true
 }
 
-// expectedItems adds the expected items as units.
+// expectedItems adds the expected items as units. The j-th item keeps a
+// memo (itemMemo) of its expectations and its texts, as leaves do.
 func (a *analysis) expectedItems(idx *dimIndex) {
-	for _, it := range a.items {
+	if len(a.itemMemos) < len(a.items) {
+		a.itemMemos = append(a.itemMemos, make([]itemMemo, len(a.items)-len(a.itemMemos))...)
+	}
+	for j, it := range a.items {
 		start := len(a.arena)
+		m := &a.itemMemos[j]
+		if m.holds(&it) {
+			a.arena = append(a.arena, m.canon...)
+			a.addTyped(it.dim, false, start, start+m.typeAt)
+			a.units[len(a.units)-1].stable = m.stable
+			continue
+		}
 		get := func(k string) any {
 			// The last expectation of a key wins, as in a map.
 			for i := len(it.vals) - 1; i >= 0; i-- {
@@ -429,7 +442,59 @@ func (a *analysis) expectedItems(idx *dimIndex) {
 			}
 		}
 		a.addTyped(it.dim, false, start, typeAt)
+		if m.set(&it) {
+			m.canon, m.typeAt = append(m.canon[:0], a.arena[start:]...), typeAt-start
+			m.stable = nfcStable(m.canon)
+			a.units[len(a.units)-1].stable = m.stable
+		}
 	}
+}
+
+// itemMemo is an expected item's dimension, path and expectations (keys,
+// and values as valueMemo keeps them) and its canonical texts: value
+// text, then type text from typeAt.
+type itemMemo struct {
+	ok     bool
+	dim    int
+	path   string
+	keys   []string
+	vals   []valueMemo
+	canon  []byte
+	typeAt int
+	stable bool
+}
+
+// holds reports whether it is the item m keeps.
+func (m *itemMemo) holds(it *expectedItem) bool {
+	if !m.ok || m.dim != it.dim || m.path != it.path || len(m.keys) != len(it.vals) {
+		return false
+	}
+	for i, kv := range it.vals {
+		if m.keys[i] != kv.key || !m.vals[i].holds(kv.val) {
+			return false
+		}
+	}
+	return true
+}
+
+// set keeps it in m when every value is one valueMemo keeps, and reports
+// whether it did (the caller sets the texts).
+func (m *itemMemo) set(it *expectedItem) bool {
+	m.ok, m.dim, m.path, m.keys = false, it.dim, it.path, m.keys[:0]
+	if len(it.vals) > maxItemMemos {
+		return false
+	}
+	for len(m.vals) < len(it.vals) {
+		m.vals = append(m.vals, valueMemo{})
+	}
+	for i, kv := range it.vals {
+		m.keys = append(m.keys, kv.key)
+		if !m.vals[i].set(kv.val) {
+			return false
+		}
+	}
+	m.ok = true
+	return true
 }
 
 // recognise adds the recognised side, from the response: leaves and
