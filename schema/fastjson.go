@@ -197,8 +197,8 @@ type Deferred struct {
 	// doc is the response parsed while the record was read (when parsed).
 	doc    jsondoc.Doc
 	parsed bool
-	// names are the last template, source and source kind read.
-	names [3]string
+	// names are the last template, source, source kind and target read.
+	names [4]string
 }
 
 // DecodeForEval reads a result record for re-evaluation: the call and the
@@ -218,9 +218,9 @@ func (r *Result) DecodeForEval(b []byte, d *Deferred) error {
 	})
 }
 
-// interned reads a "template", "source" or "source_kind" member whose text
-// is the one the record before had (most records of a run share it)
-// without a new string; it reports false for any other member.
+// interned reads a "template", "source", "source_kind" or "target" member
+// whose text is the one the record before had (most records of a run share
+// it) without a new string; it reports false for any other member.
 func (d *Deferred) interned(r *Result, key, val []byte) bool {
 	var field *string
 	var last *string
@@ -231,6 +231,8 @@ func (d *Deferred) interned(r *Result, key, val []byte) bool {
 		field, last = &r.Source, &d.names[1]
 	case "source_kind":
 		field, last = &r.SourceKind, &d.names[2]
+	case "target":
+		field, last = &r.Target, &d.names[3]
 	default:
 		return false
 	}
@@ -417,7 +419,7 @@ func (r *Result) decodeCallField(key, val []byte) error {
 			err = json.Unmarshal(val, r.Usage)
 		}
 	case "latency_ms":
-		r.LatencyMS, err = strconv.ParseFloat(string(val), 64)
+		r.LatencyMS, err = parseLatency(val)
 	case "attempts":
 		r.Attempts, err = strconv.Atoi(string(val))
 	case "cached":
@@ -435,6 +437,46 @@ func (r *Result) decodeCallField(key, val []byte) error {
 		err = r.decodeJudgedField(key, val)
 	}
 	return err
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// parseLatency is strconv.ParseFloat(string(val), 64). A decimal of at most
+// 15 digits (what a run writes: whole or fractional milliseconds) is the
+// quotient of two numbers a float64 holds exactly, whose division IEEE
+// rounds as ParseFloat rounds the decimal, so it is computed without
+// ParseFloat's general parse; anything else goes to ParseFloat.
+func parseLatency(val []byte) (float64, error) {
+	i, neg := 0, len(val) > 0 && val[0] == '-'
+	if neg {
+		i++
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for ; i < len(val); i++ {
+		c := val[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot && digits > 0:
+			dot = true
+		default:
+			return strconv.ParseFloat(string(val), 64)
+		}
+	}
+	if digits == 0 || digits > 15 || dot && frac == 0 {
+		return strconv.ParseFloat(string(val), 64)
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, nil
 }
 
 // decodeJudgedField reads one member of a result's evaluation (outcome,
