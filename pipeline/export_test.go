@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"math"
+
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -37,4 +39,28 @@ func (e *EvalRecorder) Eval(line []byte) (schema.Outcome, error) {
 	}
 	ev.Release()
 	return e.r.Outcome, nil
+}
+
+// ReadReplay runs a replay's reader alone over path, the workers' side
+// only handing its batches back, for BenchmarkReplayReader.
+func ReadReplay(path string) error {
+	p := &replayer{path: path, work: make(chan *batch, 4), free: make(chan *batch, 6)}
+	p.inflight.limit = replayInflight
+	p.inflight.cond.L = &p.inflight.mu
+	p.stopAt.Store(math.MaxInt64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for b := range p.work {
+			p.inflight.give(b.held)
+			select {
+			case p.free <- b:
+			default:
+			}
+		}
+	}()
+	err := p.read(NewKeySet(), 0)
+	close(p.work)
+	<-done
+	return err
 }
