@@ -176,6 +176,10 @@ type analysis struct {
 	wanted []bool         // dimensions the expectations annotate
 	sorted []metrics.Unit // the units by dimension (tally)
 	memos  []valueMemo    // the last expected value of each expectation index
+	// paths and met are the case's expectations' compiled paths and
+	// outcomes, noted by EvaluateParsed.
+	paths []*compiled
+	met   []bool
 	// itemMemos are the expected items' memos, by position.
 	itemMemos []itemMemo
 	counts    []int
@@ -219,24 +223,23 @@ func (a *analysis) addTyped(dim int, recognised bool, start, typeAt int) {
 	a.units = append(a.units, unit{dim: int32(dim), recognised: recognised, start: int32(start), typeAt: int32(typeAt), end: int32(len(a.arena))})
 }
 
-// analyse computes the dimension units of one evaluated result of source
-// from (nil when unknown). met[i] tells whether r.Expect[i] was met.
-func (e *Evaluator) analyse(r *schema.Result, rs *response, from *sourceChecks, met []bool) *Evaluation {
+// analyse computes the dimension units of one evaluated result with
+// walker w, whose analysis holds each expectation's compiled path (nil
+// when it does not compile) and whether it was met (paths, met).
+func (e *Evaluator) analyse(r *schema.Result, rs *response, w *walker) *Evaluation {
 	sc := e.suite.Schema
 	n := len(sc.Dimensions)
 	ev := newEvaluation()
 	cd := &ev.dims
-	w := e.walkers.Get().(*walker)
-	defer e.walkers.Put(w)
 	a := &w.a
 	a.reset(cd, n)
 	// Expected side, from the case's expectations.
 	for i, x := range r.Expect {
-		c, err := e.path(from, i, x.Path)
-		if err != nil || c.multi || c.dim < 0 {
+		c := a.paths[i]
+		if c == nil || c.multi || c.dim < 0 {
 			continue // dimension metrics count concrete paths only
 		}
-		a.expect(sc.Dimensions[c.dim].Kind, c, i, x.Value, met[i], n)
+		a.expect(sc.Dimensions[c.dim].Kind, c, i, x.Value, a.met[i], n)
 	}
 	a.expectedItems(e.dims)
 	w.collectionItems(rs)

@@ -427,14 +427,16 @@ func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluati
 	}
 	rs := &response{doc: doc}
 	sc := e.sourceOf(r)
-	var met []bool
+	var w *walker // the dimension analysis's, which notes each expectation's path and outcome
 	if e.dims != nil {
-		met = make([]bool, len(r.Expect))
+		w = e.walkers.Get().(*walker)
+		defer e.walkers.Put(w)
+		w.a.met, w.a.paths = grow(w.a.met, len(r.Expect)), grow(w.a.paths, len(r.Expect))
 	}
 	for i := range r.Expect {
-		ok := e.expectation(r, rs, sc, i)
-		if met != nil {
-			met[i] = ok
+		ok, c := e.expectation(r, rs, sc, i)
+		if w != nil {
+			w.a.met[i], w.a.paths[i] = ok, c
 		}
 	}
 	e.textMinimums(r, sc)
@@ -444,7 +446,7 @@ func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluati
 	}
 	var ev *Evaluation
 	if e.dims != nil {
-		ev = e.analyse(r, rs, sc, met)
+		ev = e.analyse(r, rs, w)
 		e.confidences(ev, r, rs)
 	}
 	e.conditions(r, sc)
@@ -466,31 +468,32 @@ func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluati
 }
 
 // expectation checks r.Expect[i] against the response; when it is not met
-// it adds the failure to r.Failures and returns false. The failure is
+// it adds the failure to r.Failures and returns false. It returns the
+// path's compiled form too (nil when the path does not compile). The failure is
 // built only then: a met expectation costs no lookup of its line.
-func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks, i int) bool {
+func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks, i int) (bool, *compiled) {
 	x := &r.Expect[i]
 	c, err := e.path(sc, i, x.Path)
 	if err != nil {
 		f := e.failure(sc, x, -1)
 		f.Message = fmt.Sprintf("invalid JSONPath: %v", err)
 		r.Failures = append(r.Failures, f)
-		return false
+		return false, nil
 	}
 	if c.state {
-		return stateExpectation(r, rs, c, x.Value, e.failure(sc, x, -1))
+		return stateExpectation(r, rs, c, x.Value, e.failure(sc, x, -1)), c
 	}
 	if c.listsItems(x.Value) {
-		return e.collectionExpectation(r, rs, c, x.Value, e.failure(sc, x, c.dim))
+		return e.collectionExpectation(r, rs, c, x.Value, e.failure(sc, x, c.dim)), c
 	}
 	if x.Value == nil && e.fallbackExpected(c, rs) {
-		return true // null on a label path: no prediction (labelconf.go)
+		return true, c // null on a label path: no prediction (labelconf.go)
 	}
 	if c.mode == modeSimple {
 		// The common case compares in place, building nothing.
 		ref, found := rs.lookup(c)
 		if found && equalDoc(x.Value, rs.doc, ref) {
-			return true
+			return true, c
 		}
 		f := e.failure(sc, x, c.dim)
 		if found {
@@ -499,29 +502,29 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 			f.Missing = true
 		}
 		r.Failures = append(r.Failures, f)
-		return false
+		return false, c
 	}
 	if (c.mode == modeTape || c.mode == modeFilter) && equalRefs(x.Value, rs.doc, rs.refsOf(c)) {
-		return true // compared in place; a failure builds the values below
+		return true, c // compared in place; a failure builds the values below
 	}
 	got, found := rs.find(c)
 	if !found {
 		f := e.failure(sc, x, c.dim)
 		f.Missing = true
 		r.Failures = append(r.Failures, f)
-		return false
+		return false, c
 	}
 	var actual any = got[0]
 	if c.multi {
 		actual = got
 	}
 	if Equal(x.Value, actual) {
-		return true
+		return true, c
 	}
 	f := e.failure(sc, x, c.dim)
 	f.Actual = actual
 	r.Failures = append(r.Failures, f)
-	return false
+	return false, c
 }
 
 // failure is the failure of expectation x of a case of source sc (nil when
