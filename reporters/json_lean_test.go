@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,4 +191,29 @@ type trimNewline struct{ w *bufio.Writer }
 func (t trimNewline) Write(p []byte) (int, error) {
 	_, err := t.w.Write(bytes.TrimSuffix(p, []byte("\n")))
 	return len(p), err
+}
+
+// TestLeanMemoMatchesFresh: cases written one after another with one memo
+// are written as each alone, when they share their template, scene and
+// file (the same strings, or equal ones built apart), change one of them,
+// or go from a scene to none and back.
+func TestLeanMemoMatchesFresh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 3))
+	scenes := [][]string{{"出行", "机票"}, {"入境", "机票"}, {"出行", "机票", "改签"}, {"出行"}, nil, {}, {"天气/查询", "<b>"}}
+	var m leanMemo
+	var got, want []byte
+	for i := range 5000 {
+		cr := randomLeanCase(rng)
+		cr.Template = []string{"订机票", "查天气", "订" + "机票", ""}[rng.IntN(4)] // "订"+"机票" is built apart
+		cr.Scene = scenes[rng.IntN(len(scenes))]
+		if rng.IntN(3) == 0 {
+			cr.Scene = slices.Clone(cr.Scene)
+		}
+		cr.File = []string{"/tmp/套件/s.nlutest.hcl", "", "a.hcl", strings.Clone("a.hcl")}[rng.IntN(4)]
+		got = m.appendLeanCase(got[:0], &cr)
+		want = appendLeanCase(want[:0], &cr)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("case %d with the memo:\n%s\nalone:\n%s", i, got, want)
+		}
+	}
 }

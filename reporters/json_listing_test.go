@@ -87,7 +87,7 @@ func manyCases(n int) []schema.CaseReport {
 // batches written in order), and lengths around a batch's edges.
 func TestJSONBatchesSameOnEveryCore(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, n := range []int{4*caseBatch - 1, 4 * caseBatch, 9*caseBatch + 1, 12345} {
+	for _, n := range []int{2*caseBatch + 1, parallelFrom - 1, parallelFrom, parallelFrom + parallelBatch + 1} {
 		r := quickstart()
 		r.Cases = manyCases(n)
 		var want bytes.Buffer
@@ -122,9 +122,9 @@ func TestJSONBatchesSameOnEveryCore(t *testing.T) {
 // left, and JSON returns).
 func TestJSONBatchesStopAtNaN(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, at := range []int{0, 5000, 11999} {
+	for _, at := range []int{0, 5000, parallelFrom + 4999} {
 		r := quickstart()
-		r.Cases = manyCases(12000)
+		r.Cases = manyCases(parallelFrom + 5000)
 		r.Cases[at].LatencyMS = math.NaN()
 		r.Cases[at].Failures = []schema.Failure{{Path: "$.x"}} // through encoding/json
 		for _, procs := range []int{1, 2, 4} {

@@ -125,3 +125,32 @@ func TestWriteFileErrors(t *testing.T) {
 		t.Error("nil renderer: want an error")
 	}
 }
+
+// TestWriteFileLargeSameBytes: a report of several writeback chunks,
+// rendered in writes of every size, is the file written, byte for byte
+// (the writing started ahead of the Sync changes nothing in it).
+func TestWriteFileLargeSameBytes(t *testing.T) {
+	want := make([]byte, 3*writebackChunk+12345)
+	for i := range want {
+		want[i] = byte(i*7 + i/4093)
+	}
+	path := filepath.Join(t.TempDir(), "报告.json")
+	err := WriteFile(path, func(w io.Writer) error {
+		for i, n := 0, 1; i < len(want); i, n = i+n, n*3%(1<<20)+1 {
+			if _, err := w.Write(want[i:min(i+n, len(want))]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the file holds %d bytes, not the %d rendered", len(got), len(want))
+	}
+}
