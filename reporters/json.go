@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
+	"slices"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -59,17 +59,19 @@ func JSON(w io.Writer, r *schema.Report) error {
 	return bw.Flush()
 }
 
-// caseBatch is how many listed cases one batch of JSON's case list holds
-// in one goroutine (about 350 bytes each for a passing case), and
-// parallelBatch on several; a list is encoded on several cores from
-// parallelFrom cases. Each batch handed to another goroutine costs a
-// wake-up or two (a few µs of CPU on an idle machine, far more on a
-// loaded one), so batches are large and short lists stay on one core:
-// the 20,000 cases of a live run take about 5 ms to encode.
+// caseBatch is how many listed cases JSON encodes into one buffer (about
+// 350 bytes each for a passing case). From parallelFrom cases, on several
+// cores, the list is cut into as many parts as cores: the calling
+// goroutine encodes the first part straight into the output, each other
+// part is encoded at the same time into memory by a goroutine of its own,
+// and written after the part before it. One hand-over per part, not one
+// per batch: a pipeline of batches handed back and forth between
+// goroutines waited on the kernel's scheduling at every hand-over, and on
+// a loaded machine took twice as long as one goroutine (docs/performance.md,
+// issue 27, "the report after the results").
 const (
-	caseBatch     = 1024
-	parallelBatch = 4096
-	parallelFrom  = 32768
+	caseBatch    = 1024
+	parallelFrom = 32768
 )
 
 // caseEncoder encodes listed cases as JSON writes them, each preceded by
@@ -110,94 +112,79 @@ func (e *caseEncoder) appendCases(b []byte, lo, hi int) ([]byte, error) {
 }
 
 // writeCases writes the report's n listed cases to w: in one goroutine
-// when they fit in a few batches or the process has one core, otherwise
-// batch by batch on every core, at most a few batches per core ahead of
-// the one written.
+// below parallelFrom cases or on one core, otherwise in parts on every
+// core (writeCasesInParts).
 func writeCases(w *bufio.Writer, r *schema.Report, n int) error {
-	workers := min(runtime.GOMAXPROCS(0), (n+parallelBatch-1)/parallelBatch)
-	if workers < 2 || n < parallelFrom {
-		e := caseEncoder{r: r}
-		var b []byte
-		for lo := 0; lo < n; lo += caseBatch {
-			var err error
-			b, err = e.appendCases(b[:0], lo, min(lo+caseBatch, n))
-			w.Write(b)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
+	if parts := runtime.GOMAXPROCS(0); parts > 1 && n >= parallelFrom {
+		return writeCasesInParts(w, r, n, parts)
 	}
-	return writeCasesParallel(w, r, n, workers)
+	return writeCaseRange(w, r, 0, n)
 }
 
-// encodedBatch is a batch of listed cases encoded, or the error that
-// stopped it (buf then holds the cases before the one that failed).
-type encodedBatch struct {
-	buf []byte
-	err error
-}
-
-// writeCasesParallel encodes batches on workers goroutines and writes them
-// in order. A batch is handed out, in order, with a free buffer: at most
-// 2×workers batches are encoded and not yet written, so memory stays flat,
-// and the batch written next is always being encoded or done.
-func writeCasesParallel(w *bufio.Writer, r *schema.Report, n, workers int) error {
-	type job struct {
-		k   int
-		buf []byte
-	}
-	nb := (n + parallelBatch - 1) / parallelBatch
-	done := make([]chan encodedBatch, nb)
-	for k := range done {
-		done[k] = make(chan encodedBatch, 1)
-	}
-	free := make(chan []byte, 2*workers)
-	for range cap(free) {
-		free <- nil
-	}
-	jobs := make(chan job)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer close(stop)
-	wg.Go(func() {
-		defer close(jobs)
-		for k := range nb {
-			var buf []byte
-			select {
-			case buf = <-free:
-			case <-stop:
-				return
-			}
-			select {
-			case jobs <- job{k, buf}:
-			case <-stop:
-				return
-			}
+// writeCaseRange encodes cases lo to hi into w, caseBatch at a time.
+func writeCaseRange(w io.Writer, r *schema.Report, lo, hi int) error {
+	e := caseEncoder{r: r}
+	var b []byte
+	for ; lo < hi; lo += caseBatch {
+		var err error
+		b, err = e.appendCases(b[:0], lo, min(lo+caseBatch, hi))
+		if _, werr := w.Write(b); err == nil {
+			err = werr
 		}
-	})
-	for range workers {
-		wg.Go(func() {
-			e := caseEncoder{r: r}
-			for j := range jobs {
-				lo := j.k * parallelBatch
-				buf, err := e.appendCases(j.buf[:0], lo, min(lo+parallelBatch, n))
-				done[j.k] <- encodedBatch{buf, err}
-			}
-		})
-	}
-	for k := range nb {
-		b := <-done[k]
-		w.Write(b.buf)
-		if b.err != nil {
-			return b.err
+		if err != nil {
+			return err
 		}
-		free <- b.buf
 	}
 	return nil
 }
 
+// chunks is encoded JSON kept in memory as a list of buffers (never one
+// buffer grown and copied), written out in order by writeTo.
+type chunks struct{ bufs [][]byte }
+
+func (c *chunks) Write(p []byte) (int, error) {
+	c.bufs = append(c.bufs, slices.Clone(p))
+	return len(p), nil
+}
+
+func (c *chunks) writeTo(w io.Writer) {
+	for i, b := range c.bufs {
+		w.Write(b)
+		c.bufs[i] = nil // written: the collector may take it
+	}
+}
+
+// writeCasesInParts cuts the list into parts: part 0 is encoded into w
+// by the calling goroutine while each other part is encoded into memory
+// by one of its own, then written after the part before it. An error
+// stops the writing at the failing case's part (what that part encoded
+// before it is written first, as one goroutine would have).
+func writeCasesInParts(w *bufio.Writer, r *schema.Report, n, parts int) error {
+	type part struct {
+		out  chunks
+		err  error
+		done chan struct{}
+	}
+	ps := make([]*part, parts)
+	for k := 1; k < parts; k++ {
+		p := &part{done: make(chan struct{})}
+		ps[k] = p
+		go func() {
+			defer close(p.done)
+			p.err = writeCaseRange(&p.out, r, k*n/parts, (k+1)*n/parts)
+		}()
+	}
+	err := writeCaseRange(w, r, 0, n/parts)
+	for _, p := range ps[1:] {
+		<-p.done // every goroutine ends before JSON returns
+		if err != nil {
+			continue
+		}
+		p.out.writeTo(w)
+		err = p.err
+	}
+	return err
+}
 func newJSONEncoder(w io.Writer, prefix string) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -87,7 +87,7 @@ func manyCases(n int) []schema.CaseReport {
 // batches written in order), and lengths around a batch's edges.
 func TestJSONBatchesSameOnEveryCore(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, n := range []int{2*caseBatch + 1, parallelFrom - 1, parallelFrom, parallelFrom + parallelBatch + 1} {
+	for _, n := range []int{2*caseBatch + 1, parallelFrom - 1, parallelFrom, parallelFrom + 4097, 3*parallelFrom + 2} {
 		r := quickstart()
 		r.Cases = manyCases(n)
 		var want bytes.Buffer
