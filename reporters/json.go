@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
-	"slices"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -22,8 +20,7 @@ import (
 // that is then indented into a second: the bytes are the same as encoding
 // the report whole. They are read through the report's listing
 // (Report.CaseAt), so a report built by a run makes no CaseReport per
-// case, and a long list is encoded on every core, batch by batch, the
-// batches written in order. A value JSON cannot hold (NaN) in the
+// case. A value JSON cannot hold (NaN) in the
 // report's other members is an error before anything is written; in a
 // listed case, after the cases before it were (WriteFile then leaves no
 // file).
@@ -60,19 +57,14 @@ func JSON(w io.Writer, r *schema.Report) error {
 }
 
 // caseBatch is how many listed cases JSON encodes into one buffer (about
-// 350 bytes each for a passing case). From parallelFrom cases, on several
-// cores, the list is cut into as many parts as cores: the calling
-// goroutine encodes the first part straight into the output, each other
-// part is encoded at the same time into memory by a goroutine of its own,
-// and written after the part before it. One hand-over per part, not one
-// per batch: a pipeline of batches handed back and forth between
-// goroutines waited on the kernel's scheduling at every hand-over, and on
-// a loaded machine took twice as long as one goroutine (docs/performance.md,
-// issue 27, "the report after the results").
-const (
-	caseBatch    = 1024
-	parallelFrom = 32768
-)
+// 350 bytes each for a passing case) before writing it. The list is
+// encoded by one goroutine: cut into parts encoded on every core, the
+// render of the 1,000,000-result eval bench's report.json took 115-160 ms
+// inside the eval process against 48-84 ms on one core (the parts'
+// buffers started collections of the heap the replay left), so that was
+// taken out again (docs/performance.md, issue 27, "the report after the
+// results").
+const caseBatch = 1024
 
 // caseEncoder encodes listed cases as JSON writes them, each preceded by
 // its separator. It holds what encoding them needs: a scratch report for
@@ -111,23 +103,14 @@ func (e *caseEncoder) appendCases(b []byte, lo, hi int) ([]byte, error) {
 	return b, nil
 }
 
-// writeCases writes the report's n listed cases to w: in one goroutine
-// below parallelFrom cases or on one core, otherwise in parts on every
-// core (writeCasesInParts).
-func writeCases(w *bufio.Writer, r *schema.Report, n int) error {
-	if parts := runtime.GOMAXPROCS(0); parts > 1 && n >= parallelFrom {
-		return writeCasesInParts(w, r, n, parts)
-	}
-	return writeCaseRange(w, r, 0, n)
-}
-
-// writeCaseRange encodes cases lo to hi into w, caseBatch at a time.
-func writeCaseRange(w io.Writer, r *schema.Report, lo, hi int) error {
+// writeCases encodes the report's n listed cases into w, caseBatch at a
+// time.
+func writeCases(w io.Writer, r *schema.Report, n int) error {
 	e := caseEncoder{r: r}
 	var b []byte
-	for ; lo < hi; lo += caseBatch {
+	for lo := 0; lo < n; lo += caseBatch {
 		var err error
-		b, err = e.appendCases(b[:0], lo, min(lo+caseBatch, hi))
+		b, err = e.appendCases(b[:0], lo, min(lo+caseBatch, n))
 		if _, werr := w.Write(b); err == nil {
 			err = werr
 		}
@@ -138,53 +121,6 @@ func writeCaseRange(w io.Writer, r *schema.Report, lo, hi int) error {
 	return nil
 }
 
-// chunks is encoded JSON kept in memory as a list of buffers (never one
-// buffer grown and copied), written out in order by writeTo.
-type chunks struct{ bufs [][]byte }
-
-func (c *chunks) Write(p []byte) (int, error) {
-	c.bufs = append(c.bufs, slices.Clone(p))
-	return len(p), nil
-}
-
-func (c *chunks) writeTo(w io.Writer) {
-	for i, b := range c.bufs {
-		w.Write(b)
-		c.bufs[i] = nil // written: the collector may take it
-	}
-}
-
-// writeCasesInParts cuts the list into parts: part 0 is encoded into w
-// by the calling goroutine while each other part is encoded into memory
-// by one of its own, then written after the part before it. An error
-// stops the writing at the failing case's part (what that part encoded
-// before it is written first, as one goroutine would have).
-func writeCasesInParts(w *bufio.Writer, r *schema.Report, n, parts int) error {
-	type part struct {
-		out  chunks
-		err  error
-		done chan struct{}
-	}
-	ps := make([]*part, parts)
-	for k := 1; k < parts; k++ {
-		p := &part{done: make(chan struct{})}
-		ps[k] = p
-		go func() {
-			defer close(p.done)
-			p.err = writeCaseRange(&p.out, r, k*n/parts, (k+1)*n/parts)
-		}()
-	}
-	err := writeCaseRange(w, r, 0, n/parts)
-	for _, p := range ps[1:] {
-		<-p.done // every goroutine ends before JSON returns
-		if err != nil {
-			continue
-		}
-		p.out.writeTo(w)
-		err = p.err
-	}
-	return err
-}
 func newJSONEncoder(w io.Writer, prefix string) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -65,7 +65,7 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 			_ = os.Remove(tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(&writeAhead{f: f}, 64<<10)
+	bw := bufio.NewWriterSize(f, 64<<10)
 	if err := render(bw); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -91,29 +91,6 @@ func WriteFile(path string, render func(io.Writer) error) (err error) {
 	}
 	done = true
 	return nil
-}
-
-// writeAhead writes to f, and starts the disk writing each writebackChunk
-// written (startWriteback) while the render goes on, so that the Sync of
-// a large report (35 MB for the 1,000,000-result eval bench, 80-130 ms of
-// disk on the machine of docs/performance.md) waits for its last chunk
-// rather than for all of it.
-type writeAhead struct {
-	f          *os.File
-	off, start int64 // bytes written; the first not yet handed to writeback
-}
-
-// writebackChunk is how many bytes written start the disk writing them.
-const writebackChunk = 4 << 20
-
-func (w *writeAhead) Write(p []byte) (int, error) {
-	n, err := w.f.Write(p)
-	w.off += int64(n)
-	if w.off-w.start >= writebackChunk {
-		startWriteback(w.f, w.start, w.off-w.start)
-		w.start = w.off
-	}
-	return n, err
 }
 
 // copyInPlace overwrites the file at path with the content of the rendered

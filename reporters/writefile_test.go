@@ -126,11 +126,10 @@ func TestWriteFileErrors(t *testing.T) {
 	}
 }
 
-// TestWriteFileLargeSameBytes: a report of several writeback chunks,
-// rendered in writes of every size, is the file written, byte for byte
-// (the writing started ahead of the Sync changes nothing in it).
+// TestWriteFileLargeSameBytes: a report of 12 MB, rendered in writes of
+// every size, is the file written, byte for byte.
 func TestWriteFileLargeSameBytes(t *testing.T) {
-	want := make([]byte, 3*writebackChunk+12345)
+	want := make([]byte, 12<<20+12345)
 	for i := range want {
 		want[i] = byte(i*7 + i/4093)
 	}
