@@ -74,8 +74,12 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 	conc := max(cfg.Concurrency, 1)
 	callCtx, cutCalls := context.WithCancel(context.WithoutCancel(ctx))
 	defer cutCalls()
+	// The grace is read here, not in the function below: that function
+	// may still be starting when Run returns (ctx cancelled just then),
+	// and must not read the variable after Run is done with it.
+	grace := CallGrace
 	defer context.AfterFunc(ctx, func() {
-		t := time.NewTimer(CallGrace)
+		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {
 		case <-t.C:
