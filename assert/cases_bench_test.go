@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/pipeline/pipelinetest"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/schema"
@@ -63,11 +64,11 @@ func BenchmarkReportAfterResults(b *testing.B) {
 // time of the whole process per call (cpu-ms/op, every core's), which a
 // busy machine inflates less than the wall time.
 func withCPU(b *testing.B, fn func()) {
-	cpu0, ok := processCPU()
+	cpu0, ok := cputime.Process()
 	for b.Loop() {
 		fn()
 	}
-	if cpu1, ok1 := processCPU(); ok && ok1 {
+	if cpu1, ok1 := cputime.Process(); ok && ok1 {
 		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/demo"
@@ -109,7 +110,7 @@ func BenchmarkConversationThroughput(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			s := throughputSuite(b, srv.URL, bc.values, bc.sources)
 			dir := b.TempDir()
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := cputime.Process()
 			b.ResetTimer()
 			for i := range b.N {
 				run, err := pipeline.Prepare(s, pipeline.Options{Target: s.Target(""), Out: filepath.Join(dir, fmt.Sprint(i))})
@@ -129,7 +130,7 @@ func BenchmarkConversationThroughput(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			cpu1, _ := processCPU()
+			cpu1, _ := cputime.Process()
 			b.ReportMetric(float64(turns*b.N)/b.Elapsed().Seconds(), "turns/s")
 			if cpuOK {
 				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(turns*b.N), "cpu-µs/turn")
@@ -248,7 +249,7 @@ func demoBotSuite(b *testing.B, url string, values int, sources string) *spec.Su
 // throughputRun runs s once as `nlutest run` does, requires every one of
 // its turns to pass, and returns turns per second and CPU µs per turn.
 func throughputRun(b *testing.B, s *spec.Suite, turns int) (rate, cpuPerTurn float64) {
-	cpu0, _ := processCPU()
+	cpu0, _ := cputime.Process()
 	start := time.Now()
 	run, err := pipeline.Prepare(s, pipeline.Options{Target: s.Target(""), Out: filepath.Join(b.TempDir(), "run")})
 	if err != nil {
@@ -266,6 +267,6 @@ func throughputRun(b *testing.B, s *spec.Suite, turns int) (rate, cpuPerTurn flo
 		b.Fatalf("%d of %d turns passed", m.Passed, m.Total)
 	}
 	wall := time.Since(start)
-	cpu1, _ := processCPU()
+	cpu1, _ := cputime.Process()
 	return float64(turns) / wall.Seconds(), float64((cpu1 - cpu0).Microseconds()) / float64(turns)
 }

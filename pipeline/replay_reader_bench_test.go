@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/pipeline"
 )
 
@@ -35,14 +36,14 @@ func BenchmarkReplayReader(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(sb.Len()))
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := cputime.Process()
 	b.ResetTimer()
 	for b.Loop() {
 		if err := pipeline.ReadReplay(path); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu1, ok := processCPU(); ok && cpuOK {
+	if cpu1, ok := cputime.Process(); ok && cpuOK {
 		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(n*b.N), "cpu-ns/line")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/pipeline/pipelinetest"
 	"github.com/nlutest/nlutest/runner"
@@ -190,7 +191,7 @@ func BenchmarkEvalResults(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := cputime.Process()
 	b.ResetTimer()
 	for b.Loop() {
 		ev := assert.NewEvaluator(s)
@@ -203,7 +204,7 @@ func BenchmarkEvalResults(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "results/s")
-	if cpu1, ok := processCPU(); ok && cpuOK {
+	if cpu1, ok := cputime.Process(); ok && cpuOK {
 		// CPU time per result: steadier than the rate when the machine is
 		// busy, and what a machine with more cores divides.
 		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(n*b.N), "cpu-µs/result")

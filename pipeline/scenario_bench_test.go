@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/targets"
@@ -93,7 +94,7 @@ func BenchmarkScenarioThroughput(b *testing.B) {
 			s := scenarioBenchLoad(b, bc.sources)
 			dir := b.TempDir()
 			turns := 0
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := cputime.Process()
 			b.ResetTimer()
 			for i := range b.N {
 				run, err := pipeline.Prepare(s, pipeline.Options{Target: s.Target(""), Out: filepath.Join(dir, fmt.Sprint(i))})
@@ -115,7 +116,7 @@ func BenchmarkScenarioThroughput(b *testing.B) {
 				turns += m.Total
 			}
 			b.StopTimer()
-			cpu1, _ := processCPU()
+			cpu1, _ := cputime.Process()
 			b.ReportMetric(float64(turns)/b.Elapsed().Seconds(), "turns/s")
 			if cpuOK {
 				b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(turns), "cpu-µs/turn")

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
@@ -198,7 +199,7 @@ func BenchmarkRun(b *testing.B) {
 			dir := b.TempDir()
 			runtime.GC()
 			stop := heapPeak()
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := cputime.Process()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
@@ -208,7 +209,7 @@ func BenchmarkRun(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			cpu1, _ := processCPU()
+			cpu1, _ := cputime.Process()
 			peak := stop()
 			if got := seen.Load(); got != int64(n*b.N) {
 				b.Fatalf("the service saw %d requests, want %d", got, n*b.N)

@@ -41,6 +41,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner"
@@ -131,11 +132,11 @@ func liveRun(b *testing.B, s *spec.Suite, dir string) time.Duration {
 // go tool pprof -tagfocus side=nlutest.
 func round(side string, n int, fn func()) (rps, cpuPerReq float64) {
 	runtime.GC()
-	cpu0, _ := processCPU()
+	cpu0, _ := cputime.Process()
 	start := time.Now()
 	pprof.Do(context.Background(), pprof.Labels("side", side), func(context.Context) { fn() })
 	wall := time.Since(start)
-	cpu1, _ := processCPU()
+	cpu1, _ := cputime.Process()
 	return float64(n) / wall.Seconds(), float64((cpu1 - cpu0).Microseconds()) / float64(n)
 }
 

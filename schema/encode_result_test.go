@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nlutest/nlutest/internal/mutate"
 )
 
 // reflectLine is what encoding/json writes for v with HTML escaping off —
@@ -129,7 +131,6 @@ var rawSamples = []string{
 // accepts what json.Valid rejects or the fast path skips compaction.
 func TestRawJSONMatchesEncodingJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 12))
-	alphabet := []byte("{}[],:\"\\/ \t\n\r0123456789.eE+-truefalsn\x00\x1f\x7f\xe4\xb8\xad\xff")
 	var valid, invalid, spaced int
 	check := func(doc []byte, state bool) {
 		r := Result{Case: Case{ID: "原始", Text: "订票"}, Target: "本地", Attempts: 1, Outcome: Pass}
@@ -163,27 +164,7 @@ func TestRawJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	for i := range 30_000 {
 		doc := []byte(rawSamples[rng.IntN(len(rawSamples))])
-		for range 1 + rng.IntN(3) {
-			at := 0
-			if len(doc) > 0 {
-				at = rng.IntN(len(doc))
-			}
-			c := alphabet[rng.IntN(len(alphabet))]
-			switch rng.IntN(4) {
-			case 0:
-				if len(doc) > 0 {
-					doc[at] = c
-				}
-			case 1:
-				doc = append(doc[:at], append([]byte{c}, doc[at:]...)...)
-			case 2:
-				if len(doc) > 0 {
-					doc = append(doc[:at], doc[at+1:]...)
-				}
-			case 3:
-				doc = doc[:at]
-			}
-		}
+		doc = mutate.Edit(rng, doc, mutate.JSON)
 		check(doc, i%2 == 1)
 	}
 	if valid < 1000 || invalid < 1000 || spaced < 300 || valid-spaced < 300 {

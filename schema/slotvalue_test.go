@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/nlutest/nlutest/internal/mutate"
 )
 
 // slotSamples are slots objects as records hold them (Chinese names and
@@ -64,22 +66,7 @@ func TestEachSlotValueMatchesNestedWalk(t *testing.T) {
 			check([]byte(s[:n]))
 		}
 		for range 2000 {
-			b := []byte(s)
-			for range 1 + rng.IntN(3) {
-				i := rng.IntN(len(b))
-				switch rng.IntN(3) {
-				case 0:
-					b = append(b[:i], b[i+1:]...)
-				case 1:
-					b = append(b[:i], append([]byte{bytes[rng.IntN(len(bytes))]}, b[i:]...)...)
-				default:
-					b[i] = bytes[rng.IntN(len(bytes))]
-				}
-				if len(b) == 0 {
-					break
-				}
-			}
-			check(b)
+			check(mutate.Edit(rng, []byte(s), bytes))
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nlutest/nlutest/internal/cputime"
 )
 
 // inlineSuite writes a suite whose materials list n values inline (or,
@@ -74,7 +76,7 @@ func TestInlineValuesLoadInLinearTime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures CPU time; skipped with -short")
 	}
-	if _, ok := processCPU(); !ok {
+	if _, ok := cputime.Process(); !ok {
 		t.Skip("no CPU time on this system")
 	}
 	for _, forExpr := range []bool{false, true} {
@@ -82,9 +84,9 @@ func TestInlineValuesLoadInLinearTime(t *testing.T) {
 		cost := func(p string, n, tries int) time.Duration {
 			best := time.Duration(1 << 62)
 			for range tries {
-				before, _ := processCPU()
+				before, _ := cputime.Process()
 				loadInline(t, p, n)
-				after, _ := processCPU()
+				after, _ := cputime.Process()
 				best = min(best, after-before)
 			}
 			return best

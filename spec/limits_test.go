@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -61,9 +62,9 @@ func TestHostileSuiteFiles(t *testing.T) {
 			// garbage takes 10-20 s of wall-clock time on a loaded
 			// machine, so the bound is on CPU time, far above its cost.
 			start := time.Now()
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := cputime.Process()
 			_, sums, out := loadText(t, tt.src)
-			cpu1, _ := processCPU()
+			cpu1, _ := cputime.Process()
 			t.Logf("%s, %s of CPU time", time.Since(start).Round(time.Millisecond), (cpu1 - cpu0).Round(time.Millisecond))
 			if cpuOK && cpu1-cpu0 > time.Minute {
 				t.Errorf("took %s of CPU time", cpu1-cpu0)

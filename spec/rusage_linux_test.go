@@ -2,10 +2,7 @@
 
 package spec
 
-import (
-	"syscall"
-	"time"
-)
+import "syscall"
 
 // maxRSS is the process's peak resident set size in bytes (getrusage).
 func maxRSS() (int64, bool) {
@@ -14,13 +11,4 @@ func maxRSS() (int64, bool) {
 		return 0, false
 	}
 	return ru.Maxrss * 1024, true // kilobytes on Linux
-}
-
-// processCPU is the CPU time (user + system) the process has used so far.
-func processCPU() (time.Duration, bool) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0, false
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }

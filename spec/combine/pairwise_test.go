@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/nlutest/nlutest/internal/cputime"
 )
 
 func TestPairwiseCoverage(t *testing.T) {
@@ -112,10 +114,10 @@ func TestPairwiseQuality(t *testing.T) {
 	for _, tc := range tests {
 		// CPU time, not wall-clock time: a machine busy with other work
 		// does not make the search look slow.
-		cpu0, cpuOK := processCPU()
+		cpu0, cpuOK := cputime.Process()
 		resetPairwiseCache()
 		got := pairwiseAll(t, tc.sizes, 0)
-		cpu1, _ := processCPU()
+		cpu1, _ := cputime.Process()
 		cpu := cpu1 - cpu0
 		checkPairs(t, tc.sizes, got)
 		checkDistinct(t, got)

@@ -1,15 +1,15 @@
 //go:build unix
 
-package pipeline_test
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user + system) the process has used so far;
+// Process is the CPU time (user + system) the process has used so far;
 // false when it cannot be read.
-func processCPU() (time.Duration, bool) {
+func Process() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false

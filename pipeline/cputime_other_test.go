@@ -1,9 +1,0 @@
-//go:build !unix
-
-package pipeline_test
-
-import "time"
-
-// processCPU is unavailable here; the benchmarks then report wall-clock
-// figures only.
-func processCPU() (time.Duration, bool) { return 0, false }
