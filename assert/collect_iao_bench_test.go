@@ -2,8 +2,6 @@ package assert_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/nlutest/nlutest/assert"
@@ -66,14 +64,7 @@ func BenchmarkEvaluateParsedCollectIAO(b *testing.B) {
 // iaoBench is the evaluator, collector and 4,096 results of the
 // 1,000,000-result bench's suite, each with the bench's response.
 func iaoBench(b *testing.B) (*assert.Evaluator, *assert.Collector, []schema.Result) {
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(pipelinetest.BenchSuite), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	s, diags := spec.Load(dir, spec.Options{})
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
+	s := benchSuite(b)
 	enough := errors.New("enough")
 	var rs []schema.Result
 	err := s.Generate(spec.GenOptions{}, func(c *schema.Case) error {
