@@ -410,6 +410,7 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 			}
 			return nil
 		},
+		IdleGap: runner.GroupWindow,
 	})
 	if err := rw.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("writing results: %w", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -17,10 +18,11 @@ const ResultsFile = "results.jsonl"
 // ResultsWriter appends results to a JSONL file, one line each. Write
 // writes a result at once. Add gathers results into a group that Flush
 // writes with one write(2) — the group commit of a live run: Run's OnIdle
-// flushes whenever every finished call has been handed on, so results
-// that finish together share a write while a run whose calls finish one
-// at a time still writes each at once — and a group never holds more than
-// GroupResults results or GroupBytes bytes before it is written.
+// flushes whenever every finished call has been handed on, at most once
+// per GroupWindow, so results that finish together or in quick succession
+// share a write while a run whose calls finish further apart still writes
+// each at once — and a group never holds more than GroupResults results or
+// GroupBytes bytes before it is written.
 type ResultsWriter struct {
 	f   *os.File
 	buf []byte // lines added and not yet written
@@ -32,6 +34,12 @@ const (
 	GroupResults = 64
 	GroupBytes   = 64 << 10
 )
+
+// GroupWindow is the Config.IdleGap of a live run: the group is written
+// when the run waits, but not more often than once per window, so under
+// load results gather for up to this long (or GroupResults) and share a
+// write, while a run whose calls finish further apart writes each at once.
+const GroupWindow = 5 * time.Millisecond
 
 // maxKeptBuffer is the largest group buffer kept for the next group; one
 // grown by a huge result is dropped once written.

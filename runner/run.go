@@ -32,6 +32,14 @@ type Config[E any] struct {
 	// calls finish one at a time still writes each at once. An error
 	// stops the run as one from OnResult does.
 	OnIdle func() error
+	// IdleGap, when positive, spaces OnIdle's calls: within IdleGap of
+	// its last call OnIdle is not called again; the turns handed on
+	// meanwhile get it when the gap ends (a timer), even if Run is then
+	// waiting, or as Run ends, whichever comes first. So a run whose
+	// calls finish far apart still has OnIdle after each, while under
+	// load a sink writes at most once per gap, and nothing handed on
+	// waits longer than the gap for OnIdle.
+	IdleGap time.Duration
 }
 
 // CallGrace is how long calls in flight may go on after ctx is cancelled
@@ -123,16 +131,37 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 		close(results)
 	}()
 	var sinkErr error
-	for d := range results {
-		err := deliver(&cfg, d, sinkErr != nil)
-		if err == nil && sinkErr == nil && cfg.OnIdle != nil && len(results) == 0 {
-			err = cfg.OnIdle()
-		}
+	fail := func(err error) {
 		if err != nil && sinkErr == nil {
 			sinkErr = err
 			halted.Store(true)
 			stop()
 		}
+	}
+	idle := idler{gap: cfg.IdleGap, onIdle: cfg.OnIdle}
+	defer idle.stop()
+	for {
+		var d done[E]
+		var ok bool
+		select {
+		case d, ok = <-results:
+		case <-idle.due():
+			if sinkErr == nil {
+				fail(idle.call())
+			}
+			continue
+		}
+		if !ok {
+			break
+		}
+		err := deliver(&cfg, d, sinkErr != nil)
+		if err == nil && sinkErr == nil && len(results) == 0 {
+			err = idle.handedOn()
+		}
+		fail(err)
+	}
+	if idle.armed && sinkErr == nil {
+		fail(idle.call()) // the last turns handed on do not wait for the gap
 	}
 	switch {
 	case sinkErr != nil:
@@ -143,6 +172,60 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 		return genErr
 	}
 	return nil
+}
+
+// idler calls a Config's OnIdle for Run, no more often than once per gap
+// (see Config.IdleGap).
+type idler struct {
+	gap    time.Duration
+	onIdle func() error
+	last   time.Time   // when onIdle last ran
+	timer  *time.Timer // armed while turns handed on wait for the gap to end
+	armed  bool
+}
+
+// handedOn is called when every finished turn has been handed on: it
+// calls onIdle now, or arms the timer for the end of the gap.
+func (i *idler) handedOn() error {
+	if i.onIdle == nil || i.armed {
+		return nil
+	}
+	if i.gap <= 0 {
+		return i.onIdle()
+	}
+	now := time.Now()
+	if wait := i.gap - now.Sub(i.last); wait > 0 {
+		if i.timer == nil {
+			i.timer = time.NewTimer(wait)
+		} else {
+			i.timer.Reset(wait)
+		}
+		i.armed = true
+		return nil
+	}
+	i.last = now
+	return i.onIdle()
+}
+
+// due is the armed timer's channel; nil (never ready) when none is armed.
+func (i *idler) due() <-chan time.Time {
+	if !i.armed {
+		return nil
+	}
+	return i.timer.C
+}
+
+// call runs onIdle once the timer fired.
+func (i *idler) call() error {
+	i.armed = false
+	i.last = time.Now()
+	return i.onIdle()
+}
+
+func (i *idler) stop() {
+	if i.timer != nil {
+		i.timer.Stop()
+	}
 }
 
 // deliver hands d to OnDropped or, unless the sink already failed, to
