@@ -130,12 +130,28 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 		wg.Wait()
 		close(results)
 	}()
+	sinkErr := sink(&cfg, results, func() { halted.Store(true); stop() })
+	switch {
+	case sinkErr != nil:
+		return sinkErr
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case genErr != nil:
+		return genErr
+	}
+	return nil
+}
+
+// sink hands every finished turn on results to cfg's sinks (deliver) and
+// calls OnIdle as Config says, until results is closed. It returns the
+// first error of OnResult or OnIdle, having called halt at once: no sink
+// is called after it, OnDropped aside.
+func sink[E any](cfg *Config[E], results <-chan done[E], halt func()) error {
 	var sinkErr error
 	fail := func(err error) {
 		if err != nil && sinkErr == nil {
 			sinkErr = err
-			halted.Store(true)
-			stop()
+			halt()
 		}
 	}
 	idle := idler{gap: cfg.IdleGap, onIdle: cfg.OnIdle}
@@ -154,7 +170,7 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 		if !ok {
 			break
 		}
-		err := deliver(&cfg, d, sinkErr != nil)
+		err := deliver(cfg, d, sinkErr != nil)
 		if err == nil && sinkErr == nil && len(results) == 0 {
 			err = idle.handedOn()
 		}
@@ -163,15 +179,7 @@ func Run[E any](ctx context.Context, caller Caller, scripts ScriptSource, cfg Co
 	if idle.armed && sinkErr == nil {
 		fail(idle.call()) // the last turns handed on do not wait for the gap
 	}
-	switch {
-	case sinkErr != nil:
-		return sinkErr
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case genErr != nil:
-		return genErr
-	}
-	return nil
+	return sinkErr
 }
 
 // idler calls a Config's OnIdle for Run, no more often than once per gap
