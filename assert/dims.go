@@ -1,15 +1,14 @@
 package assert
 
 import (
-	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/internal/nfc"
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -200,7 +199,7 @@ type analysis struct {
 type unit struct {
 	dim        int32
 	recognised bool
-	// stable: the unit's texts are known to be NFC-stable (nfcStable),
+	// stable: the unit's texts are known to be NFC-stable (nfc.Stable),
 	// as those of a memo are.
 	stable             bool
 	start, typeAt, end int32
@@ -324,7 +323,7 @@ func (a *analysis) expectLeaf(c *compiled, i int, value any) {
 	if m.set(value) {
 		m.c = c
 		m.canon = append(m.canon[:0], a.arena[start:]...)
-		m.stable = nfcStable(m.canon)
+		m.stable = nfc.Stable(m.canon)
 		a.units[len(a.units)-1].stable = m.stable
 	} else {
 		m.c = nil
@@ -447,7 +446,7 @@ func (a *analysis) expectedItems(idx *dimIndex) {
 		a.addTyped(it.dim, false, start, typeAt)
 		if m.set(&it) {
 			m.canon, m.typeAt = append(m.canon[:0], a.arena[start:]...), typeAt-start
-			m.stable = nfcStable(m.canon)
+			m.stable = nfc.Stable(m.canon)
 			a.units[len(a.units)-1].stable = m.stable
 		}
 	}
@@ -549,7 +548,7 @@ func (w *walker) locateItems(di int, dim *spec.Dimension, rs *response) {
 
 // tally turns the units found into one tally per dimension.
 func (a *analysis) tally(n int) {
-	if !a.unitsStable() && !nfcStable(a.arena) && !norm.NFC.IsNormal(a.arena) {
+	if !a.unitsStable() && !nfc.Stable(a.arena) && !norm.NFC.IsNormal(a.arena) {
 		a.normalise()
 	}
 	cd := a.cd
@@ -623,13 +622,13 @@ func btoi(b bool) int {
 }
 
 // unitsStable reports that every unit's texts are NFC-stable (see
-// nfcStable), checking only those not known to be. The arena holds
-// nothing but the units' texts, so this is nfcStable(a.arena), and a
+// nfc.Stable), checking only those not known to be. The arena holds
+// nothing but the units' texts, so this is nfc.Stable(a.arena), and a
 // false answer leaves the question to it.
 func (a *analysis) unitsStable() bool {
 	for i := range a.units {
 		u := &a.units[i]
-		if !u.stable && !nfcStable(a.arena[u.start:u.end]) {
+		if !u.stable && !nfc.Stable(a.arena[u.start:u.end]) {
 			return false
 		}
 	}
@@ -1054,7 +1053,7 @@ func (w *walker) item(doc *jsondoc.Doc, di int, keys []string, m *leafMemo, it j
 	}
 	if m.set = len(raw) <= maxMemo; m.set {
 		m.empty, m.raw, m.canon = none, append(m.raw[:0], raw...), append(m.canon[:0], a.arena[start:]...)
-		m.stable = nfcStable(m.canon)
+		m.stable = nfc.Stable(m.canon)
 		if !none {
 			a.units[len(a.units)-1].stable = m.stable
 		}
@@ -1138,47 +1137,9 @@ func (w *walker) leaf(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 		return
 	}
 	m.empty, m.raw, m.canon = empty, append(m.raw[:0], raw...), append(m.canon[:0], a.arena[start:]...)
-	m.stable = nfcStable(m.canon)
+	m.stable = nfc.Stable(m.canon)
 	if !empty {
 		a.units[len(a.units)-1].stable = m.stable
 	}
 }
 
-// nfcStable reports, faster than norm.NFC.IsNormal, that b is in NFC
-// because every rune is one that NFC leaves alone whatever surrounds it:
-// ASCII and Latin-1 letters before U+0300, CJK unified ideographs, CJK
-// punctuation without its tone marks, fullwidth ASCII. A false answer
-// only means "ask norm": a combining mark after a Latin letter, say.
-// ASCII is skipped eight bytes at a time and ideographs (U+4E00–U+9FFF,
-// three bytes from E4 B8 80 to E9 BF BF) are recognised from their bytes;
-// any other rune is decoded (nfcStableRunes).
-func nfcStable(b []byte) bool {
-	for i := 0; i < len(b); {
-		if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
-			i += 8
-			continue
-		}
-		c := b[i]
-		if c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if i+2 < len(b) && (c >= 0xE5 && c <= 0xE9 && b[i+1] >= 0x80 || c == 0xE4 && b[i+1] >= 0xB8) &&
-			b[i+1] <= 0xBF && b[i+2]&0xC0 == 0x80 {
-			i += 3
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if !nfcStableRune(r) {
-			return false
-		}
-		i += n
-	}
-	return true
-}
-
-// nfcStableRune reports whether NFC leaves r alone whatever surrounds it
-// (see nfcStable).
-func nfcStableRune(r rune) bool {
-	return r < 0x300 || r >= 0x3000 && r <= 0x3029 || r >= 0x4E00 && r <= 0x9FFF || r >= 0xFF01 && r <= 0xFF5E
-}

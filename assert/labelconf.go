@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/nlutest/nlutest/internal/nfc"
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -85,7 +86,7 @@ func labelFacts(dim *spec.Dimension, rs *response, expected string) (has, right,
 		if !ok {
 			return false, false, false
 		}
-		if rs.doc.Kind(ref) == jsondoc.String && rs.doc.Plain(ref) && nfcStable(rs.doc.StrBytes(ref)) {
+		if rs.doc.Kind(ref) == jsondoc.String && rs.doc.Plain(ref) && nfc.Stable(rs.doc.StrBytes(ref)) {
 			b := rs.doc.StrBytes(ref)
 			return len(b) > 0, len(b) > 0 && string(b) == expected, dim.OutOfScope != "" && string(b) == dim.OutOfScope
 		}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/internal/nfc"
 	"github.com/zclconf/go-cty/cty"
-	"golang.org/x/text/unicode/norm"
 )
 
 // textBodyKey reports whether body is exactly jsonencode({ KEY = case.text })
@@ -42,7 +42,7 @@ func textBodyKey(body hcl.Expression) (string, bool) {
 // the text in Unicode NFC (as every HCL string is) in a one-member JSON
 // object, encoded as encoding/json encodes a string.
 func textBodyOf(key, text string) []byte {
-	return jsonBody(key, norm.NFC.String(text))
+	return jsonBody(key, nfc.String(text))
 }
 
 // withJSONType returns hdr with Content-Type application/json when it has
