@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/redact"
@@ -86,6 +88,40 @@ func TestRecordHeadersPerMap(t *testing.T) {
 	}
 	if d := h.recordHeaders(static); d["X-Note"] != a["X-Note"] || len(d) != 2 {
 		t.Errorf("the static map recorded again as %v", d)
+	}
+}
+
+// Answers with equal headers share one redacted record; an answer whose
+// headers differ in a name or a value is recorded anew, and its record is
+// the one shared next.
+func TestResponseHeadersShared(t *testing.T) {
+	h := &httpCaller{red: redact.New([]string{"令牌-秘密"})}
+	answer := func(date string) http.Header {
+		return http.Header{"Content-Type": {"application/json"}, "Date": {date}, "X-Echo": {"令牌-秘密 回显"}}
+	}
+	a, b := h.responseHeaders(answer("Wed, 02 Dec 2026 08:00:00 GMT")), h.responseHeaders(answer("Wed, 02 Dec 2026 08:00:00 GMT"))
+	if a["X-Echo"] != h.red.String("令牌-秘密 回显") || strings.Contains(a["X-Echo"], "令牌-秘密") || len(a) != 3 {
+		t.Fatalf("recorded %v: want three headers, the secret redacted", a)
+	}
+	if reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
+		t.Errorf("equal headers recorded twice: %v and %v", a, b)
+	}
+	c := h.responseHeaders(answer("Wed, 02 Dec 2026 08:00:01 GMT"))
+	if c["Date"] != "Wed, 02 Dec 2026 08:00:01 GMT" || a["Date"] != "Wed, 02 Dec 2026 08:00:00 GMT" {
+		t.Errorf("a new Date recorded as %v (the earlier record now %v)", c, a)
+	}
+	more := answer("Wed, 02 Dec 2026 08:00:01 GMT")
+	more.Add("X-Echo", "第二个")
+	if d := h.responseHeaders(more); d["X-Echo"] != c["X-Echo"]+", 第二个" {
+		t.Errorf("a second value recorded as %q", d["X-Echo"])
+	}
+	fewer := answer("Wed, 02 Dec 2026 08:00:01 GMT")
+	delete(fewer, "X-Echo")
+	if e := h.responseHeaders(fewer); len(e) != 2 {
+		t.Errorf("two headers recorded as %v", e)
+	}
+	if f := h.responseHeaders(http.Header{}); f != nil {
+		t.Errorf("no header recorded as %v, want none", f)
 	}
 }
 

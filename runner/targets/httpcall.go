@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -77,10 +78,15 @@ type httpCaller struct {
 	// recorded holds the request headers last recorded: calls that send
 	// the target's static headers record them redacted once.
 	recorded atomic.Pointer[recordedHeaders]
+	// answered holds the response headers last recorded: answers whose
+	// headers are equal to them (a service sends the same ones, Date
+	// aside, until the second turns) share their record.
+	answered atomic.Pointer[recordedHeaders]
 }
 
-// recordedHeaders are the request headers src as results record them
-// (redacted, one value per name); results share rec and never write it.
+// recordedHeaders are the request or response headers src as results
+// record them (redacted, one value per name); results share rec and never
+// write it.
 type recordedHeaders struct {
 	src http.Header
 	rec map[string]string
@@ -97,6 +103,33 @@ func (h *httpCaller) recordHeaders(hdr http.Header) map[string]string {
 	rec := h.red.Headers(hdr)
 	h.recorded.Store(&recordedHeaders{src: hdr, rec: rec})
 	return rec
+}
+
+// responseHeaders returns the headers of an answer as a result records
+// them: the record of the last answer when hdr equals its headers
+// (records are never written: see recordHeaders), else a new one.
+func (h *httpCaller) responseHeaders(hdr http.Header) map[string]string {
+	if p := h.answered.Load(); p != nil && equalHeaders(p.src, hdr) {
+		return p.rec
+	}
+	rec := h.red.Headers(hdr)
+	h.answered.Store(&recordedHeaders{src: hdr, rec: rec})
+	return rec
+}
+
+// equalHeaders reports whether a and b hold the same names with the same
+// values, in the same order. Empty ones are never equal: Redactor.Headers
+// answers them at once.
+func equalHeaders(a, b http.Header) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for k, vb := range b {
+		if va, ok := a[k]; !ok || !slices.Equal(va, vb) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameMap reports whether a and b are the same map (not equal ones).
@@ -310,7 +343,7 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	}
 	resp := h.client.Do(ctx, req)
 	r.Status = resp.Status
-	r.Headers = h.red.Headers(resp.Header)
+	r.Headers = h.responseHeaders(resp.Header)
 	for _, u := range resp.Redirects {
 		r.Request.Redirects = append(r.Request.Redirects, h.red.String(u))
 	}
