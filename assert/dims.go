@@ -1142,4 +1142,3 @@ func (w *walker) leaf(doc *jsondoc.Doc, p *pathNode, v jsondoc.Ref) {
 		a.units[len(a.units)-1].stable = m.stable
 	}
 }
-
