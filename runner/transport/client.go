@@ -3,6 +3,8 @@ package transport
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -166,6 +168,33 @@ func NewClient(p Policy, concurrency int, lim *Limiter, opts ...Option) *Client 
 	}
 	c.hc = &http.Client{Transport: c.tr, CheckRedirect: c.checkRedirect}
 	return c
+}
+
+// followsRedirects reports whether the policy follows any redirect.
+func (c *Client) followsRedirects() bool {
+	return c.policy.Redirects == RedirectSameOrigin
+}
+
+// roundTrip sends req and returns its response as c.hc.Do does. With no
+// redirect to follow (the default) it hands req to the transport itself:
+// Do would copy its headers for redirects it will not follow, and adds
+// nothing else here (no cookie jar, no client timeout; build sets the
+// basic auth of a URL with a user, as Do would). Its errors are Do's: a
+// *url.Error around the transport's, http.ErrSchemeMismatch for an HTTPS
+// call an HTTP server answered.
+func (c *Client) roundTrip(req *http.Request) (*http.Response, error) {
+	if c.followsRedirects() {
+		return c.hc.Do(req)
+	}
+	resp, err := c.tr.RoundTrip(req)
+	if err != nil {
+		if re, ok := err.(tls.RecordHeaderError); ok && string(re.RecordHeader[:]) == "HTTP/" {
+			err = http.ErrSchemeMismatch
+		}
+		op := req.Method[:1] + strings.ToLower(req.Method[1:])
+		return nil, &url.Error{Op: op, URL: req.URL.Redacted(), Err: err}
+	}
+	return resp, nil
 }
 
 // redirectsKey holds, in an attempt's context, the redirects it followed.
@@ -368,6 +397,13 @@ func (c *Client) build(method string, r Request) (*http.Request, *schema.CallErr
 	if r.Body != nil && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if u.User != nil && req.Header.Get("Authorization") == "" && !c.followsRedirects() {
+		// What http.Client.Do sends for a URL with a user, which roundTrip
+		// sends without it. (Do adds it to a copy, so a followed redirect
+		// goes without it: with redirects to follow, Do adds it.)
+		pass, _ := u.User.Password()
+		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass)))
+	}
 	for k, vs := range req.Header {
 		for _, v := range vs {
 			if !validHeader(k, v) {
@@ -412,7 +448,7 @@ func (c *Client) attempt(parent context.Context, base *http.Request, body []byte
 		attach(req, body)
 	}
 	start := time.Now()
-	hr, err := c.hc.Do(req)
+	hr, err := c.roundTrip(req)
 	if err != nil {
 		out := Response{Latency: time.Since(start)}
 		if parent.Err() != nil {
