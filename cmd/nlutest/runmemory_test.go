@@ -16,9 +16,9 @@ func forcedGCs() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// A run, and an eval, of pipeline.BigReport results or more return their
-// garbage to the operating system before they build the report
-// (pipeline.ReleaseGarbage), which takes a forced collection.
+// A run, and an eval, of pipeline.BigReport results or more collect their
+// garbage before they build the report (pipeline.ReleaseGarbage), which
+// takes a forced collection.
 func TestBigRunReleasesGarbageBeforeReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 8,200 cases")
