@@ -218,7 +218,8 @@ func TestListedCasesCompactEqualWhole(t *testing.T) {
 func TestBuildReportListsCases(t *testing.T) {
 	s := listedSuite(t)
 	col := NewCollector(s, nil)
-	for i := range 3000 {
+	const n = caseChunk - 10 // the cases added later fill the block and start another
+	for i := range n {
 		col.Add(listedResult(i), nil)
 	}
 	want := col.Cases()
@@ -227,7 +228,7 @@ func TestBuildReportListsCases(t *testing.T) {
 		t.Fatalf("the report has %d cases in Cases and lists %d; want none and %d", len(rep.Cases), rep.NumCases(), len(want))
 	}
 	for i := range 100 {
-		col.Add(listedResult(3000+i), nil)
+		col.Add(listedResult(n+i), nil)
 	}
 	var scratch schema.CaseReport
 	for i := range want {
