@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/nlutest/nlutest/internal/nfc"
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/ohler55/ojg/jp"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Equal compares two generic JSON values the way expectations do: numbers
@@ -23,7 +23,7 @@ func Equal(expected, actual any) bool {
 		return ok && a == e
 	case string:
 		a, ok := actual.(string)
-		return ok && (a == e || norm.NFC.String(a) == norm.NFC.String(e))
+		return ok && (a == e || nfc.String(a) == nfc.String(e))
 	case []any:
 		a, ok := actual.([]any)
 		return ok && equalLists(e, a)
@@ -253,7 +253,7 @@ func equalDoc(expected any, d *jsondoc.Doc, r jsondoc.Ref) bool {
 			return true
 		}
 		a := d.Str(r)
-		return norm.NFC.String(a) == norm.NFC.String(e)
+		return nfc.String(a) == nfc.String(e)
 	case []any:
 		if d.Kind(r) != jsondoc.Array || d.Len(r) != len(e) {
 			return false

@@ -697,7 +697,7 @@ func first(p *spec.Pattern, rs *response) (any, bool) {
 func labelOf(v any) (string, bool) {
 	switch t := v.(type) {
 	case string:
-		return norm.NFC.String(t), t != ""
+		return nfc.String(t), t != ""
 	case nil, bool, []any, map[string]any:
 		return "", false
 	}

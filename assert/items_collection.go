@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nlutest/nlutest/internal/nfc"
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -140,7 +141,7 @@ func inScope(dim *spec.Dimension, doc *jsondoc.Doc, it jsondoc.Ref) bool {
 			return true
 		}
 	}
-	return slices.Contains(dim.Scope, norm.NFC.String(doc.Str(t)))
+	return slices.Contains(dim.Scope, nfc.String(doc.Str(t)))
 }
 
 // eachItem calls fn for every object the collection holds in the response
