@@ -159,13 +159,17 @@ func sink[E any](cfg *Config[E], results <-chan done[E], halt func()) error {
 	for {
 		var d done[E]
 		var ok bool
-		select {
-		case d, ok = <-results:
-		case <-idle.due():
-			if sinkErr == nil {
-				fail(idle.call())
+		if due := idle.due(); due == nil {
+			d, ok = <-results // a receive costs less than a select
+		} else {
+			select {
+			case d, ok = <-results:
+			case <-due:
+				if sinkErr == nil {
+					fail(idle.call())
+				}
+				continue
 			}
-			continue
 		}
 		if !ok {
 			break
