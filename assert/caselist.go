@@ -213,7 +213,7 @@ func (c *Collector) Listed() *Listing {
 	// indices into the collector's list, whose blocks never move and
 	// whose entries never change: copying the entries in that order (88
 	// bytes each) and merging whole keys into a third array took, in a
-	// live run of 20,000 cases, 700 page faults of fresh memory and 8-12
+	// live run of 20,000 cases, 700 page faults of fresh memory and 8-14
 	// ms (docs/performance.md, issue 27, third round).
 	n := c.cases.len()
 	keys := make([]caseKey, n)

@@ -79,8 +79,8 @@ type httpCaller struct {
 	// the target's static headers record them redacted once.
 	recorded atomic.Pointer[recordedHeaders]
 	// answered holds the response headers last recorded: answers whose
-	// headers are equal to them (a service sends the same ones, Date
-	// aside, until the second turns) share their record.
+	// headers are equal to them share their record (a service sends the
+	// same ones until its Date header turns to the next second).
 	answered atomic.Pointer[recordedHeaders]
 }
 
