@@ -158,9 +158,9 @@ func groupCommitWhenWaiting(t *testing.T, gap time.Duration, k int) {
 
 // IdleGap spaces OnIdle's calls: not two within the gap, and turns handed
 // on within it still get OnIdle when it ends, while the run waits for a
-// call in flight, or as the run ends. Concurrency 1: the first call answers at once, the
-// second once OnIdle has followed the first (so within the gap), the third
-// once OnIdle has followed the second.
+// call in flight, or as the run ends. Concurrency 1: the first call
+// answers at once, the second once OnIdle has followed the first (so
+// within the gap), the third once OnIdle has followed the second.
 func TestIdleGapSpacesOnIdle(t *testing.T) {
 	const gap = 300 * time.Millisecond
 	first, release := make(chan struct{}), make(chan struct{})
