@@ -97,23 +97,25 @@ type recordedHeaders struct {
 // ones are built once; per-case ones are built for their call), so the
 // same map gives the same record.
 func (h *httpCaller) recordHeaders(hdr http.Header) map[string]string {
-	if p := h.recorded.Load(); p != nil && sameMap(p.src, hdr) {
-		return p.rec
-	}
-	rec := h.red.Headers(hdr)
-	h.recorded.Store(&recordedHeaders{src: hdr, rec: rec})
-	return rec
+	return recordOnce(h.red, &h.recorded, hdr, sameMap)
 }
 
 // responseHeaders returns the headers of an answer as a result records
-// them: the record of the last answer when hdr equals its headers
-// (records are never written: see recordHeaders), else a new one.
+// them: the record of the last answer when hdr equals its headers, else a
+// new one.
 func (h *httpCaller) responseHeaders(hdr http.Header) map[string]string {
-	if p := h.answered.Load(); p != nil && equalHeaders(p.src, hdr) {
+	return recordOnce(h.red, &h.answered, hdr, equalHeaders)
+}
+
+// recordOnce returns hdr redacted as a result records it: the record kept
+// in last when same says hdr gives it, else a new one, which last keeps.
+// Records are never written, so results share them.
+func recordOnce(red *runner.Redactor, last *atomic.Pointer[recordedHeaders], hdr http.Header, same func(kept, hdr http.Header) bool) map[string]string {
+	if p := last.Load(); p != nil && same(p.src, hdr) {
 		return p.rec
 	}
-	rec := h.red.Headers(hdr)
-	h.answered.Store(&recordedHeaders{src: hdr, rec: rec})
+	rec := red.Headers(hdr)
+	last.Store(&recordedHeaders{src: hdr, rec: rec})
 	return rec
 }
 
