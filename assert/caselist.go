@@ -209,12 +209,11 @@ func (c *Collector) Cases() []schema.CaseReport {
 // (TestSortCaseKeysHalvesMatchStable).
 func (c *Collector) Listed() *Listing {
 	// The sort keys are worked out once per case, and the sort moves small
-	// keys rather than whole reports. The listing is the order found, as
-	// indices into the collector's list, whose blocks never move and
-	// whose entries never change: copying the entries in that order (88
-	// bytes each) and merging whole keys into a third array took, in a
-	// live run of 20,000 cases, 700 page faults of fresh memory and 8-14
-	// ms (docs/performance.md, issue 27, third round).
+	// keys rather than whole reports; the halves' keys merge into the
+	// order, an index per case. Up to copyListFrom cases the listing is
+	// that order into the collector's list, whose blocks never move and
+	// whose entries never change; from it on, the entries are copied in
+	// that order (see copyListFrom).
 	n := c.cases.len()
 	keys := make([]caseKey, n)
 	halves := n >= parallelCases && runtime.GOMAXPROCS(0) > 1
@@ -233,14 +232,36 @@ func (c *Collector) Listed() *Listing {
 	if halves {
 		mid = n / 2
 	}
-	return &Listing{list: c.cases, order: mergeCaseKeys(keys, mid), places: c.places()}
+	l := &Listing{list: c.cases, order: mergeCaseKeys(keys, mid), places: c.places()}
+	if n >= copyListFrom {
+		l.sorted = make([]caseEntry, n)
+		inHalves(halves, n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				l.sorted[i] = *c.cases.at(int(l.order[i]))
+			}
+		})
+	}
+	return l
 }
+
+// copyListFrom is the number of listed cases from which a listing copies
+// the entries (88 bytes each) in the report's order, so its renderers read
+// them one after another: reading them through the order, all over the
+// collector's blocks, cost report.json 23 -> 45-58 ms of CPU at 200,000
+// cases (BenchmarkReportAfterResults), one cache miss a case. Below it the
+// entries stay where they are: the copy and the merged keys were fresh
+// memory, 700 page faults and 8-14 ms in a live run of 20,000 cases, and
+// 5 MB of entries stays in the cache (at 60,000 cases BuildReport and
+// report.json took 45-51 ms of CPU without the copy, 60-62 with it;
+// docs/performance.md, issue 27, third round). A variable for tests.
+var copyListFrom = 65536
 
 // Listing is a collector's listed cases in a report's order (Listed): a
 // schema.CaseLister.
 type Listing struct {
-	list   caseList // the collector's list when it was listed
-	order  []int32  // indices into list, in the report's order
+	list   caseList    // the collector's list when it was listed
+	order  []int32     // indices into list, in the report's order
+	sorted []caseEntry // from copyListFrom cases on: the entries in order
 	places []srcPlace
 }
 
@@ -248,7 +269,12 @@ type Listing struct {
 func (l *Listing) Len() int { return len(l.order) }
 
 // entry returns the entry of case i.
-func (l *Listing) entry(i int) *caseEntry { return l.list.at(int(l.order[i])) }
+func (l *Listing) entry(i int) *caseEntry {
+	if l.sorted != nil {
+		return &l.sorted[i]
+	}
+	return l.list.at(int(l.order[i]))
+}
 
 // Case returns case i: the report of a case kept whole (which the caller
 // must not change), or dst with a compact entry's report written into it.

@@ -1,12 +1,15 @@
 package assert
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
@@ -144,8 +147,24 @@ func listedResult(i int) *schema.Result {
 
 // Cases lists the same reports, in the same order, whether listed cases
 // are kept compact or whole — fed to one collector, and to forks merged;
-// 20,000 cases, so that Cases works in halves on two cores.
+// 20,000 cases, so that Cases works in halves on two cores — and whether
+// the listing copies the entries in order or reads them where they are.
 func TestListedCasesCompactEqualWhole(t *testing.T) {
+	bothListings(t, listedCasesCompactEqualWhole)
+}
+
+// bothListings runs test with listings that read the collector's entries
+// where they are and with listings that copy them (copyListFrom 0).
+func bothListings(t *testing.T, test func(t *testing.T)) {
+	t.Run("in place", test)
+	t.Run("copied", func(t *testing.T) {
+		defer func(from int) { copyListFrom = from }(copyListFrom)
+		copyListFrom = 0
+		test(t)
+	})
+}
+
+func listedCasesCompactEqualWhole(t *testing.T) {
 	s := listedSuite(t)
 	const n = 20000
 	collect := func() (one, merged *Collector) {
@@ -216,6 +235,10 @@ func TestListedCasesCompactEqualWhole(t *testing.T) {
 // so when the collector lists more cases afterwards; with no case listed,
 // Cases is an empty list (report.json's "cases": []).
 func TestBuildReportListsCases(t *testing.T) {
+	bothListings(t, buildReportListsCases)
+}
+
+func buildReportListsCases(t *testing.T) {
 	s := listedSuite(t)
 	col := NewCollector(s, nil)
 	const n = caseChunk - 10 // the cases added later fill the block and start another
@@ -223,6 +246,19 @@ func TestBuildReportListsCases(t *testing.T) {
 		col.Add(listedResult(i), nil)
 	}
 	want := col.Cases()
+	// The report's order, worked out here from the cases as added: worst
+	// outcome, most failed checks, source order, id, then as added.
+	ref := make([]schema.CaseReport, col.cases.len())
+	for i := range ref {
+		reportInto(&ref[i], col.cases.at(i), col.places())
+	}
+	slices.SortStableFunc(ref, func(a, b schema.CaseReport) int {
+		return cmp.Or(-cmp.Compare(a.Outcome, b.Outcome), -cmp.Compare(len(a.Failures), len(b.Failures)),
+			cmp.Compare(col.order(&a), col.order(&b)), strings.Compare(a.ID, b.ID))
+	})
+	if !reflect.DeepEqual(want, ref) {
+		t.Fatalf("Cases lists %d cases in another order than the report's", len(want))
+	}
 	rep := BuildReport(s, col, schema.RunInfo{}, "dev", nil)
 	if rep.Cases != nil || rep.NumCases() != len(want) {
 		t.Fatalf("the report has %d cases in Cases and lists %d; want none and %d", len(rep.Cases), rep.NumCases(), len(want))
