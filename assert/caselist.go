@@ -252,8 +252,9 @@ func (c *Collector) Listed() *Listing {
 // entries stay where they are: the copy and the merged keys were fresh
 // memory, 700 page faults and 8-14 ms in a live run of 20,000 cases, and
 // 5 MB of entries stays in the cache (at 60,000 cases BuildReport and
-// report.json took 45-51 ms of CPU without the copy, 60-62 with it;
-// docs/performance.md, issue 27, third round). A variable for tests.
+// report.json took 39-51 ms of CPU without the copy, 45-62 with it, over
+// two sets of runs; docs/performance.md, issue 27, third round). A
+// variable for tests.
 var copyListFrom = 65536
 
 // Listing is a collector's listed cases in a report's order (Listed): a
