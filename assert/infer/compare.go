@@ -45,13 +45,13 @@ type Test string
 
 // The tests of Comparison.
 const (
-	TestMcNemar          Test = "McNemar exact"
-	TestPairedBootstrap  Test = "paired bootstrap"
-	TestSignFlip         Test = "sign-flip permutation"
-	TestSignFlipExact    Test = "sign-flip permutation (exact)"
-	TestPairedT          Test = "paired t"
-	TestNone             Test = "none"
-	defaultCompareAlpha       = 0.05
+	TestMcNemar         Test = "McNemar exact"
+	TestPairedBootstrap Test = "paired bootstrap"
+	TestSignFlip        Test = "sign-flip permutation"
+	TestSignFlipExact   Test = "sign-flip permutation (exact)"
+	TestPairedT         Test = "paired t"
+	TestNone            Test = "none"
+	defaultCompareAlpha      = 0.05
 )
 
 // Comparison is a paired comparison of a candidate with a baseline over

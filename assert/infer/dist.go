@@ -5,7 +5,9 @@ import "math"
 // NormalQuantile returns the p quantile of the standard normal
 // distribution (scipy.stats.norm.ppf): Go's math.Erfcinv, which uses
 // Wichura's AS 241 rational approximations, polished by one Newton step on
-// math.Erfc. NaN outside (0, 1); ±Inf at 0 and 1.
+// math.Erfc; below 10⁻⁸ (and above 1 − 10⁻⁸), where 1 − 2p no longer
+// holds p's digits, Newton's method on log Φ from the asymptotic
+// −√(−2 log p) start. NaN outside [0, 1]; ±Inf at 0 and 1.
 func NormalQuantile(p float64) float64 {
 	switch {
 	case math.IsNaN(p) || p < 0 || p > 1:
@@ -14,12 +16,43 @@ func NormalQuantile(p float64) float64 {
 		return math.Inf(-1)
 	case p == 1:
 		return math.Inf(1)
+	case p < 1e-8:
+		return normalTail(p)
+	case p > 1-1e-8:
+		return -normalTail(1 - p)
 	}
 	x := -math.Sqrt2 * math.Erfcinv(2*p)
-	if d := normalPDF(x); d > 0 && math.Abs(x) < 37 {
-		x -= (NormalCDF(x) - p) / d
+	return x - (NormalCDF(x)-p)/normalPDF(x)
+}
+
+// normalTail is the p quantile for small p: Newton's method on
+// log Φ(x) = log p.
+func normalTail(p float64) float64 {
+	lp := math.Log(p)
+	t := -2 * lp
+	x := -math.Sqrt(t - math.Log(t) - math.Log(2*math.Pi))
+	for range 100 {
+		// d/dx log Φ(x) = φ(x)/Φ(x) = exp(log φ(x) − log Φ(x)).
+		lphi := logNormalCDF(x)
+		step := (lphi - lp) / math.Exp(-0.5*x*x-0.5*math.Log(2*math.Pi)-lphi)
+		x -= step
+		if math.Abs(step) <= 1e-16*math.Abs(x) {
+			break
+		}
 	}
 	return x
+}
+
+// logNormalCDF is log Φ(x) for x < 0, from the asymptotic series of
+// Mills' ratio where Φ(x) would underflow.
+func logNormalCDF(x float64) float64 {
+	if x > -35 {
+		return math.Log(NormalCDF(x))
+	}
+	x2 := x * x
+	// Φ(x) ≈ φ(x)/|x| · (1 − 1/x² + 3/x⁴ − 15/x⁶ + 105/x⁸).
+	series := 1 - (1-(3-(15-105/x2)/x2)/x2)/x2
+	return -0.5*x2 - math.Log(-x) - 0.5*math.Log(2*math.Pi) + math.Log(series)
 }
 
 // NormalCDF is the standard normal distribution function.
@@ -31,20 +64,41 @@ func normalPDF(x float64) float64 { return math.Exp(-0.5*x*x) / math.Sqrt(2*math
 // continued fraction of Abramowitz & Stegun 26.5.8 evaluated with Lentz's
 // method, on the side of x where it converges fast.
 func incBeta(x, a, b float64) float64 {
+	return incBetaY(x, 1-x, math.Log(x), math.Log1p(-x), a, b)
+}
+
+// incBetaY is incBeta given y = 1 − x and the logarithms of both, which
+// callers that know them more exactly than 1 − x pass in (a·log x loses
+// a·ε when x is rounded near 1).
+func incBetaY(x, y, lx, ly, a, b float64) float64 {
 	switch {
 	case x <= 0:
 		return 0
-	case x >= 1:
+	case y <= 0:
 		return 1
 	}
 	if x > (a+1)/(a+b+2) {
-		return 1 - incBeta(1-x, b, a)
+		return 1 - incBetaY(y, x, ly, lx, b, a)
 	}
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
-	front := math.Exp(a*math.Log(x)+b*math.Log1p(-x)-(la+lb-lab)) / a
+	front := math.Exp(a*lx+b*ly-lnBeta(a, b)) / a
 	return front * betaFraction(x, a, b)
+}
+
+// lnBeta is log B(a, b). When the larger argument passes 15,
+// log Γ(big) − log Γ(big+small) is written with Stirling's series
+// (stirlerr) so that the two large logarithms do not cancel:
+// −(big−½)·log1p(small/big) − small·log(big+small) + small
+// + stirlerr(big) − stirlerr(big+small).
+func lnBeta(a, b float64) float64 {
+	small, big := min(a, b), max(a, b)
+	ls, _ := math.Lgamma(small)
+	if big <= 15 {
+		lb, _ := math.Lgamma(big)
+		lab, _ := math.Lgamma(a + b)
+		return ls + lb - lab
+	}
+	return ls - (big-0.5)*math.Log1p(small/big) - small*math.Log(big+small) + small +
+		stirlerr(big) - stirlerr(big+small)
 }
 
 // betaFraction evaluates the continued fraction of incBeta.
@@ -101,7 +155,7 @@ func StudentCDF(t, df float64) float64 {
 		}
 		return 0
 	}
-	tail := 0.5 * incBeta(df/(df+t*t), df/2, 0.5)
+	tail := 0.5 * studentTwoSided(t, df)
 	if t > 0 {
 		return 1 - tail
 	}
@@ -111,7 +165,8 @@ func StudentCDF(t, df float64) float64 {
 // studentTwoSided is P(|T| ≥ |t|) for Student's t with df degrees of
 // freedom, without the cancellation of 1 − CDF.
 func studentTwoSided(t, df float64) float64 {
-	return incBeta(df/(df+t*t), df/2, 0.5)
+	t2 := t * t
+	return incBetaY(df/(df+t2), t2/(df+t2), -math.Log1p(t2/df), math.Log(t2/(df+t2)), df/2, 0.5)
 }
 
 // StudentQuantile returns the p quantile of Student's t with df degrees of
@@ -167,7 +222,7 @@ func StudentQuantile(p, df float64) float64 {
 func studentPDF(t, df float64) float64 {
 	a, _ := math.Lgamma((df + 1) / 2)
 	b, _ := math.Lgamma(df / 2)
-	return math.Exp(a-b-0.5*math.Log(df*math.Pi)-(df+1)/2*math.Log1p(t*t/df))
+	return math.Exp(a - b - 0.5*math.Log(df*math.Pi) - (df+1)/2*math.Log1p(t*t/df))
 }
 
 // cornishFisher is the expansion of Student's t quantile around the normal

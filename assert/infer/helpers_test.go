@@ -1,0 +1,5 @@
+package infer
+
+import "slices"
+
+func sortFloats(v []float64) { slices.Sort(v) }
