@@ -69,20 +69,17 @@ func (s *Stream) binomialInversion(n int64, p float64) int64 {
 	}
 }
 
-// btrs is Hörmann's algorithm BTRS for p ≤ ½ and n·p ≥ 10.
+// btrs is Hörmann's algorithm BTRS for p ≤ ½ and n·p ≥ 10. The
+// constants of the exact acceptance test are worked out only when a
+// number falls outside the squeeze (about one call in five).
 func (s *Stream) btrs(n int64, p float64) int64 {
 	fn := float64(n)
-	q := 1 - p
-	spq := math.Sqrt(fn * p * q)
+	spq := math.Sqrt(fn * p * (1 - p))
 	b := 1.15 + 2.53*spq
 	a := -0.0873 + 0.0248*b + 0.01*p
 	c := fn*p + 0.5
 	vr := 0.92 - 4.2/b
-	alpha := (2.83 + 5.1/b) * spq
-	r := p / q
-	m := math.Floor((fn + 1) * p)
-	// log f(m) up to the terms that cancel in the ratio f(k)/f(m).
-	hm := (m+0.5)*math.Log((m+1)/(r*(fn-m+1))) + fc(m) + fc(fn-m)
+	var slow *btrsTail
 	for {
 		u := s.Float64() - 0.5
 		v := s.Float64()
@@ -94,13 +91,38 @@ func (s *Stream) btrs(n int64, p float64) int64 {
 		if us >= 0.07 && v <= vr {
 			return int64(kf)
 		}
-		v = math.Log(v * alpha / (a/(us*us) + b))
-		bound := hm + (fn+1)*math.Log((fn-m+1)/(fn-kf+1)) +
-			(kf+0.5)*math.Log(r*(fn-kf+1)/(kf+1)) - fc(kf) - fc(fn-kf)
-		if v <= bound {
+		if slow == nil {
+			slow = newBTRSTail(fn, p, spq, b)
+		}
+		if slow.accept(kf, math.Log(v*slow.alpha/(a/(us*us)+b))) {
 			return int64(kf)
 		}
 	}
+}
+
+// btrsTail holds the constants of BTRS's exact acceptance test.
+type btrsTail struct {
+	fn, alpha, r, m, hm float64
+}
+
+func newBTRSTail(fn, p, spq, b float64) *btrsTail {
+	r := p / (1 - p)
+	m := math.Floor((fn + 1) * p)
+	return &btrsTail{
+		fn: fn, r: r, m: m,
+		alpha: (2.83 + 5.1/b) * spq,
+		// log f(m) up to the terms that cancel in the ratio f(k)/f(m).
+		hm: (m+0.5)*math.Log((m+1)/(r*(fn-m+1))) + fc(m) + fc(fn-m),
+	}
+}
+
+// accept reports whether log v ≤ log(f(k)/f(m)), with the log factorials
+// written with Stirling's series (fc).
+func (t *btrsTail) accept(k, logv float64) bool {
+	fn, m := t.fn, t.m
+	bound := t.hm + (fn+1)*math.Log((fn-m+1)/(fn-k+1)) +
+		(k+0.5)*math.Log(t.r*(fn-k+1)/(k+1)) - fc(k) - fc(fn-k)
+	return logv <= bound
 }
 
 // fcTable holds fc(k) for k < 10, from math.Lgamma.

@@ -21,9 +21,11 @@ import (
 // which for a mean (x ≡ 1) is the classic t interval x̄ ± t·s/√n; its Note
 // gives the reason. The bootstrap and the t interval then agree closely:
 // TestRatioFallbackAgreesWithBootstrap measures, on log-normal values as
-// skewed as service latencies (σ = 1) at the smallest sample the budget
-// sends to the t interval (2,098 distinct values), end points within
-// 10 % of the interval's half-width.
+// skewed as service latencies (σ = 1) at the smallest sample the default
+// budget sends to the t interval (1,049 distinct values), end points
+// within 15 % of the interval's half-width (11.7 % at worst over 20
+// samples, of which the bootstrap's own Monte Carlo spread is about 4 %),
+// and closer as n grows (7.3 % at 4,000).
 func (t *Tally) Ratio(num, den int, o Options) Interval {
 	if num < 0 || num >= t.dim || den < 0 || den >= t.dim {
 		panic(fmt.Sprintf("infer.Tally.Ratio: coordinates %d/%d in a tally of %d", num, den, t.dim))

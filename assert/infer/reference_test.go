@@ -127,7 +127,7 @@ func TestStudentMatchesScipy(t *testing.T) {
 func TestBinomialMatchesScipy(t *testing.T) {
 	// scipy.stats.binom.pmf(k, n, p).
 	for _, c := range []struct {
-		k, n int64
+		k, n   int64
 		p, pmf float64
 	}{
 		{0, 10, 0.3, 0.028247524899999984},
@@ -145,7 +145,7 @@ func TestBinomialMatchesScipy(t *testing.T) {
 	}
 	// scipy.stats.binom.cdf(k, n, p).
 	for _, c := range []struct {
-		k, n int64
+		k, n   int64
 		p, cdf float64
 	}{
 		{3, 10, 0.3, 0.6496107184000002},
@@ -294,8 +294,8 @@ func TestTheilSenMatchesScipy(t *testing.T) {
 	// low_slope, high_slope. The first series has an outlier (0.5), the
 	// second ties in x and in y.
 	for _, c := range []struct {
-		x, y                 []float64
-		conf                 float64
+		x, y                []float64
+		conf                float64
 		slope, icpt, lo, hi float64
 	}{
 		{nil, []float64{0.91, 0.905, 0.912, 0.9, 0.5, 0.899, 0.893, 0.89, 0.894, 0.886, 0.884, 0.88}, 0.95,
