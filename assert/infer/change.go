@@ -29,7 +29,9 @@ const (
 	// step barely inflates it): Σ[(yᵢ₊₁−yᵢ)² − SEᵢ² − SEᵢ₊₁²] / 2(n−1),
 	// at least 0. It can find a change in the last run of a short series,
 	// and its false alarm rate is alpha when the points are normal with
-	// those variances.
+	// those variances; τ² being estimated, it is near alpha otherwise
+	// (TestChangePointFalseAlarms: 15 of 200 flat series at alpha 0.05
+	// with run-to-run noise as large as the standard errors, 7 without).
 	GaussianNull
 )
 
@@ -64,13 +66,18 @@ type Change struct {
 // weights when a standard error is 0 under PermutationNull), which is the
 // likelihood ratio statistic of one mean shift in normal data of known
 // variances. Its p-value is (#{M* ≥ M} + 1)/(B + 1) over B draws M* of
-// the segment under the null (see Null). When p < alpha the split of
-// largest |Z| is a change; both parts are then tested in turn the same
-// way. A series without any change is therefore flagged with probability
-// at most alpha: every later test runs only after the first rejected.
-// Each segment's test has its own stream, NewStream(Seed, Address +
-// "/change/" + first + "-" + end), so the answer does not depend on the
-// order of the tests. The changes come in index order.
+// the segment under the null (see Null).
+//
+// The whole series is tested at alpha; when p < alpha the split of
+// largest |Z| is a change. Then, round after round, each of the s
+// segments the changes so far delimit is tested at alpha/s (Bonferroni
+// over the round) and split where it rejects, until a round finds
+// nothing. A series without any change is therefore flagged with
+// probability at most alpha, and each further round adds a spurious change
+// with probability at most alpha. Each segment's test has its own stream,
+// NewStream(Seed, Address + "/change/" + first + "-" + end), so the
+// answer does not depend on the order of the tests. The changes come in
+// index order.
 func ChangePoints(series []Point, o ChangeOptions) []Change {
 	if o.Alpha <= 0 || o.Alpha >= 1 {
 		o.Alpha = 0.05
@@ -82,18 +89,33 @@ func ChangePoints(series []Point, o ChangeOptions) []Change {
 		o.MinSegment = 1
 	}
 	var out []Change
-	var split func(lo, hi int)
-	split = func(lo, hi int) {
-		c, ok := testSegment(series[lo:hi], o, fmt.Sprintf("%s/change/%d-%d", o.Address, lo, hi))
-		if !ok || !(c.P < o.Alpha) {
-			return
+	segs := [][2]int{{0, len(series)}}
+	tested := map[[2]int]Change{}
+	for {
+		level := o.Alpha / float64(len(segs))
+		var next [][2]int
+		for _, seg := range segs {
+			c, ok := tested[seg]
+			if !ok {
+				c, ok = testSegment(series[seg[0]:seg[1]], o, fmt.Sprintf("%s/change/%d-%d", o.Address, seg[0], seg[1]))
+				if !ok {
+					c.P = 1
+				}
+				c.Index += seg[0]
+				tested[seg] = c
+			}
+			if c.P < level {
+				out = append(out, c)
+				next = append(next, [2]int{seg[0], c.Index}, [2]int{c.Index, seg[1]})
+				continue
+			}
+			next = append(next, seg)
 		}
-		c.Index += lo
-		out = append(out, c)
-		split(lo, c.Index)
-		split(c.Index, hi)
+		if len(next) == len(segs) {
+			break
+		}
+		segs = next
 	}
-	split(0, len(series))
 	slices.SortFunc(out, func(a, b Change) int { return a.Index - b.Index })
 	return out
 }
