@@ -60,16 +60,11 @@ func NormalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
 func normalPDF(x float64) float64 { return math.Exp(-0.5*x*x) / math.Sqrt(2*math.Pi) }
 
-// incBeta is the regularized incomplete beta function I_x(a, b), by the
+// incBetaY is the regularized incomplete beta function I_x(a, b), by the
 // continued fraction of Abramowitz & Stegun 26.5.8 evaluated with Lentz's
-// method, on the side of x where it converges fast.
-func incBeta(x, a, b float64) float64 {
-	return incBetaY(x, 1-x, math.Log(x), math.Log1p(-x), a, b)
-}
-
-// incBetaY is incBeta given y = 1 − x and the logarithms of both, which
-// callers that know them more exactly than 1 − x pass in (a·log x loses
-// a·ε when x is rounded near 1).
+// method on the side of x where it converges fast, given y = 1 − x and the
+// logarithms of both: callers know them more exactly than 1 − x (a·log x
+// loses a·ε when x is rounded near 1).
 func incBetaY(x, y, lx, ly, a, b float64) float64 {
 	switch {
 	case x <= 0:
@@ -101,7 +96,7 @@ func lnBeta(a, b float64) float64 {
 		stirlerr(big) - stirlerr(big+small)
 }
 
-// betaFraction evaluates the continued fraction of incBeta.
+// betaFraction evaluates the continued fraction of incBetaY.
 func betaFraction(x, a, b float64) float64 {
 	const tiny = 1e-300
 	c, d := 1.0, 1-(a+b)*x/(a+1)

@@ -52,9 +52,6 @@ func (s *Stream) Uint64() uint64 { return s.src.Uint64() }
 // output times 2⁻⁵³.
 func (s *Stream) Float64() float64 { return float64(s.src.Uint64()>>11) * 0x1p-53 }
 
-// open returns a uniform number in (0, 1): (top 53 bits + ½)·2⁻⁵³.
-func (s *Stream) open() float64 { return (float64(s.src.Uint64()>>11) + 0.5) * 0x1p-53 }
-
 // Below returns a uniform integer in [0, n), n > 0, without bias
 // (Lemire's multiply-and-reject method).
 func (s *Stream) Below(n uint64) uint64 {
