@@ -254,3 +254,93 @@ func TestBootstrapUndefined(t *testing.T) {
 		t.Errorf("always undefined: %+v", iv)
 	}
 }
+
+// TestBootstrapMacroF1OverCells: a statistic of the multiplicities
+// themselves — macro-F1 over the confusion matrix, each case one cell
+// (expected, predicted) — bootstrapped by Bootstrap has the replicate
+// mean and spread of resampling the cases one by one.
+func TestBootstrapMacroF1OverCells(t *testing.T) {
+	const labels = 4
+	type cell struct{ exp, pred int }
+	var cases []cell
+	for i := range 600 {
+		e := i % labels
+		p := e
+		if i%7 == 0 || i%11 == 0 {
+			p = (e + 1 + i%3) % labels
+		}
+		cases = append(cases, cell{e, p})
+	}
+	index := map[cell]int{}
+	var cells []cell
+	var counts []int64
+	for _, c := range cases {
+		k, ok := index[c]
+		if !ok {
+			k = len(cells)
+			index[c] = k
+			cells = append(cells, c)
+			counts = append(counts, 0)
+		}
+		counts[k]++
+	}
+	macro := func(w []int64) float64 {
+		var tp, fp, fn [labels]float64
+		for k, c := range cells {
+			x := float64(w[k])
+			if c.exp == c.pred {
+				tp[c.exp] += x
+			} else {
+				fn[c.exp] += x
+				fp[c.pred] += x
+			}
+		}
+		var s float64
+		for l := range labels {
+			if d := 2*tp[l] + fp[l] + fn[l]; d > 0 {
+				s += 2 * tp[l] / d
+			}
+		}
+		return s / labels
+	}
+	const b = 20000
+	fast := Replicates(counts, macro, Options{Resamples: b, Address: "macro"})
+	s := NewStream(8, "macro-slow")
+	slow := make([]float64, b)
+	w := make([]int64, len(cells))
+	for r := range slow {
+		clear(w)
+		for range cases {
+			w[index[cases[s.Below(uint64(len(cases)))]]]++
+		}
+		slow[r] = macro(w)
+	}
+	mf, sf := meanSD(fast)
+	ms, ss := meanSD(slow)
+	if math.Abs(mf-ms) > 4*sf*math.Sqrt(2.0/b) || math.Abs(sf/ss-1) > 4/math.Sqrt(b) {
+		t.Errorf("macro-F1: multinomial bootstrap mean %.5f sd %.5f; case resampling mean %.5f sd %.5f", mf, sf, ms, ss)
+	}
+	if iv := Bootstrap(counts, macro, Options{}); !iv.OK || !(iv.Lo < iv.Estimate && iv.Estimate < iv.Hi) {
+		t.Errorf("macro-F1 interval %+v does not hold its estimate", iv)
+	}
+}
+
+// TestEmptySamples: nothing to resample gives no interval, not a panic.
+func TestEmptySamples(t *testing.T) {
+	if iv := NewTally(2).Ratio(0, 1, Options{}); iv.OK {
+		t.Errorf("empty tally: %+v", iv)
+	}
+	if iv := Bootstrap(nil, func([]int64) float64 { return math.NaN() }, Options{}); iv.OK {
+		t.Errorf("empty sample: %+v", iv)
+	}
+	c := ComparePassFail(PairCounts{}, CompareOptions{})
+	if c.Interval.OK || c.P != 1 || c.Verdict != NoDifference {
+		t.Errorf("no paired cases: %+v", c)
+	}
+	if p, test := SignFlip(nil, Options{}); !math.IsNaN(p) || test != TestNone {
+		t.Errorf("SignFlip(nil) = %v, %q", p, test)
+	}
+	if p, test := SignFlip([]float64{0, 0, 0}, Options{}); p != 1 || test != TestSignFlipExact {
+		t.Errorf("SignFlip(0, 0, 0) = %v, %q; want 1 (exact)", p, test)
+	}
+}

@@ -266,3 +266,24 @@ func TestCompareMeansFallsBackToPairedT(t *testing.T) {
 		t.Errorf("latency 2 %% higher: %q; want worse", c.Verdict)
 	}
 }
+
+// TestSignFlipMonteCarloAgreesWithExact: with more sign configurations
+// than SignFlip enumerates, its Monte Carlo p-value is within Monte Carlo
+// error of the exact one (enumerated here directly), and it is the
+// Monte Carlo test that ran.
+func TestSignFlipMonteCarloAgreesWithExact(t *testing.T) {
+	d := []float64{0.8, -0.3, 1.1, 0.4, 0.05, -0.6, 0.9, 0.2, 0.7, -0.1, 0.35, 0.5, -0.45, 0.15, 0.25, 0.6, -0.2, 0.3}
+	tl := NewTally(2)
+	for _, x := range d {
+		tl.Add(x, 1)
+	}
+	groups, n := tl.flipGroups()
+	obs := flipSum(groups, func(g flipGroup) int64 { return g.neg }) / float64(n)
+	less, greater := flipExact(groups, float64(n), obs, math.Max(1e-14, 1e-14*math.Abs(obs)))
+	exact := math.Min(1, 2*math.Min(less, greater))
+	p, test := SignFlip(d, Options{Resamples: 20000, Address: "mc"})
+	sd := math.Sqrt(exact * (1 - exact) / 20000)
+	if test != TestSignFlip || math.Abs(p-exact) > 4*sd+1e-4 {
+		t.Errorf("SignFlip = %v (%s); exact %v (sd of the Monte Carlo figure %.2g)", p, test, exact, sd)
+	}
+}

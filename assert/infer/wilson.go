@@ -22,7 +22,10 @@ func Wilson(successes, n, conf float64) (lo, hi float64, ok bool) {
 	if !(n > 0) || !(successes >= 0) || successes > n || !(conf > 0 && conf < 1) || math.IsInf(n, 0) {
 		return math.NaN(), math.NaN(), false
 	}
-	z := -NormalQuantile((1 - conf) / 2)
+	z := z95
+	if conf != DefaultConf {
+		z = -NormalQuantile((1 - conf) / 2)
+	}
 	z2 := z * z
 	p := successes / n
 	denom := 1 + z2/n
@@ -30,3 +33,6 @@ func Wilson(successes, n, conf float64) (lo, hi float64, ok bool) {
 	half := z * math.Sqrt(p*(1-p)/n+z2/(4*n*n)) / denom
 	return centre - half, centre + half, true
 }
+
+// z95 is the normal quantile of the default 95 % interval, worked out once.
+var z95 = -NormalQuantile((1 - DefaultConf) / 2)
