@@ -4,14 +4,35 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/nlutest/nlutest/internal/cputime"
 )
+
+// loop runs body b.N times (b.Loop) and reports the process's CPU time a
+// run as cpu-ns/op besides the wall-clock ns/op: on this shared machine
+// the wall clock grows with other processes' load, the CPU time much
+// less.
+func loop(b *testing.B, body func()) {
+	b.Helper()
+	before, ok := cputime.Process()
+	n := 0
+	for b.Loop() {
+		body()
+		n++
+	}
+	if after, _ := cputime.Process(); ok && n > 0 {
+		b.ReportMetric(float64(after-before)/float64(n), "cpu-ns/op")
+	}
+}
 
 func BenchmarkWilson(b *testing.B) {
 	var sink float64
-	for i := 0; b.Loop(); i++ {
+	i := 0
+	loop(b, func() {
 		lo, hi, _ := Wilson(float64(891234+i%7), 1000000, 0.95)
 		sink += lo + hi
-	}
+		i++
+	})
 	_ = sink
 }
 
@@ -19,7 +40,6 @@ func BenchmarkWilson(b *testing.B) {
 // vectors over a million cases, the shape of a dimension's F1.
 func benchTally(k int) *Tally {
 	t := NewTally(3)
-	s := NewStream(1, "bench")
 	n := 1000000
 	for i := range k {
 		c := int64(n / k)
@@ -28,7 +48,6 @@ func benchTally(k int) *Tally {
 		}
 		t.AddN(c, float64(i%5), float64(i%7), float64(i/35+i%3))
 	}
-	_ = s
 	return t
 }
 
@@ -40,12 +59,11 @@ func BenchmarkBootstrap(b *testing.B) {
 	for _, k := range []int{4, 100, 10000} {
 		t := benchTally(k)
 		b.Run(fmt.Sprintf("K=%d/B=1000", k), func(b *testing.B) {
-			for b.Loop() {
-				iv := t.Bootstrap(f1, Options{Resamples: 1000, Budget: math.MaxInt64})
-				if !iv.OK {
+			loop(b, func() {
+				if iv := t.Bootstrap(f1, Options{Resamples: 1000, Budget: math.MaxInt64}); !iv.OK {
 					b.Fatal(iv.Note)
 				}
-			}
+			})
 		})
 	}
 }
@@ -54,11 +72,11 @@ func BenchmarkBootstrap(b *testing.B) {
 // the default budget bootstraps.
 func BenchmarkBootstrapDefault(b *testing.B) {
 	t := benchTally(DefaultBudget / DefaultResamples)
-	for b.Loop() {
+	loop(b, func() {
 		if iv := t.Bootstrap(f1, Options{}); !iv.OK {
 			b.Fatal(iv.Note)
 		}
-	}
+	})
 }
 
 // BenchmarkMultinomial is one resample's multiplicities of a million
@@ -70,9 +88,7 @@ func BenchmarkMultinomial(b *testing.B) {
 		s := NewStream(1, "bench")
 		w := make([]int64, len(counts))
 		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
-			for b.Loop() {
-				m.draw(s, w)
-			}
+			loop(b, func() { m.draw(s, w) })
 		})
 	}
 }
@@ -85,9 +101,7 @@ func BenchmarkBinomial(b *testing.B) {
 		s := NewStream(1, "bench")
 		b.Run(fmt.Sprintf("n=%d/p=%v", c.n, c.p), func(b *testing.B) {
 			var sink int64
-			for b.Loop() {
-				sink += s.Binomial(c.n, c.p)
-			}
+			loop(b, func() { sink += s.Binomial(c.n, c.p) })
 			_ = sink
 		})
 	}
@@ -96,16 +110,16 @@ func BenchmarkBinomial(b *testing.B) {
 // BenchmarkTallyAdd is the cost a case of counting its contribution.
 func BenchmarkTallyAdd(b *testing.B) {
 	t := NewTally(3)
-	for i := 0; b.Loop(); i++ {
+	i := 0
+	loop(b, func() {
 		t.Add(float64(i&3), float64(i&1), 1)
-	}
+		i++
+	})
 }
 
 // BenchmarkComparePassFail is a paired comparison of two runs of a
 // million cases: McNemar and the paired bootstrap (B = 2,000).
 func BenchmarkComparePassFail(b *testing.B) {
 	pc := PairCounts{Both: 850000, BaselineOnly: 40000, CandidateOnly: 35000, Neither: 75000}
-	for b.Loop() {
-		ComparePassFail(pc, CompareOptions{})
-	}
+	loop(b, func() { ComparePassFail(pc, CompareOptions{}) })
 }
