@@ -21,7 +21,7 @@
 // each resample costs O(distinct vectors), drawn exactly by sequential
 // conditional binomials ([Stream.Binomial]: inversion for small means,
 // Hörmann's BTRS otherwise) — four binomials a resample for pass/fail
-// over a million cases. [DefaultResamples] is 2,000; quantiles are numpy's
+// over a million cases. [DefaultResamples] is 1,000; quantiles are numpy's
 // "linear" method ([Quantile]). A statistic whose distinct vectors ×
 // resamples exceed a work budget ([DefaultBudget]) is not bootstrapped;
 // [Tally.Ratio] (means, ratios) then gives the t interval with the
@@ -30,10 +30,10 @@
 //
 // # Randomness
 //
-// Every resampling draws from a [Stream]: ChaCha8 keyed by SHA-256 of a
-// seed ([DefaultSeed] unless set) and the statistic's address, so each
+// Every resampling draws from a [Stream]: PCG-DXSM seeded from SHA-256 of
+// a seed ([DefaultSeed] unless set) and the statistic's address, so each
 // interval is reproducible bit for bit and different statistics draw
-// independent streams.
+// unrelated streams.
 //
 // # Comparisons
 //
