@@ -88,16 +88,25 @@ func ChangePoints(series []Point, o ChangeOptions) []Change {
 	if o.MinSegment <= 0 {
 		o.MinSegment = 1
 	}
+	return segmentRounds(len(series), o.Alpha, func(lo, hi int) (Change, bool) {
+		return testSegment(series[lo:hi], o, fmt.Sprintf("%s/change/%d-%d", o.Address, lo, hi))
+	})
+}
+
+// segmentRounds runs ChangePoints' rounds over n points: test tests the
+// segment [lo, hi) and returns its best split (Index relative to lo) and
+// p-value, ok false when the segment cannot be tested.
+func segmentRounds(n int, alpha float64, test func(lo, hi int) (Change, bool)) []Change {
 	var out []Change
-	segs := [][2]int{{0, len(series)}}
+	segs := [][2]int{{0, n}}
 	tested := map[[2]int]Change{}
 	for {
-		level := o.Alpha / float64(len(segs))
+		level := alpha / float64(len(segs))
 		var next [][2]int
 		for _, seg := range segs {
 			c, ok := tested[seg]
 			if !ok {
-				c, ok = testSegment(series[seg[0]:seg[1]], o, fmt.Sprintf("%s/change/%d-%d", o.Address, seg[0], seg[1]))
+				c, ok = test(seg[0], seg[1])
 				if !ok {
 					c.P = 1
 				}

@@ -163,3 +163,57 @@ func TestTrendSlopesRecovered(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentRounds checks the rounds of binary segmentation with stub
+// tests: after the first change, the two parts are tested at alpha/2, and
+// after a second, the three parts at alpha/3.
+func TestSegmentRounds(t *testing.T) {
+	type seg struct{ lo, hi int }
+	for _, c := range []struct {
+		name string
+		p    map[seg]float64
+		k    map[seg]int // split, relative to lo
+		want []int
+	}{
+		{"whole series not significant", map[seg]float64{{0, 30}: 0.06}, map[seg]int{{0, 30}: 10}, nil},
+		{"one change; parts at 0.03 > 0.05/2", map[seg]float64{{0, 30}: 0.001, {0, 10}: 0.03, {10, 30}: 0.03},
+			map[seg]int{{0, 30}: 10, {0, 10}: 5, {10, 30}: 10}, []int{10}},
+		{"second change at 0.02 < 0.025; the three parts then at 0.02 > 0.05/3",
+			map[seg]float64{{0, 30}: 0.001, {0, 10}: 0.4, {10, 30}: 0.02, {10, 20}: 0.02, {20, 30}: 0.02},
+			map[seg]int{{0, 30}: 10, {0, 10}: 5, {10, 30}: 10, {10, 20}: 5, {20, 30}: 5}, []int{10, 20}},
+		{"third round at 0.0166", map[seg]float64{{0, 30}: 0.001, {0, 10}: 0.4, {10, 30}: 0.02, {10, 20}: 0.016, {20, 30}: 0.02, {10, 15}: 1, {15, 20}: 1},
+			map[seg]int{{0, 30}: 10, {0, 10}: 5, {10, 30}: 10, {10, 20}: 5, {20, 30}: 5, {10, 15}: 2, {15, 20}: 2}, []int{10, 15, 20}},
+	} {
+		calls := map[seg]int{}
+		got := segmentRounds(30, 0.05, func(lo, hi int) (Change, bool) {
+			s := seg{lo, hi}
+			calls[s]++
+			p, ok := c.p[s]
+			return Change{Index: c.k[s], P: p}, ok
+		})
+		var idx []int
+		for _, ch := range got {
+			idx = append(idx, ch.Index)
+		}
+		if !slicesEqual(idx, c.want) {
+			t.Errorf("%s: changes at %v; want %v", c.name, idx, c.want)
+		}
+		for s, n := range calls {
+			if n != 1 {
+				t.Errorf("%s: segment %v tested %d times", c.name, s, n)
+			}
+		}
+	}
+}
+
+func slicesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

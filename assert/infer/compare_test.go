@@ -287,3 +287,35 @@ func TestSignFlipMonteCarloAgreesWithExact(t *testing.T) {
 		t.Errorf("SignFlip = %v (%s); exact %v (sd of the Monte Carlo figure %.2g)", p, test, exact, sd)
 	}
 }
+
+// TestPairedBootstrapPMatchesMcNemar: on pass/fail pairs the paired
+// bootstrap's p-value estimates the same thing as McNemar's test; with
+// many discordant pairs both are close to the normal approximation
+// 2Φ(−|b−c|/√(b+c)). With 20,000 resamples the bootstrap p must be
+// within 4 Monte Carlo standard errors plus 10 % of it (the bootstrap
+// counts resamples with no difference on both sides, which makes it a
+// little larger).
+func TestPairedBootstrapPMatchesMcNemar(t *testing.T) {
+	for _, pc := range []PairCounts{
+		{Both: 1500, BaselineOnly: 120, CandidateOnly: 150, Neither: 230},
+		{Both: 1500, BaselineOnly: 130, CandidateOnly: 165, Neither: 205},
+		{Both: 1500, BaselineOnly: 100, CandidateOnly: 140, Neither: 260},
+		{Both: 1500, BaselineOnly: 140, CandidateOnly: 145, Neither: 215},
+	} {
+		tl := NewTally(4)
+		tl.AddN(pc.Both, 1, 1, 1, 1)
+		tl.AddN(pc.BaselineOnly, 1, 1, 0, 1)
+		tl.AddN(pc.CandidateOnly, 0, 1, 1, 1)
+		tl.AddN(pc.Neither, 0, 1, 0, 1)
+		c := tl.Compare(func(s []float64) float64 { return s[0] / s[1] }, func(s []float64) float64 { return s[2] / s[3] },
+			CompareOptions{Options: Options{Resamples: 20000, Address: "p-check"}})
+		b, cc := float64(pc.BaselineOnly), float64(pc.CandidateOnly)
+		z := 2 * NormalCDF(-math.Abs(b-cc)/math.Sqrt(b+cc))
+		mc := McNemarExact(pc.BaselineOnly, pc.CandidateOnly)
+		sd := math.Sqrt(z * (1 - z) / 20000)
+		t.Logf("b=%d c=%d: bootstrap p %.4f, normal %.4f, McNemar exact %.4f", pc.BaselineOnly, pc.CandidateOnly, c.P, z, mc)
+		if math.Abs(c.P-z) > 4*sd+0.1*z {
+			t.Errorf("b=%d c=%d: bootstrap p %.4f; normal approximation %.4f (McNemar exact %.4f)", pc.BaselineOnly, pc.CandidateOnly, c.P, z, mc)
+		}
+	}
+}

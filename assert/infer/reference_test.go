@@ -217,6 +217,10 @@ func TestQuantileMatchesNumpy(t *testing.T) {
 		{0.005, -4.19125},
 		{lower99, -4.19125},
 		{upper99, 10.881250000000001},
+		// Two levels where numpy's x[i+1] − (1−t)·d differs from x[i] + t·d
+		// in the last place.
+		{0.03265, -2.4838625},
+		{0.0327, -2.4807750000000004},
 	} {
 		if got := Quantile(sorted, c.q); got != c.v {
 			t.Errorf("Quantile(x, %v) = %.17g; numpy %.17g", c.q, got, c.v)
@@ -320,6 +324,11 @@ func TestSignFlipMatchesScipyExact(t *testing.T) {
 		{[]float64{0.9, 0.7, 0.8, 0.95, 0.6, 0.85, 0.75, 0.9}, []float64{0.85, 0.72, 0.7, 0.9, 0.5, 0.8, 0.75, 0.88}, 0.046875},
 		{[]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, []float64{1.5, 1, 3.5, 3, 6, 5, 8, 7, 9, 10.5, 10, 13}, 1.0},
 		{[]float64{3, 1, 4, 1, 5, 9, 2, 6, 5, 3}, []float64{2, 7, 1, 8, 2, 8, 1, 8, 2, 8}, 0.580078125},
+		{[]float64{0.1, 0.2, -0.3, 0.3, 0.6, -0.1, 0.2, 0.4}, []float64{0, 0, 0, 0, 0, 0, 0, 0}, 0.15625},
+		// Sign patterns whose means are equal but round differently from
+		// the observed one: scipy's tolerance counts them as ties (without
+		// it the p-value would be 0.4296875).
+		{[]float64{-0.4, 0.8, 0.6, 1.3, -0.8, -0.1, 0.9, -0.3, -0.2}, []float64{0, 0, 0, 0, 0, 0, 0, 0, 0}, 0.4453125},
 	} {
 		d := make([]float64, len(c.x))
 		for i := range d {
