@@ -90,14 +90,28 @@ type Interval struct {
 // number of cases, and the stream is NewStream(o.Seed, o.Address): the
 // same arguments give the same replicates bit for bit. No budget applies.
 func Replicates(counts []int64, stat func(w []int64) float64, o Options) []float64 {
+	return ReplicatesAll(counts, []func(w []int64) float64{stat}, o)[0]
+}
+
+// ReplicatesAll is Replicates for several statistics of the same sample
+// over the same resamples: one multinomial draw a resample, shared by
+// every statistic (out[i] holds stats[i]'s replicates). Each statistic's
+// replicates are those Replicates would give it alone with the same
+// options.
+func ReplicatesAll(counts []int64, stats []func(w []int64) float64, o Options) [][]float64 {
 	o = o.withDefaults()
 	s := NewStream(o.Seed, o.Address)
 	m := newMultinomial(counts)
 	w := make([]int64, len(counts))
-	out := make([]float64, o.Resamples)
-	for b := range out {
+	out := make([][]float64, len(stats))
+	for i := range out {
+		out[i] = make([]float64, o.Resamples)
+	}
+	for b := range o.Resamples {
 		m.draw(s, w)
-		out[b] = stat(w)
+		for i, stat := range stats {
+			out[i][b] = stat(w)
+		}
 	}
 	return out
 }
@@ -108,21 +122,36 @@ func Replicates(counts []int64, stat func(w []int64) float64, o Options) []float
 // replicates by Quantile. When len(counts)·B exceeds the budget it draws
 // nothing and returns OK false with a Note.
 func Bootstrap(counts []int64, stat func(w []int64) float64, o Options) Interval {
+	return BootstrapAll(counts, []func(w []int64) float64{stat}, o)[0]
+}
+
+// BootstrapAll is Bootstrap for several statistics of the same sample —
+// a dimension's precision, recall, F1 and error rate from one tally of
+// (correct, recognised, expected) — drawing the resamples once
+// (ReplicatesAll). The budget counts the draws once, not per statistic.
+func BootstrapAll(counts []int64, stats []func(w []int64) float64, o Options) []Interval {
 	o = o.withDefaults()
-	iv := Interval{Estimate: stat(counts), Conf: o.Conf, Method: MethodPercentile}
+	out := make([]Interval, len(stats))
+	for i, stat := range stats {
+		out[i] = Interval{Estimate: stat(counts), Conf: o.Conf, Method: MethodPercentile}
+	}
 	if work := int64(len(counts)) * int64(o.Resamples); work > o.Budget {
-		iv.Lo, iv.Hi = math.NaN(), math.NaN()
-		iv.Note = fmt.Sprintf("%d distinct contributions × %d resamples exceed the bootstrap budget of %d", len(counts), o.Resamples, o.Budget)
-		return iv
+		for i := range out {
+			out[i].Lo, out[i].Hi = math.NaN(), math.NaN()
+			out[i].Note = fmt.Sprintf("%d distinct contributions × %d resamples exceed the bootstrap budget of %d", len(counts), o.Resamples, o.Budget)
+		}
+		return out
 	}
-	reps := Replicates(counts, stat, o)
-	iv.Resamples = len(reps)
-	iv.Lo, iv.Hi, iv.Undefined = Percentile(reps, o.Conf)
-	iv.OK = !math.IsNaN(iv.Lo)
-	if !iv.OK {
-		iv.Note = "the statistic is undefined on every resample"
+	for i, reps := range ReplicatesAll(counts, stats, o) {
+		iv := &out[i]
+		iv.Resamples = len(reps)
+		iv.Lo, iv.Hi, iv.Undefined = Percentile(reps, o.Conf)
+		iv.OK = !math.IsNaN(iv.Lo)
+		if !iv.OK {
+			iv.Note = "the statistic is undefined on every resample"
+		}
 	}
-	return iv
+	return out
 }
 
 // Percentile returns the percentile interval of replicates at conf: the

@@ -344,3 +344,26 @@ func TestEmptySamples(t *testing.T) {
 		t.Errorf("SignFlip(0, 0, 0) = %v, %q; want 1 (exact)", p, test)
 	}
 }
+
+// TestBootstrapAllSharesResamples: several statistics bootstrapped
+// together get exactly the intervals each gets alone with the same
+// options, from one set of draws.
+func TestBootstrapAllSharesResamples(t *testing.T) {
+	tl := NewTally(3)
+	for i := range 700 {
+		tl.Add(float64(i%3%2), float64(i%4%3), float64(1+i%5%2))
+	}
+	precision := func(s []float64) float64 { return s[0] / s[1] }
+	recall := func(s []float64) float64 { return s[0] / s[2] }
+	o := Options{Address: "metrics.dimension.slots"}
+	all := tl.BootstrapAll([]func([]float64) float64{precision, recall, f1}, o)
+	for i, stat := range []func([]float64) float64{precision, recall, f1} {
+		if alone := tl.Bootstrap(stat, o); all[i] != alone {
+			t.Errorf("statistic %d: together %+v, alone %+v", i, all[i], alone)
+		}
+	}
+	over := tl.BootstrapAll([]func([]float64) float64{precision, recall}, Options{Budget: 1})
+	if over[0].OK || over[1].OK || over[1].Note == "" {
+		t.Errorf("over budget: %+v", over)
+	}
+}

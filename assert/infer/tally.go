@@ -150,6 +150,16 @@ func (t *Tally) Bootstrap(stat func(sums []float64) float64, o Options) Interval
 	return Bootstrap(t.Counts(), t.sumsStat(stat), o)
 }
 
+// BootstrapAll is BootstrapAll of several statistics of the sums, over
+// the same resamples (one draw for all, the stream of o.Address).
+func (t *Tally) BootstrapAll(stats []func(sums []float64) float64, o Options) []Interval {
+	ws := make([]func(w []int64) float64, len(stats))
+	for i, stat := range stats {
+		ws[i] = t.sumsStat(stat)
+	}
+	return BootstrapAll(t.Counts(), ws, o)
+}
+
 // sumsStat turns a statistic of the sums into one of the multiplicities.
 func (t *Tally) sumsStat(stat func(sums []float64) float64) func(w []int64) float64 {
 	sums := make([]float64, t.dim)
