@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -20,14 +21,13 @@ import (
 
 // varyResults rewrites a bench results file so the results differ: every
 // 7th response names another relation (a failure and a wrong relation),
-// every 11th has another ontology, every 13th was not JSON (a call error),
-// and latencies
-// vary. Some responses are rewritten in the record's text (rawResponses):
-// not JSON though their end is found, not an object, escaped, or given
-// twice — eval parses a response while reading its record and must treat
-// each as evaluating the response alone does. It then appends records that
-// repeat earlier ids with other responses, which eval must ignore (the
-// first record of an id wins).
+// every 11th has another ontology, every 13th was not JSON (a call error:
+// the body recorded, no response), and latencies vary. Some responses are
+// rewritten in the record's text (rawResponses): not an object, escaped,
+// or given twice — eval parses a response while reading its record and
+// must treat each as evaluating the response alone does. It then appends
+// records that repeat earlier ids with other responses, which eval must
+// ignore (the first record of an id wins).
 func varyResults(t *testing.T, path string) (lines int) {
 	t.Helper()
 	var out bytes.Buffer
@@ -81,15 +81,17 @@ func varyResults(t *testing.T, path string) (lines int) {
 
 // rawResponses are response members (and what follows them) varyResults
 // writes into records as they are.
+// (A response that is not JSON is a damaged record, not a response:
+// TestDamagedResponseIsALocatedError.)
 var rawResponses = []string{
-	`"response":{"code":200,"data":[1,]}`, // not JSON, its end found
-	`"response":{"code":200,"data":[}]`,   // not JSON, its end found
+	`"response":{"code":200,"data":[1,2]}`,
+	`"response":{"code":200,"data":[{}]}`,
 	`"response":"酒店"`,
 	`"response":[{"code":200}]`,
 	`"response":{"code":200,"msg":"\u597d\n\"酒店\""}`,
 	`"response":` + pipelinetest.SeedResponse + `,"response":null`,
 	`"response":{"code":500},"response":` + pipelinetest.SeedResponse,
-	`"response":` + pipelinetest.SeedResponse + `,"response":{"code":200,"data":[}]`,
+	`"response":` + pipelinetest.SeedResponse + `,"response":{"code":200,"data":[]}`,
 	`"response":null`,
 	"\"response\" : \t{ \"code\" : 200 , \"msg\":\"好\" }  ",
 }
@@ -238,5 +240,56 @@ func BenchmarkEvalRecord(b *testing.B) {
 			b.Fatal(o, err)
 		}
 		i++
+	}
+}
+
+// Minor 6 of the 2026-12-05 security audit: a results line damaged inside
+// its response was read as an InvalidJSON service error (PASS … 0 errored
+// became FAIL … 1 errored, no word of the damage), and merge exited 3
+// without file or line. nlutest records a response only when it is JSON
+// (a service's answer that is not JSON is an InvalidJSON error with a
+// body and no response), so a response or state that is not JSON is a
+// damaged record: eval's replay and every reader of results
+// (runner.ReadResults: merge, agreement) name its line.
+func TestDamagedResponseIsALocatedError(t *testing.T) {
+	const at = 520 // in the second batch of eval's reader
+	for _, c := range []struct{ name, from, to string }{
+		{"object", `"response":{"code":200,`, `"response":{"code"::200,`},
+		{"trailing comma", `"response":{"code":200,`, `"response":{"code":200,,`},
+		{"unclosed array", `"data":[{"apps"`, `"data":[}{"apps"`},
+		{"string", `"response":{`, `"response":"酒店\u12",`},
+		{"number", `"response":{`, `"response":01,"x":{`},
+		{"given twice, the last damaged", `,"latency_ms"`, `,"response":{"a":[}],"latency_ms"`},
+		{"state", `,"latency_ms"`, `,"state":{"slots":{"城市":}},"latency_ms"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, path, err := pipelinetest.WriteEvalBench(t.TempDir(), 600, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.SplitAfter(b, []byte("\n"))
+			if !bytes.Contains(lines[at-1], []byte(c.from)) {
+				t.Fatalf("line %d holds no %s", at, c.from)
+			}
+			lines[at-1] = bytes.Replace(lines[at-1], []byte(c.from), []byte(c.to), 1)
+			if err := os.WriteFile(path, bytes.Join(lines, nil), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("%s:%d: not a result record: ", path, at)
+			_, err = pipeline.Replay(path, assert.NewEvaluator(s), s.NewRebuilder(), assert.NewCollector(s, nil), pipeline.NewKeySet())
+			var re *runner.RecordError
+			if !errors.As(err, &re) || !errors.Is(err, schema.ErrDamagedJSON) || !strings.Contains(err.Error(), want) {
+				t.Errorf("replay: %v\nwant a RecordError at %s, not JSON", err, want)
+			}
+			n := 0
+			err = runner.ReadResults(path, func(*schema.Result) error { n++; return nil })
+			if !errors.As(err, &re) || !errors.Is(err, schema.ErrDamagedJSON) || !strings.Contains(err.Error(), want) || n != at-1 {
+				t.Errorf("ReadResults: %v after %d records\nwant a RecordError at %s, not JSON, after %d", err, n, want, at-1)
+			}
+		})
 	}
 }

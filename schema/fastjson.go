@@ -182,7 +182,8 @@ func (c *Case) UnmarshalJSON(b []byte) error {
 	})
 }
 
-// UnmarshalJSON reads a result record (a case record plus the call).
+// UnmarshalJSON reads a result record (a case record plus the call). A
+// response or state member that is not JSON is an error (ErrDamagedJSON).
 func (r *Result) UnmarshalJSON(b []byte) error {
 	return r.decode(b)
 }
@@ -206,11 +207,17 @@ type Deferred struct {
 // Deferred, and the recorded outcome and failures, which evaluation
 // recomputes, are not read. r.Response and r.State alias b. A response
 // that is an object or an array is parsed as the record is read (see
-// Deferred.Response).
+// Deferred.Response); a response or state that is not JSON is an error
+// (ErrDamagedJSON), as UnmarshalJSON's.
 func (r *Result) DecodeForEval(b []byte, d *Deferred) error {
 	d.Slots, d.fields, d.parsed = nil, d.fields[:0], false
 	*r = Result{}
 	return jsondoc.MembersParsing(b, "response", &d.doc, func(key []byte, val []byte, parsed bool) error {
+		if !parsed && rawMember(key) {
+			if err := checkRaw(val); err != nil {
+				return err
+			}
+		}
 		if r.defer1(d, key, val, parsed) || d.interned(r, key, val) {
 			return nil
 		}
@@ -252,8 +259,8 @@ func (d *Deferred) interned(r *Result, key, val []byte) bool {
 
 // Response returns r.Response of the record DecodeForEval read last,
 // parsed (for assert.Evaluator.EvaluateParsed), or nil when it was not
-// parsed there: no response, a response that is no object or array, or
-// one that is not JSON (the evaluator parses it again and reports why).
+// parsed there: no response, or a response that is no object or array (a
+// response that is not JSON is DecodeForEval's error: ErrDamagedJSON).
 // The Doc aliases the record and is reused by the next DecodeForEval.
 func (d *Deferred) Response() *jsondoc.Doc {
 	if !d.parsed {
@@ -330,6 +337,32 @@ func eachSlotValueNested(slots []byte, fn func(name, value []byte) error) error 
 	})
 }
 
+// rawMember reports whether key is a member a record holds as raw JSON
+// (the response and the dialogue state).
+func rawMember(key []byte) bool { return string(key) == "response" || string(key) == "state" }
+
+// ErrDamagedJSON is the error of a record whose response or state member
+// is not JSON. nlutest records a response only when it is JSON (a
+// service's answer that is not is an InvalidJSON call error, with the body
+// in "body"), and the encoder refuses one that is not, so such a member
+// was changed after it was written: the record is damaged, never a
+// service's error.
+var ErrDamagedJSON = errors.New("not JSON")
+
+// checkRaw returns an error wrapping ErrDamagedJSON, with the reason and
+// the offset in the member, when val is not JSON.
+func checkRaw(val []byte) error {
+	if validRaw(val) {
+		return nil
+	}
+	var d jsondoc.Doc
+	reason := "invalid JSON"
+	if err := d.Parse(val); err != nil {
+		reason = err.Error() + " of the value"
+	}
+	return fmt.Errorf("%w: %s (nlutest records only JSON there)", ErrDamagedJSON, reason)
+}
+
 // isCaseField reports whether key is a case field DecodeForEval defers.
 func isCaseField(key []byte) bool {
 	switch string(key) {
@@ -402,7 +435,7 @@ func (r *Result) decodeCallField(key, val []byte) error {
 	case "headers":
 		r.Headers, err = decodeStringMap(val)
 	case "response":
-		if string(val) != "null" {
+		if err = checkRaw(val); err == nil && string(val) != "null" {
 			r.Response = append(json.RawMessage(nil), val...)
 		}
 	case "body":
@@ -410,7 +443,7 @@ func (r *Result) decodeCallField(key, val []byte) error {
 	case "reply":
 		r.Reply, err = jsondoc.Unquote(val)
 	case "state":
-		if string(val) != "null" {
+		if err = checkRaw(val); err == nil && string(val) != "null" {
 			r.State = append(json.RawMessage(nil), val...)
 		}
 	case "usage":

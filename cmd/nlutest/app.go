@@ -8,6 +8,7 @@ import (
 	"github.com/nlutest/nlutest/extensions"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -246,11 +247,23 @@ func (a *App) fail(err error) int {
 	case errors.As(err, &re):
 		// A bad line in a run's results: bad input, as eval reports it.
 		fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)
+		fmt.Fprintf(a.Stderr, "nlutest: %s\n", recordHint(re.Path))
 		return ExitInvalid
 	default:
 		fmt.Fprintf(a.Stderr, "nlutest: %s\n", err)
 		return ExitCannotRun
 	}
+}
+
+// recordHint is what to do about a bad line of the results file path:
+// nlutest never writes one (a run killed mid-write leaves only a torn last
+// line, which --resume repairs), so the file was edited or damaged.
+func recordHint(path string) string {
+	hint := "the file was edited or damaged after nlutest wrote it: restore it from a copy, or delete the line"
+	if filepath.Base(path) == runner.ResultsFile {
+		return hint + " and run `nlutest run --resume " + filepath.Dir(path) + "` to call its case again."
+	}
+	return hint + "."
 }
 
 // closedPipe reports whether err is a write to stdout after its reader

@@ -12,6 +12,7 @@ import (
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/reporters"
+	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -79,8 +80,11 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 // exit code 2.
 func (a *App) evaluateRuns(s *spec.Suite, dirs []string, meta pipeline.Meta, rf *runFlags) (*assert.Collector, *schema.Report, int) {
 	col, rep, err := pipeline.Evaluate(s, dirs, meta, pipeline.EvalOptions{Families: a.ext().Families, IncludeUnreviewed: rf.unreviewed, Version: version()})
-	var se *pipeline.SheetError
-	if errors.As(err, &se) {
+	var (
+		se *pipeline.SheetError
+		re *runner.RecordError
+	)
+	if errors.As(err, &se) || errors.As(err, &re) {
 		return nil, nil, a.fail(err)
 	}
 	if err != nil {
