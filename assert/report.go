@@ -33,6 +33,7 @@ func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version stri
 		rep.Cases = []schema.CaseReport{}
 	}
 	if n := col.Cached(); n > 0 {
+		rep.Run.Cached = n
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d results came from the response cache (--cache): they are marked cached and left out of the latency metrics and thresholds", n, col.Total()))
 	}
 	if rep.CasesOmitted > 0 {

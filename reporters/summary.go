@@ -203,13 +203,18 @@ func gatesText(r *schema.Report) string {
 
 // headline is the verdict sentence after the PASS/FAIL word, e.g.
 // "iao-hotel: 3/3 thresholds met · 41 passed, 7 failed, 2 errored of 50
-// cases (3.2s)".
+// cases (3.2s)", with "· 12 answered from the response cache" when some
+// results were (--cache): a verdict not all of whose answers were called
+// says so where it is read.
 func headline(r *schema.Report) string {
 	parts := []string{}
 	if g := gatesText(r); g != "" {
 		parts = append(parts, g)
 	}
 	parts = append(parts, countCases(r).String())
+	if n := r.Run.Cached; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d answered from the response cache", n))
+	}
 	s := suiteName(r) + ": " + strings.Join(parts, " · ") + " (" + fmtSeconds(r.Run.Seconds) + ")"
 	if r.Run.Interrupted {
 		s += " · interrupted"

@@ -322,6 +322,9 @@ type RunInfo struct {
 	Finished    time.Time `json:"finished"`
 	Seconds     float64   `json:"seconds"`
 	Interrupted bool      `json:"interrupted,omitempty"`
+	// Cached is the number of results answered from the response cache
+	// (--cache) rather than by a call; the verdict line says so.
+	Cached int `json:"cached,omitempty"`
 	// ErrorBudget is the share of errored calls the target allows.
 	ErrorBudget float64 `json:"error_budget"`
 }

@@ -43,6 +43,25 @@ type App struct {
 	// Ext are the extension points (source and target kinds, metric
 	// families, report renderers); nil means extensions.Default().
 	Ext *extensions.Set
+	// ConfigDir is the user's configuration directory, where the response
+	// cache's key lives; nil means os.UserConfigDir.
+	ConfigDir func() (string, error)
+}
+
+// cacheKeyPath is where the user's response cache key is: NAME/nlutest/
+// cache.key under the user's configuration directory ($XDG_CONFIG_HOME or
+// ~/.config on Linux), outside any working directory, so a .nlutest/cache
+// found in one (committed to a repository, say) never comes with its key.
+func (a *App) cacheKeyPath() (string, error) {
+	dir := a.ConfigDir
+	if dir == nil {
+		dir = os.UserConfigDir
+	}
+	d, err := dir()
+	if err != nil {
+		return "", fmt.Errorf("no directory for the response cache's key: %w", err)
+	}
+	return filepath.Join(d, "nlutest", "cache.key"), nil
 }
 
 // ext returns the app's extension points.

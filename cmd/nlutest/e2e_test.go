@@ -32,11 +32,16 @@ func runCLI(t *testing.T, dir string, env map[string]string, args ...string) (in
 func runCLIWith(t *testing.T, x *extensions.Set, dir string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
+	config := filepath.Join(dir, ".userconfig") // the response cache's key, per test
+	if dir == "" {
+		config = t.TempDir()
+	}
 	app := &App{
 		Ext:    x,
 		Stdout: &out, Stderr: &errb, Getwd: dir,
-		Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-		Now: func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) },
+		Env:       func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Now:       func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) },
+		ConfigDir: func() (string, error) { return config, nil },
 	}
 	code := app.Run(context.Background(), args)
 	if s := errb.String() + out.String(); strings.Contains(s, "goroutine ") || strings.Contains(s, "panic:") {

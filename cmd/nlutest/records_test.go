@@ -121,3 +121,78 @@ func TestDamagedResponseIsExit2Everywhere(t *testing.T) {
 		t.Errorf("a failed merge left %s", merged)
 	}
 }
+
+// Minor 8 of the 2026-12-05 security audit (security/cache/run.sh): the
+// three answers of a FAIL run, edited in .nlutest/cache, made the next
+// `run --cache` PASS without a call, and nothing said the answers came
+// from the cache. Entries are now signed with the user's key: the edited
+// ones are refused and called again (the verdict stays FAIL, and the
+// report says so), the verdict line counts the answers the cache gave,
+// and a cache copied into another working directory with another user's
+// key (a .nlutest/cache committed to a repository) decides nothing.
+func TestEditedCacheEntriesDoNotDecideTheVerdict(t *testing.T) {
+	srv, calls := recordsService(t)
+	dir := writeSuite(t, fmt.Sprintf(`
+suite "缓存" {}
+target "svc" {
+  http { url = %q }
+}
+materials "城市" { values = ["北京", "上海", "广州"] }
+template "订机票" {
+  text   = "帮我订去{城市}的机票"
+  expect = { "$.intent.name" = "订机票" }
+}
+`, srv.URL))
+	run := func(wd, out string) (int, string, string) {
+		t.Helper()
+		return runCLI(t, wd, nil, "run", filepath.Join(dir, "suite.nlutest.hcl"), "--cache", "--out", filepath.Join(wd, out))
+	}
+	const fail = "FAIL  缓存: 0 passed, 3 failed, 0 errored of 3 cases"
+	if code, out, errs := run(dir, "r1"); code != ExitFail || !strings.Contains(out, fail) || calls.Load() != 3 {
+		t.Fatalf("first run: exit %d, %d calls\n%s\n%s", code, calls.Load(), out, errs)
+	}
+	// Edit the three answers, as a pull request could.
+	entries, _ := filepath.Glob(filepath.Join(dir, ".nlutest", "cache", "*", "*.json"))
+	if len(entries) != 3 {
+		t.Fatalf("%d cache entries, want 3", len(entries))
+	}
+	for _, p := range entries {
+		b, _ := os.ReadFile(p)
+		if !bytes.Contains(b, []byte(`"name":"查天气"`)) {
+			t.Fatalf("entry %s", b)
+		}
+		if err := os.WriteFile(p, bytes.Replace(b, []byte(`"name":"查天气"`), []byte(`"name":"订机票"`), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := run(dir, "r2")
+	if code != ExitFail || !strings.Contains(out, fail+" (") || calls.Load() != 6 {
+		t.Errorf("after editing the entries: exit %d, %d calls (want 1, 6: the edited entries called again)\n%s\n%s", code, calls.Load(), out, errs)
+	}
+	warning := "3 entries of the response cache " + filepath.Join(dir, ".nlutest", "cache") + " did not verify with your cache key"
+	if rep := loadReport(t, filepath.Join(dir, "r2")); !strings.Contains(strings.Join(rep.Warnings, "\n"), warning) || !strings.Contains(out, warning) {
+		t.Errorf("the report does not say the entries were refused: %q\n%s", rep.Warnings, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "r2", "results.jsonl")); bytes.Contains(b, []byte(`"cached":true`)) {
+		t.Errorf("a refused entry was used:\n%s", b)
+	}
+	// The entries the calls rewrote are the service's answers, signed:
+	// the next run takes all three from the cache, and says so.
+	code, out, errs = run(dir, "r3")
+	if code != ExitFail || !strings.Contains(out, fail+" · 3 answered from the response cache (") || calls.Load() != 6 {
+		t.Errorf("third run: exit %d, %d calls\n%s\n%s", code, calls.Load(), out, errs)
+	}
+	if rep := loadReport(t, filepath.Join(dir, "r3")); rep.Run.Cached != 3 {
+		t.Errorf("report.json run.cached = %d, want 3", rep.Run.Cached)
+	}
+	// The cache committed to a repository and checked out elsewhere (a CI
+	// machine: another working directory, another user's key).
+	elsewhere := t.TempDir()
+	if err := os.CopyFS(filepath.Join(elsewhere, ".nlutest"), os.DirFS(filepath.Join(dir, ".nlutest"))); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run(elsewhere, "r4")
+	if code != ExitFail || !strings.Contains(out, fail+" (") || calls.Load() != 9 || !strings.Contains(out, "3 entries of the response cache") {
+		t.Errorf("a copied cache: exit %d, %d calls (want 9)\n%s\n%s", code, calls.Load(), out, errs)
+	}
+}

@@ -131,7 +131,7 @@ func (a *App) runOne(ctx context.Context, s *spec.Suite, suitePath string, targe
 	copts := runner.CallerOptions{Concurrency: rf.concurrency, Rate: rf.rate}
 	if rf.cache {
 		var err error
-		if copts.Cache, err = runner.NewCache(filepath.Join(a.Getwd, ".nlutest", "cache")); err != nil {
+		if copts.Cache, err = a.openCache(); err != nil {
 			return a.fail(fmt.Errorf("cannot open the response cache: %w", err))
 		}
 	}
@@ -158,7 +158,11 @@ func (a *App) runOne(ctx context.Context, s *spec.Suite, suitePath string, targe
 		return a.importFailed(err, run.Dir)
 	}
 	pipeline.ReleaseGarbage(run.Collector.Total())
-	code = report(run.Dir, run.Report(out))
+	rep := run.Report(out)
+	if c := copts.Cache; c != nil && c.Refused() > 0 {
+		rep.Warnings = append(rep.Warnings, refusedWarning(c))
+	}
+	code = report(run.Dir, rep)
 	if out.LocalFailure != "" && !out.Interrupted {
 		fmt.Fprintf(a.Stderr, "nlutest: %d calls failed on this machine (%s) and were not recorded: the run is incomplete; raise the open-files limit (ulimit -n) or lower --concurrency, then call them with --resume %s\n", out.Unrecorded, out.LocalFailure, run.Dir)
 		return ExitCannotRun
@@ -169,6 +173,29 @@ func (a *App) runOne(ctx context.Context, s *spec.Suite, suitePath string, targe
 		return ExitInterrupted
 	}
 	return code
+}
+
+// openCache opens the response cache in .nlutest/cache of the working
+// directory, with the user's key (made on first use).
+func (a *App) openCache() (*runner.Cache, error) {
+	path, err := a.cacheKeyPath()
+	if err != nil {
+		return nil, err
+	}
+	key, err := runner.LoadCacheKey(path)
+	if err != nil {
+		return nil, err
+	}
+	return runner.NewCache(filepath.Join(a.Getwd, ".nlutest", "cache"), key)
+}
+
+// refusedWarning is the report's warning about cache entries that did not
+// verify: their requests were called again.
+func refusedWarning(c *runner.Cache) string {
+	if n := c.Refused(); n != 1 {
+		return fmt.Sprintf("%d entries of the response cache %s did not verify with your cache key (edited, copied from another user's or machine's cache, or written by an earlier nlutest): they were not used, their requests were called again and the entries rewritten", n, c.Dir())
+	}
+	return fmt.Sprintf("1 entry of the response cache %s did not verify with your cache key (edited, copied from another user's or machine's cache, or written by an earlier nlutest): it was not used, its request was called again and the entry rewritten", c.Dir())
 }
 
 // prepareRun prepares the run (pipeline.Prepare); on failure it prints

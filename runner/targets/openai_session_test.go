@@ -118,7 +118,7 @@ func TestOpenAIJSONContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := runner.NewCache(t.TempDir())
+	cache, err := runner.NewCache(t.TempDir(), testCacheKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,9 @@ import (
 // redactKey is an OpenAI-style key with + / _ -; redactKeyNet is it as
 // System.Text.Json writes it inside a string (every character but letters
 // and digits \u-escaped).
+// testCacheKey signs the response cache entries of these tests.
+var testCacheKey = bytes.Repeat([]byte{0x5a}, runner.CacheKeySize)
+
 const (
 	redactKey    = "sk-proj-Ab3+De/Fg9_Hi-Jk7Lm0Qr"
 	redactKeyNet = `sk\u002Dproj\u002DAb3\u002BDe\u002FFg9\u005FHi\u002DJk7Lm0Qr`
@@ -123,7 +127,7 @@ func TestCachedResponseRedactedAgain(t *testing.T) {
 	}))
 	defer srv.Close()
 	cacheDir := t.TempDir()
-	cache, err := runner.NewCache(cacheDir)
+	cache, err := runner.NewCache(cacheDir, testCacheKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +139,8 @@ func TestCachedResponseRedactedAgain(t *testing.T) {
 	_ = filepath.WalkDir(cacheDir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
 			entries++
-			e, _ := json.Marshal(map[string]any{"status": 200, "response": json.RawMessage(old), "headers": map[string]string{"X-Echo": redactKeyNet}})
-			return os.WriteFile(p, e, 0o644)
+			// Signed with the cache's key: that version's own entry.
+			cache.Put(strings.TrimSuffix(filepath.Base(p), ".json"), &schema.Result{Status: 200, Response: json.RawMessage(old), Headers: map[string]string{"X-Echo": redactKeyNet}})
 		}
 		return err
 	})
