@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -65,5 +66,28 @@ func TestVarNames(t *testing.T) {
 		if got := varNames(c.in); got != c.want {
 			t.Errorf("varNames(%v) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// BenchmarkVarPrintSensitive measures what one guess at a sensitive value
+// costs whoever holds a run.json: one print, the 200,000 PBKDF2 rounds and
+// the HMAC, as crack.go of the 2026-12-05 security audit computes it for
+// each candidate. docs/security.md's figures come from it:
+//
+//	go test -run '^$' -bench BenchmarkVarPrintSensitive -benchtime 50x -count 5 -cpu 1 ./pipeline
+//
+// cpu-ms/guess is the process's CPU time per print (steadier than ns/op on
+// a busy machine); guesses/s/core is its inverse.
+func BenchmarkVarPrintSensitive(b *testing.B) {
+	salt, _ := hex.DecodeString(newVarSalt())
+	pin := cty.StringVal("417")
+	cpu0, cpuOK := cputime.Process()
+	for b.Loop() {
+		varPrint(salt, "pin", pin, true)
+	}
+	if cpu1, ok := cputime.Process(); ok && cpuOK {
+		ms := float64((cpu1 - cpu0).Microseconds()) / 1000 / float64(b.N)
+		b.ReportMetric(ms, "cpu-ms/guess")
+		b.ReportMetric(1000/ms, "guesses/s/core")
 	}
 }

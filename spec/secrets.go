@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -23,6 +24,9 @@ import (
 //     MinSecretLen characters (and a bool, whose text is "true" or "false")
 //     cannot be hidden without wrecking every report: the load refuses it.
 //     The empty string is allowed (nothing to hide: an unset env()).
+//   - A value short or simple enough to guess (Guessable) is accepted with
+//     a warning: run.json keeps a salted, stretched print of it, which
+//     whoever reads run.json can test guesses against.
 //   - In the contexts of checks (assert conditions, thresholds, split
 //     where) sensitive values carry the Sensitive mark, so a function that
 //     fails on one says so without printing it; every message built from a
@@ -30,6 +34,50 @@ import (
 
 // MinSecretLen is the fewest characters a sensitive value may have.
 const MinSecretLen = 3
+
+// GuessableLog10 bounds the values a sensitive value is warned about: one
+// whose length and kinds of characters allow fewer than 10^GuessableLog10
+// values (Guessable). A guess at run.json's print of a value costs about
+// 33–42 ms of one core (pipeline's BenchmarkVarPrintSensitive, 2026-12),
+// so 10^12 guesses are about 1,000 core-years: beyond a CPU, and a margin
+// for hardware that guesses faster (a GPU; not measured).
+const GuessableLog10 = 12
+
+// Guessable reports whether a search of every text of s's length drawn
+// from the kinds of characters s uses — digits (10), lower-case (26) and
+// upper-case (26) ASCII letters, other ASCII (33), anything else (counted
+// as 3,000: common Chinese characters, accented letters) — has fewer than
+// 10^GuessableLog10 candidates. It knows nothing of words: a long
+// password from a dictionary passes it and is guessable all the same.
+func Guessable(s string) bool {
+	var digit, lower, upper, ascii, wide bool
+	n := 0
+	for _, r := range s {
+		n++
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case r >= 'a' && r <= 'z':
+			lower = true
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r < utf8.RuneSelf:
+			ascii = true
+		default:
+			wide = true
+		}
+	}
+	alphabet := 0
+	for _, k := range []struct {
+		used bool
+		size int
+	}{{digit, 10}, {lower, 26}, {upper, 26}, {ascii, 33}, {wide, 3000}} {
+		if k.used {
+			alphabet += k.size
+		}
+	}
+	return n > 0 && float64(n)*math.Log10(float64(alphabet)) < GuessableLog10
+}
 
 // sensitiveMark is the cty mark of values derived from a sensitive
 // variable.
@@ -108,6 +156,14 @@ func (l *loader) collectSecret(v *Variable, val cty.Value) {
 		l.errorf(v.DeclRange.Ptr(), "Sensitive value too short to hide",
 			"The sensitive variable %q has a value (or part of one) shorter than %d characters, or a bool. nlutest hides a secret by replacing its text wherever it would be written, and text this short appears everywhere (in numbers, ids, words), so it cannot be hidden. Use a longer secret, or remove sensitive = true if the value is not secret.",
 			v.Name, MinSecretLen)
+	}
+	for _, s := range texts {
+		if Guessable(s) {
+			l.warnf(v.DeclRange.Ptr(), "Sensitive value easy to guess",
+				"The sensitive variable %q has a value (or part of one) short or simple enough to guess: its length and kinds of characters allow fewer than 10^%d values. A run keeps a salted, stretched print of each variable's value in run.json (so that --resume and merge can refuse another value); whoever can read run.json can test guesses against it, at about 25–30 a second on one core — a 4-digit PIN in minutes, 6 digits in hours (docs/security.md). Keep run directories private, or use a longer random value.",
+				v.Name, GuessableLog10)
+			return
+		}
 	}
 }
 

@@ -224,3 +224,51 @@ template "订票" { text = "去{城市}" }
 		})
 	}
 }
+
+// Minor 7 of the 2026-12-05 security audit: crack.go found --var pin=417
+// from run.json's print in 6.9 s. A sensitive value short or simple
+// enough to guess is accepted (the run can still redact it) with a
+// warning at the variable that names it, never its value, and says what
+// run.json lets whoever reads it do.
+func TestGuessableSecretsWarned(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		warn  bool
+	}{
+		{"417", true},
+		{"8312", true},
+		{"527391", true},
+		{"qwertyui", true},
+		{"密码三", true},
+		{"73914628105", true},
+		{"739146281054", false}, // 12 digits: 10^12 values
+		{"sk-live-Zx9+Qw/Er7_Ty5-Ui3", false},
+		{"北京的秘密口令", false},
+	} {
+		t.Run(c.value, func(t *testing.T) {
+			dir := writeSuite(t, `
+suite "猜" {}
+variable "pin" {
+  default   = ""
+  sensitive = true
+}
+materials "城市" { values = ["北京"] }
+template "订票" { text = "去{城市}" }
+`)
+			code, out, errs := runCLI(t, dir, nil, "validate", dir, "--var", "pin="+c.value)
+			if code != ExitPass {
+				t.Fatalf("exit %d, want 0\n%s%s", code, out, errs)
+			}
+			warned := strings.Contains(errs, "Sensitive value easy to guess")
+			if warned != c.warn {
+				t.Fatalf("warned %v, want %v:\n%s", warned, c.warn, errs)
+			}
+			if warned && (!strings.Contains(errs, `"pin"`) || !strings.Contains(errs, "run.json") || !strings.Contains(errs, "suite.nlutest.hcl:3")) {
+				t.Errorf("the warning does not name the variable, its place and run.json:\n%s", errs)
+			}
+			if shown := strings.ReplaceAll(errs, dir, "DIR"); strings.Contains(shown, c.value) {
+				t.Errorf("the warning prints the value:\n%s", errs)
+			}
+		})
+	}
+}
