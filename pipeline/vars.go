@@ -31,8 +31,10 @@ import (
 // loads the suite with the --var, --var-file and NLUTEST_VAR_ values it
 // is given, as the shard runs did).
 
-// varIterations is PBKDF2's rounds for a sensitive value: about 75 ms
-// on one core of the 2-vCPU build machine (2026-12).
+// varIterations is PBKDF2's rounds for a sensitive value: a print costs
+// 33–42 ms of one core of the 2-vCPU build machine (2026-12,
+// BenchmarkVarPrintSensitive), and so does each guess at the value by
+// whoever reads run.json (docs/security.md).
 const varIterations = 200_000
 
 // Prefixes of a print: how it was made, so a later nlutest can change

@@ -160,7 +160,7 @@ func (l *loader) collectSecret(v *Variable, val cty.Value) {
 	for _, s := range texts {
 		if Guessable(s) {
 			l.warnf(v.DeclRange.Ptr(), "Sensitive value easy to guess",
-				"The sensitive variable %q has a value (or part of one) short or simple enough to guess: its length and kinds of characters allow fewer than 10^%d values. A run keeps a salted, stretched print of each variable's value in run.json (so that --resume and merge can refuse another value); whoever can read run.json can test guesses against it, at about 25–30 a second on one core — a 4-digit PIN in minutes, 6 digits in hours (docs/security.md). Keep run directories private, or use a longer random value.",
+				"The sensitive variable %q has a value (or part of one) short or simple enough to guess: its length and kinds of characters allow fewer than 10^%d values. A run keeps a salted, stretched print of each variable's value in run.json (so that --resume and merge can refuse another value); whoever can read run.json can test guesses against it, at about 24–30 a second on one core — a 4-digit PIN in minutes, 6 digits in hours (docs/security.md). Keep run directories private, or use a longer random value.",
 				v.Name, GuessableLog10)
 			return
 		}
