@@ -23,12 +23,12 @@ var opens = map[string][]string{
 // opens a file through spec.FileAccess.Open, Read or spec.OwnFiles.
 var allowed = map[string]string{
 	"spec/paths.go:FileAccess.Open": "the one opening function: checks the rules, opens without blocking, checks again",
-	// Files nlutest writes, or reads back from its own run directory and
-	// cache.
+	// Files nlutest writes, or reads back from its own run directory (the
+	// response cache's entries and key are read through FileAccess.Open:
+	// whoever shares the working directory may put a FIFO there).
 	"runner/results.go:ReadLinesAt":    "reads a run directory's results.jsonl, which nlutest wrote",
 	"pipeline/sheet.go:ReadSheetItems": "reads a run's results.jsonl back by span for ratings export",
 	"runner/repair.go:RepairResults":   "truncates the run's torn last line",
-	"runner/cache.go:Cache.Get":        "reads nlutest's own response cache under .nlutest/cache",
 	"pipeline/lock.go:lockDir":         "creates the run directory's lock file",
 	// Test support.
 	"internal/browsertest/browsertest.go:Load": "reads back the screenshot it asked the browser for (tests only)",
