@@ -85,7 +85,9 @@ func comparedThresholdsSection(c *schema.Comparison) *Section {
 }
 
 func comparedCasesSection(c *schema.Comparison, o Options) Section {
-	t := Table{Columns: []Column{col("source"), col("case"), {Header: "id", Wide: true}}, Ranked: true}
+	// The id is shown by every renderer: a conversation's turns repeat
+	// their text in every instance, and only the id tells them apart.
+	t := Table{Columns: []Column{col("source"), col("case"), col("id")}, Ranked: true}
 	for _, x := range c.Targets {
 		t.Columns = append(t.Columns, Column{Header: x.Name, Align: Center})
 	}
