@@ -44,7 +44,25 @@ func ComparisonView(c *schema.Comparison, o Options) *View {
 		v.Sections = append(v.Sections, *s)
 	}
 	v.Sections = append(v.Sections, comparedCasesSection(c, o))
+	if s := comparedWarningsSection(c); s != nil {
+		v.Sections = append(v.Sections, *s)
+	}
 	return v
+}
+
+// comparedWarningsSection lists each target's report's warnings, named
+// by target; nil when there are none.
+func comparedWarningsSection(c *schema.Comparison) *Section {
+	s := Section{ID: "warnings", Title: "Warnings"}
+	for _, t := range c.Targets {
+		for _, w := range t.Warnings {
+			s.Notes = append(s.Notes, Note{Mark: MarkAlert, Text: "target " + t.Name + ": " + w})
+		}
+	}
+	if len(s.Notes) == 0 {
+		return nil
+	}
+	return &s
 }
 
 func targetsSection(c *schema.Comparison) Section {

@@ -161,6 +161,11 @@ type Result struct {
 	// order): each judge call as recorded, and the verdict read from it
 	// with the outcome (a rubric that does not pass fails the case).
 	Rubrics []RubricVerdict `json:"rubrics,omitempty"`
+	// StateChecksSkipped counts the checks of the turn's dialogue state
+	// (state: expectations, conditions reading state, state: captures)
+	// that evaluation skipped because the result has no state and its
+	// target records none (SPEC §14.4); set by evaluation, never recorded.
+	StateChecksSkipped int `json:"-"`
 	// success memoises, on a scenario's turn in the live run, whether the
 	// scenario's success condition held on it (see SuccessMemo); never
 	// recorded, so `nlutest eval` and `--resume` check it again from the
