@@ -92,6 +92,9 @@ type Collector struct {
 	IncludeUnreviewed bool
 	unreviewed        int
 	cached            int // results answered from the response cache
+	// stateSkipped counts the state checks skipped (on stateSkippedTurns
+	// results) because their target records no dialogue state.
+	stateSkipped, stateSkippedTurns int
 	// kept counts the passing and the non-passing cases listed; omitted
 	// the ones beyond schema.MaxReportCases.
 	keptPass, keptBad, omitted int
@@ -179,6 +182,10 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 	if r.Cached {
 		c.cached++
 	}
+	if r.StateChecksSkipped > 0 {
+		c.stateSkipped += r.StateChecksSkipped
+		c.stateSkippedTurns++
+	}
 	if r.Unreviewed && !c.IncludeUnreviewed {
 		c.unreviewed++
 		return
@@ -252,6 +259,13 @@ func (c *Collector) Unreviewed() int { return c.unreviewed }
 // Cached is the number of results answered from the response cache
 // (--cache); their latencies are left out of the latency metrics.
 func (c *Collector) Cached() int { return c.cached }
+
+// StateChecksSkipped is the number of state checks skipped, and of the
+// results they were skipped on, because the results' target records no
+// dialogue state (Result.StateChecksSkipped).
+func (c *Collector) StateChecksSkipped() (checks, results int) {
+	return c.stateSkipped, c.stateSkippedTurns
+}
 
 // addCase keeps the per-case outcome for the report, up to
 // schema.MaxReportCases passing and as many non-passing cases.
@@ -363,6 +377,8 @@ func (c *Collector) Merge(o *Collector) {
 	}
 	c.unreviewed += o.unreviewed
 	c.cached += o.cached
+	c.stateSkipped += o.stateSkipped
+	c.stateSkippedTurns += o.stateSkippedTurns
 	c.next = max(c.next, o.next)
 	c.omitted += o.omitted
 	c.mergeCases(o)

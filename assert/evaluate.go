@@ -35,11 +35,19 @@ type Evaluator struct {
 	// comparing numbers (see response.lookup).
 	prefixMu sync.Mutex
 	prefixes map[string]uint32
+	// stateless are the suite's targets that record no dialogue state
+	// (spec.Target.State false): their results skip state checks.
+	stateless map[string]bool
 }
 
 // NewEvaluator prepares an evaluator for s.
 func NewEvaluator(s *spec.Suite) *Evaluator {
-	e := &Evaluator{suite: s, sources: make(map[sourceKey]*sourceChecks, len(s.CaseSources))}
+	e := &Evaluator{suite: s, sources: make(map[sourceKey]*sourceChecks, len(s.CaseSources)), stateless: map[string]bool{}}
+	for _, t := range s.Targets {
+		if !t.State {
+			e.stateless[t.Name] = true
+		}
+	}
 	e.docs.New = func() any { return &jsondoc.Doc{} }
 	if s.Schema != nil && len(s.Schema.Dimensions) > 0 {
 		e.dims = newDimIndex(s.Schema)
@@ -404,7 +412,7 @@ func (e *Evaluator) Evaluate(r *schema.Result) *Evaluation {
 // once). The evaluation keeps no reference to doc once it returns. A nil
 // doc is Evaluate.
 func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluation {
-	r.Failures, r.Verdict = nil, ""
+	r.Failures, r.Verdict, r.StateChecksSkipped = nil, "", 0
 	if r.Error != nil {
 		r.Outcome = schema.Error
 		if r.Fact != "" {
@@ -442,7 +450,7 @@ func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluati
 	e.textMinimums(r, sc)
 	e.replyChecks(r, sc)
 	if sc != nil && sc.captures != nil {
-		r.Failures = append(r.Failures, sc.captures(r)...)
+		e.captureFailures(r, sc.captures(r))
 	}
 	var ev *Evaluation
 	if e.dims != nil {
@@ -481,6 +489,10 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 		return false, nil
 	}
 	if c.state {
+		if e.skipState(r) {
+			r.StateChecksSkipped++
+			return true, c
+		}
 		return stateExpectation(r, rs, c, x.Value, e.failure(sc, x, -1)), c
 	}
 	if c.listsItems(x.Value) {
@@ -604,6 +616,10 @@ func headerMap(m map[string]cty.Value) cty.Value {
 // evaluated (a field the response lacks, say) is a failure of the case: the
 // service answered, but not with what the suite relies on.
 func (e *Evaluator) condition(r *schema.Result, a *spec.Assert, ctx *hcl.EvalContext) {
+	if e.skipState(r) && readsState(a.Condition) {
+		r.StateChecksSkipped++
+		return
+	}
 	f := schema.Failure{Kind: "assert", Dimension: a.Dimension, File: a.DeclRange.Filename, Line: a.DeclRange.Start.Line}
 	v, diags := a.Condition.Value(ctx)
 	v = spec.Unmark(v)

@@ -36,6 +36,9 @@ func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version stri
 		rep.Run.Cached = n
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d results came from the response cache (--cache): they are marked cached and left out of the latency metrics and thresholds", n, col.Total()))
 	}
+	if n, turns := col.StateChecksSkipped(); n > 0 {
+		rep.Warnings = append(rep.Warnings, stateSkippedWarning(n, turns, run.Target))
+	}
 	if rep.CasesOmitted > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d cases are not listed one by one in this report (it keeps %d passing and %d failing or erroring cases); every outcome is in results.jsonl", rep.CasesOmitted, schema.MaxReportCases, schema.MaxReportCases))
 	}
@@ -45,4 +48,14 @@ func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version stri
 		rep.Verdict.Reasons = append(rep.Verdict.Reasons, "the run was interrupted; metrics cover only the cases that finished")
 	}
 	return rep
+}
+
+// stateSkippedWarning is the report's note of n state checks skipped on
+// turns results of target, which records no dialogue state.
+func stateSkippedWarning(n, turns int, target string) string {
+	who := "the target"
+	if target != "" {
+		who = fmt.Sprintf("target %q", target)
+	}
+	return fmt.Sprintf("%d state checks on %d turns were skipped: %s records no dialogue state (a rasa target with mode = \"webhook\" and tracker = true does), so its state: expectations, conditions reading state and state: captures are checked only against targets that record it", n, turns, who)
 }

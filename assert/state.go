@@ -3,6 +3,7 @@ package assert
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/jsondoc"
@@ -90,6 +91,29 @@ func stateMissing(r *schema.Result) string {
 		return "the recorded dialogue state is not JSON"
 	}
 	return ""
+}
+
+// skipState reports whether r's state checks are skipped: it has no
+// state and its target records none (a target without tracker = true), so
+// a state check there would fail whatever the bot did. A result of a
+// target that records state (or of one the suite no longer declares) is
+// checked, and fails as missing when it has none.
+func (e *Evaluator) skipState(r *schema.Result) bool {
+	return len(r.State) == 0 && e.stateless[r.Target]
+}
+
+// captureFailures adds a turn's capture failures to r.Failures, but for a
+// result whose state checks are skipped counts its state: captures that
+// selected nothing as skipped instead.
+func (e *Evaluator) captureFailures(r *schema.Result, fails []schema.Failure) {
+	skip := e.skipState(r)
+	for _, f := range fails {
+		if skip && strings.HasPrefix(f.Path, spec.StatePrefix) {
+			r.StateChecksSkipped++
+			continue
+		}
+		r.Failures = append(r.Failures, f)
+	}
 }
 
 // readsState reports whether a condition reads `state`.

@@ -87,3 +87,39 @@ func describeFailure(f schema.Failure) string {
 	}
 	return strings.Join(parts, ": ")
 }
+
+// Issue 35, minor: a result of a target that records no dialogue state
+// (an http bot, beside a rasa one with tracker = true) skips its state
+// checks — the state: expectation and the condition reading state — and
+// passes on its other checks, the skips counted on the result and in the
+// collector's report warning; a result of a target that records state but
+// has none still fails them as missing. At 0bdf656 both failed.
+func TestStateChecksSkippedOnStatelessTarget(t *testing.T) {
+	s := loadSuite(t, stateSuite)
+	s.Targets = append(s.Targets, &spec.Target{Name: "rasa", Kind: "rasa", State: true}, &spec.Target{Name: "机器人", Kind: "http"})
+	ev := NewEvaluator(s)
+	var c *schema.Case
+	if err := s.Generate(spec.GenOptions{}, func(x *schema.Case) error { c = x; return nil }); err != nil || c == nil {
+		t.Fatal("no case", err)
+	}
+	col := NewCollector(s, nil)
+	for i, tc := range []struct {
+		target  string
+		want    schema.Outcome
+		skipped int
+	}{
+		{"机器人", schema.Pass, 2}, {"rasa", schema.Fail, 0}, {"机器人", schema.Pass, 2},
+	} {
+		r := &schema.Result{Case: *c, Target: tc.target, Response: json.RawMessage(`{"intent":"订票"}`)}
+		ev.Evaluate(r)
+		if r.Outcome != tc.want || r.StateChecksSkipped != tc.skipped {
+			t.Errorf("target %s: outcome %v with %d state checks skipped (failures %+v), want %v and %d", tc.target, r.Outcome, r.StateChecksSkipped, r.Failures, tc.want, tc.skipped)
+		}
+		col.AddAt(r, nil, int64(i))
+	}
+	rep := BuildReport(s, col, schema.RunInfo{Target: "机器人"}, "test", nil)
+	want := `4 state checks on 2 turns were skipped: target "机器人" records no dialogue state`
+	if len(rep.Warnings) != 1 || !strings.HasPrefix(rep.Warnings[0], want) {
+		t.Errorf("report warnings %q, want one starting %q", rep.Warnings, want)
+	}
+}

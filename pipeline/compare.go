@@ -48,7 +48,7 @@ func Compare(dir string, runs []TargetRun) *schema.Comparison {
 
 func comparedTarget(tr TargetRun) schema.ComparedTarget {
 	r := tr.Report
-	t := schema.ComparedTarget{Name: tr.Name, Dir: tr.Dir, Verdict: r.Verdict, Seconds: r.Run.Seconds}
+	t := schema.ComparedTarget{Name: tr.Name, Dir: tr.Dir, Verdict: r.Verdict, Seconds: r.Run.Seconds, Warnings: r.Warnings}
 	if m := r.Metrics; m != nil {
 		t.Total, t.Passed, t.Failed, t.Errored = m.Total, m.Passed, m.Failed, m.Errored
 		t.Accuracy, t.ErrorRate = m.Accuracy, m.ErrorRate

@@ -44,7 +44,25 @@ func ComparisonView(c *schema.Comparison, o Options) *View {
 		v.Sections = append(v.Sections, *s)
 	}
 	v.Sections = append(v.Sections, comparedCasesSection(c, o))
+	if s := comparedWarningsSection(c); s != nil {
+		v.Sections = append(v.Sections, *s)
+	}
 	return v
+}
+
+// comparedWarningsSection lists each target's report's warnings, named
+// by target; nil when there are none.
+func comparedWarningsSection(c *schema.Comparison) *Section {
+	s := Section{ID: "warnings", Title: "Warnings"}
+	for _, t := range c.Targets {
+		for _, w := range t.Warnings {
+			s.Notes = append(s.Notes, Note{Mark: MarkAlert, Text: "target " + t.Name + ": " + w})
+		}
+	}
+	if len(s.Notes) == 0 {
+		return nil
+	}
+	return &s
 }
 
 func targetsSection(c *schema.Comparison) Section {
@@ -85,7 +103,9 @@ func comparedThresholdsSection(c *schema.Comparison) *Section {
 }
 
 func comparedCasesSection(c *schema.Comparison, o Options) Section {
-	t := Table{Columns: []Column{col("source"), col("case"), {Header: "id", Wide: true}}, Ranked: true}
+	// The id is shown by every renderer: a conversation's turns repeat
+	// their text in every instance, and only the id tells them apart.
+	t := Table{Columns: []Column{col("source"), col("case"), col("id")}, Ranked: true}
 	for _, x := range c.Targets {
 		t.Columns = append(t.Columns, Column{Header: x.Name, Align: Center})
 	}

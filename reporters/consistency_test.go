@@ -53,7 +53,7 @@ func TestFailedConversationInPassReportIsWarning(t *testing.T) {
 		t.Errorf("the HTML transcript is not marked as a warning")
 	}
 	con := renderConsole(t, withConversations(true), Options{Color: true})
-	warnMark := newPalette(true).warn.Sprint("✗")
+	warnMark := newPalette(true).warn.Sprint("⚠")
 	if !strings.Contains(con, warnMark+"  conversation 订票引导") {
 		t.Errorf("the console transcript is not marked with the warning colour:\n%q", con)
 	}
@@ -107,6 +107,35 @@ func TestHTMLSearchFiltersTranscriptsInChromium(t *testing.T) {
 		}
 		if word == "两位" && strings.Contains(p.DOM, `<details class="transcript" data-source="conversation 订票引导" data-outcome="fail" hidden="">`) {
 			t.Errorf("the conversation holding %q was hidden", word)
+		}
+	}
+}
+
+// Issue 35, minor: the console and HTML mark a failing template of a
+// suite whose thresholds decide with the same symbol, ⚠ (0bdf656: a
+// yellow ✗ on the console, ⚠ in HTML), and every mark has one symbol in
+// both. Markdown's emoji for it is ⚠️.
+func TestFailingTemplateMarkedAlike(t *testing.T) {
+	r := iaoPass() // 伴随人员查询 fails, the thresholds decide
+	row := func(text, name string) string {
+		for _, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, name) && strings.Contains(line, "17") {
+				return line
+			}
+		}
+		t.Fatalf("no template row for %s in:\n%s", name, text)
+		return ""
+	}
+	con := row(renderConsole(t, r, Options{}), "伴随人员查询")
+	page := row(renderHTML(t, r, Options{}), "<td>伴随人员查询</td>")
+	md := row(renderMarkdown(t, r, Options{}, maxMarkdownBytes), "| 伴随人员查询 |")
+	if !strings.HasPrefix(strings.TrimSpace(con), "⚠  伴随人员查询") || !strings.Contains(page, `<span class="m warn" title="warning">⚠</span>`) || !strings.Contains(md, "⚠️") {
+		t.Errorf("the failing template is marked differently:\nconsole  %s\nHTML     %s\nMarkdown %s", con, page, md)
+	}
+	for m := MarkPass; m <= MarkSkip; m++ {
+		c := &console{p: newPalette(false)}
+		if got, span := c.mark(m), markSpan(m); !strings.Contains(span, ">"+got+"</span>") || got != MarkSymbol(m) {
+			t.Errorf("mark %d: console %q, HTML %s", m, got, span)
 		}
 	}
 }

@@ -373,21 +373,17 @@ func aligns(spec string) []tw.Align {
 	return out
 }
 
-// mark is the coloured symbol of a mark.
+// mark is the coloured symbol of a mark (MarkSymbol).
 func (c *console) mark(m Mark) string {
 	switch m {
 	case MarkPass:
-		return c.p.pass.Sprint("✓")
-	case MarkFail:
-		return c.p.fail.Sprint("✗")
-	case MarkError:
-		return c.p.fail.Sprint("!")
-	case MarkWarn:
-		return c.p.warn.Sprint("✗")
-	case MarkAlert:
-		return c.p.warn.Sprint("!")
+		return c.p.pass.Sprint(MarkSymbol(m))
+	case MarkFail, MarkError:
+		return c.p.fail.Sprint(MarkSymbol(m))
+	case MarkWarn, MarkAlert:
+		return c.p.warn.Sprint(MarkSymbol(m))
 	}
-	return c.p.dim.Sprint("-")
+	return c.p.dim.Sprint(MarkSymbol(MarkSkip))
 }
 
 // confusion draws a confusion matrix as a table, or says it is too wide.

@@ -221,20 +221,25 @@ func htmlMark(m Mark) string {
 	return markSpan(m) + " "
 }
 
+// markSpan is a mark's symbol (MarkSymbol, as on the console) in its
+// colour, named in its title.
 func markSpan(m Mark) string {
+	class, title := "", ""
 	switch m {
 	case MarkPass:
-		return `<span class="m pass" title="pass">✓</span>`
+		class, title = "pass", "pass"
 	case MarkFail:
-		return `<span class="m fail" title="fail">✗</span>`
+		class, title = "fail", "fail"
 	case MarkError:
-		return `<span class="m err" title="error">!</span>`
+		class, title = "err", "error"
 	case MarkWarn, MarkAlert:
-		return `<span class="m warn" title="warning">⚠</span>`
+		class, title = "warn", "warning"
 	case MarkSkip:
-		return `<span class="m skip" title="not evaluated">–</span>`
+		class, title = "skip", "not evaluated"
+	default:
+		return ""
 	}
-	return ""
+	return `<span class="m ` + class + `" title="` + title + `">` + MarkSymbol(m) + `</span>`
 }
 
 func (h *htmlDoc) table(b *strings.Builder, t *Table) {

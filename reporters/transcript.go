@@ -214,27 +214,39 @@ func RubricLine(v schema.RubricVerdict) string {
 }
 
 // stuck says where a failed scenario got stuck: the turn from which the
-// bot gave the same reply and the simulated user did the same, to the
-// end (at least two turns); "" when it did not loop.
+// bot gave the same reply to the end (at least two turns), whatever the
+// simulated user's wording — an agenda simulator's answer paraphrases and
+// an LLM simulator's turns vary while the bot asks the same thing — and,
+// when the user did the same each time, what it did; "" when the bot did
+// not repeat itself.
 func (t *Transcript) stuck() string {
 	n := len(t.Turns)
 	if t.Goal == "" || t.Outcome == schema.Pass || n < 2 {
 		return ""
 	}
 	last := t.Turns[n-1]
-	from := n - 1
+	from, sameReason := n-1, true
 	for from > 0 {
 		p := t.Turns[from-1]
-		if p.NotRun || p.Bot != last.Bot || p.Reason != last.Reason || p.User != last.User {
+		if p.NotRun || p.Bot != last.Bot {
 			break
 		}
+		sameReason = sameReason && p.Reason == last.Reason
 		from--
 	}
 	if from == n-1 {
 		return ""
 	}
-	return fmt.Sprintf("from turn %d to %d the bot replied %q and the simulated user %s each time", t.Turns[from].N, last.N, capLine(oneLine(last.Bot), 120), oneLine(last.Reason))
+	user := "whatever the simulated user said"
+	if sameReason && last.Reason != "" && last.Reason != reasonLLM {
+		user = "and the simulated user " + oneLine(last.Reason) + " each time"
+	}
+	return fmt.Sprintf("from turn %d to %d the bot replied %q %s", t.Turns[from].N, last.N, capLine(oneLine(last.Bot), 120), user)
 }
+
+// reasonLLM is the reason of a turn an LLM user simulator wrote (spec's
+// ReasonLLM): not a deed the stuck line can name.
+const reasonLLM = "llm"
 
 // firstFailure is a one-line summary of the first turn that did not pass.
 func (t *Transcript) firstFailure() string {

@@ -121,7 +121,8 @@ const (
 	Term
 )
 
-// Mark is a status symbol: ✓ ✗ ! - on the console, emoji in Markdown.
+// Mark is a status symbol: MarkSymbol's on the console and in HTML,
+// emoji in Markdown.
 type Mark uint8
 
 // Marks.
@@ -134,6 +135,27 @@ const (
 	MarkAlert      // a warning (or a warn-severity threshold not evaluated)
 	MarkSkip       // not evaluated
 )
+
+// MarkSymbol is the symbol of a mark on the console and in HTML, the
+// same in both (colour tells more where there is colour; the symbols
+// alone keep a failure that does not decide the verdict apart from one
+// that does): ✓ pass, ✗ fail, ! error, ⚠ a non-gating failure or a
+// warning, - not evaluated; "" for NoMark.
+func MarkSymbol(m Mark) string {
+	switch m {
+	case NoMark:
+		return ""
+	case MarkPass:
+		return "✓"
+	case MarkFail:
+		return "✗"
+	case MarkError:
+		return "!"
+	case MarkWarn, MarkAlert:
+		return "⚠"
+	}
+	return "-"
+}
 
 // Cell is one table cell. Text is raw: renderers clean and escape it.
 type Cell struct {

@@ -68,6 +68,7 @@ func (s *judgingSession) Call(ctx context.Context, turn *schema.Case, history []
 		r.Error = cerr
 		return r
 	}
+	capJudgeAnswer(j)
 	r.Judge = j
 	return r
 }

@@ -78,6 +78,7 @@ func (s *rubricSession) Call(ctx context.Context, turn *schema.Case, history []s
 				r.Error = cerr
 				return r
 			}
+			capJudgeAnswer(j)
 			v.Judge, v.Verdict = j, ""
 		}
 		r.Rubrics = append(r.Rubrics, v)

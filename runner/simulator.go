@@ -18,8 +18,12 @@ import (
 // (an error of its own, or an empty answer) is the turn's error
 // (schema.ErrSimulator), so the scenario stops; one cut off by an
 // interruption or failing on this side makes the turn not a result
-// (NotAResult), so --resume asks again. The bot's replies go to the
-// simulator through red (the suite's redactor), as to a judge.
+// (NotAResult), so --resume asks again. An answer over
+// MaxSimulatedTurnBytes is not recorded and is the turn's error too. The
+// bot's replies go to the simulator through red (the suite's redactor), as
+// to a judge. Each request after a scenario's first is recorded by what it
+// adds to the previous one (schema.Request's BodyFromPrevious), so the
+// records grow with the scenario's length, not with its square.
 func WithUserSimulators(caller Caller, red *Redactor, simFor func(name string) Caller) Caller {
 	return &simulatingCaller{Caller: caller, red: red, simFor: simFor}
 }
@@ -42,6 +46,9 @@ type simulatingSession struct {
 	Session
 	red    *Redactor
 	simFor func(string) Caller
+	// prevBody is the whole body of the session's last simulator request
+	// as recorded (redacted), which the next one's record refers to.
+	prevBody string
 }
 
 func (s *simulatingSession) Call(ctx context.Context, turn *schema.Case, history []schema.Message) *schema.Result {
@@ -74,6 +81,8 @@ func (s *simulatingSession) Call(ctx context.Context, turn *schema.Case, history
 		r.Error = cerr
 		return r
 	}
+	s.recordRequest(j)
+	capSimulatedTurn(j)
 	r.Simulator = j
 	switch {
 	case j.Error != nil:
@@ -90,4 +99,20 @@ func flipRole(role string) string {
 		return "assistant"
 	}
 	return "user"
+}
+
+// recordRequest makes the recorded body of simulator call j what it adds
+// to the session's previous simulator request: the bytes the two bodies
+// begin with are counted in BodyFromPrevious, not repeated.
+func (s *simulatingSession) recordRequest(j *schema.Judgement) {
+	if j.Request == nil {
+		return
+	}
+	full := j.Request.Body
+	if k := sharedPrefix(s.prevBody, full); k > 0 {
+		q := *j.Request
+		q.BodyFromPrevious, q.Body = k, full[k:]
+		j.Request = &q
+	}
+	s.prevBody = full
 }

@@ -46,6 +46,9 @@ type ComparedTarget struct {
 	ErrorRate Ratio    `json:"error_rate"`
 	P95MS     *float64 `json:"p95_ms"`
 	Seconds   float64  `json:"seconds"`
+	// Warnings are the target's report's warnings (a state check skipped
+	// because the target records no dialogue state, cached answers…).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ComparedThreshold is one threshold across the targets.

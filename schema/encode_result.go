@@ -176,6 +176,10 @@ func appendRequest(b []byte, q *Request) []byte {
 		field("headers")
 		b = appendStringMap(b, q.Headers)
 	}
+	if q.BodyFromPrevious != 0 {
+		field("body_from_previous")
+		b = strconv.AppendInt(b, int64(q.BodyFromPrevious), 10)
+	}
 	if q.Body != "" {
 		field("body")
 		b = jsondoc.AppendString(b, q.Body)

@@ -596,6 +596,8 @@ func decodeRequest(val []byte) (*Request, error) {
 			q.URL, err = jsondoc.Unquote(v)
 		case "body":
 			q.Body, err = jsondoc.Unquote(v)
+		case "body_from_previous":
+			q.BodyFromPrevious, err = strconv.Atoi(string(v))
 		case "headers":
 			q.Headers, err = decodeStringMap(v)
 		case "redirects":

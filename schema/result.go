@@ -27,6 +27,10 @@ const (
 	// an empty answer): the turn's error, so the scenario stops there
 	// (SPEC §14.6; the call is in the result's Simulator).
 	ErrSimulator = "SimulatorError"
+	// ErrAnswerTooLong is a judge's or an LLM user simulator's answer
+	// longer than what is kept of one (a judgement's error: the answer is
+	// not recorded, the verdict is unparseable, the scenario stops).
+	ErrAnswerTooLong = "AnswerTooLong"
 )
 
 // Request is what was sent to the target, with secrets already redacted.
@@ -34,7 +38,15 @@ type Request struct {
 	Method  string            `json:"method,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
-	Body    string            `json:"body,omitempty"`
+	// BodyFromPrevious, on an LLM user simulator's request after the first
+	// of its scenario, is how many bytes of the previous simulator
+	// request's body (the previous turn's, itself rebuilt the same way)
+	// this request's body begins with: the body sent is those bytes
+	// followed by Body. Each request repeats the whole conversation so
+	// far, so recording each whole would make results.jsonl grow with the
+	// square of a scenario's length; 0 when Body is the whole body.
+	BodyFromPrevious int    `json:"body_from_previous,omitempty"`
+	Body             string `json:"body,omitempty"`
 	// Redirects are the URLs the request was redirected to and followed,
 	// in order (a target with redirects = "same-origin").
 	Redirects []string `json:"redirects,omitempty"`
@@ -149,6 +161,11 @@ type Result struct {
 	// order): each judge call as recorded, and the verdict read from it
 	// with the outcome (a rubric that does not pass fails the case).
 	Rubrics []RubricVerdict `json:"rubrics,omitempty"`
+	// StateChecksSkipped counts the checks of the turn's dialogue state
+	// (state: expectations, conditions reading state, state: captures)
+	// that evaluation skipped because the result has no state and its
+	// target records none (SPEC §14.4); set by evaluation, never recorded.
+	StateChecksSkipped int `json:"-"`
 	// success memoises, on a scenario's turn in the live run, whether the
 	// scenario's success condition held on it (see SuccessMemo); never
 	// recorded, so `nlutest eval` and `--resume` check it again from the

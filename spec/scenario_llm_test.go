@@ -153,3 +153,32 @@ func TestSimulatorPromptDocumented(t *testing.T) {
 		t.Errorf("docs/language.md does not print the simulator prompt as sent:\n%s", SimulatorSystemPrompt)
 	}
 }
+
+// A simulator block's max_tokens: 256 unless set, 0 allowed (none is
+// sent), a negative or fractional one a located error.
+func TestSimulatorMaxTokens(t *testing.T) {
+	for _, tc := range []struct {
+		attr    string
+		want    int
+		summary string
+	}{
+		{"", DefaultSimulatorMaxTokens, ""}, {"max_tokens = 64", 64, ""}, {"max_tokens = 0", 0, ""},
+		{"max_tokens = -1", 0, "Value out of range"}, {"max_tokens = 1.5", 0, "Whole number required"},
+	} {
+		src := strings.Replace(llmScenarioSuite, `simulator { persona = "一位说话简短的乘客" }`, "simulator {\n    "+tc.attr+"\n  }", 1)
+		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
+		s, diags := Load(dir, Options{})
+		if tc.summary != "" {
+			if !diags.HasErrors() || diags[0].Summary != tc.summary || !strings.Contains(diags.Error(), "s.nlutest.hcl:11,18") {
+				t.Errorf("%s: %v, want %q at s.nlutest.hcl:11,18", tc.attr, diags, tc.summary)
+			}
+			continue
+		}
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", tc.attr, diags)
+		}
+		if got := s.Target("llm-user").Simulator.MaxTokens; got != tc.want {
+			t.Errorf("%q: max_tokens %d, want %d", tc.attr, got, tc.want)
+		}
+	}
+}

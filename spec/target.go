@@ -77,18 +77,29 @@ type TargetJudge struct {
 // (an openai one) plays a scenario's user.
 //
 //	simulator {
-//	  system  = "…{goal}…{persona}…"   # optional; default SimulatorSystemPrompt
-//	  persona = "一位说话简短的中年乘客"   # optional
+//	  system     = "…{goal}…{persona}…"   # optional; default SimulatorSystemPrompt
+//	  persona    = "一位说话简短的中年乘客"   # optional
+//	  max_tokens = 256                     # optional; 0 sends none
 //	}
 type TargetSimulator struct {
 	System, Persona string
-	DeclRange       hcl.Range
+	// MaxTokens is the max_tokens sent with each simulator request
+	// (DefaultSimulatorMaxTokens unless set; 0 sends none), unless the
+	// target's params set max_tokens or max_completion_tokens.
+	MaxTokens int
+	DeclRange hcl.Range
 }
+
+// DefaultSimulatorMaxTokens is a simulator block's max_tokens when it
+// sets none: a user's message is short (the prompt asks for "one short
+// message"), and a model that rambles or repeats itself stops there
+// instead of writing megabytes.
+const DefaultSimulatorMaxTokens = 256
 
 // simulatorBlock is the type of a target's simulator block.
 const simulatorBlock = "simulator"
 
-var simulatorSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "system"}, {Name: "persona"}}}
+var simulatorSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "system"}, {Name: "persona"}, {Name: "max_tokens"}}}
 
 // judgeBlock is the type of a target's judge block.
 const judgeBlock = "judge"
@@ -390,5 +401,6 @@ func (l *loader) decodeTargetSimulator(t *Target, b *hcl.Block) {
 	}
 	c, diags := b.Body.Content(simulatorSchema)
 	l.diags = append(l.diags, diags...)
-	t.Simulator = &TargetSimulator{DeclRange: b.DefRange, System: l.str(c.Attributes, "system", SimulatorSystemPrompt), Persona: l.str(c.Attributes, "persona", "")}
+	t.Simulator = &TargetSimulator{DeclRange: b.DefRange, System: l.str(c.Attributes, "system", SimulatorSystemPrompt), Persona: l.str(c.Attributes, "persona", ""),
+		MaxTokens: l.integer(c.Attributes, "max_tokens", DefaultSimulatorMaxTokens, 0)}
 }

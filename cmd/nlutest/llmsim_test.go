@@ -195,7 +195,8 @@ func checkLLMUserRequests(t *testing.T, reqs []llmUserRequest) {
 }
 
 // checkRecordedSimulator: every simulated turn's result records the
-// simulator's call, every user turn after the opening has reason llm.
+// simulator's call (its request whole on turn 1, what it adds to the
+// previous one after), every user turn after the opening has reason llm.
 func checkRecordedSimulator(t *testing.T, run string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(run, "results.jsonl"))
@@ -216,8 +217,11 @@ func checkRecordedSimulator(t *testing.T, run string) {
 		}
 		if s := r.Simulator; s != nil {
 			calls++
-			if s.Target != "llm-user" || s.Request == nil || !strings.Contains(s.Request.Body, `"role":"system"`) || s.Error != nil {
-				t.Errorf("recorded simulator call %+v", s)
+			// The scenario's first request is recorded whole, each later
+			// one by what it adds to the one before (body_from_previous).
+			if s.Target != "llm-user" || s.Request == nil || s.Error != nil ||
+				(r.Turn == 1) != strings.Contains(s.Request.Body, `"role":"system"`) || (r.Turn == 1) != (s.Request.BodyFromPrevious == 0) {
+				t.Errorf("recorded simulator call of turn %d: %+v", r.Turn, s.Request)
 			}
 			if s.Reply == spec.StopWord {
 				done++

@@ -218,6 +218,7 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 	hc.headers = hdr
 	hc.withHistory = true
 	prefix := openaiPrefix(model)
+	simParams := openaiSimParams(params, b.Target.Simulator)
 	sess := ev.session
 	hc.fixedBody = func(c *schema.Case, history []schema.Message) ([]byte, error) {
 		if c.Judge != nil { // judging a memory answer or a rubric (openai_judge.go)
@@ -228,7 +229,7 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 			return openaiBody(prefix, judgeSystem, nil, judgeMessage(c.Judge), params, ""), nil
 		}
 		if c.Simulate != nil { // playing a scenario's user (WithUserSimulators)
-			return openaiSimBody(prefix, c.Simulate, params), nil
+			return openaiSimBody(prefix, c.Simulate, simParams), nil
 		}
 		user := ""
 		if sess.user {
@@ -281,6 +282,31 @@ func openaiParams(e hcl.Expression, ctx *hcl.EvalContext) ([]byte, hcl.Diagnosti
 	}
 	b = b[1 : len(b)-1] // the members, without braces
 	return b, nil
+}
+
+// openaiSimParams are the params of a simulator request: the target's,
+// and the simulator block's max_tokens unless it is 0 or the params set
+// max_tokens or max_completion_tokens (OpenAI's newer name, which its
+// reasoning models require) themselves.
+func openaiSimParams(params []byte, sim *spec.TargetSimulator) []byte {
+	if sim == nil || sim.MaxTokens <= 0 {
+		return params
+	}
+	var set map[string]json.RawMessage
+	if err := json.Unmarshal(append(append([]byte{'{'}, params...), '}'), &set); err != nil {
+		return params
+	}
+	if _, ok := set["max_tokens"]; ok {
+		return params
+	}
+	if _, ok := set["max_completion_tokens"]; ok {
+		return params
+	}
+	out := slices.Clip(params)
+	if len(out) > 0 {
+		out = append(out, ',')
+	}
+	return strconv.AppendInt(append(out, `"max_tokens":`...), int64(sim.MaxTokens), 10)
 }
 
 // openaiPrefix is the body's start: {"model":M,"messages":[
