@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"path/filepath"
 	"slices"
 
 	"github.com/nlutest/nlutest/schema"
@@ -15,10 +14,21 @@ type TargetRun struct {
 	Report *schema.Report
 }
 
+// Files of the directory of a run against several targets, besides one
+// run directory per target.
+const (
+	// ComparisonFile is the comparison of the finished targets' runs.
+	ComparisonFile = "comparison.json"
+	// TargetsFile records the run against several targets as it begins
+	// (Targets): which targets, in which directories, with which suite and
+	// selection, so resume and eval can finish and rebuild it.
+	TargetsFile = "targets.json"
+)
+
 // TargetDir is the run directory of target name inside the run directory
-// dir of a run against several targets: DIR/TARGET (the name made safe
-// for a file name).
-func TargetDir(dir, name string) string { return filepath.Join(dir, SafeName(name)) }
+// dir of a run against several targets: DIR/TARGET, the name made a path
+// component by PathName, so no target name leaves dir.
+func TargetDir(dir, name string) (string, error) { return ChildDir(dir, name) }
 
 // Compare sets the finished runs of one suite against several targets side
 // by side: each target's verdict and headline metrics, every threshold's

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -203,21 +202,10 @@ func ReadReport(path string) (*schema.Report, error) {
 }
 
 // DefaultDir is where a run goes without --out:
-// ROOT/.nlutest/runs/<time>-<suite>.
+// ROOT/.nlutest/runs/<time>-<suite> (the suite's name made a file name by
+// PathName).
 func DefaultDir(root, suite string, started time.Time) string {
-	return filepath.Join(root, ".nlutest", "runs", started.Format("20060102-150405")+"-"+SafeName(suite))
-}
-
-var unsafeChars = regexp.MustCompile(`[^\p{L}\p{N}._-]+`)
-
-// SafeName makes a suite name usable in a file name: letters (Chinese
-// included), digits, '.', '_' and '-' stay, every other run becomes '-'.
-func SafeName(s string) string {
-	s = unsafeChars.ReplaceAllString(s, "-")
-	if s == "" {
-		return "suite"
-	}
-	return s
+	return filepath.Join(root, ".nlutest", "runs", started.Format("20060102-150405")+"-"+PathName(suite))
 }
 
 // holdsRun reports whether dir already holds a run's results.

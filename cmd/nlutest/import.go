@@ -124,6 +124,11 @@ func (a *App) writeImport(res *importer.Result, shown, dest string, partial, col
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		// The importer names its files after what it read (the convo
+		// directory's name): none may leave the suite directory.
+		if !filepath.IsLocal(name) {
+			return a.fail(fmt.Errorf("internal error: the importer named a file %q outside the suite directory; nothing was written. Please report this with the files you imported", name))
+		}
 		p := filepath.Join(tmp, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return a.fail(fmt.Errorf("cannot create %s: %s", filepath.Dir(p), spec.FileError(err)))

@@ -202,7 +202,7 @@ func (a *App) cmdInit(args []string) int {
 	if existing, _ := filepath.Glob(filepath.Join(abs, "*.nlutest.hcl")); len(existing) > 0 {
 		return a.fail(usagef("%s already holds a suite (%s); init writes only into a directory without one", dir, filepath.Base(existing[0])))
 	}
-	name := pipeline.SafeName(filepath.Base(filepath.Clean(abs)))
+	name := pipeline.PathName(filepath.Base(filepath.Clean(abs)))
 	files, err := scaffold(dir, name, *engine, target)
 	if err != nil {
 		return a.fail(err)

@@ -16,7 +16,7 @@ import (
 
 // ComparisonFile is the comparison of a run against several targets, in
 // its run directory beside one run directory per target.
-const ComparisonFile = "comparison.json"
+const ComparisonFile = pipeline.ComparisonFile
 
 // runTargets runs the suite against several targets, one after the other,
 // each into a run directory of its own (DIR/TARGET, an ordinary run that
@@ -46,7 +46,10 @@ func (a *App) runTargets(ctx context.Context, s *spec.Suite, suitePath string, n
 	var runs []pipeline.TargetRun
 	for i, t := range targets {
 		one := *rf
-		one.out, one.target, one.reports = pipeline.TargetDir(dir, t.Name), t.Name, nil
+		if one.out, err = pipeline.TargetDir(dir, t.Name); err != nil {
+			return a.fail(err)
+		}
+		one.target, one.reports = t.Name, nil
 		fmt.Fprintf(a.Stderr, "nlutest: target %s (%d of %d) → %s\n", t.Name, i+1, len(targets), one.out)
 		code := a.runOne(ctx, s, suitePath, t, sel, &one, func(d string, rep *schema.Report) int {
 			runs = append(runs, pipeline.TargetRun{Name: t.Name, Dir: d, Report: rep})
@@ -60,7 +63,9 @@ func (a *App) runTargets(ctx context.Context, s *spec.Suite, suitePath string, n
 }
 
 // pickTargets finds the target blocks names, each once and each with a
-// run directory name of its own.
+// run directory name of its own: two names whose directories a file
+// system could take for one (pipeline.PathKey: "a/b" and "a-b", "A" and
+// "a") are refused.
 func pickTargets(s *spec.Suite, names []string) ([]*spec.Target, error) {
 	var out []*spec.Target
 	dirs := map[string]string{}
@@ -69,11 +74,14 @@ func pickTargets(s *spec.Suite, names []string) ([]*spec.Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		d := pipeline.SafeName(n)
-		if prev, ok := dirs[d]; ok {
-			return nil, usagef("--target %s is given twice (or shares its run directory name %s with %s); name each target once", n, d, prev)
+		d := pipeline.PathName(n)
+		if prev, ok := dirs[pipeline.PathKey(d)]; ok {
+			if prev == n {
+				return nil, usagef("--target %s is given twice; name each target once", n)
+			}
+			return nil, usagef("--target %q and --target %q would share one run directory (%s and %s are one name on a file system that ignores case, as macOS's and Windows's do, or once made file names); compare them in two runs, or rename one of the targets", prev, n, pipeline.PathName(prev), d)
 		}
-		dirs[d] = n
+		dirs[pipeline.PathKey(d)] = n
 		out = append(out, t)
 	}
 	return out, nil
