@@ -73,9 +73,16 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 	if t := s.Target(meta.Target); t != nil {
 		budget = t.ErrorBudget
 	}
+	// A run's time is its sessions' (run.json's seconds, as run reported
+	// it); merged shards ran side by side: the span from the first start
+	// to the last finish.
+	seconds := max(meta.Finished.Sub(meta.Started).Seconds(), 0)
+	if meta.Seconds > 0 && len(meta.Shards) == 0 {
+		seconds = meta.Seconds
+	}
 	run := schema.RunInfo{
 		ID: filepath.Base(dirs[0]), Dir: dirs[0], Target: meta.Target, Split: meta.Split, Filter: meta.Filter,
-		Started: meta.Started, Finished: meta.Finished, Seconds: max(meta.Finished.Sub(meta.Started).Seconds(), 0), ErrorBudget: budget,
+		Started: meta.Started, Finished: meta.Finished, Seconds: seconds, ErrorBudget: budget,
 	}
 	ReleaseGarbage(col.Total())
 	return col, assert.BuildReport(s, col, run, o.Version, warnings), nil

@@ -155,7 +155,7 @@ func (r *Run) chooseDir() error {
 		if err := r.checkResumeVars(old); err != nil {
 			return err
 		}
-		r.before = old.spent()
+		r.before = old.spent(r.Dir)
 	}
 	if r.Dir == "" {
 		r.Dir = DefaultDir(r.opts.Root, r.Suite.Name, r.started)
@@ -370,6 +370,10 @@ type Outcome struct {
 // run could not go on (a write failed, the suite failed to generate).
 func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*schema.Result)) (Outcome, error) {
 	defer r.Close() // the run directory is recorded: another run may take it
+	// Until this session ends, run.json holds the earlier sessions' time
+	// and when this one began: a resume after a kill adds this session
+	// up to its last result (Meta.spent).
+	r.Meta.Seconds, r.Meta.Session = r.before.Seconds(), r.started.UTC()
 	if err := WriteMeta(r.Dir, r.Meta); err != nil {
 		return Outcome{}, fmt.Errorf("cannot write run metadata: %w", err)
 	}
@@ -422,7 +426,7 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 	finished := r.now()
 	r.Meta.Finished = finished.UTC()
 	spent := r.before + finished.Sub(r.started)
-	r.Meta.Seconds = spent.Seconds()
+	r.Meta.Seconds, r.Meta.Session = spent.Seconds(), time.Time{}
 	if err := WriteMeta(r.Dir, r.Meta); err != nil {
 		return Outcome{}, fmt.Errorf("cannot write run metadata: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/nlutest/nlutest/spec"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,8 +54,16 @@ type Meta struct {
 	Started  time.Time `json:"started"`
 	Finished time.Time `json:"finished,omitempty"`
 	// Seconds is the time spent running, summed over the sessions of a
-	// resumed run (the pauses between them left out).
+	// resumed run (the pauses between them left out). While a session
+	// runs it holds the earlier sessions' time, and Session when this one
+	// began.
 	Seconds float64 `json:"seconds,omitempty"`
+	// Session is when the session running now began; a session that
+	// ends (finished, interrupted, failed) clears it. A run.json that
+	// still holds it was left by a session killed outright (SIGKILL, a
+	// lost machine): resume counts that session up to its last recorded
+	// result (spent).
+	Session time.Time `json:"session,omitzero"`
 	// VarSalt and VarPrints fingerprint the variable values the run was
 	// made with: per variable name, a salted HMAC-SHA256 of its value
 	// (stretched first for a sensitive one), never the value; runs made
@@ -107,16 +116,49 @@ func repeatText(n int) string {
 	return strconv.Itoa(n)
 }
 
-// spent is how long the sessions recorded in m ran: Seconds, or for a
-// run.json written before it was recorded, Finished − Started.
-func (m Meta) spent() time.Duration {
-	if m.Seconds > 0 {
-		return time.Duration(m.Seconds * float64(time.Second))
+// spent is how long the sessions recorded in m, of the run in dir, ran:
+// Seconds, plus, when a session was killed outright (Session still set),
+// that session up to the last result it recorded (lastActivity). A
+// run.json written before Seconds was recorded counts Finished − Started,
+// or, killed in its first session, Started to its last result.
+func (m Meta) spent(dir string) time.Duration {
+	d := time.Duration(m.Seconds * float64(time.Second))
+	from := m.Session
+	if m.Seconds <= 0 && from.IsZero() {
+		if !m.Started.IsZero() && m.Finished.After(m.Started) {
+			return m.Finished.Sub(m.Started)
+		}
+		from = m.Started
 	}
-	if !m.Started.IsZero() && m.Finished.After(m.Started) {
-		return m.Finished.Sub(m.Started)
+	if from.IsZero() {
+		return d
 	}
-	return 0
+	if last := lastActivity(filepath.Join(dir, runner.ResultsFile)); last.After(from) {
+		d += last.Sub(from)
+	}
+	return d
+}
+
+// lastActivity is when the run recording path last did something: the
+// end (start plus latency) of the last result it holds, or, when that
+// line does not read (torn, or longer than 64 MiB), the file's
+// modification time; zero without the file.
+func lastActivity(path string) time.Time {
+	st, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}
+	}
+	line, err := lastLine(path, 64<<20)
+	if err == nil {
+		var r struct {
+			Started   time.Time `json:"started"`
+			LatencyMS float64   `json:"latency_ms"`
+		}
+		if json.Unmarshal(line, &r) == nil && !r.Started.IsZero() {
+			return r.Started.Add(time.Duration(r.LatencyMS * float64(time.Millisecond)))
+		}
+	}
+	return st.ModTime()
 }
 
 // FailedIDs is the set of case ids that failed or errored in the run in
@@ -206,6 +248,59 @@ func ReadReport(path string) (*schema.Report, error) {
 // PathName).
 func DefaultDir(root, suite string, started time.Time) string {
 	return filepath.Join(root, ".nlutest", "runs", started.Format("20060102-150405")+"-"+PathName(suite))
+}
+
+// lastLine is the last complete line of the file at path (without its
+// newline); an error when the file holds none, or when that line is
+// longer than limit bytes.
+func lastLine(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	end, err := newlineBefore(f, st.Size(), limit)
+	if err != nil || end < 0 {
+		return nil, errors.New("no complete line")
+	}
+	begin, err := newlineBefore(f, end, limit)
+	if err != nil {
+		return nil, err
+	}
+	if end-begin-1 > limit {
+		return nil, errors.New("the last line is too long")
+	}
+	line := make([]byte, end-begin-1)
+	if _, err := f.ReadAt(line, begin+1); err != nil {
+		return nil, err
+	}
+	return line, nil
+}
+
+// newlineBefore is the offset of the last '\n' in f before offset pos,
+// looking back at most limit bytes: -1 when the file has none before pos
+// (the line starts the file); an error past limit.
+func newlineBefore(f *os.File, pos, limit int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for from := pos; from > 0; {
+		if pos-from > limit {
+			return 0, errors.New("the last line is too long")
+		}
+		start := max(from-int64(len(buf)), 0)
+		n, err := f.ReadAt(buf[:from-start], start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return start + int64(i), nil
+		}
+		from = start
+	}
+	return -1, nil
 }
 
 // holdsRun reports whether dir already holds a run's results.
