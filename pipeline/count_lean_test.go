@@ -204,10 +204,11 @@ func describe(sel Selection) string {
 type leanView struct {
 	ID, Source, Kind string
 	Turns            []string // id, splits and (with a filter) text of each turn
+	Dynamic          bool     // a scenario: its turns come as it runs
 }
 
 func viewOf(sc *schema.Script, texts bool) leanView {
-	v := leanView{ID: sc.ID, Source: sc.Source, Kind: sc.SourceKind}
+	v := leanView{ID: sc.ID, Source: sc.Source, Kind: sc.SourceKind, Dynamic: sc.Next != nil}
 	for _, c := range sc.Turns {
 		turn := c.ID + "|" + fmt.Sprint(c.Split)
 		if texts {
@@ -242,6 +243,9 @@ func compareLean(t *testing.T, s *spec.Suite, sel Selection) {
 		want.Scripts++
 		want.Total += len(v.Turns)
 		want.PerSource[v.Source] += len(v.Turns)
+		if v.Dynamic {
+			want.Dynamic++
+		}
 	}
 	if !reflect.DeepEqual(counts[0], want) {
 		t.Errorf("full count %+v, the scripts generated %+v", counts[0], want)

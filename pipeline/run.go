@@ -72,8 +72,16 @@ type Run struct {
 	done *KeySet
 	// dynTurns counts, per source, the recorded turns after the first of
 	// dynamic scripts (scenarios): the selection counts such a script as
-	// one case, as its length is known only once it ran.
+	// one case, as its length is known only once it ran. cutTurns counts,
+	// per source, the turns that recorded scripts did not run: a script
+	// ends at the turn whose call errored. dynDone counts the recorded
+	// dynamic scripts.
 	dynTurns map[string]int
+	cutTurns map[string]int
+	dynDone  int
+	// session is what this session recorded (Execute): its cases, and
+	// the same adjustments to the count as dynTurns, cutTurns, dynDone.
+	session struct{ cases, extra, cut, dynamic int }
 }
 
 // Prepare checks the selection against the suite, counts it, and chooses
@@ -105,6 +113,7 @@ func Prepare(s *spec.Suite, o Options) (*Run, error) {
 	if o.Repeat > 1 {
 		counts.Scripts *= o.Repeat
 		counts.Total *= o.Repeat
+		counts.Dynamic *= o.Repeat
 		for k := range counts.PerSource {
 			counts.PerSource[k] *= o.Repeat
 		}
@@ -243,11 +252,11 @@ func (r *Run) Resume() error {
 		if stale > 0 {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%d recorded results kept their recorded expectations: their template, text or material values changed since they were recorded", stale))
 		}
-		if err := r.countDynamicTurns(); err != nil {
+		if err := r.countRecordedScripts(); err != nil {
 			return err
 		}
 	}
-	r.notice("resuming %s: %d of %d cases already recorded", r.Dir, r.Recorded(), r.Counts.Total)
+	r.notice("resuming %s: %d of %s already recorded", r.Dir, r.Recorded(), r.CasesText())
 	return nil
 }
 
@@ -288,24 +297,38 @@ func (r *Run) dropUnselected(path string) error {
 	return nil
 }
 
-// countDynamicTurns counts the recorded turns after the first of the
-// selection's dynamic scripts (r.dynTurns).
-func (r *Run) countDynamicTurns() error {
-	r.dynTurns = map[string]int{}
+// countRecordedScripts counts, over the selection's scripts of several
+// turns already recorded, the turns after the first of dynamic ones
+// (r.dynTurns, r.dynDone) and the turns that fixed ones did not run
+// (r.cutTurns).
+func (r *Run) countRecordedScripts() error {
+	r.dynTurns, r.cutTurns = map[string]int{}, map[string]int{}
+	reps := []int{0}
+	if r.opts.Repeat > 1 {
+		reps = reps[:0]
+		for rep := 1; rep <= r.opts.Repeat; rep++ {
+			reps = append(reps, rep)
+		}
+	}
 	err := r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
-		if sc.Next == nil {
+		if sc.Next == nil && len(sc.Turns) < 2 {
 			return nil
 		}
-		reps := []int{0}
-		if r.opts.Repeat > 1 {
-			reps = reps[:0]
-			for rep := 1; rep <= r.opts.Repeat; rep++ {
-				reps = append(reps, rep)
-			}
-		}
 		for _, rep := range reps {
-			for n := 2; r.done.Has(schema.KeyOf(sc.ID+"/"+strconv.Itoa(n), rep)); n++ {
-				r.dynTurns[sc.Source]++
+			if !r.done.Has(schema.KeyOf(sc.Turns[0].ID, rep)) {
+				continue
+			}
+			if sc.Next != nil {
+				r.dynDone++
+				for n := 2; r.done.Has(schema.KeyOf(sc.ID+"/"+strconv.Itoa(n), rep)); n++ {
+					r.dynTurns[sc.Source]++
+				}
+				continue
+			}
+			for _, c := range sc.Turns[1:] {
+				if !r.done.Has(schema.KeyOf(c.ID, rep)) {
+					r.cutTurns[sc.Source]++
+				}
 			}
 		}
 		return nil
@@ -316,31 +339,100 @@ func (r *Run) countDynamicTurns() error {
 	return nil
 }
 
-// Recorded is how many selected cases the run directory already holds (a
-// dynamic script counts once).
-func (r *Run) Recorded() int {
-	n := r.done.Len()
+// Counting a run's cases (docs/cli.md, "Counting"): a case is one call
+// whose reply is checked, one result in results.jsonl — a single case,
+// or one turn of a conversation, memory script or scenario, each
+// repetition of --repeat apart. Before a run, a scenario counts as one
+// case (its opening turn) and a script as all its turns; as scripts are
+// recorded, the count takes the turns a scenario added and drops those
+// a script did not run (it ends at a turn whose call errored).
+
+// Recorded is how many cases the run directory held when this session
+// began (a resume's earlier sessions).
+func (r *Run) Recorded() int { return r.done.Len() }
+
+// Done is how many cases the run has recorded: Recorded and those of
+// this session.
+func (r *Run) Done() int { return r.done.Len() + r.session.cases }
+
+// Cases is how many cases the run has as far as is known now: the
+// selection's, with the turns recorded scenarios added and recorded
+// scripts did not run. While Open, scenarios not run yet may add more.
+func (r *Run) Cases() int {
+	n := r.Counts.Total + r.session.extra - r.session.cut
 	for _, k := range r.dynTurns {
+		n += k
+	}
+	for _, k := range r.cutTurns {
 		n -= k
 	}
 	return n
 }
 
+// Open reports whether scenarios of the selection have not run yet:
+// Cases is then the least the run will have.
+func (r *Run) Open() bool { return r.Counts.Dynamic > r.dynDone+r.session.dynamic }
+
+// CaseDelta is what recording res changes in the count of cases, known
+// at a script's first turn (every turn of a recorded script carries
+// ScriptTurns): the turns after the first of a scenario, less the turns
+// of a script it did not run; 0 for any other result.
+func (r *Run) CaseDelta(res *schema.Result) int {
+	if res.Turn != 1 || res.ScriptTurns == 0 {
+		return 0
+	}
+	planned := r.Suite.ScriptTurns(&res.Case)
+	if planned == 0 { // a scenario: its turns are known as it runs
+		return res.ScriptTurns - 1
+	}
+	return min(res.ScriptTurns-planned, 0)
+}
+
+// count counts a result this session records (see CaseDelta).
+func (r *Run) count(res *schema.Result) {
+	r.session.cases++
+	if res.Turn != 1 || res.ScriptTurns == 0 {
+		return
+	}
+	if planned := r.Suite.ScriptTurns(&res.Case); planned == 0 {
+		r.session.dynamic++
+		r.session.extra += res.ScriptTurns - 1
+	} else if res.ScriptTurns < planned {
+		r.session.cut += planned - res.ScriptTurns
+	}
+}
+
+// CasesText is Cases as messages say it: "16 cases", "at least 45
+// cases" while scenarios have not run, and under --repeat N what one
+// repetition has ("16 cases (--repeat 2: each of the 8 selected cases 2
+// times)").
+func (r *Run) CasesText() string {
+	s := fmt.Sprintf("%d cases", r.Cases())
+	if r.Open() {
+		s = "at least " + s
+	}
+	if n := r.opts.Repeat; n > 1 {
+		s += fmt.Sprintf(" (--repeat %d: each of the %d selected cases %d times)", n, r.Counts.Total/n, n)
+	}
+	return s
+}
+
 // Elapsed is how long earlier sessions of a resumed run spent.
 func (r *Run) Elapsed() time.Duration { return r.before }
 
-// Todo is how many cases Execute will call.
-func (r *Run) Todo() int { return r.Counts.Total - r.Recorded() }
+// Todo is how many cases Execute will call, as far as is known now.
+func (r *Run) Todo() int { return r.Cases() - r.Recorded() }
 
-// Left is how many cases of each source Execute will call: the
-// selection's count less what the collector already holds.
+// Left is how many cases of each source Execute will call, as far as is
+// known now: the selection's count, with the recorded scripts' turns
+// added and not run, less what the collector already holds.
 func (r *Run) Left() map[string]int {
 	left := make(map[string]int, len(r.Counts.PerSource))
 	for k, v := range r.Counts.PerSource {
-		left[k] = v
+		left[k] = v + r.dynTurns[k] - r.cutTurns[k]
 	}
 	for _, g := range r.Collector.Groups() {
-		left[g.Name] -= g.Total - r.dynTurns[g.Name]
+		left[g.Name] -= g.Total
 	}
 	return left
 }
@@ -403,6 +495,7 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 				return fmt.Errorf("writing results: %w", err)
 			}
 			col.Add(res, evaluation)
+			r.count(res)
 			if onResult != nil {
 				onResult(res)
 			}
@@ -453,6 +546,7 @@ func (r *Run) recordConversation(rw *runner.ResultsWriter, turns []pendingTurn, 
 	for _, p := range turns {
 		if err == nil {
 			r.Collector.Add(p.r, p.ev)
+			r.count(p.r)
 			if onResult != nil {
 				onResult(p.r)
 			}

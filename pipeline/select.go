@@ -108,10 +108,13 @@ func (sel Selection) generate(s *spec.Suite, lean, countOnly bool, warn func(str
 }
 
 // Counts is the size of a selection: its scripts, and its cases (turns, one
-// result each) in all and per source.
+// result each) in all and per source. A dynamic script (a scenario, whose
+// turns are known only as it runs) counts as one case until it has run;
+// Dynamic counts those scripts.
 type Counts struct {
 	Scripts   int
 	Total     int
+	Dynamic   int
 	PerSource map[string]int
 }
 
@@ -145,6 +148,9 @@ func (sel Selection) count(s *spec.Suite, lean bool, warn func(string)) (Counts,
 		run += len(sc.Turns)
 		n.Scripts++
 		n.Total += len(sc.Turns)
+		if sc.Next != nil {
+			n.Dynamic++
+		}
 		return nil
 	})
 	if inRun {

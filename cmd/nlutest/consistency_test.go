@@ -9,14 +9,15 @@ import (
 
 // TestValidateCountsConversations (issue 28 item 6): validate of a
 // conversation suite counts its conversation blocks, the conversations
-// they generate and their turns, not "0 templates … N cases".
+// they generate and the cases (turns) in them, not "0 templates … N
+// cases" (issue 35: a turn is a case, as run counts it).
 func TestValidateCountsConversations(t *testing.T) {
 	suite := filepath.Join("..", "..", "suites", "booking-dialogue")
 	code, out, errs := runCLI(t, t.TempDir(), nil, "validate", suite)
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
-	want := `✓ suite "booking-dialogue" is valid: 1 file, 4 conversation blocks, 5 materials, 15 conversations with 56 turns, 4 thresholds (` + suite + ").\n"
+	want := `✓ suite "booking-dialogue" is valid: 1 file, 4 conversation blocks, 5 materials, 56 cases in 15 conversations, 4 thresholds (` + suite + ").\n"
 	if out != want {
 		t.Errorf("validate says\n%s\nwant\n%s", out, want)
 	}

@@ -29,6 +29,19 @@ func progressApp(tty bool, term string) (*App, *bytes.Buffer) {
 	}}, &errb
 }
 
+// fixedCount is a run of total cases, recorded of them before this
+// session, left of them per source, without scenarios.
+type fixedCount struct {
+	total, recorded int
+	left            map[string]int
+}
+
+func (f fixedCount) Recorded() int                { return f.recorded }
+func (f fixedCount) Cases() int                   { return f.total }
+func (f fixedCount) Open() bool                   { return false }
+func (f fixedCount) Left() map[string]int         { return f.left }
+func (f fixedCount) CaseDelta(*schema.Result) int { return 0 }
+
 func result(source string, o schema.Outcome) *schema.Result {
 	r := &schema.Result{Outcome: o}
 	r.Template = source
@@ -41,7 +54,7 @@ func result(source string, o schema.Outcome) *schema.Result {
 // counts from what was recorded before.
 func TestProgressLines(t *testing.T) {
 	a, errb := progressApp(true, "xterm")
-	p := newProgress(a, 3, 0, map[string]int{"t": 3})
+	p := newProgress(a, fixedCount{3, 0, map[string]int{"t": 3}})
 	p.done(result("t", schema.Pass))
 	p.done(result("t", schema.Fail))
 	p.done(result("t", schema.Error))
@@ -50,7 +63,7 @@ func TestProgressLines(t *testing.T) {
 	}
 
 	a, errb = progressApp(true, "dumb")
-	p = newProgress(a, 2, 0, map[string]int{"t": 2})
+	p = newProgress(a, fixedCount{2, 0, map[string]int{"t": 2}})
 	p.done(result("t", schema.Pass))
 	p.done(result("t", schema.Pass))
 	p.finish()
@@ -60,7 +73,7 @@ func TestProgressLines(t *testing.T) {
 
 	a, errb = progressApp(false, "")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p = newProgress(a, 100_010, 10, map[string]int{"big": 100_000})
+	p = newProgress(a, fixedCount{100_010, 10, map[string]int{"big": 100_000}})
 	p.clock = func() time.Time { return now }
 	p.start, p.last = now, now
 	for i := 0; i < 30; i++ {

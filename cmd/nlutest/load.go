@@ -169,19 +169,21 @@ func sourceCounts(s *spec.Suite) []string {
 	return out
 }
 
-// scriptCounts counts what a suite generates: single-turn cases, and the
-// scripts of several turns (conversations, memory tests, …) by source
-// kind with their turns, so a conversation suite says "12 conversations
-// with 40 turns", not "40 cases".
+// scriptCounts counts what a suite generates in cases, as run counts
+// them (docs/cli.md, "Counting"): a single case is one, a script of
+// several turns (conversation, memory script, …) one per turn, a
+// scenario at least one (its turns are known as it runs). The scripts
+// are named with the cases in them: "56 cases in 15 conversations",
+// "8 cases (2 single-turn, 6 in 2 conversations)".
 type scriptCounts struct {
-	cases int
-	kinds []string
-	multi map[string]*[2]int // kind → scripts, turns
+	single int
+	kinds  []string
+	multi  map[string]*[2]int // kind → scripts, cases
 }
 
 func (c *scriptCounts) add(sc *schema.Script) error {
-	if len(sc.Turns) == 1 && sc.SourceKind != "conversation" && sc.SourceKind != "scenario" {
-		c.cases++
+	if len(sc.Turns) == 1 && sc.SourceKind != "conversation" && sc.SourceKind != "scenario" && sc.Next == nil {
+		c.single++
 		return nil
 	}
 	if c.multi == nil {
@@ -199,22 +201,36 @@ func (c *scriptCounts) add(sc *schema.Script) error {
 }
 
 func (c *scriptCounts) parts() []string {
-	var out []string
-	if c.cases > 0 || len(c.kinds) == 0 {
-		out = append(out, count(c.cases, "case"))
+	total, atLeast := c.single, false
+	var parts, scripts []string
+	if c.single > 0 {
+		parts = append(parts, fmt.Sprintf("%d single-turn", c.single))
 	}
 	for _, k := range c.kinds {
 		m := c.multi[k]
+		total += m[1]
+		noun, least := k+" script", ""
 		switch k {
-		case "scenario": // its turns are computed while it runs
-			out = append(out, count(m[0], k))
+		case "scenario": // its turns are known as it runs
+			noun, least, atLeast = k, "at least ", true
 		case "conversation":
-			out = append(out, count(m[0], k)+" with "+count(m[1], "turn"))
-		default:
-			out = append(out, count(m[0], k+" script")+" with "+count(m[1], "turn"))
+			noun = k
 		}
+		scripts = append(scripts, count(m[0], noun))
+		parts = append(parts, fmt.Sprintf("%s%d in %s", least, m[1], count(m[0], noun)))
 	}
-	return out
+	s := count(total, "case")
+	if atLeast {
+		s = "at least " + s
+	}
+	switch {
+	case len(c.kinds) == 0:
+	case len(parts) == 1: // "56 cases in 15 conversations"
+		s += " in " + scripts[0]
+	default:
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return []string{s}
 }
 
 func (a *App) cmdGenerate(args []string) int {

@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/nlutest/nlutest/spec"
 )
 
 // heartbeat is how often a run without a terminal prints a progress line
@@ -17,10 +18,13 @@ const heartbeat = 10 * time.Second
 // the whole run, pass/fail/error counts, rate, ETA) on a terminal that
 // understands escape sequences; otherwise one line per finished case
 // source and a line every heartbeat in between. A resumed run counts the
-// cases recorded before from the start.
+// cases recorded before from the start. Cases are counted as everywhere
+// (pipeline.Run.Cases): every result is one, a scenario's turns
+// included, and the total follows what the recorded scripts turn out to
+// have.
 type progress struct {
 	a        *App
-	total    int    // cases of the whole run
+	run      caseCount
 	n        int    // cases done, earlier sessions included
 	prior    int    // cases recorded by earlier sessions
 	tally    [3]int // passed, failed, errored this session
@@ -32,8 +36,20 @@ type progress struct {
 	clock    func() time.Time
 }
 
-func newProgress(a *App, total, recorded int, perSource map[string]int) *progress {
-	p := &progress{a: a, total: total, n: recorded, prior: recorded, expected: perSource, counts: map[string]*[3]int{},
+// caseCount is how progress learns a run's count of cases
+// (*pipeline.Run).
+type caseCount interface {
+	Recorded() int
+	Cases() int
+	Open() bool
+	Left() map[string]int
+	CaseDelta(*schema.Result) int
+}
+
+var _ caseCount = (*pipeline.Run)(nil)
+
+func newProgress(a *App, run caseCount) *progress {
+	p := &progress{a: a, run: run, n: run.Recorded(), prior: run.Recorded(), expected: run.Left(), counts: map[string]*[3]int{},
 		live: a.StderrTTY && a.getenv("TERM") != "dumb", clock: time.Now}
 	p.start = p.clock()
 	p.last = p.start
@@ -41,11 +57,9 @@ func newProgress(a *App, total, recorded int, perSource map[string]int) *progres
 }
 
 func (p *progress) done(r *schema.Result) {
-	if r.SourceKind == spec.KindScenario && r.Turn != r.ScriptTurns {
-		return // a scenario counts once, at its last turn (its outcome)
-	}
 	p.n++
 	kind, key := r.SourceOf()
+	p.expected[key] += p.run.CaseDelta(r)
 	c := p.counts[key]
 	if c == nil {
 		c = &[3]int{}
@@ -61,17 +75,19 @@ func (p *progress) done(r *schema.Result) {
 	c[i]++
 	p.tally[i]++
 	now := p.clock()
+	total := p.run.Cases()
 	if p.live {
-		if now.Sub(p.last) < 100*time.Millisecond && p.n < p.total {
+		if now.Sub(p.last) < 100*time.Millisecond && p.n < total {
 			return
 		}
 		p.last = now
 		fmt.Fprintf(p.a.Stderr, "\r\x1b[K%s", p.status(now))
 		return
 	}
-	if c[0]+c[1]+c[2] == p.expected[key] {
+	// A source is done once the last turn of its last script is in.
+	if (r.Turn == 0 || r.Turn >= r.ScriptTurns) && c[0]+c[1]+c[2] == p.expected[key] {
 		fmt.Fprintf(p.a.Stderr, "%s %s: %d %s, %d passed, %d failed, %d errored · %d/%d cases done\n",
-			kind, key, p.expected[key], "case"+plural(p.expected[key]), c[0], c[1], c[2], p.n, p.total)
+			kind, key, p.expected[key], "case"+plural(p.expected[key]), c[0], c[1], c[2], p.n, total)
 		p.last = now
 		return
 	}
@@ -87,8 +103,13 @@ func (p *progress) done(r *schema.Result) {
 func (p *progress) status(now time.Time) string {
 	el := now.Sub(p.start).Seconds()
 	rate := float64(p.n-p.prior) / max(el, 1e-9)
-	eta := time.Duration(float64(p.total-p.n)/max(rate, 1e-9)) * time.Second
-	s := fmt.Sprintf("[%d/%d] %d passed · %d failed · %d errored · %.1f/s · ETA %s", p.n, p.total,
+	total := p.run.Cases()
+	eta := time.Duration(float64(total-p.n)/max(rate, 1e-9)) * time.Second
+	shown := strconv.Itoa(total)
+	if p.run.Open() {
+		shown = "≥" + shown // scenarios to come may add cases
+	}
+	s := fmt.Sprintf("[%d/%s] %d passed · %d failed · %d errored · %.1f/s · ETA %s", p.n, shown,
 		p.tally[0], p.tally[1], p.tally[2], rate, eta.Round(time.Second))
 	if p.prior > 0 {
 		s += fmt.Sprintf(" (resumed: %d recorded before)", p.prior)

@@ -148,7 +148,7 @@ func (a *App) runOne(ctx context.Context, s *spec.Suite, suitePath string, targe
 	if err := run.Resume(); err != nil {
 		return a.fail(err)
 	}
-	prog := newProgress(a, run.Counts.Total, run.Recorded(), run.Left())
+	prog := newProgress(a, run)
 	out, err := run.Execute(ctx, caller, prog.done)
 	prog.finish()
 	if err != nil {
@@ -168,8 +168,8 @@ func (a *App) runOne(ctx context.Context, s *spec.Suite, suitePath string, targe
 		return ExitCannotRun
 	}
 	if out.Interrupted {
-		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %d cases; results so far are in %s\n%s",
-			run.Collector.Total(), run.Counts.Total, run.Dir, rf.resumeHint(run.Dir))
+		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %s; results so far are in %s\n%s",
+			run.Done(), run.CasesText(), run.Dir, rf.resumeHint(run.Dir))
 		return ExitInterrupted
 	}
 	return code
