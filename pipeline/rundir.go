@@ -213,6 +213,9 @@ func ReadMeta(dir string) (Meta, error) {
 	b, _, err := spec.OwnFiles.Read("", filepath.Join(dir, MetaFile), spec.MaxFileBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if e := notOneRun(dir); e != nil {
+				return m, e
+			}
 			return m, fmt.Errorf("%s is not a run directory (no %s)", dir, MetaFile)
 		}
 		return m, fmt.Errorf("%s is not a run directory: %s", dir, spec.FileError(err))

@@ -50,6 +50,15 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 		return a.fail(usagef("eval takes one run directory, got %d", len(pos)))
 	}
 	runDir := pos[0]
+	if rec, ok, err := comparisonRecord(runDir); ok || err != nil {
+		if err != nil {
+			return a.fail(err)
+		}
+		if *list || rf.baseline != "" {
+			return a.fail(usagef("%s is a run against several targets: --list-metrics and --baseline name one target's run (DIR/TARGET)", runDir))
+		}
+		return a.evalTargets(runDir, rec, *suitePath, &rf)
+	}
 	if err := checkReportPaths(runDir, rf.reportPaths()); err != nil {
 		return a.fail(err)
 	}

@@ -38,6 +38,9 @@ type runFlags struct {
 	repeat      int
 	onlyFailed  string
 	allowVars   bool
+	// whole is the directory of the run against several targets this
+	// target's run belongs to: the hint after an interrupt names it.
+	whole string
 }
 
 // reportFlag is one renderer's --report-NAME and the files it names.
@@ -97,9 +100,13 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	return a.runOne(ctx, s, suitePath, target, sel, &rf, func(dir string, rep *schema.Report) int {
+	code = a.runOne(ctx, s, suitePath, target, sel, &rf, func(dir string, rep *schema.Report) int {
 		return a.writeReports(rep, &rf, dir, baseline)
 	})
+	if rf.resume != "" && code != ExitInvalid {
+		a.noteComparison(rf.resume, &rf)
+	}
+	return code
 }
 
 // runTargets are the targets a run calls: --target (repeatable), else the
@@ -168,8 +175,12 @@ func (a *App) runOne(ctx context.Context, s *spec.Suite, suitePath string, targe
 		return ExitCannotRun
 	}
 	if out.Interrupted {
+		hint := rf.resumeHint(run.Dir)
+		if rf.whole != "" {
+			hint = "" // the comparison's, once this target's run has stopped
+		}
 		fmt.Fprintf(a.Stderr, "nlutest: interrupted after %d of %s; results so far are in %s\n%s",
-			run.Done(), run.CasesText(), run.Dir, rf.resumeHint(run.Dir))
+			run.Done(), run.CasesText(), run.Dir, hint)
 		return ExitInterrupted
 	}
 	return code
@@ -258,6 +269,11 @@ func (rf *runFlags) fromEarlierRun(pos []string) (string, error) {
 	from, flag := rf.resume, "--resume"
 	if from == "" {
 		from, flag = rf.onlyFailed, "--only-failed"
+	}
+	if flag == "--resume" {
+		if suite, multi, err := rf.resumeTargets(pos); multi || err != nil {
+			return suite, err
+		}
 	}
 	if from == "" {
 		if len(pos) == 0 {
