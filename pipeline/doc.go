@@ -6,13 +6,21 @@
 //     script of one turn; the shard keys on the script id, so a script is
 //     always selected, run and resumed whole), and the size of the selection;
 //   - the run directory (rundir.go): where it goes, run.json (how the run
-//     was made), report.json's place, and the rules that protect a recorded
-//     run (an existing run is never overwritten; a resumed run keeps its
+//     was made, and the time its sessions spent, a killed one included),
+//     report.json's place, and the rules that protect a recorded run (an
+//     existing run is never overwritten; a resumed run keeps its
 //     selection);
+//   - names that become paths (pathname.go): PathName is the one place a
+//     suite's or target's name becomes a path component, PathKey the key
+//     under which two components are one directory on a file system that
+//     ignores case;
+//   - runs against several targets (targets.go, compare.go): targets.json,
+//     how far each target's run has come, and the comparison;
 //   - a live run (run.go): preparing it, resuming it (repairing a torn last
 //     line and replaying what is recorded, so only unrecorded scripts run),
 //     executing it through runner.Run with the evaluator, the collector, the
-//     results writer and a per-result callback, and assembling its report;
+//     results writer and a per-result callback, counting its cases (one
+//     per checked reply: Cases, Done, CaseDelta), and assembling its report;
 //     a conversation's turns are recorded together when it ends, resume
 //     drops a conversation cut short at the end of the results, and
 //     --repeat runs every script N times (scripts.go);

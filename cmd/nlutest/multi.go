@@ -59,6 +59,10 @@ func (a *App) runTargets(ctx context.Context, s *spec.Suite, suitePath string, n
 		if code == ExitInterrupted || code == ExitCannotRun {
 			a.comparisonUnfinished(dir, names[i+1:], rf)
 		}
+		if code == ExitInvalid && i == 0 && rf.resume == "" && !fileExists(filepath.Join(tdir, pipeline.MetaFile)) {
+			// Refused before anything ran: nothing to resume.
+			_ = os.Remove(filepath.Join(dir, pipeline.TargetsFile))
+		}
 		if code != ExitPass {
 			return code
 		}
