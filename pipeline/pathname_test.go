@@ -63,8 +63,8 @@ func TestPathName(t *testing.T) {
 	if a == b || PathKey(a) == PathKey(b) {
 		t.Errorf("two long names share %q", a)
 	}
-	if PathName(long) != PathName(long) {
-		t.Error("PathName is not stable")
+	if again := PathName(long + "甲"); again != a {
+		t.Errorf("PathName is not stable: %q then %q", a, again)
 	}
 }
 
