@@ -324,7 +324,11 @@ func pickTargets(s *spec.Suite, names []string) ([]*spec.Target, error) {
 			if prev == n {
 				return nil, usagef("--target %s is given twice; name each target once", n)
 			}
-			return nil, usagef("--target %q and --target %q would share one run directory (%s and %s are one name on a file system that ignores case, as macOS's and Windows's do, or once made file names); compare them in two runs, or rename one of the targets", prev, n, pipeline.PathName(prev), d)
+			why := fmt.Sprintf("both become the directory name %s", d)
+			if pd := pipeline.PathName(prev); pd != d {
+				why = fmt.Sprintf("their directories %s and %s are one on a file system that ignores case, as macOS's and Windows's do", pd, d)
+			}
+			return nil, usagef("--target %q and --target %q would share one run directory (%s); compare them in two runs, or rename one of the targets", prev, n, why)
 		}
 		dirs[pipeline.PathKey(d)] = n
 		out = append(out, t)
