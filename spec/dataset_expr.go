@@ -40,7 +40,7 @@ var rasaFields = []string{"text", "intent", "entities"}
 // compile checks and prepares an expression over row.
 func (ds *datasetSource) compile(l *loader, expr hcl.Expression, what string) (*rowExpr, bool) {
 	e := &rowExpr{expr: expr, what: what, col: -1}
-	if !l.checkExpr(expr, "dataset "+what, []string{"row", "var"}, nil) || !l.noSensitive(expr, "dataset "+what) {
+	if !l.checkExpr(expr, "dataset "+what, []string{"row", "var"}, nil) || !l.noSensitive(expr) {
 		return nil, false
 	}
 	usesRow := false

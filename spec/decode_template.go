@@ -154,7 +154,7 @@ func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 			continue
 		}
 		seen[norm] = p.Key.Range()
-		if !l.onlyRoots(p.Value, "expected value", "var") || !l.noSensitive(p.Value, "expected value") {
+		if !l.onlyRoots(p.Value, "expected value", "var") || !l.noSensitive(p.Value) {
 			continue
 		}
 		v, diags := p.Value.Value(l.staticCtx())

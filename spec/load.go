@@ -98,6 +98,9 @@ type loader struct {
 	// unset are the variables that have no value (an error already):
 	// expressions using them are not evaluated at load.
 	unset map[string]bool
+	// refusedSecrets are the uses of sensitive variables the load refused
+	// (checkSecretPlaces).
+	refusedSecrets []hcl.Range
 	// judgeResponse is set while the expressions of a judge target are
 	// checked: their response is the judge's, so the suite's response
 	// schema does not apply.
@@ -281,6 +284,7 @@ func (l *loader) decode() {
 		l.decodeVariable(b)
 	}
 	l.resolveVars()
+	l.checkSecretPlaces()
 	if sb := byType["suite"]; len(sb) > 0 {
 		l.decodeSuite(sb[0])
 		for _, extra := range sb[1:] {
@@ -382,7 +386,7 @@ func (l *loader) staticCtx() *hcl.EvalContext {
 
 // static evaluates an attribute that may only use var and functions.
 func (l *loader) static(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, bool) {
-	if !l.onlyRoots(attr.Expr, what, "var") || !l.noSensitive(attr.Expr, what) {
+	if !l.onlyRoots(attr.Expr, what, "var") || !l.noSensitive(attr.Expr) {
 		return cty.NilVal, false
 	}
 	v, diags := attr.Expr.Value(l.staticCtx())

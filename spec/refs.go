@@ -697,28 +697,3 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(rb)]
 }
-
-// noSensitive reports every var.NAME of a sensitive variable in an
-// expression whose value is not kept secret: a material value, a text, an
-// expectation, a setting read at load (an exec command) may be written to
-// case files, results, reports or diagnostics. It returns false when it
-// found one.
-func (l *loader) noSensitive(expr hcl.Expression, what string) bool {
-	ok := true
-	for _, tr := range expr.Variables() {
-		if tr.RootName() != "var" || len(tr) < 2 {
-			continue
-		}
-		name, _ := stepName(tr[1])
-		if v := l.varDecl[name]; v != nil && v.Sensitive {
-			rng := tr.SourceRange()
-			hint := ""
-			if what == `"command" attribute` {
-				hint = " Give the command the secret through the target's env instead: env = { TOKEN = var." + name + " } (a command's arguments are also visible to other users of the machine)."
-			}
-			l.errorf(&rng, "Sensitive variable outside a target", "var.%s is sensitive, so it can be used only where nlutest keeps its value out of everything it writes: a target's url, headers and body, an openai api_key, an exec target's env, and conditions. In a %s its value could end up in case files, results, reports or diagnostics.%s", name, what, hint)
-			ok = false
-		}
-	}
-	return ok
-}

@@ -125,15 +125,15 @@ func (l *loader) rubricPass(r *RubricSpec, a *hcl.Attribute) bool {
 	if te, ok := a.Expr.(*hclsyntax.TemplateExpr); ok && te.IsStringLiteral() {
 		v, _ := te.Value(nil)
 		src := v.AsString()
-		start := te.SrcRange.Start
-		start.Column++
-		start.Byte++
-		parsed, diags := hclsyntax.ParseExpression([]byte(src), te.SrcRange.Filename, start)
+		parsed, diags := parseStringExpr(te)
 		if diags.HasErrors() {
 			l.errorf(a.Expr.Range().Ptr(), "Invalid pass condition", "pass is a condition on the judge's 1–5 score, such as \"score >= 4\"; %q does not parse: %s.", src, DiagText(diags))
 			return false
 		}
 		expr, r.PassText = parsed, src
+	}
+	if !l.noSensitive(a.Expr) {
+		return false
 	}
 	for _, tr := range expr.Variables() {
 		rng := tr.SourceRange()

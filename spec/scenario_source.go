@@ -203,6 +203,9 @@ func (ss *scenarioSource) decodeInform(l *loader, goal *hcl.Block, a *hcl.Attrib
 		}
 		return true
 	}
+	if !l.noSensitive(a.Expr) {
+		return false
+	}
 	pairs, diags := hcl.ExprMap(a.Expr)
 	if diags.HasErrors() {
 		l.errorf(a.Expr.Range().Ptr(), "Invalid inform", "inform is a map from a slot name to what the user says for it, e.g. inform = { city = \"{城市}\", date = \"{日期}\" }.")

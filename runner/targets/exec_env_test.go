@@ -49,7 +49,7 @@ target "t" {
 		name, exec, summary, detail string
 	}{
 		{"command", `    command = ["sh", "-c", var.token]`, "Sensitive variable outside a target",
-			"an exec target's env, and conditions. In a \"command\" attribute its value could end up in case files, results, reports or diagnostics. Give the command the secret through the target's env instead: env = { TOKEN = var.token }"},
+			"an exec target's env, and conditions (assert and success conditions, threshold conditions, a split's where). In the \"command\" attribute of target \"t\" › exec its value could end up in case files, results, reports, diagnostics or what a simulator or judge target is sent. Give the command the secret through the target's env instead: env = { TOKEN = var.token }"},
 		{"dir", `    command = ["cat"]
     dir     = var.token`, "Sensitive variable outside a target", "an exec target's env"},
 		{"function on the secret in env", `    command = ["cat"]
