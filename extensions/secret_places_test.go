@@ -147,37 +147,70 @@ func TestSensitiveEveryAttribute(t *testing.T) {
 			// the rule for variable blocks.
 			continue
 		}
-		old := string(fa.expr.SliceBytes(src))
-		forms := []string{"(upper(var.secret) == \"\" ? " + old + " : " + old + ")"}
-		if _, isVar := fa.attr.Expr.(*hclsyntax.ScopeTraversalExpr); isVar && strings.HasPrefix(old, "var.") {
-			forms = []string{"var.secret"} // a credential written var.NAME (api_key, tracker_token)
-		}
-		if te, ok := fa.attr.Expr.(*hclsyntax.TemplateExpr); ok && te.IsStringLiteral() && !allowedAt(fa.place) {
-			forms = append(forms, `"${var.secret}"`)
-			if fa.place[len(fa.place)-1] == "pass" {
-				forms = append(forms, `"score >= length(var.secret)"`) // the string is parsed as an expression
-			}
-		}
-		for _, form := range forms {
-			mutated := slices.Concat(src[:fa.expr.Start.Byte], []byte(form), src[fa.expr.End.Byte:])
+		for _, in := range injections(fa, src) {
+			mutated := slices.Concat(src[:in.at.Start.Byte], []byte(in.text), src[in.at.End.Byte:])
 			diags := loadEvery(t, dir, mutated)
 			for _, d := range diags {
 				if strings.Contains(d.Summary+d.Detail, "4417-qv") {
-					t.Errorf("%s = %s: a diagnostic quotes the secret: %s: %s", place, form, d.Summary, d.Detail)
+					t.Errorf("%s: %s: a diagnostic quotes the secret: %s: %s", place, in.text, d.Summary, d.Detail)
 				}
 			}
 			if allowedAt(fa.place) {
 				allowed++
 				if diags.HasErrors() {
-					t.Errorf("%s = %s (line %d): a secret is allowed here, but the load failed: %v", place, form, fa.expr.Start.Line, diags)
+					t.Errorf("%s: %s (line %d): a secret is allowed here, but the load failed: %v", place, in.text, in.at.Start.Line, diags)
 				}
 				continue
 			}
 			refused++
-			checkRefused(t, place, form, fa, diags)
+			checkRefused(t, place, fa, in, diags)
 		}
 	}
 	t.Logf("%d attributes: %d loads with a secret allowed, %d refused", len(attrs), allowed, refused)
+}
+
+// injection is a text put in place of the range at.
+type injection struct {
+	at   hcl.Range
+	text string
+}
+
+// injections are the ways var.secret is put in attribute fa: its whole
+// value replaced by a condition on upper(var.secret) that gives the value
+// (so the suite still loads where a secret is allowed), and the same in
+// place of the first element of a map or list (where decoders read the
+// elements one by one, as goal's inform); a string replaced by
+// "${var.secret}", and by an expression using it when the load parses the
+// string as one (rubric pass). A credential written var.NAME (api_key,
+// tracker_token) is replaced by var.secret.
+func injections(fa fixtureAttr, src []byte) []injection {
+	wrap := func(r hcl.Range) injection {
+		old := string(r.SliceBytes(src))
+		return injection{r, "(upper(var.secret) == \"\" ? " + old + " : " + old + ")"}
+	}
+	switch e := fa.attr.Expr.(type) {
+	case *hclsyntax.ScopeTraversalExpr:
+		if e.Traversal.RootName() == "var" {
+			return []injection{{fa.expr, "var.secret"}}
+		}
+	case *hclsyntax.ObjectConsExpr:
+		if len(e.Items) > 0 {
+			return []injection{wrap(fa.expr), wrap(e.Items[0].ValueExpr.Range())}
+		}
+	case *hclsyntax.TupleConsExpr:
+		if len(e.Exprs) > 0 {
+			return []injection{wrap(fa.expr), wrap(e.Exprs[0].Range())}
+		}
+	case *hclsyntax.TemplateExpr:
+		if e.IsStringLiteral() && !allowedAt(fa.place) {
+			out := []injection{wrap(fa.expr), {fa.expr, `"${var.secret}"`}}
+			if fa.place[len(fa.place)-1] == "pass" {
+				out = append(out, injection{fa.expr, `"score >= length(var.secret)"`})
+			}
+			return out
+		}
+	}
+	return []injection{wrap(fa.expr)}
 }
 
 // secretDeclEnd is the line after the fixture's variable "secret" block.
@@ -191,23 +224,22 @@ func secretDeclEnd(t *testing.T, src []byte) int {
 	return strings.Count(string(src[:i+j]), "\n") + 2
 }
 
-// checkRefused expects the rule's diagnostic inside the mutated
-// attribute's value.
-func checkRefused(t *testing.T, place, form string, fa fixtureAttr, diags hcl.Diagnostics) {
+// checkRefused expects the rule's diagnostic inside the injected text,
+// naming the attribute.
+func checkRefused(t *testing.T, place string, fa fixtureAttr, in injection, diags hcl.Diagnostics) {
 	t.Helper()
-	start, end := fa.expr.Start.Byte, fa.expr.Start.Byte+len(form)
+	start, end := in.at.Start.Byte, in.at.Start.Byte+len(in.text)
 	for _, d := range diags {
 		if d.Summary != "Sensitive variable outside a target" || d.Subject == nil {
 			continue
 		}
 		s := d.Subject
-		if s.Filename != "" && filepath.Base(s.Filename) == everyFile && s.Start.Line == fa.expr.Start.Line &&
-			start <= s.Start.Byte && s.End.Byte <= end && strings.Contains(d.Detail, "var.secret is sensitive") &&
-			strings.Contains(d.Detail, strconv.Quote(fa.place[len(fa.place)-1])) {
+		if filepath.Base(s.Filename) == everyFile && start <= s.Start.Byte && s.End.Byte <= end &&
+			strings.Contains(d.Detail, "var.secret is sensitive") && strings.Contains(d.Detail, strconv.Quote(fa.place[len(fa.place)-1])) {
 			return
 		}
 	}
-	t.Errorf("%s = %s (line %d): want \"Sensitive variable outside a target\" at the variable, got %d diagnostics: %v", place, form, fa.expr.Start.Line, len(diags), diags)
+	t.Errorf("%s: %s (line %d): want \"Sensitive variable outside a target\" at the variable, got %d diagnostics: %v", place, in.text, in.at.Start.Line, len(diags), diags)
 }
 
 // TestEveryAttributeCovered reads every hcl.AttributeSchema and
