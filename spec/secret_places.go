@@ -53,12 +53,13 @@ const secretPlacesText = "a target's url, headers and body, an openai api_key, a
 // the attribute's.
 var exprStrings = [][]string{{"*", "rubric", "pass"}}
 
-// secretHints add what to do instead for some places.
+// secretHints add what to do instead for some places (var.NAME becomes
+// the variable).
 var secretHints = []struct {
 	place []string
 	hint  string
 }{
-	{[]string{"target", "exec", "command"}, " Give the command the secret through the target's env instead: env = { TOKEN = var.%s } (a command's arguments are also visible to other users of the machine)."},
+	{[]string{"target", "exec", "command"}, " Give the command the secret through the target's env instead: env = { TOKEN = var.NAME } (a command's arguments are also visible to other users of the machine)."},
 	{[]string{"scenario", "goal", "inform"}, " The simulated user says its inform values to the bot, and a simulator target is sent them in its prompt: give the scenario a test value that is not secret (a test account's PIN), or keep the secret in the target's request."},
 }
 
@@ -175,7 +176,7 @@ func (l *loader) refuseSecret(pa placedAttr, name string, rng hcl.Range) {
 	hint := ""
 	for _, h := range secretHints {
 		if placeMatches(h.place, pa.place) {
-			hint = fmt.Sprintf(h.hint, name)
+			hint = strings.ReplaceAll(h.hint, "var.NAME", "var."+name)
 		}
 	}
 	l.errorf(&rng, "Sensitive variable outside a target", "var.%s is sensitive, so it can be used only where nlutest keeps its value out of everything it writes: %s. In the %q attribute of %s its value could end up in case files, results, reports, diagnostics or what a simulator or judge target is sent.%s",

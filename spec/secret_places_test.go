@@ -72,7 +72,7 @@ conversation "评分" {
 			if !strings.Contains(d.Detail, `the "`+tc.attr+`" attribute of `) || !strings.Contains(d.Detail, "var.pin is sensitive") {
 				t.Errorf("detail %q", d.Detail)
 			}
-			if tc.attr == "inform" && !strings.Contains(d.Detail, "give the scenario a test value that is not secret") {
+			if strings.Contains(d.Detail, "%!") || tc.attr == "inform" && !strings.Contains(d.Detail, "give the scenario a test value that is not secret") {
 				t.Errorf("no advice in %q", d.Detail)
 			}
 			for _, d := range diags {
