@@ -332,6 +332,7 @@ func (l *loader) decode() {
 	l.decodeTextMetrics(byType["text_metrics"])
 	l.decodeRatings(byType["ratings"])
 	l.checkReferences()
+	l.checkThresholdTypes()
 	l.checkBotFirst()
 }
 

@@ -148,13 +148,37 @@ func (l *loader) rubricPass(r *RubricSpec, a *hcl.Attribute) bool {
 			return false
 		}
 	}
+	if !l.passScores(r, a, expr) {
+		return false
+	}
+	r.Pass = expr
+	return true
+}
+
+// passScores tries rubric r's pass condition expr on every score the
+// judge can give, 1 to 5: one it fails on or that gives no bool is an
+// error, and so is a condition no score meets (every judged reply would
+// fail) or every score meets (no reply would fail it).
+func (l *loader) passScores(r *RubricSpec, a *hcl.Attribute, expr hcl.Expression) bool {
+	var passing []string
 	for score := 1; score <= 5; score++ {
-		if _, err := l.suite.rubricPasses(expr, score); err != nil {
+		ok, err := l.suite.rubricPasses(expr, score)
+		if err != nil {
 			l.errorf(a.Expr.Range().Ptr(), "Invalid pass condition", "pass is a condition on the judge's 1–5 score, such as \"score >= 4\"; with score = %d it %s.", score, err)
 			return false
 		}
+		if ok {
+			passing = append(passing, fmt.Sprint(score))
+		}
 	}
-	r.Pass = expr
+	switch len(passing) {
+	case 0:
+		l.errorf(a.Expr.Range().Ptr(), "Pass condition never met", "The judge scores a reply from 1 to 5, and pass = %q holds for none of them, so every judged reply would fail rubric %q. Pick the lowest score that passes within 1–5, e.g. pass = \"score >= 4\".", r.PassText, r.Name)
+		return false
+	case 5:
+		l.errorf(a.Expr.Range().Ptr(), "Pass condition always met", "The judge scores a reply from 1 to 5, and pass = %q holds for every one of them, so no reply could fail rubric %q (only an unparseable answer would). Pick the lowest score that passes within 2–5, e.g. pass = \"score >= 4\". To gate on the scores' mean instead of each reply, keep such a pass and add a threshold on metrics.rubric[%q].mean_score: a suite's thresholds decide its verdict.", r.PassText, r.Name, r.Name)
+		return false
+	}
 	return true
 }
 
