@@ -132,6 +132,9 @@ func parseStringExpr(te *hclsyntax.TemplateExpr) (hclsyntax.Expression, hcl.Diag
 // blocks, once the variables are declared. It reports each refused use
 // and remembers where it is (noSensitive).
 func (l *loader) checkSecretPlaces() {
+	if !l.suite.hasSensitive() {
+		return
+	}
 	var attrs []placedAttr
 	for _, b := range l.blocks {
 		if sb, ok := b.Body.(*hclsyntax.Body); ok {
