@@ -57,6 +57,21 @@ template "订票" { text = "去{城市}" }
 threshold "t" {
   condition = metrics.accuracy >= tonumber(var.token)
   severity  = "error"
+}`, []string{"run", "--var", "url=" + srv.URL}, ExitInvalid, "not shown"},
+		// The threshold above fails whatever the metrics are, so the load
+		// reports it (exit 2); this one fails only on the run's figures
+		// (substr's length is the accuracy, unknown at load).
+		{"threshold at the run's end", `
+target "nlu" {
+  http {
+    url  = "${var.url}/parse"
+    body = jsonencode({ text = case.text, token = "x" })
+  }
+}
+template "订票" { text = "去{城市}" }
+threshold "t" {
+  condition = metrics.accuracy >= tonumber(substr(var.token, 0, floor(metrics.accuracy) + 5))
+  severity  = "error"
 }`, []string{"run", "--var", "url=" + srv.URL}, ExitFail, "not shown"},
 		{"split where", `
 template "订票" { text = "去{城市}" }
