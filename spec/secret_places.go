@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -90,18 +91,23 @@ type placedAttr struct {
 	blocks []*hclsyntax.Block
 }
 
-// placedAttrs lists every attribute in body and its nested blocks, with
-// their places under path (the blocks above body).
-func placedAttrs(body *hclsyntax.Body, blocks []*hclsyntax.Block, out []placedAttr) []placedAttr {
-	path := make([]string, len(blocks))
-	for i, b := range blocks {
-		path[i] = b.Type
-	}
+// placedAttrs lists the attributes in body and its nested blocks whose
+// text holds "var" (a reference to a variable is written var…; the others
+// need no closer look), with their places under blocks (those above body).
+func placedAttrs(body *hclsyntax.Body, src []byte, blocks []*hclsyntax.Block, out []placedAttr) []placedAttr {
 	for _, a := range body.Attributes {
-		out = append(out, placedAttr{a, append(slices.Clone(path), a.Name), blocks})
+		r := a.SrcRange
+		if r.End.Byte <= len(src) && !bytes.Contains(src[r.Start.Byte:r.End.Byte], []byte("var")) {
+			continue
+		}
+		place := make([]string, 0, len(blocks)+1)
+		for _, b := range blocks {
+			place = append(place, b.Type)
+		}
+		out = append(out, placedAttr{a, append(place, a.Name), blocks})
 	}
 	for _, b := range body.Blocks {
-		out = placedAttrs(b.Body, append(slices.Clip(blocks), b), out)
+		out = placedAttrs(b.Body, src, append(slices.Clip(blocks), b), out)
 	}
 	return out
 }
@@ -139,7 +145,7 @@ func (l *loader) checkSecretPlaces() {
 	for _, b := range l.blocks {
 		if sb, ok := b.Body.(*hclsyntax.Body); ok {
 			hb := &hclsyntax.Block{Type: b.Type, Labels: b.Labels, Body: sb}
-			attrs = placedAttrs(sb, []*hclsyntax.Block{hb}, attrs)
+			attrs = placedAttrs(sb, l.suite.Sources[sb.SrcRange.Filename], []*hclsyntax.Block{hb}, attrs)
 		}
 	}
 	slices.SortStableFunc(attrs, func(a, b placedAttr) int {
