@@ -20,7 +20,13 @@
 // too short to hide, and the check contexts (CheckContext, CheckBaseContext,
 // SplitContext) where sensitive values carry the Sensitive mark so a failing
 // function does not quote them; Go code reading a value computed there
-// unmarks it first (Unmark).
+// unmarks it first (Unmark). Where a sensitive variable may be used is one
+// rule, applied to every attribute of every block (secret_places.go).
+//
+// Beyond names, the load checks what can be known before a run: threshold
+// conditions' types, with every metric an unknown number
+// (threshold_check.go), and rubric pass conditions against the judge's
+// 1–5 scale (rubric_judge.go).
 //
 // Case sources are one file per kind (template, dataset*.go, ranking.go:
 // questions with graded candidates, and TREC qrels and run files read at
