@@ -79,8 +79,9 @@ target "llm-user" {
     model = "qwen2.5-7b-instruct"
   }
   simulator {
-    system  = "扮演用户：{goal}{persona}"
-    persona = "一位着急的乘客"
+    system     = "扮演用户：{goal}{persona}"
+    persona    = "一位着急的乘客"
+    max_tokens = 128
   }
 }
 
