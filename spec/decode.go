@@ -90,23 +90,14 @@ var variableSchema = &hcl.BodySchema{
 func (l *loader) decodeVariable(b *hcl.Block) {
 	c, diags := b.Body.Content(variableSchema)
 	l.diags = append(l.diags, diags...)
-	v := &Variable{Name: label(b), DeclRange: b.DefRange, Default: cty.NullVal(cty.DynamicPseudoType)}
+	v := &Variable{Name: label(b), DeclRange: b.DefRange, Default: cty.NullVal(cty.DynamicPseudoType), badDefault: misspells(diags, "default")}
 	if !hclsyntax.ValidIdentifier(v.Name) {
 		l.errorf(b.LabelRanges[0].Ptr(), "Invalid variable name", "A variable name must be a valid identifier (letters, digits, _ and -, not starting with a digit) so it can be read as var.NAME; %q is not.", v.Name)
 		return
 	}
 	if a, ok := c.Attributes["default"]; ok {
 		l.defaultRanges = append(l.defaultRanges, a.Expr.Range())
-		if !l.onlyRoots(a.Expr, "variable default", "") {
-			return
-		}
-		ctx := &hcl.EvalContext{Functions: Functions(l.suite.Access)}
-		ctx.Functions["env"] = envFunc(l.opts.Env)
-		val, diags := a.Expr.Value(ctx)
-		l.diags = append(l.diags, diags...)
-		if !diags.HasErrors() {
-			v.Default = val
-		}
+		v.Default, v.badDefault = l.variableDefault(a)
 	}
 	if a, ok := c.Attributes["description"]; ok {
 		if val, ok := l.static(a, cty.String, "description"); ok && !val.IsNull() {
@@ -120,6 +111,22 @@ func (l *loader) decodeVariable(b *hcl.Block) {
 	}
 	l.suite.Variables = append(l.suite.Variables, v)
 	l.varDecl[v.Name] = v
+}
+
+// variableDefault evaluates a variable's default (which may call env());
+// bad is true when it has an error, reported.
+func (l *loader) variableDefault(a *hcl.Attribute) (v cty.Value, bad bool) {
+	if !l.onlyRoots(a.Expr, "variable default", "") {
+		return cty.NullVal(cty.DynamicPseudoType), true
+	}
+	ctx := &hcl.EvalContext{Functions: Functions(l.suite.Access)}
+	ctx.Functions["env"] = envFunc(l.opts.Env)
+	val, diags := a.Expr.Value(ctx)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return cty.NullVal(cty.DynamicPseudoType), true
+	}
+	return val, false
 }
 
 var schemaBlockSchema = &hcl.BodySchema{

@@ -22,6 +22,7 @@ var valueSchema = &hcl.BodySchema{
 }
 
 func (l *loader) decodeMaterials(b *hcl.Block) {
+	errs := len(l.diags.Errs())
 	c, diags := b.Body.Content(materialsSchema)
 	l.diags = append(l.diags, diags...)
 	if !l.checkLabel(b) {
@@ -82,9 +83,12 @@ func (l *loader) decodeMaterials(b *hcl.Block) {
 		}
 	}
 	l.dedupeValues(m, c.Attributes, len(c.Blocks))
+	// A block with errors may have lost values to them (valuez for
+	// values): its having none is not a second error.
+	m.broken = len(l.diags.Errs()) > errs
 	if _, ok := c.Attributes["compose"]; ok {
 		l.decodeCompose(m, c.Attributes) // values added by resolveCompose, once every block is known
-	} else if len(m.Values) == 0 && !l.diags.HasErrors() {
+	} else if len(m.Values) == 0 && !m.broken {
 		l.errorf(b.DefRange.Ptr(), "Materials without values", "The materials %q has no values. Give it values = [...], value \"…\" { } blocks or a source file.", m.Name)
 	}
 	l.suite.Materials[m.Name] = m

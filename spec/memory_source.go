@@ -218,6 +218,9 @@ func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
 		ms.judgeBy = t
 		return j
 	}
+	if l.isBroken("target", j) {
+		return JudgeContains // the target's own error is reported
+	}
 	names := append([]string{JudgeContains, JudgeRegex}, judges...)
 	l.errorf(rng, "Unknown judge",
 		"judge is \"contains\", \"regex\" or the name of a target with a judge block; %q is none of them.%s", j, didYouMean(j, names))

@@ -102,6 +102,8 @@ func (l *loader) rubricJudge(r *RubricSpec, a *hcl.Attribute) bool {
 	}
 	rng := a.Expr.Range().Ptr()
 	switch {
+	case r.Judge == nil && l.isBroken("target", name):
+		return false // the target's own error is reported
 	case r.Judge == nil:
 		known := "The suite declares no target with a judge block."
 		if len(judges) > 0 {
@@ -160,10 +162,7 @@ func (l *loader) rubricPass(r *RubricSpec, a *hcl.Attribute) bool {
 
 // fileBytes is the text of a loaded suite file (nil when unknown).
 func (l *loader) fileBytes(name string) []byte {
-	if f, ok := l.parser.Files()[name]; ok {
-		return f.Bytes
-	}
-	return nil
+	return l.suite.Sources[name]
 }
 
 // rubricPasses evaluates a pass condition on a score.

@@ -284,7 +284,7 @@ func (l *loader) decodeTemplate(b *hcl.Block) *Template {
 	for _, sr := range t.Slots {
 		if sr.Draw > 1 {
 			m := s.Materials[sr.Material]
-			if len(m.Values) < sr.Draw {
+			if len(m.Values) < sr.Draw && !m.broken {
 				rng := l.subRange(t.TextRange, "{"+sr.Key+"}")
 				l.errorf(&rng, "Not enough values for distinct draws", "{%s} asks for a %d-th distinct value of %q, which has %d values.", sr.Key, sr.Draw, sr.Material, len(m.Values))
 			}
