@@ -185,17 +185,19 @@ var thresholdSchema = &hcl.BodySchema{
 func (l *loader) decodeThreshold(b *hcl.Block) {
 	c, ok := l.content(b.Body, thresholdSchema)
 	l.checkLabel(b)
-	if !ok {
-		return
+	t := &Threshold{Name: label(b), DeclRange: b.DefRange}
+	if a, has := c.Attributes["condition"]; has {
+		t.Condition = a.Expr
 	}
-	t := &Threshold{Name: label(b), DeclRange: b.DefRange, Condition: c.Attributes["condition"].Expr}
 	t.Message = l.str(c.Attributes, "message", "")
 	t.Severity = l.str(c.Attributes, "severity", "error")
 	if t.Severity != "error" && t.Severity != "warn" {
 		l.errorf(c.Attributes["severity"].Expr.Range().Ptr(), "Unknown severity", "A threshold's severity is \"error\" (a miss fails the run) or \"warn\" (a miss is only reported); %q is neither.", t.Severity)
 		t.Severity = "error"
 	}
-	l.suite.Thresholds = append(l.suite.Thresholds, t)
+	if ok { // else the condition is missing (reported); the rest is checked
+		l.suite.Thresholds = append(l.suite.Thresholds, t)
+	}
 }
 
 var assertSchema = &hcl.BodySchema{
@@ -204,12 +206,13 @@ var assertSchema = &hcl.BodySchema{
 
 func (l *loader) decodeAssert(b *hcl.Block) *Assert {
 	c, ok := l.content(b.Body, assertSchema)
-	if !ok {
-		return nil
-	}
-	a := &Assert{Condition: c.Attributes["condition"].Expr, DeclRange: b.DefRange}
+	a := &Assert{DeclRange: b.DefRange}
 	a.Message = l.str(c.Attributes, "message", "")
 	a.Dimension = l.str(c.Attributes, "dimension", "")
+	if !ok { // the condition is missing (reported)
+		return nil
+	}
+	a.Condition = c.Attributes["condition"].Expr
 	return a
 }
 

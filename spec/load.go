@@ -112,6 +112,13 @@ type loader struct {
 	// source, by kind: references to their names (metrics.template.NAME)
 	// are not reported again as unknown.
 	brokenSources map[string][]string
+	// slotsUnknown is set while the checks of a template whose text could
+	// not be read are decoded: their placeholders are not checked against
+	// it.
+	slotsUnknown bool
+	// looseAsserts are the assert blocks of templates left unusable by
+	// their errors: the names their conditions use are still checked.
+	looseAsserts []*Assert
 	// broken are the blocks, by type, whose mistakes left them unread or
 	// unusable (recover.go): references to their names are not reported
 	// again.
@@ -371,6 +378,7 @@ func (l *loader) decode() {
 	l.decodeTextMetrics(byType["text_metrics"])
 	l.decodeRatings(byType["ratings"])
 	l.checkReferences()
+	l.checkLooseAsserts()
 	l.checkBotFirst()
 }
 

@@ -283,3 +283,13 @@ func (l *loader) markUnreadable(src []byte, types []string) {
 		}
 	}
 }
+
+// checkLooseAsserts checks the names used by the assert conditions of
+// templates left unusable by their errors (looseAsserts): a slot is any
+// materials name, as the template's own slots are not known.
+func (l *loader) checkLooseAsserts() {
+	roots := []string{"var", "case", "slot", "response", "http", "latency_ms", "reply", "capture", "state"}
+	for _, a := range l.looseAsserts {
+		l.checkExpr(a.Condition, "template assert condition", roots, nil)
+	}
+}
