@@ -53,7 +53,7 @@ func (ds *datasetSource) compile(l *loader, expr hcl.Expression, what string) (*
 			return nil, false
 		}
 	}
-	if !usesRow && l.usesUnset(expr) {
+	if l.usesUnset(expr) {
 		return nil, false // the variable's own error is reported
 	}
 	if !usesRow {

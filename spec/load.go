@@ -229,6 +229,11 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	}
 	l.decode()
 	l.envCallDiags()
+	if l.diags.HasErrors() {
+		// The suite will not generate, which is where dataset rows are
+		// read: their problems are found now, in the same pass.
+		l.diags = append(l.diags, s.CheckData()...)
+	}
 	l.diags = uniqueDiags(l.diags)
 	return s, RedactDiags(l.diags, redact.New(append(l.hidden, s.Secrets...)))
 }
