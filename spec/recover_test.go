@@ -204,3 +204,69 @@ func TestTopBlocks(t *testing.T) {
 		t.Errorf("got %v, want %s", got, want)
 	}
 }
+
+// TestMistakesInOneBlock: two (or three) independent mistakes in one
+// block are all reported in one load, and the first does not make the
+// others' placeholders unknown.
+func TestMistakesInOneBlock(t *testing.T) {
+	const head = "materials \"城市\" { values = [\"北京\"] }\n"
+	cases := []struct {
+		name, body string
+		want       []string
+	}{
+		{"template without text", `
+template "订票" {
+  expect = { "$.intent[" = "book", "$.city" = "{城市}" }
+}`, []string{"Missing required argument@s.nlutest.hcl:3", "Invalid JSONPath@s.nlutest.hcl:4"}},
+		{"template with a bad placeholder", `
+template "订票" {
+  text   = "去{城市"
+  expect = { "$.intent[" = "book", "$.city" = "{城市}" }
+  reply { contains = ["{城市}"] }
+}`, []string{"Invalid placeholder@s.nlutest.hcl:4", "Invalid JSONPath@s.nlutest.hcl:5"}},
+		{"conversation turns", `
+conversation "改签" {
+  turn { user = "去{城镇}" }
+  turn {
+    user   = "好"
+    expect = { "$.intent[" = "ok", "$.city" = "{城镇}" }
+  }
+}`, []string{"Unknown materials@s.nlutest.hcl:4", "Invalid JSONPath@s.nlutest.hcl:7"}},
+		{"memory facts", `
+memory "记忆" {
+  fact {
+    say    = "我住在{城市}。"
+    expect = "{城市}"
+  }
+  fact {
+    say    = "我叫小明。"
+    ask    = "我叫什么？"
+    expect = "小明"
+    reply { matches = "(" }
+  }
+  distance = [1]
+}`, []string{"Memory without filler@s.nlutest.hcl:3", "Missing required argument@s.nlutest.hcl:4", "Invalid regular expression@s.nlutest.hcl:12"}},
+		{"scenario without goal, success or opening", `
+scenario "订机票" {
+  max_turns = 3
+}`, []string{"Scenario without goal@s.nlutest.hcl:3", "Scenario without success@s.nlutest.hcl:3", "Scenario without opening@s.nlutest.hcl:3"}},
+		{"dataset without its file", `
+dataset "问答" {
+  source = "无.jsonl"
+  text   = row.q
+  expect = { "$.intent[" = row.intent }
+}`, []string{"Cannot read dataset file@s.nlutest.hcl:4", "Invalid JSONPath@s.nlutest.hcl:6"}},
+		{"threshold without condition", `
+threshold "门槛" {
+  severity = "fatal"
+}`, []string{"Missing required argument@s.nlutest.hcl:3", "Unknown severity@s.nlutest.hcl:4"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, diags := Load(writeFiles(t, map[string]string{"s.nlutest.hcl": head + c.body}), Options{})
+			if got := errorPlaces(diags); strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Errorf("errors %v, want %v\n%v", got, c.want, diags)
+			}
+		})
+	}
+}
