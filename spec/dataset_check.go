@@ -120,7 +120,7 @@ func (ds *datasetSource) problemDiags(problems []*rowProblem) hcl.Diagnostics {
 			if p.more > 0 {
 				list += fmt.Sprintf(" and %d more", p.more)
 			}
-			d.Detail = strings.TrimSpace(d.Detail) + fmt.Sprintf(" %d more %s of %s %s the same problem (line %s).", n, plural(n, "row", "rows"), ds.path, plural(n, "has", "have"), list)
+			d.Detail = strings.TrimSpace(d.Detail) + fmt.Sprintf(" %d more %s of %s %s the same problem (%s %s).", n, plural(n, "row", "rows"), ds.path, plural(n, "has", "have"), plural(n, "line", "lines"), list)
 		}
 		out = append(out, &d)
 	}

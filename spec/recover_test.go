@@ -183,7 +183,7 @@ dataset "更多" {
 	if strings.Join(errorPlaces(got), " ") != strings.Join(want, " ") {
 		t.Fatalf("CheckData: %v, want %v", errorPlaces(got), want)
 	}
-	if d := got[0].Detail; !strings.Contains(d, `the row has no member "question"`) || !strings.HasSuffix(d, "2 more rows of "+s.CaseSources[0].(*datasetSource).path+" have the same problem (line 4, 6).") {
+	if d := got[0].Detail; !strings.Contains(d, `the row has no member "question"`) || !strings.HasSuffix(d, "2 more rows of "+s.CaseSources[0].(*datasetSource).path+" have the same problem (lines 4, 6).") {
 		t.Errorf("the shared problem: %s", d)
 	}
 	files["s.nlutest.hcl"] += "threshold \"t\" { condition = metrics.accuracyy > 0 }\n"
