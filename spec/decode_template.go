@@ -22,7 +22,7 @@ var valueSchema = &hcl.BodySchema{
 }
 
 func (l *loader) decodeMaterials(b *hcl.Block) {
-	errs := len(l.diags.Errs())
+	from := len(l.diags)
 	c, diags := b.Body.Content(materialsSchema)
 	l.diags = append(l.diags, diags...)
 	if !l.checkLabel(b) {
@@ -85,7 +85,7 @@ func (l *loader) decodeMaterials(b *hcl.Block) {
 	l.dedupeValues(m, c.Attributes, len(c.Blocks))
 	// A block with errors may have lost values to them (valuez for
 	// values): its having none is not a second error.
-	m.broken = len(l.diags.Errs()) > errs
+	m.broken = l.diags[from:].HasErrors()
 	if _, ok := c.Attributes["compose"]; ok {
 		l.decodeCompose(m, c.Attributes) // values added by resolveCompose, once every block is known
 	} else if len(m.Values) == 0 && !m.broken {
