@@ -256,6 +256,21 @@ dataset "问答" {
   text   = row.q
   expect = { "$.intent[" = row.intent }
 }`, []string{"Cannot read dataset file@s.nlutest.hcl:4", "Invalid JSONPath@s.nlutest.hcl:6"}},
+		{"rubric, perturb and ratings blocks", `
+template "t" {
+  text = "你好"
+  rubric "质量" {
+    critera = "回复得体"
+    judge   = "无此评委"
+  }
+  perturb {
+    kinds    = ["swapp"]
+    synonyms = "无此素材"
+  }
+}
+ratings "评分" {
+  format = "xls"
+}`, []string{"Unsupported argument@s.nlutest.hcl:6", "Unknown judge@s.nlutest.hcl:7", "Unknown perturbation kind@s.nlutest.hcl:10", "Unknown materials@s.nlutest.hcl:11", "Missing required argument@s.nlutest.hcl:14", "Unknown ratings format@s.nlutest.hcl:15"}},
 		{"threshold without condition", `
 threshold "门槛" {
   severity = "fatal"
