@@ -271,6 +271,11 @@ template "t" {
 ratings "评分" {
   format = "xls"
 }`, []string{"Unsupported argument@s.nlutest.hcl:6", "Unknown judge@s.nlutest.hcl:7", "Unknown perturbation kind@s.nlutest.hcl:10", "Unknown materials@s.nlutest.hcl:11", "Missing required argument@s.nlutest.hcl:14", "Unknown ratings format@s.nlutest.hcl:15"}},
+		{"text_metrics with a text for smooth_value (was an internal error)", `
+text_metrics {
+  tokenize     = "xx"
+  smooth_value = "abc"
+}`, []string{"Unknown tokenizer@s.nlutest.hcl:4", "Incorrect attribute value type@s.nlutest.hcl:5"}},
 		{"threshold without condition", `
 threshold "门槛" {
   severity = "fatal"
