@@ -243,7 +243,7 @@ func TestValidateEveryMistakeInOnePass(t *testing.T) {
 	if len(want) != 15 {
 		t.Fatalf("%d mistakes, want 15", len(want))
 	}
-	for _, cmd := range [][]string{{"validate", dir}, {"run", dir, "--out", filepath.Join(dir, "out")}} {
+	for _, cmd := range [][]string{{"validate", dir}, {"run", dir, "--out", filepath.Join(dir, "out")}, {"run", dir}} {
 		code, _, errs := runCLI(t, dir, nil, cmd...)
 		if code != ExitInvalid {
 			t.Fatalf("%s: exit %d, want 2\n%s", cmd[0], code, errs)
