@@ -96,7 +96,12 @@ func (l *loader) resolveCompose() {
 			}
 			return false
 		}
-		cs := l.suite.Materials[name].compose
+		m := l.suite.Materials[name]
+		if m.broken && m.compose == nil {
+			state[name] = failed // its own error is reported
+			return false
+		}
+		cs := m.compose
 		if cs == nil {
 			state[name] = done
 			return true
@@ -124,12 +129,13 @@ func (l *loader) resolveCompose() {
 			return false
 		}
 		if ok {
-			ok = l.composeValues(l.suite.Materials[name], cs)
+			ok = l.composeValues(m, cs)
 		}
 		if ok {
 			state[name] = done
 		} else {
 			state[name] = failed
+			m.broken = true
 		}
 		return ok
 	}

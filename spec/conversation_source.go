@@ -113,20 +113,31 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	if !ok {
 		return nil
 	}
+	// A turn whose text is wrong does not stop the checks of the others,
+	// nor of its own expect, asserts and captures (placeholders then go
+	// unchecked: the slots are not all known).
+	textOK := true
 	for i, tb := range expanded {
-		tc := tb.content
-		bodies = append(bodies, tc)
+		bodies = append(bodies, tb.content)
 		turn, ok := l.turnOpening(tb, i)
+		if !ok {
+			turn = &Turn{}
+		}
 		if !ok || !cs.addTurnText(l, turn, i, index) {
-			return nil
+			textOK = false
 		}
 		cs.turns = append(cs.turns, turn)
 	}
 	t.Parts = append(t.Parts, Part{Literal: "", Slot: -1})
 	slots := t.slotKeys()
+	l.slotsUnknown = !textOK
 	for i, tc := range bodies {
 		cs.decodeTurnChecks(d, cs.turns[i], tc, slots)
 		t.Expect = append(t.Expect, cs.turns[i].Expect...)
+	}
+	l.slotsUnknown = false
+	if !textOK {
+		return nil
 	}
 	cs.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Slots: slots, Reviewed: t.Reviewed, Turns: len(cs.turns)}
 	for _, turn := range cs.turns {

@@ -53,6 +53,9 @@ func (ds *datasetSource) compile(l *loader, expr hcl.Expression, what string) (*
 			return nil, false
 		}
 	}
+	if l.usesUnset(expr) {
+		return nil, false // the variable's own error is reported
+	}
 	if !usesRow {
 		v, diags := expr.Value(l.staticCtx())
 		l.diags = append(l.diags, diags...)

@@ -71,18 +71,28 @@ type expectExpr struct {
 func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
 	l := d.l
 	c, ok := d.Content(b, datasetSchema)
-	if !ok {
-		return nil
-	}
 	ds := &datasetSource{s: l.suite, name: label(b), rng: b.DefRange}
+	// Without a readable file (its format and CSV header unknown) the rest
+	// of the block is still checked, but for what depends on the file.
 	if !ds.decodeFile(l, c) {
-		return nil
+		ok = false
+		ds.format, ds.header = "", nil
 	}
 	ds.core = l.boolean(c.Attributes, "core", false)
 	ds.info = SourceInfo{Core: ds.core, Slots: []string{}, Reviewed: true}
 	if !ds.decodeExprs(l, c, b) {
+		ok = false
+	}
+	ds.decodeBlocks(l, c)
+	if !ok {
 		return nil
 	}
+	return ds
+}
+
+// decodeBlocks reads the dataset's rubric, assert, perturb and reply
+// blocks and its text minimums.
+func (ds *datasetSource) decodeBlocks(l *loader, c *hcl.BodyContent) {
 	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
 		switch ab.Type {
@@ -106,12 +116,14 @@ func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
 	ds.info.References = ds.references != nil
 	ds.info.TextMinimums = l.decodeTextMinimums(c.Attributes, ds.info.References)
 	ds.info.Reply = constReply(l.replyBlocks(c.Blocks, nil, ds.info.References))
-	return ds
 }
 
 // decodeFile reads source and format, and a CSV file's header row.
 func (ds *datasetSource) decodeFile(l *loader, c *hcl.BodyContent) bool {
-	a := c.Attributes["source"]
+	a, ok := c.Attributes["source"]
+	if !ok {
+		return false // reported: a required argument
+	}
 	rel := l.str(c.Attributes, "source", "")
 	if rel == "" {
 		return false
@@ -172,7 +184,7 @@ func (ds *datasetSource) decodeExprs(l *loader, c *hcl.BodyContent, b *hcl.Block
 		return e
 	}
 	ds.text = get("text")
-	if ds.text == nil && ds.format != "rasa" {
+	if ds.text == nil && ds.format != "rasa" && ds.format != "" {
 		l.errorf(b.DefRange.Ptr(), "Missing text", "A %s dataset needs text = row.COLUMN (the utterance of each row).", ds.format)
 		return false
 	}
@@ -208,8 +220,10 @@ func (ds *datasetSource) decodeExpect(l *loader, a *hcl.Attribute) bool {
 	for _, p := range pairs {
 		kv, diags := p.Key.Value(l.staticCtx())
 		l.diags = append(l.diags, diags...)
-		if diags.HasErrors() || kv.IsNull() || kv.Type() != cty.String {
+		if !diags.HasErrors() && (kv.IsNull() || kv.Type() != cty.String) {
 			l.errorf(p.Key.Range().Ptr(), "Invalid expect key", "Each expect key is a JSONPath string such as \"$.intent.name\".")
+		}
+		if diags.HasErrors() || kv.IsNull() || kv.Type() != cty.String {
 			ok = false
 			continue
 		}

@@ -90,23 +90,14 @@ var variableSchema = &hcl.BodySchema{
 func (l *loader) decodeVariable(b *hcl.Block) {
 	c, diags := b.Body.Content(variableSchema)
 	l.diags = append(l.diags, diags...)
-	v := &Variable{Name: label(b), DeclRange: b.DefRange, Default: cty.NullVal(cty.DynamicPseudoType)}
+	v := &Variable{Name: label(b), DeclRange: b.DefRange, Default: cty.NullVal(cty.DynamicPseudoType), badDefault: misspells(diags, "default")}
 	if !hclsyntax.ValidIdentifier(v.Name) {
 		l.errorf(b.LabelRanges[0].Ptr(), "Invalid variable name", "A variable name must be a valid identifier (letters, digits, _ and -, not starting with a digit) so it can be read as var.NAME; %q is not.", v.Name)
 		return
 	}
 	if a, ok := c.Attributes["default"]; ok {
 		l.defaultRanges = append(l.defaultRanges, a.Expr.Range())
-		if !l.onlyRoots(a.Expr, "variable default", "") {
-			return
-		}
-		ctx := &hcl.EvalContext{Functions: Functions(l.suite.Access)}
-		ctx.Functions["env"] = envFunc(l.opts.Env)
-		val, diags := a.Expr.Value(ctx)
-		l.diags = append(l.diags, diags...)
-		if !diags.HasErrors() {
-			v.Default = val
-		}
+		v.Default, v.badDefault = l.variableDefault(a)
 	}
 	if a, ok := c.Attributes["description"]; ok {
 		if val, ok := l.static(a, cty.String, "description"); ok && !val.IsNull() {
@@ -120,6 +111,22 @@ func (l *loader) decodeVariable(b *hcl.Block) {
 	}
 	l.suite.Variables = append(l.suite.Variables, v)
 	l.varDecl[v.Name] = v
+}
+
+// variableDefault evaluates a variable's default (which may call env());
+// bad is true when it has an error, reported.
+func (l *loader) variableDefault(a *hcl.Attribute) (v cty.Value, bad bool) {
+	if !l.onlyRoots(a.Expr, "variable default", "") {
+		return cty.NullVal(cty.DynamicPseudoType), true
+	}
+	ctx := &hcl.EvalContext{Functions: Functions(l.suite.Access)}
+	ctx.Functions["env"] = envFunc(l.opts.Env)
+	val, diags := a.Expr.Value(ctx)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return cty.NullVal(cty.DynamicPseudoType), true
+	}
+	return val, false
 }
 
 var schemaBlockSchema = &hcl.BodySchema{
@@ -178,17 +185,19 @@ var thresholdSchema = &hcl.BodySchema{
 func (l *loader) decodeThreshold(b *hcl.Block) {
 	c, ok := l.content(b.Body, thresholdSchema)
 	l.checkLabel(b)
-	if !ok {
-		return
+	t := &Threshold{Name: label(b), DeclRange: b.DefRange}
+	if a, has := c.Attributes["condition"]; has {
+		t.Condition = a.Expr
 	}
-	t := &Threshold{Name: label(b), DeclRange: b.DefRange, Condition: c.Attributes["condition"].Expr}
 	t.Message = l.str(c.Attributes, "message", "")
 	t.Severity = l.str(c.Attributes, "severity", "error")
 	if t.Severity != "error" && t.Severity != "warn" {
 		l.errorf(c.Attributes["severity"].Expr.Range().Ptr(), "Unknown severity", "A threshold's severity is \"error\" (a miss fails the run) or \"warn\" (a miss is only reported); %q is neither.", t.Severity)
 		t.Severity = "error"
 	}
-	l.suite.Thresholds = append(l.suite.Thresholds, t)
+	if ok { // else the condition is missing (reported); the rest is checked
+		l.suite.Thresholds = append(l.suite.Thresholds, t)
+	}
 }
 
 var assertSchema = &hcl.BodySchema{
@@ -197,12 +206,13 @@ var assertSchema = &hcl.BodySchema{
 
 func (l *loader) decodeAssert(b *hcl.Block) *Assert {
 	c, ok := l.content(b.Body, assertSchema)
-	if !ok {
-		return nil
-	}
-	a := &Assert{Condition: c.Attributes["condition"].Expr, DeclRange: b.DefRange}
+	a := &Assert{DeclRange: b.DefRange}
 	a.Message = l.str(c.Attributes, "message", "")
 	a.Dimension = l.str(c.Attributes, "dimension", "")
+	if !ok { // the condition is missing (reported)
+		return nil
+	}
+	a.Condition = c.Attributes["condition"].Expr
 	return a
 }
 

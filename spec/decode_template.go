@@ -22,6 +22,7 @@ var valueSchema = &hcl.BodySchema{
 }
 
 func (l *loader) decodeMaterials(b *hcl.Block) {
+	from := len(l.diags)
 	c, diags := b.Body.Content(materialsSchema)
 	l.diags = append(l.diags, diags...)
 	if !l.checkLabel(b) {
@@ -82,9 +83,12 @@ func (l *loader) decodeMaterials(b *hcl.Block) {
 		}
 	}
 	l.dedupeValues(m, c.Attributes, len(c.Blocks))
+	// A block with errors may have lost values to them (valuez for
+	// values): its having none is not a second error.
+	m.broken = l.diags[from:].HasErrors()
 	if _, ok := c.Attributes["compose"]; ok {
 		l.decodeCompose(m, c.Attributes) // values added by resolveCompose, once every block is known
-	} else if len(m.Values) == 0 && !l.diags.HasErrors() {
+	} else if len(m.Values) == 0 && !m.broken {
 		l.errorf(b.DefRange.Ptr(), "Materials without values", "The materials %q has no values. Give it values = [...], value \"…\" { } blocks or a source file.", m.Name)
 	}
 	l.suite.Materials[m.Name] = m
@@ -173,7 +177,7 @@ func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 			}
 			for _, ph := range phs {
 				es.HasPlaceholders = true
-				if !slices.Contains(slots, ph.Key) {
+				if !slices.Contains(slots, ph.Key) && !l.slotsUnknown {
 					rng := l.subRange(p.Value.Range(), "{"+ph.Key+"}")
 					l.errorf(&rng, "Unknown placeholder in expect",
 						"{%s} does not appear in the template's text, so it has no value here.%s", ph.Key, didYouMeanBrace(ph.Key, slots))

@@ -115,6 +115,28 @@ type loader struct {
 	// source, by kind: references to their names (metrics.template.NAME)
 	// are not reported again as unknown.
 	brokenSources map[string][]string
+	// slotsUnknown is set while the checks of a template whose text could
+	// not be read are decoded: their placeholders are not checked against
+	// it.
+	slotsUnknown bool
+	// looseAsserts are the assert blocks of templates left unusable by
+	// their errors: the names their conditions use are still checked.
+	looseAsserts []*Assert
+	// broken are the blocks, by type, whose mistakes left them unread or
+	// unusable (recover.go): references to their names are not reported
+	// again.
+	broken map[string][]string
+}
+
+// misspells reports whether diags hold HCL's "Unsupported argument" for a
+// misspelling of name (its did-you-mean names it).
+func misspells(diags hcl.Diagnostics, name string) bool {
+	for _, d := range diags {
+		if m := didYouMeanRE.FindStringSubmatch(d.Detail); d.Summary == "Unsupported argument" && m != nil && m[1] == name {
+			return true
+		}
+	}
+	return false
 }
 
 // didYouMeanRE and requiredRE read the names out of HCL's "Unsupported
@@ -200,28 +222,58 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 		s.Sources[f] = src
 		if d := CheckSource(f, src); d.HasErrors() {
 			l.diags = append(l.diags, d...)
+			l.markUnreadable(src, blockTypes(fileSchema))
 			continue
 		}
-		file, diags := l.parser.ParseHCL(src, f)
-		l.diags = append(l.diags, capDiags(improveSyntaxDiags(diags, src), f)...)
-		if file == nil || diags.HasErrors() {
-			continue
-		}
-		content, diags := file.Body.Content(fileSchema)
-		l.diags = append(l.diags, diags...)
-		l.blocks = append(l.blocks, content.Blocks...)
-		if body, ok := file.Body.(*hclsyntax.Body); ok {
-			l.checkEnvCalls(body)
-			l.checkFunctionNames(body)
-		}
+		l.readFile(f, src, fileSchema)
 	}
 	if l.diags.HasErrors() && len(l.blocks) == 0 {
 		return s, l.diags
 	}
 	l.decode()
 	l.envCallDiags()
+	if l.diags.HasErrors() {
+		// The suite will not generate, which is where dataset rows are
+		// read: their problems are found now, in the same pass.
+		l.diags = append(l.diags, s.CheckData()...)
+	}
 	l.diags = uniqueDiags(l.diags)
 	return s, RedactDiags(l.diags, redact.New(append(l.hidden, s.Secrets...)))
+}
+
+// readFile parses one suite file and keeps its top-level blocks. A file
+// with syntax errors is parsed again block by block (parseBlocks): the
+// blocks without a syntax error are kept and checked in the same pass.
+func (l *loader) readFile(name string, src []byte, fileSchema *hcl.BodySchema) {
+	file, diags := l.parser.ParseHCL(src, name)
+	var bodies []*hclsyntax.Body
+	switch {
+	case file != nil && !diags.HasErrors():
+		if body, ok := file.Body.(*hclsyntax.Body); ok {
+			bodies = append(bodies, body)
+		}
+	default:
+		if b, d, ok := l.parseBlocks(name, src, blockTypes(fileSchema)); ok {
+			bodies, diags = b, d
+		}
+	}
+	l.diags = append(l.diags, capDiags(improveSyntaxDiags(diags, src), name)...)
+	for _, body := range bodies {
+		content, diags := body.Content(fileSchema)
+		l.diags = append(l.diags, diags...)
+		l.blocks = append(l.blocks, content.Blocks...)
+		l.checkEnvCalls(body)
+		l.checkFunctionNames(body)
+	}
+}
+
+// blockTypes are the block types of a schema.
+func blockTypes(s *hcl.BodySchema) []string {
+	out := make([]string, len(s.Blocks))
+	for i, b := range s.Blocks {
+		out[i] = b.Type
+	}
+	return out
 }
 
 // dirName is the name of directory dir, also when dir is "." or "..".
@@ -283,6 +335,7 @@ func (l *loader) decode() {
 	for _, b := range byType["variable"] {
 		l.decodeVariable(b)
 	}
+	l.declareBrokenVariables()
 	l.resolveVars()
 	l.checkSecretPlaces()
 	if sb := byType["suite"]; len(sb) > 0 {
@@ -300,6 +353,7 @@ func (l *loader) decode() {
 	for _, b := range byType["materials"] {
 		l.decodeMaterials(b)
 	}
+	l.declareBrokenMaterials()
 	l.resolveCompose()
 	for _, b := range byType["target"] {
 		l.decodeTarget(b)
@@ -310,6 +364,7 @@ func (l *loader) decode() {
 	}
 	l.layoutSplits()
 	l.collectFragments(byType[fragmentBlock])
+	l.declareBrokenSources()
 	d := &Decoder{l: l}
 	for _, b := range sourceBlocks {
 		if src := l.suite.kinds[b.Type].Decode(d, b); src != nil {
@@ -333,6 +388,7 @@ func (l *loader) decode() {
 	l.decodeRatings(byType["ratings"])
 	l.checkReferences()
 	l.checkThresholdTypes()
+	l.checkLooseAsserts()
 	l.checkBotFirst()
 }
 
@@ -387,7 +443,7 @@ func (l *loader) staticCtx() *hcl.EvalContext {
 
 // static evaluates an attribute that may only use var and functions.
 func (l *loader) static(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, bool) {
-	if !l.onlyRoots(attr.Expr, what, "var") || !l.noSensitive(attr.Expr) {
+	if !l.onlyRoots(attr.Expr, what, "var") || !l.noSensitive(attr.Expr) || l.usesUnset(attr.Expr) {
 		return cty.NilVal, false
 	}
 	v, diags := attr.Expr.Value(l.staticCtx())
@@ -399,7 +455,7 @@ func (l *loader) static(attr *hcl.Attribute, ty cty.Type, what string) (cty.Valu
 // exec target's env): sensitive values carry the Sensitive mark while it
 // is evaluated, so a function that fails on one does not quote it.
 func (l *loader) staticSecret(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, bool) {
-	if !l.onlyRoots(attr.Expr, what, "var") {
+	if !l.onlyRoots(attr.Expr, what, "var") || l.usesUnset(attr.Expr) {
 		return cty.NilVal, false
 	}
 	ctx := &hcl.EvalContext{
@@ -650,7 +706,7 @@ func (l *loader) checkRunTargets() {
 		switch {
 		case seen[n]:
 			l.errorf(s.RunTargetsRange.Ptr(), "Duplicate target in targets", "The suite's targets list names %q twice; list each target once.", n)
-		case s.Target(n) == nil || n == "":
+		case (s.Target(n) == nil || n == "") && !l.isBroken("target", n):
 			l.errorf(s.RunTargetsRange.Ptr(), "Unknown target", "The suite's targets list names %q, which is no target block.%s Declare target %q { … } or fix the name (targets: %s).", n, didYouMean(n, names), n, quoteList(names))
 		}
 		seen[n] = true

@@ -126,11 +126,11 @@ func (memoryKind) Decode(d *Decoder, b *hcl.Block) Source {
 		l.errorf(b.DefRange.Ptr(), "Memory without facts", "A memory block needs at least one fact block: fact { say = \"我叫{姓名}。\", ask = \"我叫什么名字？\", expect = \"{姓名}\" }.")
 		return nil
 	}
-	if !ms.decodeFacts(l, facts) {
-		return nil
-	}
 	if len(ms.filler) == 0 && slicesMax(ms.distance) > 0 {
 		l.errorf(b.DefRange.Ptr(), "Memory without filler", "A distance above 0 needs filler turns to say between the facts and the questions: filler = [\"今天天气怎么样？\", …].")
+	}
+	if !ms.decodeFacts(l, facts) {
+		return nil
 	}
 	ms.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget(),
 		Rubrics: rubrics, RubricQuestionsOnly: true}
@@ -218,6 +218,9 @@ func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
 		ms.judgeBy = t
 		return j
 	}
+	if l.isBroken("target", j) {
+		return JudgeContains // the target's own error is reported
+	}
 	names := append([]string{JudgeContains, JudgeRegex}, judges...)
 	l.errorf(rng, "Unknown judge",
 		"judge is \"contains\", \"regex\" or the name of a target with a judge block; %q is none of them.%s", j, didYouMean(j, names))
@@ -279,26 +282,30 @@ func (ms *memorySource) judgeTarget() string {
 }
 
 // decodeFacts reads the fact blocks and builds the joined template: the
-// sentences, then every question, then every expected answer.
+// sentences, then every question, then every expected answer. A fact with
+// a mistake does not stop the checks of the others, nor of its reply
+// block (placeholders then go unchecked: the slots are not all known).
 func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 	type text struct {
 		s   string
 		rng hcl.Range
 	}
 	var says, asks, expects []text
-	var bodies []*hcl.BodyContent
+	var bodies, bad []*hcl.BodyContent
 	for i, fb := range blocks {
 		fc, ok := l.content(fb.Body, factSchema)
 		if !ok {
-			return false
+			bad = append(bad, fc)
+			continue
 		}
-		bodies = append(bodies, fc)
 		f := &Fact{Say: l.str(fc.Attributes, "say", ""), Expect: l.str(fc.Attributes, "expect", ""), slot: -1}
 		f.Ask = ms.decodeAsk(l, fc.Attributes["ask"])
 		if len(f.Ask) == 0 || f.Expect == "" {
 			l.errorf(fb.DefRange.Ptr(), "Incomplete fact", "A fact needs say, at least one question in ask, and a non-empty expect.")
-			return false
+			bad = append(bad, fc)
+			continue
 		}
+		bodies = append(bodies, fc)
 		ms.facts = append(ms.facts, f)
 		says = append(says, text{f.Say, fc.Attributes["say"].Expr.Range()})
 		for _, q := range f.Ask {
@@ -312,8 +319,18 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 	all := append(append(says, asks...), expects...)
 	for i, x := range all {
 		if !cs.addTurnText(l, &Turn{User: x.s, UserRange: x.rng}, i, index) {
-			return false
+			bad = append(bad, nil)
 		}
+	}
+	if len(bad) > 0 {
+		l.slotsUnknown = true
+		for _, fc := range append(bodies, bad...) {
+			if fc != nil {
+				l.replyBlocks(fc.Blocks, nil, false)
+			}
+		}
+		l.slotsUnknown = false
+		return false
 	}
 	ms.t.Parts = append(ms.t.Parts, Part{Literal: "", Slot: -1})
 	for i, f := range ms.facts {

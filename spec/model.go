@@ -98,6 +98,11 @@ type Variable struct {
 	Description string
 	Sensitive   bool
 	DeclRange   hcl.Range
+
+	// badDefault: the default has an error (reported), or the block
+	// misspells default; without another value the variable is unset,
+	// and that is not a second error.
+	badDefault bool
 }
 
 // Materials is a `materials` block: the values one slot name draws from.
@@ -115,6 +120,9 @@ type Materials struct {
 	DeclRange    hcl.Range
 
 	compose *composeSpec
+	// broken: the block has errors (reported) or could not be read, so
+	// its values are not all there; checks of them are skipped.
+	broken bool
 }
 
 // MaterialValue is one value of a materials block.

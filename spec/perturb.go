@@ -53,39 +53,46 @@ var defaultHomophones = [][]string{
 }
 
 func (l *loader) decodePerturb(b *hcl.Block) *Perturb {
+	// ok false (kinds missing, or a kind unknown) leaves no perturb; the
+	// rest of the block is still checked.
 	c, ok := l.content(b.Body, perturbSchema)
-	if !ok {
-		return nil
-	}
 	p := &Perturb{DeclRange: b.DefRange}
 	p.Kinds = l.strList(c.Attributes, "kinds")
 	for _, k := range p.Kinds {
 		if !slices.Contains(PerturbKinds, k) {
 			l.errorf(c.Attributes["kinds"].Expr.Range().Ptr(), "Unknown perturbation kind", "%q is not a perturbation kind (kinds: %s).%s", k, strings.Join(PerturbKinds, ", "), didYouMean(k, PerturbKinds))
-			return nil
+			ok = false
+			break
 		}
 	}
 	p.Count = l.integer(c.Attributes, "count", 1, 1)
 	p.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
-	if a, ok := c.Attributes["synonyms"]; ok {
+	if a, has := c.Attributes["synonyms"]; has {
 		name := l.str(c.Attributes, "synonyms", "")
 		m, found := l.suite.Materials[name]
-		if !found {
+		switch {
+		case name == "":
+			ok = false // an error of its own, reported
+		case !found:
 			l.errorf(a.Expr.Range().Ptr(), "Unknown materials", "synonyms names the materials block whose values are synonym groups (\"订|预订|预定\"); there is no materials %q.%s", name, didYouMean(name, l.suite.MatOrder))
-			return nil
-		}
-		for _, v := range m.Values {
-			if g := strings.Split(v.Value, "|"); len(g) > 1 {
-				p.Synonyms = append(p.Synonyms, g)
+			ok = false
+		default:
+			for _, v := range m.Values {
+				if g := strings.Split(v.Value, "|"); len(g) > 1 {
+					p.Synonyms = append(p.Synonyms, g)
+				}
 			}
 		}
 	} else if slices.Contains(p.Kinds, "synonym") {
 		l.errorf(b.DefRange.Ptr(), "synonym needs synonyms", "The synonym kind replaces words by others of their group: set synonyms = \"MATERIALS\", a materials block whose values are groups such as \"订|预订|预定\".")
-		return nil
+		ok = false
 	}
 	p.Homophones = defaultHomophones
-	if a, ok := c.Attributes["homophones"]; ok {
+	if a, has := c.Attributes["homophones"]; has {
 		p.Homophones = l.stringGroups(a)
+	}
+	if !ok {
+		return nil
 	}
 	return p
 }

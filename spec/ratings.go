@@ -59,23 +59,23 @@ var ratingsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 // decodeRatings reads the ratings blocks.
 func (l *loader) decodeRatings(blocks []*hcl.Block) {
 	for _, b := range blocks {
+		// A block without source (ok false) is still checked through.
 		c, ok := l.content(b.Body, ratingsSchema)
-		if !ok || !l.checkLabel(b) {
-			continue
-		}
+		ok = l.checkLabel(b) && ok
 		r := &Ratings{Name: label(b), DeclRange: b.DefRange, access: l.suite.Access}
 		for _, o := range l.suite.Ratings {
 			if o.Name == r.Name {
 				l.errorf(b.DefRange.Ptr(), "Duplicate ratings block", "ratings %q is declared twice; the first is at %s.", r.Name, rangeString(o.DeclRange))
 			}
 		}
-		a := c.Attributes["source"]
 		rel := l.str(c.Attributes, "source", "")
-		r.Path = rel
-		if rel != "" && !filepath.IsAbs(rel) {
-			r.Path = filepath.Join(filepath.Dir(a.Range.Filename), rel)
+		if a, has := c.Attributes["source"]; has {
+			r.Path = rel
+			if rel != "" && !filepath.IsAbs(rel) {
+				r.Path = filepath.Join(filepath.Dir(a.Range.Filename), rel)
+			}
+			l.checkPath(a.Expr.Range(), "rating sheet", r.Path, MaxDataBytes, false)
 		}
-		l.checkPath(a.Expr.Range(), "rating sheet", r.Path, MaxDataBytes, false)
 		def := "csv"
 		if ext := strings.ToLower(filepath.Ext(rel)); ext == ".jsonl" || ext == ".ndjson" {
 			def = "jsonl"
@@ -96,7 +96,9 @@ func (l *loader) decodeRatings(blocks []*hcl.Block) {
 				l.errorf(c.Attributes["dimensions"].Expr.Range().Ptr(), "Invalid dimension", "A dimension is named, and not \"case\" or \"rater\" (the sheet's first columns).")
 			}
 		}
-		l.suite.Ratings = append(l.suite.Ratings, r)
+		if ok {
+			l.suite.Ratings = append(l.suite.Ratings, r)
+		}
 	}
 }
 

@@ -293,13 +293,16 @@ func (l *loader) metricKeys(keys string) (known []string, checked bool) {
 			known = append(known, k)
 		}
 	}
-	if len(l.brokenSources) > 0 && (keys == schema.KeysLevel || keys == schema.KeysScene) {
-		return nil, false // a source with errors may declare any level or scene
+	if len(l.brokenSources) > 0 && (keys == schema.KeysLevel || keys == schema.KeysScene || keys == schema.KeysRubric) {
+		return nil, false // a source with errors may declare any level, scene or rubric
 	}
 	switch keys {
 	case schema.KeysSplit:
 		for _, sp := range l.suite.Splits {
 			add(sp.Name)
+		}
+		for _, n := range l.broken["split"] {
+			add(n) // a split block that could not be read
 		}
 	case schema.KeysLevel:
 		for _, src := range l.suite.CaseSources {

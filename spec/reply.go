@@ -332,7 +332,7 @@ func (l *loader) compileReplyTexts(rng hcl.Range, name string, raw, slots []stri
 		}
 		t := ReplyText{Text: s, lits: lits}
 		for _, ph := range phs {
-			if !slices.Contains(slots, ph.Key) {
+			if !slices.Contains(slots, ph.Key) && !l.slotsUnknown {
 				r := l.subRange(rng, "{"+ph.Key+"}")
 				l.errorf(&r, "Unknown placeholder in reply",
 					"{%s} does not appear in the case's text, so it has no value here.%s Write {{ and }} for literal braces.", ph.Key, didYouMeanBrace(ph.Key, slots))

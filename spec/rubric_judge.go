@@ -59,27 +59,37 @@ func (d *Decoder) RubricBlock(b *hcl.Block, seen map[string]hcl.Range) *RubricSp
 }
 
 func (l *loader) decodeRubric(b *hcl.Block, seen map[string]hcl.Range) *RubricSpec {
-	c, diags := b.Body.Content(rubricSchema)
-	l.diags = append(l.diags, diags...)
-	if !l.checkLabel(b) || diags.HasErrors() {
-		return nil
-	}
+	// Every attribute is checked, whatever the others' mistakes (ok false:
+	// a missing argument, a mistake below); a rubric with one is nil.
+	c, ok := l.content(b.Body, rubricSchema)
+	ok = l.checkLabel(b) && ok
 	r := &RubricSpec{Name: label(b), DeclRange: b.DefRange}
 	if first, dup := seen[r.Name]; dup {
 		l.errorf(b.DefRange.Ptr(), "Duplicate rubric", "This case already has a rubric %q (at %s); give each rubric of a case its own name.", r.Name, first)
-		return nil
+		ok = false
+	} else {
+		seen[r.Name] = b.DefRange
 	}
-	seen[r.Name] = b.DefRange
-	r.Criteria = strings.TrimSpace(l.str(c.Attributes, "criteria", ""))
-	if r.Criteria == "" {
-		l.errorf(c.Attributes["criteria"].Expr.Range().Ptr(), "Empty criteria", "A rubric's criteria tell the judge what a good reply does; write them as a sentence, e.g. criteria = \"The reply acknowledges the problem and offers a next step.\"")
-		return nil
+	if a, has := c.Attributes["criteria"]; has {
+		v, good := l.static(a, cty.String, `"criteria" attribute`)
+		if good && !v.IsNull() {
+			r.Criteria = strings.TrimSpace(v.AsString())
+		}
+		if !good {
+			ok = false
+		} else if r.Criteria == "" {
+			l.errorf(a.Expr.Range().Ptr(), "Empty criteria", "A rubric's criteria tell the judge what a good reply does; write them as a sentence, e.g. criteria = \"The reply acknowledges the problem and offers a next step.\"")
+			ok = false
+		}
 	}
 	r.History = l.boolean(c.Attributes, "history", false)
-	if !l.rubricJudge(r, c.Attributes["judge"]) {
-		return nil
+	if a, has := c.Attributes["judge"]; has && !l.rubricJudge(r, a) {
+		ok = false
 	}
-	if a, ok := c.Attributes["pass"]; ok && !l.rubricPass(r, a) {
+	if a, has := c.Attributes["pass"]; has && !l.rubricPass(r, a) {
+		ok = false
+	}
+	if !ok {
 		return nil
 	}
 	return r
@@ -102,6 +112,8 @@ func (l *loader) rubricJudge(r *RubricSpec, a *hcl.Attribute) bool {
 	}
 	rng := a.Expr.Range().Ptr()
 	switch {
+	case r.Judge == nil && l.isBroken("target", name):
+		return false // the target's own error is reported
 	case r.Judge == nil:
 		known := "The suite declares no target with a judge block."
 		if len(judges) > 0 {
@@ -184,10 +196,7 @@ func (l *loader) passScores(r *RubricSpec, a *hcl.Attribute, expr hcl.Expression
 
 // fileBytes is the text of a loaded suite file (nil when unknown).
 func (l *loader) fileBytes(name string) []byte {
-	if f, ok := l.parser.Files()[name]; ok {
-		return f.Bytes
-	}
-	return nil
+	return l.suite.Sources[name]
 }
 
 // rubricPasses evaluates a pass condition on a score.

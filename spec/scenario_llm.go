@@ -59,6 +59,9 @@ func (l *loader) simulatorTarget(a *hcl.Attribute, name string) *Target {
 		}
 		return nil
 	}
+	if l.isBroken("target", name) {
+		return nil // the target's own error is reported
+	}
 	l.errorf(rng, "Unknown user simulator",
 		"user is %q: the simulator of a scenario is \"agenda\" (the deterministic agenda-based simulator) or the name of an openai target with a simulator block.%s Write user = \"agenda\", or add the target.", name, didYouMean(name, append([]string{UserAgenda}, sims...)))
 	return nil

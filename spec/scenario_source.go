@@ -113,7 +113,14 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	}
 	ss.requestText = l.str(c.Attributes, "request_text", DefaultRequestText)
 	ss.maxTurns = l.integer(c.Attributes, "max_turns", DefaultMaxTurns, 1)
-	if !ss.decodeBlocks(d, b, c) || !ss.decodeTexts(l, b, c.Attributes) {
+	if !ss.decodeBlocks(d, b, c) {
+		// The texts' slots come from the goal; but the opening does not.
+		if len(l.strList(c.Attributes, "opening")) == 0 {
+			l.errorf(b.DefRange.Ptr(), "Scenario without opening", openingNeeded)
+		}
+		return nil
+	}
+	if !ss.decodeTexts(l, b, c.Attributes) {
 		return nil
 	}
 	ss.decodePhrases(l, c.Attributes)
@@ -141,22 +148,28 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	return ss
 }
 
+// openingNeeded is the detail of "Scenario without opening".
+const openingNeeded = "A scenario needs what the user says first: opening = [\"我想订机票\"] (one or more; the simulator picks one by the instance's id)."
+
 // decodeBlocks reads the goal, success and each_turn blocks.
 func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyContent) bool {
 	l := d.l
 	var goal *hcl.Block
+	ok := true
 	for _, blk := range c.Blocks {
 		switch blk.Type {
 		case "goal":
 			if goal != nil {
 				l.errorf(blk.DefRange.Ptr(), "Duplicate goal", "A scenario has one goal block; merge the two.")
-				return false
+				ok = false
+				continue
 			}
 			goal = blk
 		case "success":
 			if ss.success != nil {
 				l.errorf(blk.DefRange.Ptr(), "Duplicate success", "A scenario has one success block; join the conditions with &&.")
-				return false
+				ok = false
+				continue
 			}
 			ss.success = d.Assert(blk)
 		case "each_turn":
@@ -178,10 +191,13 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 	}
 	if goal == nil {
 		l.errorf(b.DefRange.Ptr(), "Scenario without goal", "A scenario needs a goal: goal { inform = { city = \"{城市}\" }, request = [\"order_id\"] }.")
-		return false
+		ok = false
 	}
-	if ss.success == nil {
+	if ss.success == nil && !slices.ContainsFunc(c.Blocks, func(blk *hcl.Block) bool { return blk.Type == "success" }) {
 		l.errorf(b.DefRange.Ptr(), "Scenario without success", "A scenario needs a success block saying when the goal is reached: success { condition = strcontains(reply, \"订单号\") }.")
+		ok = false
+	}
+	if !ok || ss.success == nil {
 		return false
 	}
 	gc, diags := goal.Body.Content(goalSchema)
@@ -259,7 +275,7 @@ func (ss *scenarioSource) decodeTexts(l *loader, b *hcl.Block, attrs hcl.Attribu
 	}
 	ss.opening = add("opening", l.strList(attrs, "opening"), rangeOf("opening"))
 	if len(ss.opening) == 0 {
-		l.errorf(b.DefRange.Ptr(), "Scenario without opening", "A scenario needs what the user says first: opening = [\"我想订机票\"] (one or more; the simulator picks one by the instance's id).")
+		l.errorf(b.DefRange.Ptr(), "Scenario without opening", openingNeeded)
 		return false
 	}
 	answers := ss.decodeAnswers(l, attrs)

@@ -67,6 +67,11 @@ func (l *loader) resolveSchema() {
 		s.Schema = sc
 		return
 	}
+	for _, n := range l.broken["schema"] {
+		if strings.EqualFold(n, s.SchemaName) {
+			return // the schema block's own error is reported
+		}
+	}
 	names := append(schema.PresetNames(), l.schemaNames()...)
 	l.errorf(s.DeclRange.Ptr(), "Unknown schema", "The suite's schema %q is neither a schema block of the suite nor a built-in preset.%s Built-in presets: %s.", s.SchemaName, didYouMean(s.SchemaName, names), quoteList(schema.PresetNames()))
 }

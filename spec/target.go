@@ -349,6 +349,7 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 			rng = kinds[1].DefRange
 		}
 		l.errorf(&rng, "Target kind required", "A target has exactly one kind block: %s.", l.kindList())
+		l.markBroken("target", t.Name)
 		return
 	}
 	kb := kinds[0]
@@ -357,6 +358,7 @@ func (l *loader) decodeTarget(b *hcl.Block) {
 		if k.Name() == kb.Type {
 			cfg, ok := k.Decode(&TargetDecoder{Decoder: &Decoder{l: l}, Target: t, Block: kb})
 			if !ok {
+				l.markBroken("target", t.Name) // references to it are not unknown
 				return
 			}
 			t.Config, t.Decoded = cfg, k

@@ -244,23 +244,40 @@ var templateSchema = &hcl.BodySchema{
 }
 
 // decodeTemplate decodes a template block; nil when it has errors that
-// leave no template.
+// leave no template. A template without a usable text (none, or a bad
+// placeholder in it) is still checked through: its expect, reply checks,
+// asserts, perturb and rubrics, with placeholders not checked against the
+// text (slotsUnknown).
 func (l *loader) decodeTemplate(b *hcl.Block) *Template {
 	c, ok := l.content(b.Body, templateSchema)
-	if !l.checkLabel(b) || !ok {
+	labelOK := l.checkLabel(b)
+	t := &Template{Name: label(b), DeclRange: b.DefRange}
+	ta, hasText := c.Attributes["text"]
+	if hasText {
+		t.TextRange = ta.Expr.Range()
+		t.Text = l.str(c.Attributes, "text", "")
+	}
+	l.generationSettings(t, c, b)
+	textOK := hasText && l.templateParts(t)
+	l.slotsUnknown = !textOK
+	l.templateChecks(t, c)
+	l.slotsUnknown = false
+	if !ok || !labelOK || !textOK {
+		l.looseAsserts = append(l.looseAsserts, t.Asserts...)
 		return nil
 	}
-	s := l.suite
-	t := &Template{Name: label(b), DeclRange: b.DefRange}
-	ta := c.Attributes["text"]
-	t.TextRange = ta.Expr.Range()
-	t.Text = l.str(c.Attributes, "text", "")
-	l.generationSettings(t, c, b)
+	l.suite.Templates = append(l.suite.Templates, t)
+	return t
+}
 
+// templateParts splits the template's text into literals and slots; false
+// when a placeholder is malformed (reported).
+func (l *loader) templateParts(t *Template) bool {
+	s := l.suite
 	lits, phs, err := ParsePlaceholders(t.Text)
 	if err != nil {
 		l.errorf(t.TextRange.Ptr(), "Invalid placeholder", "%s.", capitalize(err.Error()))
-		return nil
+		return false
 	}
 	index := map[string]int{}
 	for i, ph := range phs {
@@ -284,12 +301,18 @@ func (l *loader) decodeTemplate(b *hcl.Block) *Template {
 	for _, sr := range t.Slots {
 		if sr.Draw > 1 {
 			m := s.Materials[sr.Material]
-			if len(m.Values) < sr.Draw {
+			if len(m.Values) < sr.Draw && !m.broken {
 				rng := l.subRange(t.TextRange, "{"+sr.Key+"}")
 				l.errorf(&rng, "Not enough values for distinct draws", "{%s} asks for a %d-th distinct value of %q, which has %d values.", sr.Key, sr.Draw, sr.Material, len(m.Values))
 			}
 		}
 	}
+	return true
+}
+
+// templateChecks reads the template's expect, reply checks, rubrics,
+// perturb and assert blocks.
+func (l *loader) templateChecks(t *Template, c *hcl.BodyContent) {
 	if a, ok := c.Attributes["expect"]; ok {
 		t.Expect = l.decodeExpect(a, t.slotKeys())
 	}
@@ -317,8 +340,6 @@ func (l *loader) decodeTemplate(b *hcl.Block) *Template {
 			t.Asserts = append(t.Asserts, as)
 		}
 	}
-	s.Templates = append(s.Templates, t)
-	return t
 }
 
 // generationSettings reads what every template-like block (template,

@@ -1,8 +1,8 @@
 package spec
 
 import (
+	"math"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert/metrics"
@@ -58,15 +58,9 @@ func (l *loader) decodeTextMetrics(blocks []*hcl.Block) {
 		tm.Smooth = sm
 	}
 	tm.SmoothValue = metrics.DefaultSmoothValue(tm.Smooth)
-	if a, ok := c.Attributes["smooth_value"]; ok {
-		v, diags := a.Expr.Value(l.staticCtx())
-		l.diags = append(l.diags, diags...)
-		if f, err := ctyString(v); err != nil || diags.HasErrors() || strings.TrimSpace(f) == "" {
-			l.errorf(a.Expr.Range().Ptr(), "Invalid smooth_value", "smooth_value is a number (floor: 0.1, add-k: 1 by default).")
-		} else if bf := v.AsBigFloat(); bf != nil {
-			tm.SmoothValue, _ = bf.Float64()
-		}
-	}
+	// A number ≥ 0; "abc" is one diagnostic (it was an internal error:
+	// a string's AsBigFloat panics).
+	tm.SmoothValue = l.number(c.Attributes, "smooth_value", tm.SmoothValue, 0, math.MaxFloat64)
 }
 
 func tokNames() []string {

@@ -25,7 +25,7 @@ func (l *loader) resolveVars() {
 	}
 	assign := func(name string, val cty.Value, from string, rng *hcl.Range) {
 		v, ok := l.varDecl[name]
-		if !ok || v.Sensitive {
+		if !ok || v.Sensitive || l.isBroken("variable", name) {
 			// A value set under a misspelt name may be a secret too: it
 			// is hidden from this load's diagnostics.
 			texts, _ := secretTexts(val)
@@ -70,7 +70,10 @@ func (l *loader) resolveVars() {
 	}
 	for _, v := range s.Variables {
 		val := vals[v.Name]
-		if val.IsNull() {
+		if val.IsNull() && v.badDefault {
+			l.unset[v.Name] = true // its default's error is the one diagnostic
+			val = cty.StringVal("")
+		} else if val.IsNull() {
 			l.unset[v.Name] = true
 			l.errorf(v.DeclRange.Ptr(), "Variable without value", "The variable %q has no default and was not set. Set it with --var %s=VALUE, --var-file, or the environment variable %s%s.", v.Name, v.Name, EnvVarPrefix, v.Name)
 			val = cty.StringVal("")

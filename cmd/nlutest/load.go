@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -297,15 +298,27 @@ func (a *App) cmdGenerate(args []string) int {
 }
 
 // dataDiagnostics prints a generation error that is a bad data row (a
-// spec.DiagnosticError) as diagnostics; false for other errors.
+// spec.DiagnosticError) as diagnostics, with the problems of the rows of
+// every dataset (spec.Suite.CheckData: generation stopped at the first);
+// false for other errors.
 func (a *App) dataDiagnostics(err error, s *spec.Suite, lf *loadFlags) bool {
 	var de *spec.DiagnosticError
 	if err == nil || !errors.As(err, &de) {
 		return false
 	}
-	spec.WriteDiagnostics(a.Stderr, de.Diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
-	fmt.Fprintf(a.Stderr, "nlutest: %s has a bad data row; nothing ran.\n", s.Dir)
+	diags := s.CheckData()
+	if !slices.ContainsFunc(diags, func(d *hcl.Diagnostic) bool { return sameSubject(d, de.Diags[0]) }) {
+		diags = append(de.Diags, diags...)
+	}
+	spec.WriteDiagnostics(a.Stderr, diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
+	n := len(diags.Errs())
+	fmt.Fprintf(a.Stderr, "nlutest: %s has %d error%s in its data; nothing ran.\n", s.Dir, n, plural(n))
 	return true
+}
+
+// sameSubject reports whether two diagnostics are at the same place.
+func sameSubject(a, b *hcl.Diagnostic) bool {
+	return a.Subject != nil && b.Subject != nil && *a.Subject == *b.Subject
 }
 
 // writeCasesCSV writes the cases as CSV, one column per field
