@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -50,8 +51,15 @@ func literal(s string) string {
 	return quote(strings.NewReplacer("{", "{{", "}", "}}").Replace(s))
 }
 
-// value renders an expected value.
-func value(v any) string {
+// value renders an expected value: strings as literal, since expect
+// values are read for {slot} placeholders.
+func value(v any) string { return renderValue(v, literal) }
+
+// exprValue renders a value inside an expression (an assert's condition),
+// where braces are plain text.
+func exprValue(v any) string { return renderValue(v, quote) }
+
+func renderValue(v any, str func(string) string) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
@@ -62,11 +70,11 @@ func value(v any) string {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
-		return literal(x)
+		return str(x)
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = value(e)
+			parts[i] = renderValue(e, str)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
@@ -77,11 +85,11 @@ func value(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = quote(k) + " = " + value(x[k])
+			parts[i] = quote(k) + " = " + renderValue(x[k], str)
 		}
 		return "{ " + strings.Join(parts, ", ") + " }"
 	}
-	return literal(fmt.Sprint(v))
+	return str(fmt.Sprint(v))
 }
 
 func list(vs []string) string {
@@ -108,15 +116,37 @@ func (s *suite) render(f Features, header, target string) ([]byte, error) {
 		fmt.Fprintf(&b, "\nmaterials %s {\n  values = %s\n}\n", quote(m.name), list(m.values))
 	}
 	used := map[string]int{}
-	for _, c := range s.convos {
+	for i, c := range s.convos {
 		b.WriteString("\n")
+		if len(c.turns) == 0 {
+			// Listed as a problem: a conversation needs a turn.
+			comment(&b, "", fmt.Sprintf("SKIPPED %s:%d %s: it sends the bot no message", c.file, c.line, c.name))
+			for _, cm := range c.comments {
+				comment(&b, "", cm)
+			}
+			continue
+		}
 		renderConvo(&b, c, uniqueName(used, c.name), f)
+		if b.Len() > spec.MaxSuiteFileBytes {
+			return nil, s.tooBig(i+1, b.Len())
+		}
 	}
 	out, diags := spec.FormatSource([]byte(b.String()), s.name+spec.FileSuffix)
 	if diags.HasErrors() {
-		return nil, fmt.Errorf("the written suite does not parse (an importer bug): %s", diags.Error())
+		return nil, &BugError{Err: "the written suite does not parse: " + diags.Error()}
+	}
+	if len(out) > spec.MaxSuiteFileBytes {
+		return nil, s.tooBig(len(s.convos), len(out))
 	}
 	return out, nil
+}
+
+// tooBig is the error of a suite over the size of a suite file, found
+// after writing n of the convos into size bytes.
+func (s *suite) tooBig(n, size int) *InputError {
+	return &InputError{Diags: hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Imported suite too large",
+		Detail: fmt.Sprintf("The suite written from %s passed %s, the most a suite file may hold, at %d bytes after %d of its %d tests (quoting text for HCL lengthens it). Import the tests in parts, each into its own suite directory.",
+			s.from, sizeWords(spec.MaxSuiteFileBytes), size, n, len(s.convos))}}}
 }
 
 // uniqueName gives a second convo of one name a " (2)" suffix.
