@@ -33,7 +33,10 @@ func quote(s string) string {
 		case r == utf8.RuneError:
 			b.WriteString(`\uFFFD`)
 		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
+			const hex = "0123456789ABCDEF"
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&15])
 		case (r == '$' || r == '%') && strings.HasPrefix(s[i+1:], "{"):
 			b.WriteRune(r)
 			b.WriteRune(r)
@@ -107,7 +110,12 @@ func comment(b *strings.Builder, indent, text string) {
 	}
 }
 
-// render writes the suite as one canonical suite file.
+// maxSuiteBytes is the most a written suite may hold: what a suite file
+// may (a variable so a test can lower it).
+var maxSuiteBytes = spec.MaxSuiteFileBytes
+
+// render writes the suite as one canonical suite file, refusing (an
+// InputError) a suite over maxSuiteBytes as soon as it passes it.
 func (s *suite) render(f Features, header, target string) ([]byte, error) {
 	var b strings.Builder
 	comment(&b, "", header)
@@ -127,7 +135,7 @@ func (s *suite) render(f Features, header, target string) ([]byte, error) {
 			continue
 		}
 		renderConvo(&b, c, uniqueName(used, c.name), f)
-		if b.Len() > spec.MaxSuiteFileBytes {
+		if b.Len() > maxSuiteBytes {
 			return nil, s.tooBig(i+1, b.Len())
 		}
 	}
@@ -135,7 +143,7 @@ func (s *suite) render(f Features, header, target string) ([]byte, error) {
 	if diags.HasErrors() {
 		return nil, &BugError{Err: "the written suite does not parse: " + diags.Error()}
 	}
-	if len(out) > spec.MaxSuiteFileBytes {
+	if len(out) > maxSuiteBytes {
 		return nil, s.tooBig(len(s.convos), len(out))
 	}
 	return out, nil
@@ -146,7 +154,7 @@ func (s *suite) render(f Features, header, target string) ([]byte, error) {
 func (s *suite) tooBig(n, size int) *InputError {
 	return &InputError{Diags: hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Imported suite too large",
 		Detail: fmt.Sprintf("The suite written from %s passed %s, the most a suite file may hold, at %d bytes after %d of its %d tests (quoting text for HCL lengthens it). Import the tests in parts, each into its own suite directory.",
-			s.from, sizeWords(spec.MaxSuiteFileBytes), size, n, len(s.convos))}}}
+			s.from, sizeWords(maxSuiteBytes), size, n, len(s.convos))}}}
 }
 
 // uniqueName gives a second convo of one name a " (2)" suffix.

@@ -250,7 +250,7 @@ func (r *rasa) steps(c *convo, steps *yaml.Node) {
 			continue
 		}
 		k, v := sn.Content[0], sn.Content[1]
-		if k.Value == "user" || k.Value == "intent" {
+		if member(sn, "user") != nil || member(sn, "intent") != nil {
 			r.flush(cur, &p)
 			cur = r.userTurn(c, sn)
 			c.turns = append(c.turns, cur)

@@ -89,7 +89,7 @@ func (s *suite) readYAML(file string, src []byte, what string) (*yaml.Node, erro
 		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
 			line, _ := strconv.Atoi(m[1])
 			d.Subject = s.rangeAt(file, line, 1)
-			d.Detail = fmt.Sprintf("%s is not YAML: %s (YAML's own words). %s.", s.path(file), m[2], what)
+			d.Detail = fmt.Sprintf("The file is not YAML: %s (the YAML parser's words). %s.", m[2], what)
 		}
 		return nil, s.inputError(d)
 	}
@@ -198,8 +198,9 @@ func isMergeKey(k *yaml.Node) bool {
 }
 
 // mapping refuses duplicate keys and applies a merge key: the merged
-// mappings' pairs take its place, except keys the mapping has itself or
-// that an earlier merged mapping gave.
+// mappings' pairs follow the mapping's own, except keys the mapping has
+// itself or that an earlier merged mapping gave. (Key order means nothing
+// in YAML; the readers look keys up, and a step's own keys come first.)
 func (rv *resolver) mapping(n *yaml.Node) {
 	own := map[string]*yaml.Node{}
 	var merge, mergeKey *yaml.Node
@@ -248,11 +249,9 @@ func (rv *resolver) mapping(n *yaml.Node) {
 	}
 	out := make([]*yaml.Node, 0, len(n.Content)+len(merged))
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i] == mergeKey {
-			out = append(out, merged...)
-			continue
+		if n.Content[i] != mergeKey {
+			out = append(out, n.Content[i], n.Content[i+1])
 		}
-		out = append(out, n.Content[i], n.Content[i+1])
 	}
-	n.Content = out
+	n.Content = append(out, merged...)
 }
