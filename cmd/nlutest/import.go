@@ -22,7 +22,7 @@ var importFeatures = importer.Features{ReplyBlocks: true, BotFirst: true, State:
 // suite directory (docs/cli.md#import).
 func (a *App) cmdImport(args []string) int {
 	fs := newFlagSet(a, "import", "import botium DIR -o SUITE_DIR | import rasa-e2e FILE... -o SUITE_DIR [--partial]")
-	out := fs.String("o", "", "the suite directory to write (must not exist, or be empty)")
+	out := fs.String("o", "", "the suite directory to write (must not exist, or be an empty directory or a link to one, which is kept)")
 	partial := fs.Bool("partial", false, "write the suite even when steps cannot be translated: they become UNTRANSLATED comments, each with a warning")
 	domain := fs.String("domain", "", "rasa-e2e: the Rasa domain (a file or a directory of them) whose responses turn utter: steps into reply checks")
 	color := fs.String("color", "auto", "colour of diagnostics: auto, always or never")
