@@ -179,6 +179,11 @@ func TestInputBudget(t *testing.T) {
 	}
 	_, _, err = ReadRasa([]string{filepath.Join(dir, "r/t.yml")}, filepath.Join(dir, "b/a.convo.txt"), allFeatures)
 	checkInputError(t, err, "Import too large: The files to import hold 18874368 bytes, over the 16 MiB one import reads", "", 0, 0)
+	if err := os.Truncate(filepath.Join(dir, "r/t.yml"), 17<<20); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ReadRasa([]string{filepath.Join(dir, "r/t.yml")}, "", allFeatures)
+	checkInputError(t, err, "Import too large: The files to import hold 17825792 bytes, over the 16 MiB one import reads. Import them in parts, each into its own suite directory: a few test files at a time", "", 0, 0)
 }
 
 // TestSuiteTooBig: a suite that would pass the most a suite file holds
