@@ -59,8 +59,11 @@ func ReadBotium(dir string, f Features) (res *Result, skipped []Skipped, err err
 		if err != nil {
 			return nil, skipped, err
 		}
-		texts[p] = string(src)
 		b.s.sources[filepath.Join(dir, p)] = src
+		if err := b.s.checkText(p, src); err != nil {
+			return nil, skipped, err
+		}
+		texts[p] = string(src)
 	}
 	objects, more, err := b.objectRoots(files, texts)
 	skipped = append(skipped, more...)

@@ -1,12 +1,14 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/spec"
@@ -104,4 +106,29 @@ func (r *reader) file(path string) ([]byte, error) {
 		return nil, tooMuchInput(r.what, r.read, r.split)
 	}
 	return src, nil
+}
+
+// checkText refuses a file that is not UTF-8 text (a NUL byte, an invalid
+// UTF-8 sequence) at the first bad byte: Botium and Rasa read their files
+// as UTF-8, and what is not cannot be imported faithfully.
+func (s *suite) checkText(file string, src []byte) error {
+	bad, summary, detail := bytes.IndexByte(src, 0), "Not a text file", "The file holds a NUL byte here; convo and test files are UTF-8 text. Remove the binary content, or the file."
+	if bad < 0 {
+		for i := 0; i < len(src); {
+			r, n := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && n <= 1 {
+				bad, summary = i, "Not UTF-8 text"
+				detail = fmt.Sprintf("The byte 0x%02x here is not UTF-8, which Botium and Rasa read their files as. Save the file as UTF-8.", src[i])
+				break
+			}
+			i += n
+		}
+	}
+	if bad < 0 {
+		return nil
+	}
+	line := 1 + bytes.Count(src[:bad], []byte{'\n'})
+	start := bytes.LastIndexByte(src[:bad], '\n') + 1
+	col := 1 + utf8.RuneCount(src[start:bad])
+	return s.inputError(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: s.rangeAt(file, line, col)})
 }

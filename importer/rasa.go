@@ -52,6 +52,9 @@ func ReadRasa(files []string, domain string, f Features) (res *Result, skipped [
 		}
 		r.s.sources[p] = src
 		r.file = p
+		if err := r.s.checkText(p, src); err != nil {
+			return nil, skipped, err
+		}
 		if err := r.readFile(src); err != nil {
 			return nil, skipped, err
 		}

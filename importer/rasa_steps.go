@@ -321,6 +321,9 @@ func (r *rasa) readDomain(rd *reader, files []string) error {
 			return err
 		}
 		r.s.sources[f] = src
+		if err := r.s.checkText(f, src); err != nil {
+			return err
+		}
 		root, err := r.s.readYAML(f, src, "A Rasa domain is a YAML file with responses")
 		if err != nil {
 			return err

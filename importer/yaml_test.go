@@ -83,6 +83,20 @@ func TestYAMLRefused(t *testing.T) {
 	}
 }
 
+// TestNotText: a file that is not UTF-8 text is refused at its first bad
+// byte (the fuzzer's byte flips wrote them into comments of the suite,
+// which then did not parse).
+func TestNotText(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"b/a.convo.txt": "名字\n\n#me\n你\xff好\n", "b/ok.convo.txt": "好\n\n#me\n你好\n",
+		"t.yml": "test_cases:\n  - test_case: 空字节\n    steps:\n      - user: a\x00b\n",
+	})
+	_, _, err := ReadBotium(filepath.Join(dir, "b"), allFeatures)
+	checkInputError(t, err, "Not UTF-8 text: The byte 0xff here is not UTF-8", "a.convo.txt", 4, 2)
+	_, _, err = ReadRasa([]string{filepath.Join(dir, "t.yml")}, "", allFeatures)
+	checkInputError(t, err, "Not a text file: The file holds a NUL byte here", "t.yml", 4, 16)
+}
+
 // checkInputError checks that err is an *InputError whose one diagnostic
 // says want at file:line:col (line 0: anywhere).
 func checkInputError(t *testing.T, err error, want, file string, line, col int) {

@@ -72,6 +72,7 @@ func TestImportRefusesOddInput(t *testing.T) {
 	nan := write("nan.yml", "test_cases:\n  - test_case: 非数\n    steps:\n      - user: 你好\n      - slot_was_set:\n          - a: !!float nan\n      - slot_was_not_set:\n          - b: .inf\n")
 	slash := write("slash.yml", "test_cases:\n  - test_case: 反斜杠\n    steps:\n      - user: 你好\n      - slot_was_set:\n          - \"q\\\\\": 2\n          - \"a']['b\": 1\n")
 	empty := write("empty/空.convo.txt", "空\n")
+	write("binary/坏.convo.txt", "坏\n描述\xfe\n\n#me\n你好\n")
 	write("mixed/空.convo.txt", "空\n")
 	write("mixed/问候.convo.txt", "问候\n\n#me\n你好\n\n#bot\n您好\n")
 	for i, tc := range []struct {
@@ -86,6 +87,7 @@ func TestImportRefusesOddInput(t *testing.T) {
 		{[]string{"rasa-e2e", nan, "--partial"}, ExitPass, []string{"Warning: Untranslatable Rasa step", "nan.yml:6:13"}},
 		{[]string{"rasa-e2e", slash, "--partial"}, ExitPass, nil},
 		{[]string{"botium", filepath.Dir(empty), "--partial"}, ExitInvalid, []string{"Convo without a turn", "Error: Nothing to import"}},
+		{[]string{"botium", filepath.Join(dir, "binary"), "--partial"}, ExitInvalid, []string{"Error: Not UTF-8 text", "坏.convo.txt:2:3", "The byte 0xfe here is not UTF-8"}},
 		{[]string{"botium", filepath.Join(dir, "mixed"), "--partial"}, ExitPass, []string{"Warning: Convo without a turn", "it is left out of the imported suite"}},
 	} {
 		suite := filepath.Join(dir, fmt.Sprintf("out%d", i))
