@@ -25,7 +25,7 @@ const MaxImportBytes = 16 << 20
 // Skipped is a file (or directory) under an imported directory that was
 // not imported, and why.
 type Skipped struct {
-	Path string // relative to the directory, with forward slashes
+	Path string // relative to the Botium directory (a Rasa domain directory's entries: joined to it)
 	Why  string
 }
 

@@ -84,6 +84,9 @@ func (r *rasa) plan(files []string, domain string) (domains []string, skipped []
 			for _, f := range rel {
 				domains = append(domains, filepath.Join(domain, f))
 			}
+			for i := range skipped {
+				skipped[i].Path = filepath.Join(domain, skipped[i].Path)
+			}
 		} else {
 			files = append(append([]string(nil), files...), domain)
 		}

@@ -311,3 +311,30 @@ func TestTurnlessTestsSkipped(t *testing.T) {
 	_, _, err = ReadBotium(writeFiles(t, map[string]string{"空.convo.txt": "空\n"}), noFeatures)
 	checkInputError(t, err, "Nothing to import: No test sends the bot a message", "", 0, 0)
 }
+
+// TestDomainDirSkipped: the entries of a Rasa domain directory that are
+// not YAML files are listed with the directory's path; a link is not
+// followed, and the responses of the YAML files are read.
+func TestDomainDirSkipped(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"domain/responses.yml": "responses:\n  utter_hi:\n  - text: 您好\n", "domain/说明.md": "x\n", "elsewhere.yml": "responses:\n  utter_x:\n  - text: x\n",
+		"t.yml": "test_cases:\n  - test_case: 问候\n    steps:\n      - user: 你好\n      - utter: utter_hi\n",
+	})
+	if err := os.Symlink("../elsewhere.yml", filepath.Join(dir, "domain", "link.yml")); err != nil {
+		t.Fatal(err)
+	}
+	r, skipped, err := ReadRasa([]string{filepath.Join(dir, "t.yml")}, filepath.Join(dir, "domain"), allFeatures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Skipped{
+		{filepath.Join(dir, "domain", "link.yml"), "a symbolic link (to ../elsewhere.yml), not followed: an import reads only the files in the directory itself; copy the file in to import it"},
+		{filepath.Join(dir, "domain", "说明.md"), "not a .yml or .yaml file"},
+	}
+	if len(skipped) != 2 || skipped[0] != want[0] || skipped[1] != want[1] {
+		t.Errorf("skipped %v, want %v", skipped, want)
+	}
+	if out := squash(string(r.Files["t.nlutest.hcl"])); !strings.Contains(out, `contains = ["您好"]`) || len(r.Problems) != 0 {
+		t.Errorf("the domain's response is not read (%s):\n%s", problems(r), out)
+	}
+}
