@@ -3,7 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nlutest/nlutest/spec"
+	"gopkg.in/yaml.v3"
 )
 
 // memoryVar is a Botium scripting memory variable: $name.
@@ -28,89 +29,99 @@ type botium struct {
 // ReadBotium imports every Botium convo under dir: *.convo.txt (a convo),
 // *.pconvo.txt (a partial convo, included by name), *.utterances.txt, and
 // the object form in *.json, *.yml and *.yaml files (convos,
-// partialConvos and utterances keys). Files of other kinds are listed in
-// skipped.
-func ReadBotium(dir string, f Features) (res *Result, skipped []string, err error) {
-	rel, err := listFiles(dir)
+// partialConvos and utterances keys). Every other entry under dir is
+// listed in skipped with the reason, also when err is not nil. dir may be
+// a symbolic link to a directory; links under it are not followed.
+func ReadBotium(dir string, f Features) (res *Result, skipped []Skipped, err error) {
+	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	files := rel
+	if st, err := os.Stat(root); err != nil {
+		return nil, nil, err
+	} else if !st.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a directory: nlutest import botium reads a directory of Botium convos (*.convo.txt, *.pconvo.txt, *.utterances.txt, and convos in *.json and *.yml files)", dir)
+	}
+	files, size, skipped, err := listDir(root, isBotiumFile, "not a Botium convo, partial convo or utterances file")
+	if err != nil {
+		return nil, skipped, err
+	}
+	split := "a subdirectory at a time, each with the partial convos and utterance lists its convos use"
+	if size > MaxImportBytes {
+		return nil, skipped, tooMuchInput("The files to import under "+dir, size, split)
+	}
 	b := &botium{s: &suite{name: suiteName(dir), from: "Botium convos in " + filepath.Base(filepath.Clean(dir)), sources: map[string][]byte{}, base: dir},
 		f: f, utter: map[string][]string{}, partials: map[string]*bConvo{}, used: map[string]bool{}}
-	var convos []*bConvo
+	rd := &reader{access: spec.FileAccess{Dir: root}, what: "The files to import under " + dir, split: split}
 	texts := map[string]string{}
 	for _, p := range files {
-		src, _, err := spec.OwnFiles.Read("", filepath.Join(dir, p), spec.MaxSuiteFileBytes)
+		src, err := rd.file(filepath.Join(root, p))
 		if err != nil {
-			return nil, nil, err
+			return nil, skipped, err
+		}
+		b.s.sources[filepath.Join(dir, p)] = src
+		if err := b.s.checkText(p, src); err != nil {
+			return nil, skipped, err
 		}
 		texts[p] = string(src)
-		b.s.sources[filepath.Join(dir, p)] = src
 	}
-	// Utterances first: a convo line naming a list is a reference to it.
-	for _, p := range files {
-		switch {
-		case strings.HasSuffix(p, ".utterances.txt"):
-			name, vals := parseUtterancesTxt(texts[p])
-			b.addUtterances(p, 1, name, vals)
-		case isObjectFile(p):
-			b.objectUtterances(p, texts[p])
-		}
+	objects, more, err := b.objectRoots(files, texts)
+	skipped = append(skipped, more...)
+	if err != nil {
+		return nil, skipped, err
 	}
-	names := map[string]bool{}
-	for n := range b.utter {
-		names[n] = true
-	}
-	for _, p := range files {
-		switch {
-		case strings.HasSuffix(p, ".pconvo.txt"):
-			b.addPartial(parseConvoTxt(p, texts[p], names))
-		case strings.HasSuffix(p, ".convo.txt"):
-			convos = append(convos, parseConvoTxt(p, texts[p], names))
-		case isObjectFile(p):
-			cs, ps, ok := b.objectConvos(p, texts[p], names)
-			for _, pc := range ps {
-				b.addPartial(pc)
-			}
-			convos = append(convos, cs...)
-			if !ok {
-				skipped = append(skipped, p)
-			}
-		case !strings.HasSuffix(p, ".utterances.txt"):
-			skipped = append(skipped, p)
-		}
-	}
+	convos := b.parse(files, texts, objects)
 	if len(convos) == 0 {
 		return nil, skipped, fmt.Errorf("no Botium convos in %s: nlutest import botium reads *.convo.txt files and convos in *.json and *.yml files", dir)
 	}
 	for _, c := range convos {
 		b.s.convos = append(b.s.convos, b.convo(c))
+		if b.s.exp.fail != nil {
+			return nil, skipped, b.s.inputError(b.s.exp.fail)
+		}
 	}
 	b.materials()
 	res, _, err = b.s.result(f, botiumTarget)
 	return res, skipped, err
 }
 
-// listFiles lists the regular files under dir, relative, sorted, skipping
-// hidden directories and node_modules.
-func listFiles(dir string) ([]string, error) {
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+// parse reads the convos of every file: utterances first, since a convo
+// line naming a list is a reference to it.
+func (b *botium) parse(files []string, texts map[string]string, objects map[string]*yaml.Node) []*bConvo {
+	for _, p := range files {
+		switch {
+		case strings.HasSuffix(p, ".utterances.txt"):
+			name, vals := parseUtterancesTxt(texts[p])
+			b.addUtterances(p, 1, name, vals)
+		case objects[p] != nil:
+			b.objectUtterances(p, objects[p])
 		}
-		if d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
-			return filepath.SkipDir
+	}
+	names := map[string]bool{}
+	for n := range b.utter {
+		names[n] = true
+	}
+	var convos []*bConvo
+	for _, p := range files {
+		switch {
+		case strings.HasSuffix(p, ".pconvo.txt"):
+			b.addPartial(parseConvoTxt(p, texts[p], names))
+		case strings.HasSuffix(p, ".convo.txt"):
+			convos = append(convos, parseConvoTxt(p, texts[p], names))
+		case objects[p] != nil:
+			cs, ps := b.objectConvos(p, objects[p], names)
+			for _, pc := range ps {
+				b.addPartial(pc)
+			}
+			convos = append(convos, cs...)
 		}
-		if d.Type().IsRegular() {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
+	}
+	return convos
+}
+
+// isBotiumFile reports whether a file's name is one Botium reads.
+func isBotiumFile(name string) bool {
+	return strings.HasSuffix(name, ".convo.txt") || strings.HasSuffix(name, ".pconvo.txt") || strings.HasSuffix(name, ".utterances.txt") || isObjectFile(name)
 }
 
 func isObjectFile(p string) bool {
@@ -137,11 +148,20 @@ func (b *botium) addPartial(c *bConvo) {
 	b.partials[c.name] = c
 }
 
-// resolve replaces each argument naming an utterance list by its utterances.
-func (b *botium) resolve(args []string) []string {
+// resolve replaces each argument naming an utterance list by its
+// utterances, charging them to the expansion budget (the line at which
+// they are used says where the import stops when it is spent).
+func (b *botium) resolve(args []string, file string, line int) []string {
 	var out []string
 	for _, a := range args {
 		if vals, ok := b.utter[a]; ok {
+			n := 0
+			for _, v := range vals {
+				n += len(v)
+			}
+			if !b.s.spend(len(vals), n, b.s.rangeAt(file, line, 1), fmt.Sprintf("The utterance list %q used here", a)) {
+				return out
+			}
 			out = append(out, vals...)
 			continue
 		}
@@ -198,7 +218,7 @@ func (b *botium) convo(bc *bConvo) *convo {
 		}
 	}
 	if len(c.turns) == 0 {
-		b.s.problem(bc.file, bc.line, "Convo without a turn", "The convo %q sends nothing to the bot, so there is no conversation to import; add a #me section or remove it.", c.name)
+		b.s.problem(bc.file, bc.line, "Convo without a turn", "The convo %q sends nothing to the bot, so there is no conversation to import. Add a #me section or remove the convo"+skipHint, c.name)
 	}
 	return c
 }
@@ -240,10 +260,26 @@ func (b *botium) expand(c *convo, steps []*bStep, stack []string) []*bStep {
 				b.s.problem(st.file, line, "Unknown partial convo", "No *.pconvo.txt (or partialConvos entry) is named %q; add it to the directory or fix the name.", n)
 				continue
 			}
+			if nodes, bytes := stepsSize(p.steps); !b.s.spend(nodes, bytes, b.s.rangeAt(st.file, line, 1), fmt.Sprintf("Including the partial convo %q here", n)) {
+				return out
+			}
 			out = append(out, b.expand(c, p.steps, append(append([]string(nil), stack...), n))...)
 		}
 	}
 	return out
+}
+
+// stepsSize is what inlining steps copies: a node for each step and each
+// of its lines, and their text.
+func stepsSize(steps []*bStep) (nodes, bytes int) {
+	for _, st := range steps {
+		nodes += 1 + len(st.items)
+		bytes += len(st.text)
+		for _, it := range st.items {
+			bytes += len(it.raw)
+		}
+	}
+	return nodes, bytes
 }
 
 func indexOf(xs []string, x string) int {
@@ -320,7 +356,7 @@ func (b *botium) botChecks(c *convo, t *turn, st *bStep) {
 		case isJSON(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "Botium compares a JSON message with the bot's structured message, which reply checks do not read")
 		default:
-			ck, why := textCheck(b.resolve([]string{st.text}), st.not, origin)
+			ck, why := textCheck(b.resolve([]string{st.text}, st.file, st.textLine), st.not, origin)
 			if why != "" {
 				b.untranslated(c, t, st.file, st.textLine, st.text, why)
 			} else {
@@ -339,7 +375,7 @@ func (b *botium) botItem(c *convo, t *turn, st *bStep, it bItem) {
 	case it.optional:
 		b.untranslated(c, t, st.file, it.line, it.raw, "optional asserters have no nlutest equivalent")
 	case it.kind == "asserter" && strings.HasPrefix(it.name, "TEXT") && it.name != "TEXT_WER":
-		cs, why := b.asserterCheck(it, origin)
+		cs, why := b.asserterCheck(it, st.file, origin)
 		if why == "no reply check" {
 			why = "the asserter " + it.name + " has no reply check"
 		}

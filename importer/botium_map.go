@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 )
@@ -57,10 +58,10 @@ func wildcardRE(values []string, exact bool) string {
 }
 
 // asserterCheck translates one Botium text asserter into reply checks.
-func (b *botium) asserterCheck(it bItem, origin string) ([]check, string) {
+func (b *botium) asserterCheck(it bItem, file, origin string) ([]check, string) {
 	base := strings.TrimSuffix(it.name, "_IC")
 	ic := strings.HasSuffix(it.name, "_IC")
-	vals := b.resolve(it.args)
+	vals := b.resolve(it.args, file, it.line)
 	mk := func(kind string, v ...string) check {
 		return check{kind: kind, values: v, ignoreCase: ic, origin: origin}
 	}
@@ -158,7 +159,7 @@ func nluCheck(it bItem) ([]expectation, []assertion, string) {
 			return nil, nil, "INTENT_CONFIDENCE takes one minimum, in percent"
 		}
 		var pct float64
-		if _, err := fmt.Sscanf(it.args[0], "%g", &pct); err != nil {
+		if _, err := fmt.Sscanf(it.args[0], "%g", &pct); err != nil || math.IsNaN(pct) || math.IsInf(pct, 0) {
 			return nil, nil, "INTENT_CONFIDENCE takes one minimum, in percent"
 		}
 		return nil, []assertion{{

@@ -1,6 +1,10 @@
 package importer
 
-import "gopkg.in/yaml.v3"
+import (
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
 
 // The object form of Botium convos (CompilerObjectBase.js; JSON in
 // CompilerJson.js, YAML in CompilerYaml.js):
@@ -15,13 +19,34 @@ import "gopkg.in/yaml.v3"
 //	utterances:
 //	  GREETING: [hi, hello]
 
-// objectRoot parses a JSON or YAML file into its root mapping, or nil.
-func objectRoot(src string) *yaml.Node {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(src), &doc); err != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil
+// objectRoots parses the object-form files (.json, .yml, .yaml) into
+// their root mappings with aliases and merge keys resolved. A file that
+// does not parse, or holds no convos, partialConvos or utterances (a
+// Botium configuration such as botium.json), is skipped; one that does,
+// but has a duplicate key or expands too much, stops the import.
+func (b *botium) objectRoots(files []string, texts map[string]string) (map[string]*yaml.Node, []Skipped, error) {
+	roots := map[string]*yaml.Node{}
+	var skipped []Skipped
+	for _, p := range files {
+		if !isObjectFile(p) {
+			continue
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(texts[p]), &doc); err != nil {
+			skipped = append(skipped, Skipped{p, "not JSON or YAML (" + strings.TrimPrefix(err.Error(), "yaml: ") + ")"})
+			continue
+		}
+		if len(doc.Content) == 0 || member(doc.Content[0], "convos") == nil && member(doc.Content[0], "partialConvos") == nil && member(doc.Content[0], "utterances") == nil {
+			skipped = append(skipped, Skipped{p, "JSON or YAML without convos, partialConvos or utterances (such as botium.json)"})
+			continue
+		}
+		root, err := b.s.resolveYAML(p, &doc)
+		if err != nil {
+			return nil, skipped, err
+		}
+		roots[p] = root
 	}
-	return doc.Content[0]
+	return roots, skipped, nil
 }
 
 func member(m *yaml.Node, key string) *yaml.Node {
@@ -49,8 +74,8 @@ func memberKey(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-func (b *botium) objectUtterances(file, src string) {
-	u := member(objectRoot(src), "utterances")
+func (b *botium) objectUtterances(file string, root *yaml.Node) {
+	u := member(root, "utterances")
 	if u == nil || u.Kind != yaml.MappingNode {
 		return
 	}
@@ -69,19 +94,13 @@ func (b *botium) objectUtterances(file, src string) {
 }
 
 // objectConvos reads the convos and partial convos of an object-form
-// file; ok is false when the file has neither, nor utterances (a Botium
-// configuration such as botium.json).
-func (b *botium) objectConvos(file, src string, utter map[string]bool) (convos, partials []*bConvo, ok bool) {
-	root := objectRoot(src)
-	if root == nil {
-		return nil, nil, false
-	}
+// file's root mapping.
+func (b *botium) objectConvos(file string, root *yaml.Node, utter map[string]bool) (convos, partials []*bConvo) {
 	for _, key := range []string{"convos", "partialConvos"} {
 		seq := member(root, key)
 		if seq == nil {
 			continue
 		}
-		ok = true
 		if seq.Kind != yaml.SequenceNode {
 			b.s.problem(file, seq.Line, "Convos are not a list", "The %s of a Botium file must be a list of convos with name and steps.", key)
 			continue
@@ -95,7 +114,7 @@ func (b *botium) objectConvos(file, src string, utter map[string]bool) (convos, 
 			}
 		}
 	}
-	return convos, partials, ok || member(root, "utterances") != nil
+	return convos, partials
 }
 
 func (b *botium) objectConvo(file string, cn *yaml.Node, utter map[string]bool) *bConvo {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -32,7 +33,10 @@ func quote(s string) string {
 		case r == utf8.RuneError:
 			b.WriteString(`\uFFFD`)
 		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
+			const hex = "0123456789ABCDEF"
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&15])
 		case (r == '$' || r == '%') && strings.HasPrefix(s[i+1:], "{"):
 			b.WriteRune(r)
 			b.WriteRune(r)
@@ -50,8 +54,15 @@ func literal(s string) string {
 	return quote(strings.NewReplacer("{", "{{", "}", "}}").Replace(s))
 }
 
-// value renders an expected value.
-func value(v any) string {
+// value renders an expected value: strings as literal, since expect
+// values are read for {slot} placeholders.
+func value(v any) string { return renderValue(v, literal) }
+
+// exprValue renders a value inside an expression (an assert's condition),
+// where braces are plain text.
+func exprValue(v any) string { return renderValue(v, quote) }
+
+func renderValue(v any, str func(string) string) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
@@ -62,11 +73,11 @@ func value(v any) string {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
-		return literal(x)
+		return str(x)
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = value(e)
+			parts[i] = renderValue(e, str)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]any:
@@ -77,11 +88,11 @@ func value(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = quote(k) + " = " + value(x[k])
+			parts[i] = quote(k) + " = " + renderValue(x[k], str)
 		}
 		return "{ " + strings.Join(parts, ", ") + " }"
 	}
-	return literal(fmt.Sprint(v))
+	return str(fmt.Sprint(v))
 }
 
 func list(vs []string) string {
@@ -99,7 +110,12 @@ func comment(b *strings.Builder, indent, text string) {
 	}
 }
 
-// render writes the suite as one canonical suite file.
+// maxSuiteBytes is the most a written suite may hold: what a suite file
+// may (a variable so a test can lower it).
+var maxSuiteBytes = spec.MaxSuiteFileBytes
+
+// render writes the suite as one canonical suite file, refusing (an
+// InputError) a suite over maxSuiteBytes as soon as it passes it.
 func (s *suite) render(f Features, header, target string) ([]byte, error) {
 	var b strings.Builder
 	comment(&b, "", header)
@@ -108,15 +124,37 @@ func (s *suite) render(f Features, header, target string) ([]byte, error) {
 		fmt.Fprintf(&b, "\nmaterials %s {\n  values = %s\n}\n", quote(m.name), list(m.values))
 	}
 	used := map[string]int{}
-	for _, c := range s.convos {
+	for i, c := range s.convos {
 		b.WriteString("\n")
+		if len(c.turns) == 0 {
+			// Listed as a problem: a conversation needs a turn.
+			comment(&b, "", fmt.Sprintf("SKIPPED %s:%d %s: it sends the bot no message", c.file, c.line, c.name))
+			for _, cm := range c.comments {
+				comment(&b, "", cm)
+			}
+			continue
+		}
 		renderConvo(&b, c, uniqueName(used, c.name), f)
+		if b.Len() > maxSuiteBytes {
+			return nil, s.tooBig(i+1, b.Len())
+		}
 	}
 	out, diags := spec.FormatSource([]byte(b.String()), s.name+spec.FileSuffix)
 	if diags.HasErrors() {
-		return nil, fmt.Errorf("the written suite does not parse (an importer bug): %s", diags.Error())
+		return nil, &BugError{Err: "the written suite does not parse: " + diags.Error()}
+	}
+	if len(out) > maxSuiteBytes {
+		return nil, s.tooBig(len(s.convos), len(out))
 	}
 	return out, nil
+}
+
+// tooBig is the error of a suite over the size of a suite file, found
+// after writing n of the convos into size bytes.
+func (s *suite) tooBig(n, size int) *InputError {
+	return &InputError{Diags: hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Imported suite too large",
+		Detail: fmt.Sprintf("The suite written from %s passed %s, the most a suite file may hold, at %d bytes after %d of its %d tests (quoting text for HCL lengthens it). Import the tests in parts, each into its own suite directory.",
+			s.from, sizeWords(maxSuiteBytes), size, n, len(s.convos))}}}
 }
 
 // uniqueName gives a second convo of one name a " (2)" suffix.

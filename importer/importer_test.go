@@ -51,7 +51,7 @@ func TestTextCheck(t *testing.T) {
 }
 
 func TestAsserterChecks(t *testing.T) {
-	b := &botium{utter: map[string][]string{"GREETING": {"hi", "hello!"}}}
+	b := &botium{s: &suite{}, utter: map[string][]string{"GREETING": {"hi", "hello!"}}}
 	for _, tc := range []struct {
 		line string
 		want string
@@ -77,7 +77,7 @@ func TestAsserterChecks(t *testing.T) {
 			if len(st.items) != 1 {
 				t.Fatalf("%q read as %d items, text %q", tc.line, len(st.items), st.text)
 			}
-			cs, why := b.asserterCheck(st.items[0], "o")
+			cs, why := b.asserterCheck(st.items[0], "x.convo.txt", "o")
 			got := why
 			if why == "" {
 				var parts []string
@@ -225,7 +225,7 @@ func TestRasaSteps(t *testing.T) {
           - flow_started: book_flight
 `
 	dir := writeFiles(t, map[string]string{"t.yml": src, "domain.yml": "responses:\n  utter_ask_date:\n  - text: \"哪天出发？\"\n  - text: \"{城市}哪天出发？\"\n"})
-	r, err := ReadRasa([]string{filepath.Join(dir, "t.yml")}, filepath.Join(dir, "domain.yml"), allFeatures)
+	r, _, err := ReadRasa([]string{filepath.Join(dir, "t.yml")}, filepath.Join(dir, "domain.yml"), allFeatures)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestRasaSteps(t *testing.T) {
 	if got := problems(r); !strings.Contains(got, `t.yml:19 Untranslatable Rasa step: "flow_started: book_flight"`) || strings.Count(got, "\n") != 1 {
 		t.Errorf("problems:\n%s", got)
 	}
-	r, err = ReadRasa([]string{filepath.Join(dir, "t.yml")}, "", noFeatures)
+	r, _, err = ReadRasa([]string{filepath.Join(dir, "t.yml")}, "", noFeatures)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,10 @@ func botiumDir(dir string) func(Features) (*Result, error) {
 }
 
 func rasaFiles(domain string, files ...string) func(Features) (*Result, error) {
-	return func(f Features) (*Result, error) { return ReadRasa(files, domain, f) }
+	return func(f Features) (*Result, error) {
+		r, _, err := ReadRasa(files, domain, f)
+		return r, err
+	}
 }
 
 // TestBotiumListsEveryStep: each line Botium would act on and nlutest
@@ -393,7 +396,7 @@ func TestBotFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := ReadRasa([]string{filepath.Join(dir, "t.yml")}, "", allFeatures)
+	r2, _, err := ReadRasa([]string{filepath.Join(dir, "t.yml")}, "", allFeatures)
 	if err != nil {
 		t.Fatal(err)
 	}

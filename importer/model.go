@@ -46,6 +46,8 @@ type suite struct {
 	// base is joined to the files' names in diagnostics: the files are
 	// named relative to the imported directory in the written suite.
 	base string
+	// exp counts what aliases, includes and utterance lists copied.
+	exp expansion
 }
 
 // material is a materials block from a Botium utterances list.
@@ -101,6 +103,10 @@ func (s *suite) problem(file string, line int, summary, detail string, args ...a
 
 // problemAt is problem at a column.
 func (s *suite) problemAt(file string, line, col int, summary, detail string, args ...any) {
-	rng := &hcl.Range{Filename: filepath.Join(s.base, file), Start: hcl.Pos{Line: line, Column: col}, End: hcl.Pos{Line: line, Column: col + 1}}
-	s.problems = append(s.problems, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(detail, args...), Subject: rng})
+	s.problems = append(s.problems, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(detail, args...), Subject: s.rangeAt(file, line, col)})
+}
+
+// path is a file's name in diagnostics and Sources.
+func (s *suite) path(file string) string {
+	return filepath.Join(s.base, file)
 }

@@ -2,6 +2,8 @@ package importer
 
 import (
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -25,31 +27,86 @@ type rasa struct {
 // assertions, fixtures, metadata) and test stories (tests/test_stories.yml:
 // stories whose steps are user with intent and entities, action, bot,
 // slot_was_set). domain, when not "", is a Rasa domain file or directory
-// whose responses give utter steps their texts.
-func ReadRasa(files []string, domain string, f Features) (*Result, error) {
+// whose responses give utter steps their texts; the entries of a domain
+// directory that are not YAML files are listed in skipped.
+func ReadRasa(files []string, domain string, f Features) (res *Result, skipped []Skipped, err error) {
 	name := "rasa-e2e"
 	if len(files) == 1 {
 		name = suiteName(strings.TrimSuffix(files[0], filepath.Ext(files[0])))
 	}
 	r := &rasa{s: &suite{name: name, from: "Rasa end-to-end tests " + baseNames(files), sources: map[string][]byte{}}, f: f}
+	domains, skipped, err := r.plan(files, domain)
+	if err != nil {
+		return nil, skipped, err
+	}
+	rd := &reader{access: spec.OwnFiles, what: "The files to import", split: "a few test files at a time (with the same --domain)"}
 	if domain != "" {
-		if err := r.readDomain(domain); err != nil {
-			return nil, err
+		if err := r.readDomain(rd, domains); err != nil {
+			return nil, skipped, err
 		}
 	}
 	for _, p := range files {
-		src, _, err := spec.OwnFiles.Read("", p, spec.MaxSuiteFileBytes)
+		src, err := rd.file(p)
 		if err != nil {
-			return nil, err
+			return nil, skipped, err
 		}
 		r.s.sources[p] = src
 		r.file = p
+		if err := r.s.checkText(p, src); err != nil {
+			return nil, skipped, err
+		}
 		if err := r.readFile(src); err != nil {
-			return nil, err
+			return nil, skipped, err
 		}
 	}
-	res, _, err := r.s.result(f, rasaTarget)
-	return res, err
+	res, _, err = r.s.result(f, rasaTarget)
+	return res, skipped, err
+}
+
+// plan lists the domain's files and checks, before anything is parsed,
+// that the test files and domain files are regular files whose sizes sum
+// to at most MaxImportBytes.
+func (r *rasa) plan(files []string, domain string) (domains []string, skipped []Skipped, err error) {
+	var size int64
+	if domain != "" {
+		st, err := os.Stat(domain)
+		if err != nil {
+			return nil, nil, err
+		}
+		domains = []string{domain}
+		if st.IsDir() {
+			var rel []string
+			rel, size, skipped, err = listDir(domain, isYAMLName, "not a .yml or .yaml file")
+			if err != nil {
+				return nil, skipped, err
+			}
+			domains = nil
+			for _, f := range rel {
+				domains = append(domains, filepath.Join(domain, f))
+			}
+			for i := range skipped {
+				skipped[i].Path = filepath.Join(domain, skipped[i].Path)
+			}
+		} else {
+			files = append(append([]string(nil), files...), domain)
+		}
+	}
+	for _, p := range files {
+		// A regular file of any size here; the sum is capped below.
+		st, err := spec.OwnFiles.Check("", p, math.MaxInt64)
+		if err != nil {
+			return nil, skipped, err
+		}
+		size += st.Size()
+	}
+	if size > MaxImportBytes {
+		return nil, skipped, tooMuchInput("The files to import", size, "a few test files at a time (with the same --domain)")
+	}
+	return domains, skipped, nil
+}
+
+func isYAMLName(name string) bool {
+	return strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")
 }
 
 func baseNames(files []string) string {
@@ -62,14 +119,13 @@ func baseNames(files []string) string {
 
 // readFile reads one test file's test_cases or stories.
 func (r *rasa) readFile(src []byte) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return fmt.Errorf("%s is not YAML (%s): nlutest import rasa-e2e reads Rasa's YAML test files", r.file, err)
+	root, err := r.s.readYAML(r.file, src, "nlutest import rasa-e2e reads Rasa's YAML test files")
+	if err != nil {
+		return err
 	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	if root == nil || root.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s has no test_cases or stories: nlutest import rasa-e2e reads Rasa end-to-end test files (test_cases:) and test stories (stories:)", r.file)
 	}
-	root := doc.Content[0]
 	found := false
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -197,7 +253,7 @@ func (r *rasa) steps(c *convo, steps *yaml.Node) {
 			continue
 		}
 		k, v := sn.Content[0], sn.Content[1]
-		if k.Value == "user" || k.Value == "intent" {
+		if member(sn, "user") != nil || member(sn, "intent") != nil {
 			r.flush(cur, &p)
 			cur = r.userTurn(c, sn)
 			c.turns = append(c.turns, cur)
@@ -215,7 +271,7 @@ func (r *rasa) steps(c *convo, steps *yaml.Node) {
 	}
 	r.flush(cur, &p)
 	if len(c.turns) == 0 {
-		r.s.problem(r.file, steps.Line, "Test without a user message", "%q sends nothing to the bot; add a user step or remove it.", c.name)
+		r.s.problem(r.file, steps.Line, "Test without a user message", "%q sends nothing to the bot, so there is no conversation to import. Add a user step or remove the test"+skipHint, c.name)
 	}
 }
 

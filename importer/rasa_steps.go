@@ -1,14 +1,14 @@
 package importer
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/nlutest/nlutest/spec"
 	"gopkg.in/yaml.v3"
 )
 
@@ -146,15 +146,31 @@ func (r *rasa) entities(c *convo, t *turn, sn *yaml.Node, ents [][2]string) {
 	}
 }
 
-// slotPath is the JSONPath of a slot in the tracker.
+// slotPath is the JSONPath of a slot in the tracker: a quoted key escapes
+// the quote, the backslash and control characters as JSONPath reads them.
 func slotPath(name string) string {
 	if regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(name) {
 		return "$.slots." + name
 	}
-	return "$.slots['" + strings.ReplaceAll(name, "'", `\'`) + "']"
+	var b strings.Builder
+	b.WriteString("$.slots['")
+	for _, r := range name {
+		switch {
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteString("']")
+	return b.String()
 }
 
-// scalarValue reads a YAML scalar as the value it means.
+// scalarValue reads a YAML value as the value it means: numbers as YAML
+// reads them (.inf, 0x1F), collections decoded.
 func scalarValue(v *yaml.Node) any {
 	if v.Kind != yaml.ScalarNode {
 		var x any
@@ -168,14 +184,40 @@ func scalarValue(v *yaml.Node) any {
 		b, _ := strconv.ParseBool(strings.ToLower(v.Value))
 		return b
 	case "!!int", "!!float":
-		f, err := strconv.ParseFloat(v.Value, 64)
-		if err == nil {
+		var f float64
+		if err := v.Decode(&f); err == nil {
+			return f
+		}
+		// An explicit !!float on a spelling YAML lacks (nan, -Infinity).
+		if f, err := strconv.ParseFloat(v.Value, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 			return f
 		}
 	case "!!null":
 		return nil
 	}
 	return v.Value
+}
+
+// finite reports whether a value holds no NaN or infinite number: JSON
+// has none, so no tracker slot holds one and no expectation can say one.
+func finite(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case []any:
+		for _, e := range x {
+			if !finite(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if !finite(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // slots translates slot_was_set / slot_was_not_set lists: NAME or
@@ -200,6 +242,10 @@ func (r *rasa) slots(c *convo, t *turn, k, v *yaml.Node, set bool) {
 			r.untranslated(c, t, e, stepText(k, e), "a slot entry is NAME or NAME: VALUE")
 			continue
 		}
+		if hasVal && !finite(scalarValue(val)) {
+			r.untranslated(c, t, e, stepText(k, e), "NaN and infinite numbers have no JSON form, so no tracker slot holds one and no expectation can say one")
+			continue
+		}
 		r.slot(t, name, val, hasVal, set, k.Line)
 	}
 }
@@ -214,7 +260,7 @@ func (r *rasa) slot(t *turn, name string, val *yaml.Node, hasVal, set bool, line
 	case set:
 		t.asserts = append(t.asserts, assertion{condition: ref + " != null", message: where + " slot_was_set: " + name + " (any value)"})
 	case hasVal:
-		t.asserts = append(t.asserts, assertion{condition: ref + " != " + value(scalarValue(val)), message: fmt.Sprintf("%s slot_was_not_set: %s is not %v", where, name, scalarValue(val))})
+		t.asserts = append(t.asserts, assertion{condition: ref + " != " + exprValue(scalarValue(val)), message: fmt.Sprintf("%s slot_was_not_set: %s is not %v", where, name, scalarValue(val))})
 	default:
 		t.expect = append(t.expect, expectation{path: "state:" + path, value: nil})
 	}
@@ -267,38 +313,24 @@ func (r *rasa) botUttered(c *convo, t *turn, k, body *yaml.Node, where string) {
 
 // readDomain reads the text responses of a domain file or of every
 // .yml/.yaml file of a domain directory.
-func (r *rasa) readDomain(p string) error {
+func (r *rasa) readDomain(rd *reader, files []string) error {
 	r.domain, r.responses = true, map[string][]string{}
-	files := []string{p}
-	if st, err := os.Stat(p); err != nil {
-		return err
-	} else if st.IsDir() {
-		rel, err := listFiles(p)
-		if err != nil {
-			return err
-		}
-		files = nil
-		for _, f := range rel {
-			if strings.HasSuffix(f, ".yml") || strings.HasSuffix(f, ".yaml") {
-				files = append(files, filepath.Join(p, f))
-			}
-		}
-	}
 	for _, f := range files {
-		src, _, err := spec.OwnFiles.Read("", f, spec.MaxSuiteFileBytes)
+		src, err := rd.file(f)
 		if err != nil {
 			return err
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(src, &doc); err != nil {
-			return fmt.Errorf("the domain %s is not YAML: %s", f, err)
+		r.s.sources[f] = src
+		if err := r.s.checkText(f, src); err != nil {
+			return err
 		}
-		if len(doc.Content) == 0 {
-			continue
+		root, err := r.s.readYAML(f, src, "A Rasa domain is a YAML file with responses")
+		if err != nil {
+			return err
 		}
-		resp := member(doc.Content[0], "responses")
+		resp := member(root, "responses")
 		if resp == nil {
-			resp = member(doc.Content[0], "templates") // Rasa 1.x's name
+			resp = member(root, "templates") // Rasa 1.x's name
 		}
 		if resp == nil {
 			continue

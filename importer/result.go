@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,6 +36,9 @@ target "rasa" {
 // partialHint ends the detail of every untranslatable step.
 const partialHint = "Write the check by hand in the imported suite, or pass --partial to import the rest with this step left as a comment."
 
+// skipHint ends the detail of a test without a user message.
+const skipHint = ", or pass --partial to import the rest without it."
+
 // result renders the suite into its file, with the problems found.
 func (s *suite) result(f Features, target string) (*Result, []string, error) {
 	header := fmt.Sprintf("Imported by nlutest import from %s.\nThe mapping of each step: docs/cli.md#import.", s.from)
@@ -52,6 +56,10 @@ func (s *suite) result(f Features, target string) (*Result, []string, error) {
 	if f.State {
 		// state: expectations read the tracker after each turn.
 		tracker = "    tracker = true\n"
+	}
+	if !slices.ContainsFunc(s.convos, func(c *convo) bool { return len(c.turns) > 0 }) {
+		return nil, nil, &InputError{Sources: s.sources, Diags: append(s.problems, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to import",
+			Detail: "No test sends the bot a message, so the suite would hold no test; the problems above say why."})}
 	}
 	out, err := s.render(f, header, fmt.Sprintf(target, tracker))
 	if err != nil {
@@ -83,7 +91,30 @@ func (r *Result) Warnings() hcl.Diagnostics {
 		w := *d
 		w.Severity = hcl.DiagWarning
 		w.Detail = strings.Replace(w.Detail, partialHint, "It is left as an UNTRANSLATED comment in the imported suite; write the check by hand.", 1)
+		w.Detail = strings.Replace(w.Detail, skipHint, "; it is left out of the imported suite, where a SKIPPED comment marks its place.", 1)
 		out[i] = &w
 	}
 	return out
 }
+
+// InputError is input an import refuses as a whole, nothing written: a
+// file that is not YAML, a duplicate key, an alias bomb, more input than
+// an import reads. Diags say where and what to do (exit 2); Sources hold
+// the files' bytes for the source lines under them.
+type InputError struct {
+	Diags   hcl.Diagnostics
+	Sources map[string][]byte
+}
+
+func (e *InputError) Error() string { return e.Diags.Error() }
+
+// inputError wraps one diagnostic with the sources read so far.
+func (s *suite) inputError(d *hcl.Diagnostic) *InputError {
+	return &InputError{Diags: hcl.Diagnostics{d}, Sources: s.sources}
+}
+
+// BugError is a suite the importer wrote that does not parse: an importer
+// bug, never the input's fault (exit 3, "internal error").
+type BugError struct{ Err string }
+
+func (e *BugError) Error() string { return e.Err }
