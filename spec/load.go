@@ -330,6 +330,7 @@ func (l *loader) decode() {
 	l.decodeStatistics(byType["statistics"])
 	l.decodeRatings(byType["ratings"])
 	l.checkReferences()
+	l.rewriteIntervalRefs()
 	l.checkBotFirst()
 }
 
