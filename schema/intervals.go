@@ -61,17 +61,6 @@ type Intervals struct {
 	Budget int64 `json:"budget"`
 }
 
-// Text describes the settings in one line for reports: "95 % intervals:
-// Wilson for proportions, percentile bootstrap (1000 resamples, seed 1)
-// otherwise".
-func (iv *Intervals) Text() string {
-	if iv == nil {
-		return ""
-	}
-	return fmt.Sprintf("%g %% intervals: Wilson score for proportions, percentile bootstrap otherwise (%d resamples, seed %d)",
-		100*iv.Confidence, iv.Resamples, iv.Seed)
-}
-
 // NodeRatios calls fn with every ratio of node n that its shape (the
 // descriptor's node shape) names, with its attribute and canonical
 // address (addr is the node's own: "metrics", metrics.split["smoke"]),
