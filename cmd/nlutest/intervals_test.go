@@ -12,6 +12,10 @@ import (
 	"github.com/nlutest/nlutest/schema"
 )
 
+// frac is r's numerator and denominator, without its interval: what
+// tests of the figures themselves compare.
+func frac(r schema.Ratio) schema.Ratio { return schema.Ratio{Num: r.Num, Den: r.Den} }
+
 // quickstartWith writes the quickstart suite (against the embedded demo
 // NLU) with extra blocks appended, and returns its directory.
 func quickstartWith(t *testing.T, extra string) string {
