@@ -183,3 +183,56 @@ func TestEveryMarkedMetricHasAnInterval(t *testing.T) {
 		t.Errorf("only %d intervals", marked)
 	}
 }
+
+// A conversation's turns are not independent, so turn accuracy's
+// interval resamples conversations: 40 conversations of 5 turns, each
+// wholly right or wholly wrong (24 right), give turn accuracy 120/200,
+// whose bootstrap interval over the conversations is about as wide as
+// Wilson's over the 40 conversations (task completion, 24/40), and
+// clearly wider than Wilson's over the 200 turns would be — which
+// treating turns as cases (the node's accuracy) gives. --repeat's pass@1
+// resamples the scripts the same way.
+func TestTurnAccuracyResamplesConversations(t *testing.T) {
+	s := loadSuite(t, `
+suite "对话" {}
+conversation "订票" {
+  turn { user = "一" }
+  turn { user = "二" }
+  turn { user = "三" }
+  turn { user = "四" }
+  turn { user = "五" }
+}
+`)
+	c := NewCollector(s, nil)
+	seq := int64(0)
+	for conv := range 40 {
+		out := schema.Pass
+		if conv%5 >= 3 { // 24 of 40 right
+			out = schema.Fail
+		}
+		for turn := 1; turn <= 5; turn++ {
+			r := &schema.Result{Case: schema.Case{ID: fmt.Sprintf("c%d-%d", conv, turn), Source: "订票", SourceKind: spec.KindConversation,
+				Script: fmt.Sprintf("c%d", conv), Turn: turn, Conversation: fmt.Sprintf("s%d", conv), Repeat: 1 + conv%2}, Outcome: out}
+			c.AddAt(r, nil, seq)
+			seq++
+		}
+	}
+	m := c.Metrics()
+	d, _ := m.Families["dialogue"].(*schema.Dialogue)
+	if d == nil || d.TurnAccuracy.Num != 120 || d.TurnAccuracy.Den != 200 || d.TaskCompletion.Num != 24 {
+		t.Fatalf("dialogue %+v", d)
+	}
+	width := func(r schema.Ratio) float64 { lo, hi, _ := r.CI(); return hi - lo }
+	turns, convs, cases := width(d.TurnAccuracy), width(d.TaskCompletion), width(m.Accuracy)
+	t.Logf("widths: turns %.3f, conversations %.3f, turns as cases %.3f", turns, convs, cases)
+	if !(turns > 1.6*cases) || turns < 0.8*convs || turns > 1.2*convs {
+		t.Errorf("turn accuracy's interval is %.3f wide; task completion's (40 conversations) %.3f, accuracy's (200 turns as cases) %.3f", turns, convs, cases)
+	}
+	rp, _ := m.Families["repeat"].(*schema.Repeat)
+	if rp == nil {
+		t.Fatal("no repeat figures")
+	}
+	if _, _, ok := rp.PassAt1.CI(); !ok || width(rp.PassAt1) < 0.2 {
+		t.Errorf("pass@1 %+v: its interval resamples the scripts", rp.PassAt1)
+	}
+}
