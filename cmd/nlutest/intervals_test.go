@@ -289,3 +289,22 @@ func TestBootstrapIntervalsReproducible(t *testing.T) {
 		t.Errorf("the seed changed Wilson's interval: %+v, %+v", seeded.Metrics.Accuracy, base.Metrics.Accuracy)
 	}
 }
+
+// textIntervals reads the intervals of metrics.text's ratios from a run's
+// report.json.
+func textIntervals(t *testing.T, run string) map[string][2]float64 {
+	t.Helper()
+	var text map[string]json.RawMessage
+	reportFamily(t, run, "text", &text)
+	out := map[string][2]float64{}
+	for k, raw := range text {
+		var r struct {
+			Low  *float64 `json:"ci_low"`
+			High *float64 `json:"ci_high"`
+		}
+		if json.Unmarshal(raw, &r) == nil && r.Low != nil && r.High != nil {
+			out[k] = [2]float64{*r.Low, *r.High}
+		}
+	}
+	return out
+}
