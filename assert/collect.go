@@ -47,13 +47,21 @@ func (n *nodeAcc) merge(o *nodeAcc) {
 
 func (n *nodeAcc) counts() *counts { return n.accs[0].(*counts) }
 
-func (n *nodeAcc) node() *schema.Node {
+func (n *nodeAcc) fill() *schema.Node {
 	out := &schema.Node{}
 	for _, a := range n.accs {
 		if a != nil {
 			a.Fill(out)
 		}
 	}
+	return out
+}
+
+// node returns the node's figures with their intervals, addr being the
+// node's canonical address (metrics, metrics.split["smoke"]).
+func (c *Collector) node(n *nodeAcc, addr string) *schema.Node {
+	out := n.fill()
+	setIntervals(c.suite.Tree, c.suite.Statistics, out, addr, n.accs)
 	return out
 }
 
@@ -425,21 +433,22 @@ func (c *Collector) Total() int {
 	return c.root.counts().total
 }
 
-// Metrics returns the metrics tree.
+// Metrics returns the metrics tree, with the intervals of its metrics
+// (the suite's statistics settings).
 func (c *Collector) Metrics() *schema.Metrics {
 	c.flush()
-	m := &schema.Metrics{Node: *c.root.node()}
-	conv := func(src map[string]*nodeAcc) map[string]*schema.Node {
+	m := &schema.Metrics{Node: *c.node(c.root, "metrics")}
+	conv := func(group string, src map[string]*nodeAcc) map[string]*schema.Node {
 		if len(src) == 0 {
 			return nil
 		}
 		out := make(map[string]*schema.Node, len(src))
 		for k, v := range src {
-			out[k] = v.node()
+			out[k] = c.node(v, groupAddr(group, k))
 		}
 		return out
 	}
-	m.Split, m.Level, m.Scene, m.Template = conv(c.split), conv(c.level), conv(c.scene), conv(c.template)
+	m.Split, m.Level, m.Scene, m.Template = conv("split", c.split), conv("level", c.level), conv("scene", c.scene), conv("template", c.template)
 	c.sourceNodes(m)
 	if len(c.suite.Splits) > 0 {
 		if m.Split == nil {
@@ -447,17 +456,23 @@ func (c *Collector) Metrics() *schema.Metrics {
 		}
 		for _, sp := range c.suite.Splits {
 			if m.Split[sp.Name] == nil {
-				m.Split[sp.Name] = c.newNode().node()
+				m.Split[sp.Name] = c.node(c.newNode(), groupAddr("split", sp.Name))
 			}
 		}
 	}
 	if c.core.counts().total > 0 {
-		m.Core = c.core.node()
+		m.Core = c.node(c.core, "metrics.core")
 	}
 	if c.noncore.counts().total > 0 {
-		m.Noncore = c.noncore.node()
+		m.Noncore = c.node(c.noncore, "metrics.noncore")
 	}
 	return m
+}
+
+// groupAddr is the canonical address of the node key of a keyed group
+// (metrics.split["smoke"]), as schema.Tree.ReadMetrics writes it.
+func groupAddr(group, key string) string {
+	return fmt.Sprintf("metrics.%s[%q]", group, key)
 }
 
 // sourceNodes sets metrics.KIND["NAME"] for the sources of kinds other
@@ -479,7 +494,7 @@ func (c *Collector) sourceNodes(m *schema.Metrics) {
 			m.Sources[group] = byName
 		}
 		if n := c.sources[sourceKey{kind, src.Name()}]; n != nil {
-			byName[src.Name()] = n.node()
+			byName[src.Name()] = c.node(n, groupAddr(group, src.Name()))
 		}
 	}
 }

@@ -88,7 +88,7 @@ split "冒烟" { where = case.level == "S1" }
 		t.Fatal(err)
 	}
 	m := c.Metrics()
-	if n := m.Split["冒烟"]; n.Total != 3 || n.Passed != 2 || n.Accuracy != schema.R(2, 3) {
+	if n := m.Split["冒烟"]; n.Total != 3 || n.Passed != 2 || n.Accuracy.Num != 2 || n.Accuracy.Den != 3 {
 		t.Errorf("split node after AddExternal: %+v", n)
 	}
 	if m.Core == nil || m.Core.Total != 1 {

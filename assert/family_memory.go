@@ -1,9 +1,12 @@
 package assert
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/nlutest/nlutest/assert/infer"
+	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -28,6 +31,9 @@ type memoryCounts struct {
 	questions, entailed, neutral, contradicted, unanswered, unparseable int
 	// facts holds the (run, fact) pairs asked about.
 	facts map[string]struct{}
+	// runs holds each case run's questions entailed and asked: its
+	// contribution (metrics.MemoryContribution), for the intervals.
+	runs map[string]*[2]int
 }
 
 type memoryAcc struct {
@@ -40,7 +46,7 @@ func (a *memoryAcc) counts(d int) *memoryCounts {
 	}
 	mc := a.byDistance[d]
 	if mc == nil {
-		mc = &memoryCounts{facts: map[string]struct{}{}}
+		mc = &memoryCounts{facts: map[string]struct{}{}, runs: map[string]*[2]int{}}
 		a.byDistance[d] = mc
 	}
 	return mc
@@ -65,7 +71,22 @@ func (a *memoryAcc) Add(o *Observation) {
 	default:
 		mc.neutral++
 	}
-	mc.facts[runKey(r)+"\x1f"+r.Fact] = struct{}{}
+	run := runKey(r)
+	mc.facts[run+"\x1f"+r.Fact] = struct{}{}
+	mc.run(run)[1]++
+	if r.Verdict == schema.Entailed {
+		mc.run(run)[0]++
+	}
+}
+
+// run returns the counts of the case run k, made when new.
+func (mc *memoryCounts) run(k string) *[2]int {
+	c := mc.runs[k]
+	if c == nil {
+		c = &[2]int{}
+		mc.runs[k] = c
+	}
+	return c
 }
 
 func (a *memoryAcc) Merge(o Acc) {
@@ -79,6 +100,11 @@ func (a *memoryAcc) Merge(o Acc) {
 		mc.unparseable += oc.unparseable
 		for k := range oc.facts {
 			mc.facts[k] = struct{}{}
+		}
+		for k, c := range oc.runs {
+			r := mc.run(k)
+			r[0] += c[0]
+			r[1] += c[1]
 		}
 	}
 }
@@ -112,4 +138,37 @@ func (a *memoryAcc) Fill(n *schema.Node) {
 	}
 	t.Score = schema.R(t.Entailed, t.Questions)
 	SetFamily(n, "memory", out)
+}
+
+// Intervals bootstraps the memory score over the memory case runs
+// (metrics.MemoryContribution), overall and per distance.
+func (a *memoryAcc) Intervals(n *schema.Node, r *Resampler) {
+	out, _ := n.Families["memory"].(*schema.Memory)
+	if out == nil {
+		return
+	}
+	all := infer.NewTally(2)
+	for d, mc := range a.byDistance {
+		t := infer.NewTally(2)
+		for _, c := range mc.runs {
+			t.Add(float64(c[0]), float64(c[1]))
+		}
+		key := strconv.Itoa(d)
+		if st := out.Distance[key]; st != nil {
+			metrics.MemoryContribution.Set(t, r.Options(fmt.Sprintf("memory.distance[%q]", key)), &st.Score)
+		}
+	}
+	// A run's questions are all at its distance; summed over the
+	// distances in case one were not.
+	runs := map[string][2]int{}
+	for _, mc := range a.byDistance {
+		for k, c := range mc.runs {
+			x := runs[k]
+			runs[k] = [2]int{x[0] + c[0], x[1] + c[1]}
+		}
+	}
+	for _, c := range runs {
+		all.Add(float64(c[0]), float64(c[1]))
+	}
+	metrics.MemoryContribution.Set(all, r.Options("memory"), &out.Score)
 }

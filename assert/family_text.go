@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/nlutest/nlutest/assert/infer"
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -29,11 +30,12 @@ func (textFamily) Shape() *schema.Family { return schema.TextFamily }
 
 // NewAcc applies to suites with a source whose cases carry references.
 func (textFamily) NewAcc(s *spec.Suite) Acc {
-	a := &textAcc{opts: spec.TextMetrics{Smooth: metrics.SmoothExp}}
+	a := &textAcc{opts: spec.TextMetrics{Smooth: metrics.SmoothExp}, meanCap: meanCap(spec.DefaultStatistics())}
 	if s == nil {
 		return a
 	}
 	a.opts = s.TextMetrics
+	a.meanCap = meanCap(s.Statistics)
 	for _, src := range s.CaseSources {
 		if src.Info().References {
 			return a
@@ -56,6 +58,28 @@ type textAcc struct {
 	distinct13a, distinctZh metrics.DistinctAcc
 	// lowest are the node's lowest-scoring cases (text_cases.go).
 	lowest []schema.TextCase
+	// means hold the per-case scores of F1, ROUGE-1, ROUGE-2, ROUGE-L
+	// and METEOR for their intervals (made on the first case), keeping
+	// at most meanCap distinct scores each.
+	means   *[5]metrics.MeanAcc
+	meanCap int
+}
+
+// meanCap is the most distinct scores a mean bootstraps within the work
+// budget at the suite's resamples; past it, the t interval.
+func meanCap(st spec.Statistics) int {
+	return int(infer.DefaultBudget / int64(max(st.Resamples, 1)))
+}
+
+// scores returns the accumulators of the means, made when new.
+func (a *textAcc) scores() *[5]metrics.MeanAcc {
+	if a.means == nil {
+		a.means = &[5]metrics.MeanAcc{}
+		for i := range a.means {
+			a.means[i] = *metrics.NewMeanAcc(a.meanCap)
+		}
+	}
+	return a.means
 }
 
 // textCase is what one case contributes, worked out once for its nodes.
@@ -88,6 +112,10 @@ func (a *textAcc) Add(o *Observation) {
 	a.r2 += tc.r2
 	a.rl += tc.rl
 	a.meteor += tc.meteor
+	ms := a.scores()
+	for i, v := range [5]float64{tc.f1, tc.r1, tc.r2, tc.rl, tc.meteor} {
+		ms[i].Add(v)
+	}
 	a.lowest = keepLowest(a.lowest, o.Result, tc, a.opts.LowestBy)
 	a.bleu13a.Add(&tc.bleu13a)
 	a.bleuZh.Add(&tc.bleuZh)
@@ -161,6 +189,12 @@ func (a *textAcc) Merge(o Acc) {
 	a.zh += b.zh
 	a.em, a.f1, a.r1, a.r2, a.rl = a.em+b.em, a.f1+b.f1, a.r1+b.r1, a.r2+b.r2, a.rl+b.rl
 	a.meteor += b.meteor
+	if b.means != nil {
+		ms := a.scores()
+		for i := range ms {
+			ms[i].Merge(&b.means[i])
+		}
+	}
 	a.lowest = mergeLowest(a.lowest, b.lowest)
 	a.bleu13a.Add(&b.bleu13a)
 	a.bleuZh.Add(&b.bleuZh)
@@ -197,4 +231,19 @@ func (a *textAcc) Fill(n *schema.Node) {
 		Distinct1: schema.R(d.Distinct1(), d.Tokens()),
 		Distinct2: schema.R(d.Distinct2(), d.Tokens()),
 	})
+}
+
+// Intervals sets the intervals of the per-case means (token F1, ROUGE-1,
+// ROUGE-2, ROUGE-L, METEOR), each over the cases (metrics.MeanContribution):
+// the percentile bootstrap, or past the budget the t interval. Exact
+// match is a proportion (Wilson, from the descriptor).
+func (a *textAcc) Intervals(n *schema.Node, r *Resampler) {
+	out, _ := n.Families["text"].(*schema.Text)
+	if out == nil || a.means == nil {
+		return
+	}
+	for i, rt := range []*schema.Ratio{&out.F1, &out.Rouge1, &out.Rouge2, &out.RougeL, &out.Meteor} {
+		name := [5]string{"f1", "rouge1", "rouge2", "rougeL", "meteor"}[i]
+		metrics.SetCI(rt, a.means[i].Interval(r.Options("text."+name)))
+	}
 }

@@ -21,7 +21,7 @@ func BuildReport(s *spec.Suite, col *Collector, run schema.RunInfo, version stri
 	rep := &schema.Report{
 		Tree: s.Tree, Tool: "nlutest", Version: version,
 		Suite: schema.SuiteInfo{Name: s.Name, Description: s.Description, Schema: s.SchemaName, Dir: s.Dir, Files: files},
-		Run:   run, Thresholds: ths, Metrics: m, Groups: col.Groups(), Warnings: warnings,
+		Run:   run, Thresholds: ths, Intervals: ReportIntervals(s), Metrics: m, Groups: col.Groups(), Warnings: warnings,
 		CasesOmitted: col.Omitted(),
 	}
 	// The cases are listed from the collector's entries as the renderers

@@ -25,7 +25,14 @@ func MetricsValue(t *schema.Tree, m *schema.Metrics) (cty.Value, map[string]sche
 func objValue(o *schema.Obj, idx map[string]schema.Ratio) cty.Value {
 	attrs := make(map[string]cty.Value, len(o.Metrics)+len(o.Children))
 	for i := range o.Metrics {
-		attrs[o.Metrics[i].Name] = metricValue(&o.Metrics[i], idx)
+		m := &o.Metrics[i]
+		attrs[m.Name] = metricValue(m, idx)
+		if m.CI != schema.CINone {
+			// The bounds a condition reads as NAME.ci_low (spec's
+			// IntervalAttr); null when the metric has no interval.
+			attrs[spec.IntervalAttr(m.Name, spec.CILow)] = boundValue(m.CILow)
+			attrs[spec.IntervalAttr(m.Name, spec.CIHigh)] = boundValue(m.CIHigh)
+		}
 	}
 	for _, c := range o.Children {
 		if c.Obj != nil {
@@ -58,6 +65,13 @@ func metricValue(m *schema.Metric, idx map[string]schema.Ratio) cty.Value {
 		return cty.NumberIntVal(int64(*m.Value))
 	}
 	return cty.NumberFloatVal(*m.Value)
+}
+
+func boundValue(f *float64) cty.Value {
+	if f == nil {
+		return cty.NullVal(cty.Number)
+	}
+	return cty.NumberFloatVal(*f)
 }
 
 // address renders a traversal as people write it, with string keys in
@@ -104,7 +118,7 @@ func canonicalAddress(tree *schema.Tree, tr hcl.Traversal) string {
 // identifier as an attribute (metrics.split.smoke.accuracy,
 // metrics.scene.出行), other keys in brackets (metrics.scene["出行/天气"]).
 func conditionAddress(tree *schema.Tree, tr hcl.Traversal) string {
-	return spell(canonical(tree, tr), true)
+	return spell(canonical(tree, spec.WrittenTraversal(tr)), true)
 }
 
 // canonical is tr with keyed steps as indexes and named steps as
@@ -179,6 +193,9 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 			if r, ok := idx[key]; ok {
 				n, d := r.Num, r.Den
 				ob.Num, ob.Den = &n, &d
+				if lo, hi, ok := r.CI(); ok {
+					ob.CILow, ob.CIHigh = &lo, &hi
+				}
 			}
 			tr.Observed = append(tr.Observed, ob)
 		}
@@ -188,7 +205,7 @@ func EvaluateThresholds(s *spec.Suite, m *schema.Metrics) []schema.ThresholdResu
 		case len(noData)+len(absent) > 0:
 			tr.Outcome = schema.Error
 			if len(noData) > 0 {
-				absent = append([]string{fmt.Sprintf("%s has no data: no case of the run counts towards it (a ratio whose denominator is 0), or its cases do not define it (a kappa over one label, an AUROC without both classes)", strings.Join(noData, ", "))}, absent...)
+				absent = append([]string{fmt.Sprintf("%s has no data: no case of the run counts towards it (a ratio whose denominator is 0), or its cases do not define it (a kappa over one label, an AUROC without both classes, an interval whose statistic is undefined on every resample)", strings.Join(noData, ", "))}, absent...)
 			}
 			tr.Error = strings.Join(absent, "; ")
 		case diags.HasErrors():

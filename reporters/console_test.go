@@ -155,7 +155,7 @@ func TestConsoleColor(t *testing.T) {
 func TestConsoleLayout(t *testing.T) {
 	out := renderConsole(t, iaoFail(), Options{MaxFailures: 4})
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	want := "FAIL  iao-hotel: 2/5 thresholds met (1 not evaluated) · 35 passed, 11 failed, 4 errored of 50 cases (4.1s)"
+	want := "FAIL  iao-hotel: 2/6 thresholds met (1 not evaluated) · 35 passed, 11 failed, 4 errored of 50 cases (4.1s)"
 	if lines[0] != want || lines[len(lines)-1] != want {
 		t.Errorf("verdict line must come first and last:\nfirst %q\nlast  %q\nwant  %q", lines[0], lines[len(lines)-1], want)
 	}

@@ -87,12 +87,11 @@ func scenarioCharts(r *schema.Report) []Chart {
 			n = int(f)
 		}
 		v := math.NaN()
-		if sr, ok := obj["success_rate"].(map[string]any); ok {
-			if f, ok := sr["value"].(float64); ok {
-				v = f
-			}
+		sr, _ := obj["success_rate"].(map[string]any)
+		if f, ok := sr["value"].(float64); ok {
+			v = f
 		}
-		rate.Points = append(rate.Points, Point{Label: name, Values: []float64{v}, N: n})
+		rate.Points = append(rate.Points, Point{Label: name, Values: []float64{v}, N: n}.withCI(ratioOfJSON(sr)))
 		tv := []float64{math.NaN(), math.NaN(), math.NaN()}
 		for i, k := range []string{"turns_mean", "turns_p50", "turns_p90"} {
 			if f, ok := obj[k].(float64); ok {
@@ -128,17 +127,33 @@ func memoryCharts(obj map[string]any) []Chart {
 	for _, k := range keys {
 		e, _ := byDist[k].(map[string]any)
 		v, n := math.NaN(), 0
-		if sc, ok := e["score"].(map[string]any); ok {
-			if f, ok := sc["value"].(float64); ok {
-				v = f
-			}
+		sc, _ := e["score"].(map[string]any)
+		if f, ok := sc["value"].(float64); ok {
+			v = f
 		}
 		if q, ok := e["questions"].(float64); ok {
 			n = int(q)
 		}
-		c.Points = append(c.Points, Point{Label: k, Values: []float64{v}, N: n})
+		c.Points = append(c.Points, Point{Label: k, Values: []float64{v}, N: n}.withCI(ratioOfJSON(sc)))
 	}
 	return []Chart{c}
+}
+
+// ratioOfJSON reads a ratio of decoded JSON (num, den, ci_low, ci_high);
+// nil when m is not one.
+func ratioOfJSON(m map[string]any) *schema.Ratio {
+	if m == nil {
+		return nil
+	}
+	num, _ := m["num"].(float64)
+	den, _ := m["den"].(float64)
+	r := &schema.Ratio{Num: num, Den: den}
+	lo, okLo := m["ci_low"].(float64)
+	hi, okHi := m["ci_high"].(float64)
+	if okLo && okHi {
+		r.SetCI(lo, hi)
+	}
+	return r
 }
 
 // familyTitles are section titles that the family's name does not spell.
@@ -190,7 +205,7 @@ func shapeTables(prefix string, sh *schema.Shape, obj map[string]any) []Table {
 		t := Table{Columns: []Column{col("metric"), rcol("value"), {Header: "meaning", Wide: true}}}
 		for _, a := range sh.Attrs {
 			if val, ok := obj[a.Name]; ok {
-				t.Rows = append(t.Rows, []Cell{code(a.Name), text(fmtMetric(a.Kind, val)), text(a.Doc)})
+				t.Rows = append(t.Rows, []Cell{code(a.Name), text(fmtMetric(a.Kind, val, true)), text(a.Doc)})
 			}
 		}
 		if len(t.Rows) > 0 {
@@ -228,7 +243,7 @@ func keyedTable(name string, s *schema.Sub, entries map[string]any) Table {
 		e, _ := entries[k].(map[string]any)
 		row := []Cell{clip(k)}
 		for _, a := range attrs {
-			row = append(row, text(fmtMetric(a.Kind, e[a.Name])))
+			row = append(row, text(fmtMetric(a.Kind, e[a.Name], false)))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -267,17 +282,20 @@ func allDigits(s string) bool {
 }
 
 // fmtMetric prints one metric of decoded JSON as its kind reads: a ratio
-// as "0.875 (35/40)", milliseconds with one decimal, other numbers as
-// fmtNum does; "" when absent.
-func fmtMetric(kind schema.MetricKind, v any) string {
+// as "0.875 (35/40)", followed with ci by its interval when it has one
+// ("0.875 (35/40) [0.739, 0.945]"), milliseconds with one decimal, other
+// numbers as fmtNum does; "" when absent.
+func fmtMetric(kind schema.MetricKind, v any, ci bool) string {
 	switch t := v.(type) {
 	case nil:
 		return ""
 	case map[string]any:
 		if kind == schema.MetricRatio {
-			num, _ := t["num"].(float64)
-			den, _ := t["den"].(float64)
-			return fmtRatio(schema.Ratio{Num: num, Den: den})
+			r := ratioOfJSON(t)
+			if !ci {
+				return fmtRatio(*r)
+			}
+			return fmtRatioCI(*r)
 		}
 		return ""
 	case float64:

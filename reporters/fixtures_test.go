@@ -3,6 +3,7 @@ package reporters
 import (
 	"time"
 
+	"github.com/nlutest/nlutest/assert/infer"
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -14,6 +15,60 @@ import (
 func fp(f float64) *float64 { return &f }
 
 func rp(num, den int) *schema.Ratio { r := schema.R(num, den); return &r }
+
+// withIntervals gives a hand-built report the intervals a run computes:
+// every proportion the descriptor marks gets the Wilson interval of its
+// numerator and denominator, every bootstrapped figure its value ± 0.04
+// within [0, 1] (a stand-in: the renderers only show what they are
+// given), each ratio a threshold observed gets its metric's, and the
+// report states the settings.
+func withIntervals(r *schema.Report) *schema.Report {
+	t := r.Descriptor()
+	set := func(n *schema.Node, addr string) {
+		t.NodeRatios(n, addr, func(_ string, a schema.Attr, x *schema.Ratio) {
+			v, ok := x.Value()
+			switch {
+			case !ok:
+			case a.CI == schema.CIWilson:
+				lo, hi, _ := infer.Wilson(x.Num, x.Den, 0.95)
+				x.SetCI(lo, hi)
+			case a.CI == schema.CIBootstrap:
+				x.SetCI(max(0, v-0.04), min(1, v+0.04))
+			}
+		})
+	}
+	m := r.Metrics
+	set(&m.Node, "metrics")
+	for _, group := range []map[string]*schema.Node{m.Split, m.Level, m.Scene, m.Template} {
+		for k, n := range group {
+			set(n, k)
+		}
+	}
+	for _, n := range []*schema.Node{m.Core, m.Noncore} {
+		if n != nil {
+			set(n, "")
+		}
+	}
+	for i := range r.Thresholds {
+		for j := range r.Thresholds[i].Observed {
+			o := &r.Thresholds[i].Observed[j]
+			if o.Num == nil || o.Den == nil || o.Name == "metrics.latency.p95_ms" {
+				continue
+			}
+			if lo, hi, ok := infer.Wilson(*o.Num, *o.Den, 0.95); ok {
+				o.CILow, o.CIHigh = &lo, &hi
+			}
+		}
+	}
+	r.Intervals = &schema.Intervals{Confidence: 0.95, Resamples: 1000, Seed: infer.DefaultSeed, Budget: infer.DefaultBudget}
+	return r
+}
+
+// wilsonLow is the low bound of num/den's Wilson interval.
+func wilsonLow(num, den float64) float64 {
+	lo, _, _ := infer.Wilson(num, den, 0.95)
+	return lo
+}
 
 func node(total, passed, failed, errored int) *schema.Node {
 	return &schema.Node{
@@ -155,7 +210,7 @@ func iaoPass() *schema.Report {
 
 	acc := 41.0 / 48
 	rel := 44.0 / 48
-	return &schema.Report{
+	return withIntervals(&schema.Report{
 		Tool:    "nlutest",
 		Version: "0.1.0",
 		Suite: schema.SuiteInfo{
@@ -185,6 +240,10 @@ func iaoPass() *schema.Report {
 				Severity: "warn", Outcome: schema.Fail,
 				Observed: []schema.Observed{{Name: "metrics.split.smoke.accuracy", Value: fp(0.9), Num: fp(9), Den: fp(10)}},
 				File:     hotelFile, Line: 135},
+			{Name: "准确率下界", Condition: "metrics.accuracy.ci_low >= 0.7", Message: "95 % 把握准确率不低于 0.7",
+				Severity: "error", Outcome: schema.Pass,
+				Observed: []schema.Observed{{Name: "metrics.accuracy.ci_low", Value: fp(wilsonLow(41, 48))}},
+				File:     hotelFile, Line: 145},
 		},
 		Metrics: m,
 		Groups: []schema.Group{
@@ -199,7 +258,7 @@ func iaoPass() *schema.Report {
 		Warnings: []string{
 			`template "住宿记录查询" has unreviewed expectations (reviewed = false); its cases are reported apart`,
 		},
-	}
+	})
 }
 
 func hotelCases() []schema.CaseReport {
@@ -276,6 +335,8 @@ func iaoFail() *schema.Report {
 	r.Thresholds[2].Observed = []schema.Observed{{Name: "metrics.latency.p95_ms", Value: fp(250.1)}}
 	r.Thresholds[3].Outcome = schema.Pass
 	r.Thresholds[3].Observed = []schema.Observed{{Name: "metrics.split.smoke.accuracy", Value: fp(1), Num: fp(10), Den: fp(10)}}
+	r.Thresholds[4].Outcome = schema.Fail
+	r.Thresholds[4].Observed = []schema.Observed{{Name: "metrics.accuracy.ci_low", Value: fp(wilsonLow(35, 46))}}
 	r.Thresholds = append(r.Thresholds, schema.ThresholdResult{
 		Name: "意图宏F1", Condition: "metrics.label.intent.macro_f1 >= 0.7", Severity: "error", Outcome: schema.Error,
 		Observed: []schema.Observed{{Name: "metrics.label.intent.macro_f1"}},
@@ -317,10 +378,11 @@ func iaoFail() *schema.Report {
 	r.Verdict = schema.Verdict{Outcome: schema.Fail, ByThresholds: true, Reasons: []string{
 		`threshold "总体准确率" not met: metrics.accuracy = 0.761 (35/46), needs >= 0.8`,
 		`threshold "关系召回率" not met: metrics.dimension.relation.recall = 0.833 (40/48), needs >= 0.9`,
+		`threshold "准确率下界" not met: metrics.accuracy.ci_low = 0.622, needs >= 0.7`,
 		`threshold "意图宏F1" could not be evaluated: metrics.label.intent has no data`,
 		"4 of 50 calls errored (8.0%), over the target's error budget of 5.0%",
 	}}
-	return r
+	return withIntervals(r)
 }
 
 // quickstart is a bilingual suite without thresholds: every case must pass.

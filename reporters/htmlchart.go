@@ -189,9 +189,18 @@ func (h *htmlDoc) barsSVG(b *strings.Builder, ch *Chart) {
 				name = ch.Series[k]
 			}
 			by := y + k*bar
+			tip := fmtChartValue(v, ch.Unit)
+			lo, hi, hasCI := p.ci(k)
+			if hasCI {
+				tip += " [" + fmtChartValue(lo, ch.Unit) + ", " + fmtChartValue(hi, ch.Unit) + "]"
+			}
 			fmt.Fprintf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%s %s: %s</title></rect>\n",
-				lw, by, max(bw, 1), bar-2, seriesColors[k%len(seriesColors)], esc(oneLine(p.Label)), esc(name), fmtChartValue(v, ch.Unit))
-			fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>\n", lw+bw+4, by+bar-3, fmtChartValue(v, ch.Unit))
+				lw, by, max(bw, 1), bar-2, seriesColors[k%len(seriesColors)], esc(oneLine(p.Label)), esc(name), tip)
+			textX := lw + bw + 4
+			if hasCI && vmax > 0 {
+				textX = max(textX, errorBar(b, lw, by+(bar-2)/2, plot, lo/vmax, hi/vmax, tip)+4)
+			}
+			fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" class=\"val\">%s</text>\n", textX, by+bar-3, fmtChartValue(v, ch.Unit))
 		}
 	}
 	axisY := top + len(pts)*rowH
@@ -202,6 +211,15 @@ func (h *htmlDoc) barsSVG(b *strings.Builder, ch *Chart) {
 	if left > 0 {
 		fmt.Fprintf(b, "<p class=\"more\">…and %d more not drawn; the table lists them.</p>\n", left)
 	}
+}
+
+// errorBar draws a horizontal error bar from lo to hi (shares of the
+// plot's width) at height y, with whiskers, and returns its right end.
+func errorBar(b *strings.Builder, x0, y, plot int, lo, hi float64, tip string) int {
+	x1 := x0 + int(math.Round(float64(plot)*math.Max(0, lo)))
+	x2 := x0 + int(math.Round(float64(plot)*math.Min(1, hi)))
+	fmt.Fprintf(b, "<path class=\"ci\" d=\"M%d %dH%dM%d %dv6M%d %dv6\"><title>%s</title></path>\n", x1, y, x2, x1, y-3, x2, y-3, esc(tip))
+	return x2
 }
 
 // treeIndent is the indent in px of one level of a bar tree.

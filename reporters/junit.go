@@ -500,6 +500,11 @@ func junitProperties(r *schema.Report) []prop {
 	if r.Run.Interrupted {
 		add("run.interrupted", "true")
 	}
+	if iv := r.Intervals; iv != nil {
+		add("intervals.confidence", fmtProp(iv.Confidence))
+		add("intervals.resamples", strconv.Itoa(iv.Resamples))
+		add("intervals.seed", strconv.FormatUint(iv.Seed, 10))
+	}
 	add("verdict", r.Verdict.Outcome.String())
 	add("verdict.by_thresholds", strconv.FormatBool(r.Verdict.ByThresholds))
 	for _, t := range r.Thresholds {
@@ -587,6 +592,11 @@ func objProps(ps []prop, o *schema.Obj, p string, names []string, when map[strin
 		for _, mt := range o.Metrics {
 			if mt.Name == name && mt.Value != nil {
 				ps = append(ps, prop{p + "." + name, fmtProp(*mt.Value)})
+				if mt.CILow != nil && mt.CIHigh != nil {
+					// The interval's bounds under the names a threshold
+					// reads them by.
+					ps = append(ps, prop{p + "." + name + ".ci_low", fmtProp(*mt.CILow)}, prop{p + "." + name + ".ci_high", fmtProp(*mt.CIHigh)})
+				}
 			}
 		}
 	}

@@ -190,11 +190,11 @@ func TestJUnitMeansVerdict(t *testing.T) {
 		"iao_pass":       {},
 		"iao_pass_cases": {},
 		"iao_fail": {
-			failures: map[string]int{"ThresholdNotMet": 2},
+			failures: map[string]int{"ThresholdNotMet": 3},
 			errors:   map[string]int{"ThresholdError": 1},
 		},
 		"iao_fail_cases_capped": {
-			failures: map[string]int{"ThresholdNotMet": 2},
+			failures: map[string]int{"ThresholdNotMet": 3},
 			errors:   map[string]int{"ThresholdError": 1},
 		},
 		"iao_budget_only": {failures: map[string]int{"VerdictFailed": 1}},
@@ -265,7 +265,7 @@ func TestJUnitThresholdCases(t *testing.T) {
 	if pass.Classname != "iao-hotel" || pass.File != hotelFile || pass.Line != "120" || pass.Time != "0.000" {
 		t.Errorf("threshold testcase attributes: %+v", pass)
 	}
-	if len(pass.SystemOut) != 1 || !strings.Contains(pass.SystemOut[0], "0.854 (41/48), n=48") {
+	if len(pass.SystemOut) != 1 || !strings.Contains(pass.SystemOut[0], "0.854 (41/48) [0.728, 0.928], n=48") {
 		t.Errorf("a met threshold puts the observed value and n in system-out, got %q", pass.SystemOut)
 	}
 	warn := byName["threshold 冒烟集准确率: metrics.split.smoke.accuracy >= 0.95"]
@@ -287,7 +287,7 @@ func TestJUnitThresholdCases(t *testing.T) {
 	_, doc = renderJUnit(t, iaoFail(), Options{})
 	for _, c := range doc.Suites[0].Cases {
 		if c.Name == "threshold 总体准确率: metrics.accuracy >= 0.8" {
-			if len(c.Failures) != 1 || c.Failures[0].Message != "observed metrics.accuracy = 0.761 (35/46), n=46 (condition metrics.accuracy >= 0.8)" {
+			if len(c.Failures) != 1 || c.Failures[0].Message != "observed metrics.accuracy = 0.761 (35/46) [0.621, 0.861], n=46 (condition metrics.accuracy >= 0.8)" {
 				t.Errorf("missed gate: %+v", c.Failures)
 			}
 		}

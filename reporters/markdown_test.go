@@ -57,12 +57,12 @@ func TestFence(t *testing.T) {
 func TestMarkdownLayout(t *testing.T) {
 	out := renderMarkdown(t, iaoFail(), Options{}, maxMarkdownBytes)
 	first := strings.SplitN(out, "\n", 2)[0]
-	if first != "## ❌ FAIL · iao-hotel: 2/5 thresholds met (1 not evaluated) · 35 passed, 11 failed, 4 errored of 50 cases (4.1s)" {
+	if first != "## ❌ FAIL · iao-hotel: 2/6 thresholds met (1 not evaluated) · 35 passed, 11 failed, 4 errored of 50 cases (4.1s)" {
 		t.Errorf("first line %q", first)
 	}
 	for _, frag := range []string{
 		"| ❌ | 总体准确率<br><sub>上线门槛：整体准确率不低于 0.8</sub>",
-		"<code>metrics.accuracy &gt;= 0.8</code> | **0.761 (35/46)** | 46 | error |",
+		"<code>metrics.accuracy &gt;= 0.8</code> | **0.761 (35/46) \\[0.621, 0.861\\]** | 46 | error |",
 		"| 🔥 | 意图宏F1 |",
 		"| ✅ | 冒烟集准确率 |",
 		"### Scenes",
@@ -100,10 +100,10 @@ func TestMarkdownLayout(t *testing.T) {
 func TestMarkdownBaseline(t *testing.T) {
 	out := renderMarkdown(t, iaoFail(), Options{Baseline: iaoPass()}, maxMarkdownBytes)
 	// 35/46 − 41/48 = 0.76087 − 0.85417 = −0.0933.
-	if !strings.Contains(out, "| **0.761 (35/46)** | 46 | error | -0.093 |") {
+	if !strings.Contains(out, "| **0.761 (35/46) \\[0.621, 0.861\\]** | 46 | error | -0.093 |") {
 		t.Errorf("threshold Δ missing")
 	}
-	if !strings.Contains(out, "| split smoke | 10 | 10 | 0 | 0 | 1.000 (10/10) | 0.000 (0/10) | +0.1 |") {
+	if !strings.Contains(out, "| split smoke | 10 | 10 | 0 | 0 | 1.000 (10/10) \\[0.722, 1.000\\] | 0.000 (0/10) | +0.1 |") {
 		t.Errorf("scope Δ missing")
 	}
 }

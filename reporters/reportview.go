@@ -165,13 +165,17 @@ func caseSections(r, base *schema.Report) []Section {
 	for _, s := range scopes {
 		n := s.Node
 		row := []Cell{clip(s.Label), num(n.Total), num(n.Passed), num(n.Failed), num(n.Errored),
-			text(fmtRatio(n.Accuracy)), text(fmtRatio(n.ErrorRate))}
+			text(fmtRatioCI(n.Accuracy)), text(fmtRatio(n.ErrorRate))}
 		if base != nil {
 			row = append(row, text(fmtDelta(ratioValue(&n.Accuracy), baselineAccuracy(base, s.Key))))
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	return []Section{{ID: "cases", Title: "Cases", Tables: []Table{t}}}
+	sec := Section{ID: "cases", Title: "Cases", Tables: []Table{t}}
+	if note := intervalNote(r); note != "" {
+		sec.Notes = []Note{{Text: note}}
+	}
+	return []Section{sec}
 }
 
 func sceneSections(r, _ *schema.Report) []Section {
@@ -186,7 +190,7 @@ func sceneSections(r, _ *schema.Report) []Section {
 			continue
 		}
 		t.Rows = append(t.Rows, []Cell{clip(k), num(n.Total), num(n.Passed), num(n.Failed), num(n.Errored), text(fmtRatio(n.Accuracy))})
-		chart.Points = append(chart.Points, Point{Label: k, Values: []float64{ratioOrNaN(&n.Accuracy)}, N: int(n.Accuracy.Den)})
+		chart.Points = append(chart.Points, Point{Label: k, Values: []float64{ratioOrNaN(&n.Accuracy)}, N: int(n.Accuracy.Den)}.withCI(&n.Accuracy))
 	}
 	return []Section{{ID: "scenes", Title: "Scenes", Tables: []Table{t}, Charts: []Chart{chart}}}
 }
@@ -238,13 +242,13 @@ func dimensionSections(r, _ *schema.Report) []Section {
 		}
 		switch d.Kind {
 		case schema.KindCase:
-			whole.Rows = append(whole.Rows, []Cell{clip(k), num(d.Total), num(d.Correct), text(fmtRatioPtr(d.Accuracy))})
+			whole.Rows = append(whole.Rows, []Cell{clip(k), num(d.Total), num(d.Correct), text(fmtRatioPtrCI(d.Accuracy))})
 		case schema.KindLabel:
 			// Shown with the label metrics.
 		default:
 			counted.Rows = append(counted.Rows, []Cell{clip(k), text(d.Kind), num(d.Expected), num(d.Recognized),
 				num(d.Correct), num(d.Wrong), text(fmtRatioPtr(d.Precision)), text(fmtRatioPtr(d.Recall)),
-				text(fmtRatioPtr(d.F1)), text(fmtRatioPtr(d.ErrorRate))})
+				text(fmtRatioPtrCI(d.F1)), text(fmtRatioPtr(d.ErrorRate))})
 		}
 		if len(d.Types) > 0 {
 			values = append(values, dimensionTypeTable(k, d))
@@ -311,7 +315,7 @@ func labelSections(r, _ *schema.Report) []Section {
 				per.Rows = append(per.Rows, []Cell{clip(k), naCell(x.Precision, "never predicted"), naCell(x.Recall, "never expected"),
 					text(fmtRatio(x.F1)), num(x.Support)})
 				bars.Points = append(bars.Points, Point{Label: k, N: x.Support,
-					Values: []float64{ratioOrNaN(&x.Precision), ratioOrNaN(&x.Recall), ratioOrNaN(&x.F1)}})
+					Values: []float64{ratioOrNaN(&x.Precision), ratioOrNaN(&x.Recall), ratioOrNaN(&x.F1)}}.withCI(&x.Precision, &x.Recall, &x.F1))
 			}
 			s.Tables = append(s.Tables, per)
 			s.Charts = append(s.Charts, bars)
@@ -497,4 +501,15 @@ func usageOf(r *schema.Report) *schema.TokenUsage {
 		return nil
 	}
 	return schema.UsageOf(&r.Metrics.Node)
+}
+
+// intervalNote says how to read the intervals shown in brackets, once
+// under the cases table: "" for a report without intervals.
+func intervalNote(r *schema.Report) string {
+	iv := r.Intervals
+	if iv == nil {
+		return ""
+	}
+	return fmt.Sprintf("[low, high]: %g %% confidence interval — Wilson for proportions, percentile bootstrap (%d resamples) otherwise; docs/statistics.md",
+		100*iv.Confidence, iv.Resamples)
 }

@@ -242,7 +242,7 @@ func observedText(obs []schema.Observed) string {
 	one := func(o schema.Observed) string {
 		val := noData
 		if o.Value != nil {
-			if o.Num != nil && o.Den != nil {
+			if o.Num != nil && o.Den != nil || isBound(o.Name) {
 				val = fmtFixed(*o.Value)
 			} else {
 				val = fmtNum(*o.Value)
@@ -254,6 +254,9 @@ func observedText(obs []schema.Observed) string {
 			val += " (mean of " + fmtNum(*o.Den) + " " + plural(int(*o.Den), "label", "labels") + ")"
 		default:
 			val += " (" + fmtNum(*o.Num) + "/" + fmtNum(*o.Den) + ")"
+		}
+		if o.CILow != nil && o.CIHigh != nil {
+			val += " [" + fmtFixed(*o.CILow) + ", " + fmtFixed(*o.CIHigh) + "]"
 		}
 		return val
 	}
@@ -591,19 +594,25 @@ func dimensionValues(d *schema.Dimension) []string {
 // and value.
 func labelSummaryRows(l *schema.Label) [][]string {
 	rows := [][]string{
-		{"accuracy", fmtRatio(l.Accuracy)},
-		{"macro precision", fmtMean(l.MacroPrecision)},
-		{"macro recall", fmtMean(l.MacroRecall)},
-		{"macro F1", fmtMean(l.MacroF1)},
-		{"micro F1", fmtRatio(l.MicroF1)},
-		{"weighted F1", fmtRatio(l.WeightedF1)},
+		{"accuracy", fmtRatioCI(l.Accuracy)},
+		{"macro precision", fmtMean(l.MacroPrecision) + fmtCI(l.MacroPrecision)},
+		{"macro recall", fmtMean(l.MacroRecall) + fmtCI(l.MacroRecall)},
+		{"macro F1", fmtMean(l.MacroF1) + fmtCI(l.MacroF1)},
+		{"micro F1", fmtRatioCI(l.MicroF1)},
+		{"weighted F1", fmtRatioCI(l.WeightedF1)},
 	}
 	if l.K > 0 {
 		rows = append(rows,
-			[]string{fmt.Sprintf("top-%d accuracy", l.K), fmtRatio(l.TopKAccuracy)},
-			[]string{"recognition rate (exact + fuzzy)", fmtRatio(l.RecognitionRate)})
+			[]string{fmt.Sprintf("top-%d accuracy", l.K), fmtRatioCI(l.TopKAccuracy)},
+			[]string{"recognition rate (exact + fuzzy)", fmtRatioCI(l.RecognitionRate)})
 	}
 	return rows
+}
+
+// isBound reports the address of a bound of a metric's interval, as a
+// threshold reads it: metrics.accuracy.ci_low.
+func isBound(addr string) bool {
+	return strings.HasSuffix(addr, ".ci_low") || strings.HasSuffix(addr, ".ci_high")
 }
 
 // isMacro reports a macro average's address: its denominator counts

@@ -222,6 +222,29 @@ func fmtRatio(r schema.Ratio) string {
 	return val + " (" + fmtNum(r.Num) + "/" + fmtNum(r.Den) + ")"
 }
 
+// fmtCI prints a ratio's confidence interval as " [0.521, 0.833]", the
+// bounds with the value's three decimals (so a bound a threshold reads is
+// shown as the threshold's observed line shows it); "" without one.
+func fmtCI(r schema.Ratio) string {
+	lo, hi, ok := r.CI()
+	if !ok {
+		return ""
+	}
+	return " [" + fmtFixed(lo) + ", " + fmtFixed(hi) + "]"
+}
+
+// fmtRatioCI is fmtRatio followed by the ratio's interval, when it has
+// one: "0.700 (21/30) [0.521, 0.833]".
+func fmtRatioCI(r schema.Ratio) string { return fmtRatio(r) + fmtCI(r) }
+
+// fmtRatioPtrCI is fmtRatioCI for optional ratios; "" when absent.
+func fmtRatioPtrCI(r *schema.Ratio) string {
+	if r == nil {
+		return ""
+	}
+	return fmtRatioCI(*r)
+}
+
 // fmtRatioPtr is fmtRatio for optional ratios; "" when absent.
 func fmtRatioPtr(r *schema.Ratio) string {
 	if r == nil {

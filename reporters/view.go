@@ -1,6 +1,7 @@
 package reporters
 
 import (
+	"math"
 	"time"
 
 	"github.com/nlutest/nlutest/schema"
@@ -260,11 +261,42 @@ type Chart struct {
 }
 
 // Point is one bar or bucket. Values line up with the chart's Series; a
-// value without data is NaN. N is the sample size behind the point.
+// value without data is NaN. N is the sample size behind the point. Lo and
+// Hi, when set, line up with Values too: each value's confidence interval
+// (NaN where it has none), which graphical renderers draw as error bars.
 type Point struct {
 	Label  string
 	Values []float64
 	N      int
+	Lo, Hi []float64
+}
+
+// withCI sets p's intervals from the ratios its values come from, in
+// order; a point none of whose ratios has one gets none.
+func (p Point) withCI(rs ...*schema.Ratio) Point {
+	lo, hi := make([]float64, len(rs)), make([]float64, len(rs))
+	any := false
+	for i, r := range rs {
+		lo[i], hi[i] = math.NaN(), math.NaN()
+		if r == nil {
+			continue
+		}
+		if l, h, ok := r.CI(); ok {
+			lo[i], hi[i], any = l, h, true
+		}
+	}
+	if any {
+		p.Lo, p.Hi = lo, hi
+	}
+	return p
+}
+
+// ci returns the interval of value k, and false without one.
+func (p *Point) ci(k int) (lo, hi float64, ok bool) {
+	if k >= len(p.Lo) || k >= len(p.Hi) || math.IsNaN(p.Lo[k]) || math.IsNaN(p.Hi[k]) {
+		return 0, 0, false
+	}
+	return p.Lo[k], p.Hi[k], true
 }
 
 // Matrix is a confusion matrix: Counts[i][j] cases expected Labels[i]

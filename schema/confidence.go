@@ -15,7 +15,7 @@ var CalibrationFamily = &Family{Name: "calibration", Subs: []*Sub{{
 	Keys: KeysLabel, What: "label dimension", NameKeys: true,
 	Shape: &Shape{Attrs: []Attr{
 		{Name: "cases", Kind: MetricCount, Doc: "cases with an expected label and a predicted label with a confidence in [0, 1]"},
-		{Name: "accuracy", Kind: MetricRatio, Doc: "predictions equal to the expected label (min_confidence not applied) / cases"},
+		{Name: "accuracy", Kind: MetricRatio, Doc: "predictions equal to the expected label (min_confidence not applied) / cases", CI: CIWilson, CIUnit: UnitCases},
 		{Name: "mean_confidence", Kind: MetricRatio, Doc: "mean confidence of the predictions"},
 		{Name: "ece", Kind: MetricRatio, Doc: "expected calibration error: Σ over 10 bins of |correct − Σ confidence| / cases"},
 		{Name: "mce", Kind: MetricNumber, Doc: "maximum calibration error: the largest |accuracy − mean confidence| of a bin"},
@@ -25,7 +25,7 @@ var CalibrationFamily = &Family{Name: "calibration", Subs: []*Sub{{
 		Name: "bins", Doc: "the reliability diagram: bins (0, 0.1], …, (0.9, 1] (0 in the first)", Keyed: true, Always: true,
 		Order: CalibrationBinKeys, Shape: &Shape{Attrs: []Attr{
 			{Name: "cases", Kind: MetricCount, Doc: "cases whose confidence falls in the bin"},
-			{Name: "accuracy", Kind: MetricRatio, Doc: "right predictions / cases of the bin"},
+			{Name: "accuracy", Kind: MetricRatio, Doc: "right predictions / cases of the bin", CI: CIWilson, CIUnit: UnitCases},
 			{Name: "mean_confidence", Kind: MetricRatio, Doc: "mean confidence of the bin"},
 			{Name: "gap", Kind: MetricNumber, Doc: "|accuracy − mean confidence|"},
 		}},
@@ -48,10 +48,10 @@ var OOSFamily = &Family{Name: "oos", Subs: []*Sub{{
 	}, Subs: []*Sub{{
 		Name: "thresholds", Doc: "a fallback below each threshold", Keyed: true, Always: true,
 		Shape: &Shape{Attrs: []Attr{
-			{Name: "in_scope_accuracy", Kind: MetricRatio, Doc: "in-scope cases with the expected label at or above the threshold / in-scope cases"},
-			{Name: "oos_recall", Kind: MetricRatio, Doc: "out-of-scope cases below the threshold / out-of-scope cases"},
-			{Name: "in_scope_kept", Kind: MetricRatio, Doc: "in-scope cases at or above the threshold (TPR)"},
-			{Name: "oos_accepted", Kind: MetricRatio, Doc: "out-of-scope cases at or above the threshold (FPR)"},
+			{Name: "in_scope_accuracy", Kind: MetricRatio, Doc: "in-scope cases with the expected label at or above the threshold / in-scope cases", CI: CIWilson, CIUnit: UnitCases},
+			{Name: "oos_recall", Kind: MetricRatio, Doc: "out-of-scope cases below the threshold / out-of-scope cases", CI: CIWilson, CIUnit: UnitCases},
+			{Name: "in_scope_kept", Kind: MetricRatio, Doc: "in-scope cases at or above the threshold (TPR)", CI: CIWilson, CIUnit: UnitCases},
+			{Name: "oos_accepted", Kind: MetricRatio, Doc: "out-of-scope cases at or above the threshold (FPR)", CI: CIWilson, CIUnit: UnitCases},
 		}},
 	}}},
 	Props: []string{"auroc", "aupr", "fpr_at_95_tpr"},

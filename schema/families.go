@@ -7,7 +7,7 @@ package schema
 var rankFigures = []Attr{
 	{Name: "questions", Kind: MetricCount, Doc: "questions averaged"},
 	{Name: "dropped", Kind: MetricCount, Doc: "questions dropped: all candidates one class (drop_single_class)"},
-	{Name: "p_at_1", Kind: MetricRatio, Doc: "questions whose first-ranked candidate is positive / questions"},
+	{Name: "p_at_1", Kind: MetricRatio, Doc: "questions whose first-ranked candidate is positive / questions", CI: CIWilson, CIUnit: UnitQuestions},
 	{Name: "map", Kind: MetricRatio, Doc: "mean average precision"},
 	{Name: "mrr", Kind: MetricRatio, Doc: "mean reciprocal rank of the first positive"},
 	{Name: "ndcg", Kind: MetricRatio, Doc: "mean nDCG, gain = grade"},
@@ -55,14 +55,14 @@ var robustCountsShape = &Shape{Attrs: []Attr{
 var RobustnessFamily = &Family{Name: "robustness", Absent: "robustness compares perturbed variants with their originals, and none of them ran; --filter, --split and --shard choose which cases run", Subs: []*Sub{{
 	Name: "robustness", Doc: "original and perturbed inputs: R = (D1 + S1) / (D + S)",
 	Shape: &Shape{
-		Attrs: []Attr{{Name: "score", Kind: MetricRatio, Doc: "(originals passed + perturbed passed) / (originals + perturbed)"}},
+		Attrs: []Attr{{Name: "score", Kind: MetricRatio, Doc: "(originals passed + perturbed passed) / (originals + perturbed)", CI: CIWilson, CIUnit: UnitInputs}},
 		Subs: []*Sub{
 			{Name: "original", Doc: "cases of perturbing sources, unperturbed (D, D1)", Shape: robustCountsShape},
 			{Name: "perturbed", Doc: "perturbed cases (S, S1)", Shape: robustCountsShape},
 			{Name: "kind", Doc: "per perturbation kind", Keyed: true, What: "perturbation kind", Shape: &Shape{Attrs: []Attr{
 				{Name: "total", Kind: MetricCount, Doc: "perturbed cases of the kind"},
 				{Name: "passed", Kind: MetricCount, Doc: "those that passed"},
-				{Name: "accuracy", Kind: MetricRatio, Doc: "passed / total"},
+				{Name: "accuracy", Kind: MetricRatio, Doc: "passed / total", CI: CIWilson, CIUnit: UnitCases},
 			}}},
 		},
 	},
@@ -74,13 +74,13 @@ var TextFamily = &Family{Name: "text", Subs: []*Sub{{
 	Name: "text", Doc: "reply against references: EM/F1, BLEU, ROUGE, METEOR, distinct (cases with references)",
 	Shape: &Shape{Attrs: []Attr{
 		{Name: "cases", Kind: MetricCount, Doc: "cases with references"},
-		{Name: "exact_match", Kind: MetricRatio, Doc: "replies equal to a reference after normalisation / cases"},
-		{Name: "f1", Kind: MetricRatio, Doc: "mean token F1 against the best reference"},
+		{Name: "exact_match", Kind: MetricRatio, Doc: "replies equal to a reference after normalisation / cases", CI: CIWilson, CIUnit: UnitCases},
+		{Name: "f1", Kind: MetricRatio, Doc: "mean token F1 against the best reference", CI: CIBootstrap, CIUnit: UnitCases},
 		{Name: "bleu", Kind: MetricNumber, Doc: "corpus BLEU as sacrebleu's corpus_bleu, 0–1 (the report shows 0–100)"},
-		{Name: "rouge1", Kind: MetricRatio, Doc: "mean ROUGE-1 F against the best reference"},
-		{Name: "rouge2", Kind: MetricRatio, Doc: "mean ROUGE-2 F against the best reference"},
-		{Name: "rougeL", Kind: MetricRatio, Doc: "mean ROUGE-L F against the best reference"},
-		{Name: "meteor", Kind: MetricRatio, Doc: "mean METEOR (NLTK's meteor_score, synonyms off) against the best reference"},
+		{Name: "rouge1", Kind: MetricRatio, Doc: "mean ROUGE-1 F against the best reference", CI: CIBootstrap, CIUnit: UnitCases},
+		{Name: "rouge2", Kind: MetricRatio, Doc: "mean ROUGE-2 F against the best reference", CI: CIBootstrap, CIUnit: UnitCases},
+		{Name: "rougeL", Kind: MetricRatio, Doc: "mean ROUGE-L F against the best reference", CI: CIBootstrap, CIUnit: UnitCases},
+		{Name: "meteor", Kind: MetricRatio, Doc: "mean METEOR (NLTK's meteor_score, synonyms off) against the best reference", CI: CIBootstrap, CIUnit: UnitCases},
 		{Name: "distinct1", Kind: MetricRatio, Doc: "distinct unigrams of all replies / reply tokens"},
 		{Name: "distinct2", Kind: MetricRatio, Doc: "distinct bigrams of all replies / reply tokens"},
 	}},

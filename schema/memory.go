@@ -35,7 +35,7 @@ var memoryAttrs = []Attr{
 	{Name: "contradicted", Kind: MetricCount, Doc: "answers that state another value"},
 	{Name: "unanswered", Kind: MetricCount, Doc: "questions whose call errored or whose reply was empty"},
 	{Name: "unparseable", Kind: MetricCount, Doc: "answers a judge target gave no verdict for (its call failed or its answer is not one verdict word)"},
-	{Name: "score", Kind: MetricRatio, Doc: "entailed / questions"},
+	{Name: "score", Kind: MetricRatio, Doc: "entailed / questions", CI: CIBootstrap, CIUnit: UnitMemoryCases},
 }
 
 // MemoryFamily is the memory family's part of the metrics tree.

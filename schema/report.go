@@ -12,9 +12,18 @@ import (
 // can show where a figure came from (the IAO corpus-factory write-up: "show each numerator and
 // denominator"). Averages are ratios too: a macro F1 is the sum of per-label
 // F1 over the number of labels.
+//
+// A ratio may carry a confidence interval (docs/statistics.md): CILow and
+// CIHigh, set together with HasCI by SetCI. The metrics tree's descriptor
+// says which ratios have one and how it is computed (Attr.CI); the
+// settings (confidence, resamples, seed) are the report's Intervals. A
+// ratio without data, or whose interval is undefined, has none.
 type Ratio struct {
 	Num float64
 	Den float64
+	// CILow and CIHigh bound the interval when HasCI is set.
+	CILow, CIHigh float64
+	HasCI         bool
 }
 
 // R builds a ratio from integer counts.
@@ -28,29 +37,59 @@ func (r Ratio) Value() (float64, bool) {
 	return r.Num / r.Den, true
 }
 
-type ratioJSON struct {
-	Value *float64 `json:"value"`
-	Num   float64  `json:"num"`
-	Den   float64  `json:"den"`
+// CI returns the ratio's confidence interval, and false when it has none.
+func (r Ratio) CI() (lo, hi float64, ok bool) {
+	if !r.HasCI {
+		return 0, 0, false
+	}
+	return r.CILow, r.CIHigh, true
 }
 
-// MarshalJSON writes {"value": v|null, "num": n, "den": d}.
+// SetCI sets the ratio's interval to [lo, hi]; a bound that is NaN or
+// infinite, or lo > hi, leaves the ratio without one.
+func (r *Ratio) SetCI(lo, hi float64) {
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo > hi {
+		r.CILow, r.CIHigh, r.HasCI = 0, 0, false
+		return
+	}
+	r.CILow, r.CIHigh, r.HasCI = lo, hi, true
+}
+
+type ratioJSON struct {
+	Value  *float64 `json:"value"`
+	Num    float64  `json:"num"`
+	Den    float64  `json:"den"`
+	CILow  *float64 `json:"ci_low,omitempty"`
+	CIHigh *float64 `json:"ci_high,omitempty"`
+}
+
+// MarshalJSON writes {"value": v|null, "num": n, "den": d}, followed by
+// "ci_low" and "ci_high" when the ratio has an interval (rounded to nine
+// decimals, as the value).
 func (r Ratio) MarshalJSON() ([]byte, error) {
 	out := ratioJSON{Num: round9(r.Num), Den: round9(r.Den)}
 	if v, ok := r.Value(); ok {
 		v = round9(v)
 		out.Value = &v
 	}
+	if lo, hi, ok := r.CI(); ok {
+		lo, hi = round9(lo), round9(hi)
+		out.CILow, out.CIHigh = &lo, &hi
+	}
 	return json.Marshal(out)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes; a report written before
+// intervals existed (no ci_low, ci_high) reads as ratios without one.
 func (r *Ratio) UnmarshalJSON(b []byte) error {
 	var in ratioJSON
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
-	r.Num, r.Den = in.Num, in.Den
+	*r = Ratio{Num: in.Num, Den: in.Den}
+	if in.CILow != nil && in.CIHigh != nil {
+		r.SetCI(*in.CILow, *in.CIHigh)
+	}
 	return nil
 }
 
@@ -211,6 +250,11 @@ type Observed struct {
 	// Num and Den are the ratio behind the value, when it is one.
 	Num *float64 `json:"num,omitempty"`
 	Den *float64 `json:"den,omitempty"`
+	// CILow and CIHigh are the metric's confidence interval, when it has
+	// one (a condition reading metrics.X.ci_low is observed under that
+	// name, its value the bound, and carries no interval of its own).
+	CILow  *float64 `json:"ci_low,omitempty"`
+	CIHigh *float64 `json:"ci_high,omitempty"`
 }
 
 // ThresholdResult is the evaluation of one threshold block.
@@ -357,8 +401,12 @@ type Report struct {
 	Run        RunInfo           `json:"run"`
 	Verdict    Verdict           `json:"verdict"`
 	Thresholds []ThresholdResult `json:"thresholds"`
-	Metrics    *Metrics          `json:"metrics"`
-	Groups     []Group           `json:"groups"`
+	// Intervals gives the settings of the metrics' confidence intervals,
+	// once for the report; nil in a report without intervals (one
+	// written before they existed).
+	Intervals *Intervals `json:"intervals,omitempty"`
+	Metrics   *Metrics   `json:"metrics"`
+	Groups    []Group    `json:"groups"`
 	// Cases holds the cases, failing and erroring ones first (worst
 	// first), then passing ones. A run keeps at most MaxReportCases of each
 	// (so memory stays flat); CasesOmitted counts the rest, whose outcomes

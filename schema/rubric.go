@@ -54,7 +54,7 @@ var RubricFamily = &Family{Name: "rubric", Absent: "metrics.rubric counts the ca
 	Shape: &Shape{Attrs: []Attr{
 		{Name: "judged", Kind: MetricCount, Doc: "results judged (the case's call did not error)"},
 		{Name: "passed", Kind: MetricCount, Doc: "results the rubric passed"},
-		{Name: "pass_rate", Kind: MetricRatio, Doc: "passed / judged"},
+		{Name: "pass_rate", Kind: MetricRatio, Doc: "passed / judged", CI: CIWilson, CIUnit: UnitCases},
 		{Name: "unparseable", Kind: MetricCount, Doc: "judgements with no verdict or score (the judge call failed, or its answer is not one)"},
 		{Name: "mean_score", Kind: MetricNumber, Doc: "mean 1–5 score, rubrics with a pass expression (null otherwise)"},
 	}},

@@ -39,7 +39,7 @@ var ScenarioFamily = &Family{Name: "scenario", Subs: []*Sub{{
 		Attrs: []Attr{
 			{Name: "scenarios", Kind: MetricCount, Doc: "scenario runs"},
 			{Name: "succeeded", Kind: MetricCount, Doc: "scenarios whose success condition held after some turn within max_turns"},
-			{Name: "success_rate", Kind: MetricRatio, Doc: "succeeded / scenarios"},
+			{Name: "success_rate", Kind: MetricRatio, Doc: "succeeded / scenarios", CI: CIWilson, CIUnit: UnitScenarios},
 			{Name: "turns_mean", Kind: MetricNumber, Doc: "mean turns to success of the scenarios that succeeded (null when none did)"},
 			{Name: "turns_p50", Kind: MetricNumber, Doc: "median turns to success (nearest rank; null when none succeeded)"},
 			{Name: "turns_p90", Kind: MetricNumber, Doc: "90th percentile of turns to success (nearest rank; null when none succeeded)"},

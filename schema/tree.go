@@ -34,6 +34,12 @@ type Attr struct {
 	Kind MetricKind
 	// Doc is one line saying what the metric counts.
 	Doc string
+	// CI is how the metric's confidence interval is computed (a ratio
+	// only); CINone when it has none. CIUnit names the units the interval
+	// treats as independent, which a bootstrap resamples ("cases",
+	// "conversations").
+	CI     CIMethod
+	CIUnit string
 }
 
 // Shape is the shape of one object of the tree: its metrics and its
@@ -307,74 +313,78 @@ func (t *Tree) isNew(name string) error {
 
 // Node metrics of the case counts family.
 var caseAttrs = []Attr{
-	{"total", MetricCount, "cases counted"},
-	{"passed", MetricCount, "cases that met every expectation and condition"},
-	{"failed", MetricCount, "cases that missed an expectation or condition"},
-	{"errored", MetricCount, "cases whose call gave no usable response"},
-	{"accuracy", MetricRatio, "passed / (total − errored)"},
-	{"error_rate", MetricRatio, "errored / total"},
+	{Name: "total", Kind: MetricCount, Doc: "cases counted"},
+	{Name: "passed", Kind: MetricCount, Doc: "cases that met every expectation and condition"},
+	{Name: "failed", Kind: MetricCount, Doc: "cases that missed an expectation or condition"},
+	{Name: "errored", Kind: MetricCount, Doc: "cases whose call gave no usable response"},
+	{Name: "accuracy", Kind: MetricRatio, Doc: "passed / (total − errored)", CI: CIWilson, CIUnit: UnitCases},
+	{Name: "error_rate", Kind: MetricRatio, Doc: "errored / total", CI: CIWilson, CIUnit: UnitCases},
 }
 
 var (
 	dimCounts = []Attr{
-		{"expected", MetricCount, "units the expectations name"},
-		{"recognized", MetricCount, "units the responses hold"},
-		{"correct", MetricCount, "units both expected and recognised"},
-		{"wrong", MetricCount, "recognised units not expected: recognized − correct"},
-		{"precision", MetricRatio, "correct / recognized"},
-		{"recall", MetricRatio, "correct / expected"},
-		{"error_rate", MetricRatio, "wrong / recognized"},
-		{"f1", MetricRatio, "2·correct / (expected + recognized)"},
+		{Name: "expected", Kind: MetricCount, Doc: "units the expectations name"},
+		{Name: "recognized", Kind: MetricCount, Doc: "units the responses hold"},
+		{Name: "correct", Kind: MetricCount, Doc: "units both expected and recognised"},
+		{Name: "wrong", Kind: MetricCount, Doc: "recognised units not expected: recognized − correct"},
+		{Name: "precision", Kind: MetricRatio, Doc: "correct / recognized"},
+		{Name: "recall", Kind: MetricRatio, Doc: "correct / expected"},
+		{Name: "error_rate", Kind: MetricRatio, Doc: "wrong / recognized"},
+		{Name: "f1", Kind: MetricRatio, Doc: "2·correct / (expected + recognized)"},
 	}
+	// dimCountsCI are the figures of a dimension itself, whose ratios have
+	// bootstrap intervals over the cases (a case's contribution: correct,
+	// recognized, expected); its values and types have none.
+	dimCountsCI   = withCI(dimCounts, CIBootstrap, UnitCases, "precision", "recall", "error_rate", "f1")
 	dimValueShape = &Shape{Attrs: dimCounts}
-	dimLeafShape  = &Shape{Attrs: dimCounts, Subs: []*Sub{
+	dimLeafShape  = &Shape{Attrs: dimCountsCI, Subs: []*Sub{
 		{Name: "values", Doc: "the same figures per value (ontology \"Person\")", Keyed: true, Shape: dimValueShape, Always: true},
 	}}
-	dimTypeShape  = &Shape{Attrs: append(slices.Clip(dimCounts), Attr{"support", MetricCount, "units of the type expected"})}
-	dimItemsShape = &Shape{Attrs: append(slices.Clip(dimCounts),
-		Attr{"out_of_scope", MetricCount, "recognised items of types outside the declared scope (not compared)"},
-		Attr{"macro_precision", MetricRatio, "mean of the per-type precisions (typed items: entities)"},
-		Attr{"macro_recall", MetricRatio, "mean of the per-type recalls"},
-		Attr{"macro_f1", MetricRatio, "mean of the per-type F1"},
-		Attr{"weighted_precision", MetricRatio, "support-weighted mean of the per-type precisions"},
-		Attr{"weighted_recall", MetricRatio, "support-weighted mean of the per-type recalls"},
-		Attr{"weighted_f1", MetricRatio, "support-weighted mean of the per-type F1"},
+	dimTypeShape  = &Shape{Attrs: append(slices.Clip(dimCounts), Attr{Name: "support", Kind: MetricCount, Doc: "units of the type expected"})}
+	dimItemsShape = &Shape{Attrs: append(slices.Clip(dimCountsCI),
+		Attr{Name: "out_of_scope", Kind: MetricCount, Doc: "recognised items of types outside the declared scope (not compared)"},
+		Attr{Name: "macro_precision", Kind: MetricRatio, Doc: "mean of the per-type precisions (typed items: entities)"},
+		Attr{Name: "macro_recall", Kind: MetricRatio, Doc: "mean of the per-type recalls"},
+		Attr{Name: "macro_f1", Kind: MetricRatio, Doc: "mean of the per-type F1"},
+		Attr{Name: "weighted_precision", Kind: MetricRatio, Doc: "support-weighted mean of the per-type precisions"},
+		Attr{Name: "weighted_recall", Kind: MetricRatio, Doc: "support-weighted mean of the per-type recalls"},
+		Attr{Name: "weighted_f1", Kind: MetricRatio, Doc: "support-weighted mean of the per-type F1"},
 	), Optional: []string{"out_of_scope", "macro_precision", "macro_recall", "macro_f1", "weighted_precision", "weighted_recall", "weighted_f1"},
 		Subs: []*Sub{
 			dimLeafShape.Subs[0],
 			{Name: "types", Doc: "the same figures per type (entity \"city\"), with support", Keyed: true, Shape: dimTypeShape},
 		}}
 	dimCaseShape = &Shape{Attrs: []Attr{
-		{"total", MetricCount, "cases that annotate the dimension"},
-		{"correct", MetricCount, "cases that met all its expectations"},
-		{"accuracy", MetricRatio, "correct / total"},
+		{Name: "total", Kind: MetricCount, Doc: "cases that annotate the dimension"},
+		{Name: "correct", Kind: MetricCount, Doc: "cases that met all its expectations"},
+		{Name: "accuracy", Kind: MetricRatio, Doc: "correct / total", CI: CIWilson, CIUnit: UnitCases},
 	}}
 	labelShape = &Shape{Attrs: []Attr{
-		{"total", MetricCount, "cases that expect a label"},
-		{"accuracy", MetricRatio, "cases whose first prediction is the expected label / total"},
-		{"macro_precision", MetricRatio, "mean of the per-label precisions"},
-		{"macro_recall", MetricRatio, "mean of the per-label recalls"},
-		{"macro_f1", MetricRatio, "mean of the per-label F1"},
-		{"micro_f1", MetricRatio, "2Σtp / (2Σtp + Σfp + Σfn)"},
-		{"weighted_f1", MetricRatio, "support-weighted mean of the per-label F1"},
-		{"top_k_accuracy", MetricRatio, "cases whose expected label is among the first k predictions / total"},
-		{"recognition_rate", MetricRatio, "(exact + fuzzy) / total, fuzzy being in the top k"},
+		{Name: "total", Kind: MetricCount, Doc: "cases that expect a label"},
+		{Name: "accuracy", Kind: MetricRatio, Doc: "cases whose first prediction is the expected label / total", CI: CIWilson, CIUnit: UnitCases},
+		{Name: "macro_precision", Kind: MetricRatio, Doc: "mean of the per-label precisions", CI: CIBootstrap, CIUnit: UnitCases},
+		{Name: "macro_recall", Kind: MetricRatio, Doc: "mean of the per-label recalls", CI: CIBootstrap, CIUnit: UnitCases},
+		{Name: "macro_f1", Kind: MetricRatio, Doc: "mean of the per-label F1", CI: CIBootstrap, CIUnit: UnitCases},
+		{Name: "micro_f1", Kind: MetricRatio, Doc: "2Σtp / (2Σtp + Σfp + Σfn)", CI: CIBootstrap, CIUnit: UnitCases},
+		{Name: "weighted_f1", Kind: MetricRatio, Doc: "support-weighted mean of the per-label F1", CI: CIBootstrap, CIUnit: UnitCases},
+		{Name: "top_k_accuracy", Kind: MetricRatio, Doc: "cases whose expected label is among the first k predictions / total", CI: CIWilson, CIUnit: UnitCases},
+		{Name: "recognition_rate", Kind: MetricRatio, Doc: "(exact + fuzzy) / total, fuzzy being in the top k", CI: CIWilson, CIUnit: UnitCases},
 	}, Subs: []*Sub{
 		{Name: "labels", Doc: "per label", Keyed: true, Always: true, Shape: &Shape{Attrs: []Attr{
-			{"precision", MetricRatio, "tp / (tp + fp)"},
-			{"recall", MetricRatio, "tp / (tp + fn)"},
-			{"f1", MetricRatio, "2tp / (2tp + fp + fn)"},
-			{"support", MetricCount, "cases expecting the label: tp + fn"},
+			{Name: "precision", Kind: MetricRatio, Doc: "tp / (tp + fp)", CI: CIWilson, CIUnit: UnitCases},
+			{Name: "recall", Kind: MetricRatio, Doc: "tp / (tp + fn)", CI: CIWilson, CIUnit: UnitCases},
+			{Name: "f1", Kind: MetricRatio, Doc: "2tp / (2tp + fp + fn)", CI: CIBootstrap, CIUnit: UnitCases},
+			{Name: "support", Kind: MetricCount, Doc: "cases expecting the label: tp + fn"},
 		}}},
 	}}
 	latencyAttrs = []Attr{
-		{"count", MetricCount, "calls timed (errored calls are not)"},
-		{"mean_ms", MetricMillis, "mean latency"},
-		{"p50_ms", MetricMillis, "median latency"},
-		{"p90_ms", MetricMillis, "90th percentile latency"},
-		{"p95_ms", MetricMillis, "95th percentile latency"},
-		{"p99_ms", MetricMillis, "99th percentile latency"},
-		{"max_ms", MetricMillis, "slowest call"},
+		{Name: "count", Kind: MetricCount, Doc: "calls timed (errored calls are not)"},
+		{Name: "mean_ms", Kind: MetricMillis, Doc: "mean latency"},
+		{Name: "p50_ms", Kind: MetricMillis, Doc: "median latency"},
+		{Name: "p90_ms", Kind: MetricMillis, Doc: "90th percentile latency"},
+		{Name: "p95_ms", Kind: MetricMillis, Doc: "95th percentile latency"},
+		{Name: "p99_ms", Kind: MetricMillis, Doc: "99th percentile latency"},
+		{Name: "max_ms", Kind: MetricMillis, Doc: "slowest call"},
 	}
 	latencyShape = &Shape{Attrs: latencyAttrs, Subs: []*Sub{
 		{Name: "bucket", Doc: "per input length (characters or words): " + fmt.Sprint(LatencyBuckets), Keyed: true, Always: true,
@@ -416,4 +426,16 @@ func builtinGroups() []*Sub {
 		{Name: "noncore", Doc: "the cases that are not core", Props: []string{"accuracy"}},
 		{Name: "template", Doc: "one node per template", Keyed: true, Keys: KeysTemplate, What: "template", Always: true},
 	}
+}
+
+// withCI returns a copy of attrs whose attributes named in names have the
+// interval method m over unit.
+func withCI(attrs []Attr, m CIMethod, unit string, names ...string) []Attr {
+	out := slices.Clone(attrs)
+	for i := range out {
+		if slices.Contains(names, out[i].Name) {
+			out[i].CI, out[i].CIUnit = m, unit
+		}
+	}
+	return out
 }

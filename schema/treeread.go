@@ -55,6 +55,10 @@ type Metric struct {
 	Value *float64
 	// Ratio is set for ratios that exist (with a zero denominator too).
 	Ratio *Ratio
+	// CILow and CIHigh are the metric's confidence interval (report.json's
+	// "ci_low" and "ci_high"): nil when it has none — a metric without
+	// intervals (Attr.CI), no data, or a report written before intervals.
+	CILow, CIHigh *float64
 }
 
 // Count returns the count named name of the object's report value (a
@@ -149,6 +153,9 @@ func readMetric(a Attr, v reflect.Value, addr string) Metric {
 		if f, ok := r.Value(); ok {
 			m.Value = &f
 		}
+		if lo, hi, ok := r.CI(); ok {
+			m.CILow, m.CIHigh = &lo, &hi
+		}
 		return m
 	}
 	f, ok := number(v)
@@ -175,7 +182,13 @@ func ratioOf(v reflect.Value) (Ratio, bool) {
 	if v.Kind() == reflect.Map { // read back from JSON
 		num, _ := number(member(v, "num"))
 		den, _ := number(member(v, "den"))
-		return Ratio{Num: num, Den: den}, true
+		r := Ratio{Num: num, Den: den}
+		lo, okLo := number(member(v, "ci_low"))
+		hi, okHi := number(member(v, "ci_high"))
+		if okLo && okHi {
+			r.SetCI(lo, hi)
+		}
+		return r, true
 	}
 	return Ratio{}, false
 }

@@ -65,6 +65,7 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
 		{Type: "text_metrics"},
+		{Type: "statistics"},
 		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
 	},
@@ -385,8 +386,10 @@ func (l *loader) decode() {
 		l.decodeThreshold(b)
 	}
 	l.decodeTextMetrics(byType["text_metrics"])
+	l.decodeStatistics(byType["statistics"])
 	l.decodeRatings(byType["ratings"])
 	l.checkReferences()
+	l.rewriteIntervalRefs()
 	l.checkThresholdTypes()
 	l.checkLooseAsserts()
 	l.checkBotFirst()

@@ -56,6 +56,9 @@ type Suite struct {
 	Asserts []*Assert
 	// TextMetrics is the text_metrics block (defaults without one).
 	TextMetrics TextMetrics
+	// Statistics is the statistics block: the confidence intervals'
+	// settings (DefaultStatistics without one).
+	Statistics Statistics
 	// Ratings are the ratings blocks: rating sheets imported at report
 	// time (metrics.ratings).
 	Ratings []*Ratings

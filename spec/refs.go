@@ -361,7 +361,7 @@ func (l *loader) checkNode(steps hcl.Traversal, prev hcl.Range) bool {
 		return false
 	}
 	if slices.Contains(leaves, name) {
-		return l.checkLeaf(name, steps[1:])
+		return l.checkLeaf(tree.NodeShape(), name, steps[1:])
 	}
 	sub := tree.NodeShape().Subs[slices.Index(subs, name)]
 	if len(steps) == 1 {
@@ -373,14 +373,48 @@ func (l *loader) checkNode(steps hcl.Traversal, prev hcl.Range) bool {
 	return l.checkSub(sub, steps[1:])
 }
 
-// checkLeaf checks that nothing follows a metric's name.
-func (l *loader) checkLeaf(name string, rest hcl.Traversal) bool {
-	if len(rest) > 0 {
-		r := rest[0].SourceRange()
-		l.errorf(&r, "Unsupported attribute", "%s is a number; it has no attributes.", name)
+// checkLeaf checks what follows a metric's name, an attribute of sh:
+// nothing, or the bound of its confidence interval (ci_low, ci_high)
+// when it has one.
+func (l *loader) checkLeaf(sh *schema.Shape, name string, rest hcl.Traversal) bool {
+	if len(rest) == 0 {
+		return true
+	}
+	r := rest[0].SourceRange()
+	var a schema.Attr
+	if i := slices.IndexFunc(sh.Attrs, func(a schema.Attr) bool { return a.Name == name }); i >= 0 {
+		a = sh.Attrs[i]
+	}
+	bound, _ := stepName(rest[0])
+	switch {
+	case IntervalBound(bound) && a.CI == schema.CINone:
+		l.errorf(&r, "Metric without an interval", "%s is %s: it has no confidence interval, so no %s. Proportions, F1s and means have one (`nlutest eval RUN --list-metrics` lists them with their interval); compare %s itself instead.", name, kindText(a), bound, name)
+		return false
+	case IntervalBound(bound) && len(rest) > 1:
+		r = rest[1].SourceRange()
+		l.errorf(&r, "Unsupported attribute", "%s.%s is a number; it has no attributes.", name, bound)
+		return false
+	case IntervalBound(bound):
+		return true
+	case a.CI != schema.CINone:
+		l.errorf(&r, "Unsupported attribute", "%s is a number; its only attributes are the bounds of its confidence interval, ci_low and ci_high.%s", name, didYouMean(bound, intervalBounds))
 		return false
 	}
-	return true
+	l.errorf(&r, "Unsupported attribute", "%s is a number; it has no attributes.", name)
+	return false
+}
+
+// kindText names what kind of number a metric is, for messages.
+func kindText(a schema.Attr) string {
+	switch a.Kind {
+	case schema.MetricCount:
+		return "a count"
+	case schema.MetricMillis:
+		return "a latency in milliseconds"
+	case schema.MetricRatio:
+		return "a ratio that is not a proportion, F1 or mean of independent units"
+	}
+	return "a number without an interval"
 }
 
 // checkSub checks the steps after the name of a subtree (latency, a
@@ -410,7 +444,7 @@ func (l *loader) checkIn(sh *schema.Shape, name string, rest hcl.Traversal) bool
 			return l.checkSub(s, rest)
 		}
 	}
-	return l.checkLeaf(name, rest)
+	return l.checkLeaf(sh, name, rest)
 }
 
 // checkEntry checks the steps after the key of a keyed map's entry.

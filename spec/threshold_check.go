@@ -209,6 +209,9 @@ func shapeLeaf(tree *schema.Tree, sh *schema.Shape, steps hcl.Traversal) bool {
 		return false
 	}
 	name, _ := metricStep(steps[0])
+	if base, _, ok := SplitIntervalAttr(name); ok {
+		name = base // metrics.accuracy.ci_low, rewritten to accuracy#ci_low: a number
+	}
 	for _, a := range sh.Attrs {
 		if a.Name == name {
 			return len(steps) == 1

@@ -99,18 +99,34 @@ func Replicates(counts []int64, stat func(w []int64) float64, o Options) []float
 // replicates are those Replicates would give it alone with the same
 // options.
 func ReplicatesAll(counts []int64, stats []func(w []int64) float64, o Options) [][]float64 {
+	return ReplicatesVec(counts, len(stats), func(w []int64, out []float64) {
+		for i, stat := range stats {
+			out[i] = stat(w)
+		}
+	}, o)
+}
+
+// ReplicatesVec is ReplicatesAll for n statistics computed together, as
+// when they share their work (a label dimension's per-label counts feed
+// its macro and micro averages and every label's F1): stat sets out[0:n]
+// to the statistics of the resample w and must keep neither slice.
+// out[i] of the result holds statistic i's replicates, the same as
+// ReplicatesAll gives with the same options.
+func ReplicatesVec(counts []int64, n int, stat func(w []int64, out []float64), o Options) [][]float64 {
 	o = o.withDefaults()
 	s := NewStream(o.Seed, o.Address)
 	m := newMultinomial(counts)
 	w := make([]int64, len(counts))
-	out := make([][]float64, len(stats))
+	out := make([][]float64, n)
 	for i := range out {
 		out[i] = make([]float64, o.Resamples)
 	}
+	vals := make([]float64, n)
 	for b := range o.Resamples {
 		m.draw(s, w)
-		for i, stat := range stats {
-			out[i][b] = stat(w)
+		stat(w, vals)
+		for i, v := range vals {
+			out[i][b] = v
 		}
 	}
 	return out
@@ -130,10 +146,22 @@ func Bootstrap(counts []int64, stat func(w []int64) float64, o Options) Interval
 // (correct, recognised, expected) — drawing the resamples once
 // (ReplicatesAll). The budget counts the draws once, not per statistic.
 func BootstrapAll(counts []int64, stats []func(w []int64) float64, o Options) []Interval {
+	return BootstrapVec(counts, len(stats), func(w []int64, out []float64) {
+		for i, stat := range stats {
+			out[i] = stat(w)
+		}
+	}, o)
+}
+
+// BootstrapVec is BootstrapAll for n statistics computed together
+// (ReplicatesVec): the estimate of each is stat on counts itself.
+func BootstrapVec(counts []int64, n int, stat func(w []int64, out []float64), o Options) []Interval {
 	o = o.withDefaults()
-	out := make([]Interval, len(stats))
-	for i, stat := range stats {
-		out[i] = Interval{Estimate: stat(counts), Conf: o.Conf, Method: MethodPercentile}
+	out := make([]Interval, n)
+	est := make([]float64, n)
+	stat(counts, est)
+	for i := range out {
+		out[i] = Interval{Estimate: est[i], Conf: o.Conf, Method: MethodPercentile}
 	}
 	if work := int64(len(counts)) * int64(o.Resamples); work > o.Budget {
 		for i := range out {
@@ -142,7 +170,7 @@ func BootstrapAll(counts []int64, stats []func(w []int64) float64, o Options) []
 		}
 		return out
 	}
-	for i, reps := range ReplicatesAll(counts, stats, o) {
+	for i, reps := range ReplicatesVec(counts, n, stat, o) {
 		iv := &out[i]
 		iv.Resamples = len(reps)
 		iv.Lo, iv.Hi, iv.Undefined = Percentile(reps, o.Conf)

@@ -367,3 +367,29 @@ func TestBootstrapAllSharesResamples(t *testing.T) {
 		t.Errorf("over budget: %+v", over)
 	}
 }
+
+// BootstrapVec computes several statistics of a resample together (one
+// call a resample) and gives each the interval Bootstrap gives it alone.
+func TestBootstrapVecEqualsAlone(t *testing.T) {
+	counts := []int64{120, 7, 33, 1, 59}
+	share := func(k int) func(w []int64) float64 {
+		return func(w []int64) float64 {
+			var n int64
+			for _, x := range w {
+				n += x
+			}
+			return float64(w[k]) / float64(n)
+		}
+	}
+	o := Options{Address: "metrics.label.intent.macro_f1", Seed: 7}
+	vec := BootstrapVec(counts, 3, func(w []int64, out []float64) {
+		for k := range out {
+			out[k] = share(k)(w)
+		}
+	}, o)
+	for k := range 3 {
+		if alone := Bootstrap(counts, share(k), o); vec[k] != alone || !alone.OK {
+			t.Errorf("statistic %d: together %+v, alone %+v", k, vec[k], alone)
+		}
+	}
+}

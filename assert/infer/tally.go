@@ -27,6 +27,9 @@ type Tally struct {
 	n      int64
 	key    []byte
 	order  []int // items in lexicographic order; nil when stale
+	// last is the item added last, tried before the map: a family's
+	// cases repeat the same few vectors (pass, pass, fail…). -1: none.
+	last int
 }
 
 // NewTally returns an empty tally of vectors of dim numbers (dim ≥ 1).
@@ -34,7 +37,7 @@ func NewTally(dim int) *Tally {
 	if dim < 1 {
 		panic(fmt.Sprintf("infer.NewTally: dimension %d, want at least 1", dim))
 	}
-	return &Tally{dim: dim, index: map[string]int{}, key: make([]byte, 8*dim)}
+	return &Tally{dim: dim, index: map[string]int{}, key: make([]byte, 8*dim), last: -1}
 }
 
 // Add counts one case contributing v (len(v) = Dim; −0 counts as 0).
@@ -46,6 +49,11 @@ func (t *Tally) AddN(n int64, v ...float64) {
 		panic(fmt.Sprintf("infer.Tally.AddN: vector of %d numbers in a tally of %d", len(v), t.dim))
 	}
 	if n <= 0 {
+		return
+	}
+	if t.last >= 0 && equalVec(t.vals[t.last*t.dim:(t.last+1)*t.dim], v) {
+		t.counts[t.last] += n
+		t.n += n
 		return
 	}
 	for d, x := range v {
@@ -69,6 +77,19 @@ func (t *Tally) AddN(n int64, v ...float64) {
 	}
 	t.counts[k] += n
 	t.n += n
+	t.last = k
+}
+
+// equalVec reports whether a and b are equal coordinate by coordinate (−0
+// equals 0, as the tally's keys have it; NaN equals nothing, so a vector
+// holding one goes to the map, which keys it by its bits).
+func equalVec(a, b []float64) bool {
+	for i, x := range a {
+		if x != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Merge adds every case of o (same Dim) to t.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nlutest/nlutest/assert/infer"
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -62,6 +63,9 @@ type DimAcc struct {
 	outOfScope int
 	// typed is set once a typed tally was added (entities).
 	typed bool
+	// cases tallies the cases' contributions (DimContribution), for the
+	// intervals; nil before the first case.
+	cases *infer.Tally
 }
 
 // NewDimAcc returns an empty accumulator for a dimension of the given kind,
@@ -251,8 +255,18 @@ func (t *Tally) Case(expected, recognized []Unit) {
 	}
 }
 
+// Totals returns the case's units in the dimension: its contribution
+// (DimContribution).
+func (t *Tally) Totals() (correct, recognized, expected int) {
+	return t.all.correct, t.all.recognized, t.all.expected
+}
+
 // Add adds a case's tally to d.
 func (d *DimAcc) Add(t *Tally) {
+	if d.cases == nil {
+		d.cases = infer.NewTally(3)
+	}
+	d.cases.Add(float64(t.all.correct), float64(t.all.recognized), float64(t.all.expected))
 	d.all.add(t.all)
 	for i := range t.values {
 		d.val(t.values[i].value).add(t.values[i].dimCount)
@@ -290,6 +304,12 @@ func (d *DimAcc) Merge(o *DimAcc) {
 	if d.kind == "" {
 		d.kind = o.kind
 	}
+	if o.cases != nil {
+		if d.cases == nil {
+			d.cases = infer.NewTally(3)
+		}
+		d.cases.Merge(o.cases)
+	}
 	d.all.add(o.all)
 	for v, c := range o.byVal {
 		d.val(v).add(c.dimCount)
@@ -299,6 +319,13 @@ func (d *DimAcc) Merge(o *DimAcc) {
 	}
 	d.outOfScope += o.outOfScope
 	d.typed = d.typed || o.typed
+}
+
+// Intervals sets the bootstrap intervals of the dimension's precision,
+// recall, error rate and F1 in out (what Result gave) over its cases
+// (DimContribution), drawn with o.
+func (d *DimAcc) Intervals(out *schema.Dimension, o infer.Options) {
+	DimContribution.Set(d.cases, o, out.Precision, out.Recall, out.ErrorRate, out.F1)
 }
 
 // Result returns the dimension's figures, with one entry in Values per

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -81,9 +82,21 @@ func TestDatasetQASuite(t *testing.T) {
 	}
 	checkRobustness(t, run)
 	checkShardsMerge(t, dir, text.BLEUScore)
+	// The means' bootstrap intervals (issue 36) are the run's from two
+	// shards merged and from eval.
+	ivs := textIntervals(t, run)
+	if len(ivs) != 6 {
+		t.Errorf("text intervals %v, want exact_match, f1, rouge1, rouge2, rougeL and meteor", ivs)
+	}
+	if merged := textIntervals(t, filepath.Join(dir, "merged")); !maps.Equal(merged, ivs) {
+		t.Errorf("merged shards' text intervals %v, the run's %v", merged, ivs)
+	}
 
 	if code, out, errs := runCLI(t, dir, nil, "eval", run); code != ExitPass {
 		t.Errorf("eval: exit %d\n%s\n%s", code, out, errs)
+	}
+	if again := textIntervals(t, run); !maps.Equal(again, ivs) {
+		t.Errorf("eval's text intervals %v, the run's %v", again, ivs)
 	}
 	suite := filepath.Join(dir, "dataset-qa.nlutest.hcl")
 	src, _ := os.ReadFile(suite)

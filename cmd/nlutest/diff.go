@@ -73,7 +73,7 @@ func (a *App) cmdDiff(args []string) int {
 // metricList lists every number of a metrics tree for diff.
 func metricList(t *schema.Tree, m *schema.Metrics) []reporters.MetricValue {
 	var out []reporters.MetricValue
-	eachMetric(t, m, func(addr string, v *float64, ratio string) {
+	eachMetric(t, m, func(addr string, v *float64, ratio string, _ *schema.Metric) {
 		out = append(out, reporters.MetricValue{Addr: addr, Value: v, Ratio: ratio})
 	})
 	return out

@@ -170,16 +170,18 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 // eachMetric calls fn for every number of the metrics tree (as the
 // descriptor t describes it), with its address
 // (metrics.split.smoke.accuracy, metrics.scene["出行/天气"].accuracy), its
-// value (nil without data) and, for ratios, "num/den".
-func eachMetric(t *schema.Tree, m *schema.Metrics, fn func(addr string, v *float64, ratio string)) {
+// value (nil without data) and, for ratios, "num/den"; mt is the metric
+// as the descriptor read it (its kind, its interval).
+func eachMetric(t *schema.Tree, m *schema.Metrics, fn func(addr string, v *float64, ratio string, mt *schema.Metric)) {
 	var walk func(o *schema.Obj, path string)
 	walk = func(o *schema.Obj, path string) {
-		for _, mt := range o.Metrics {
+		for i := range o.Metrics {
+			mt := &o.Metrics[i]
 			ratio := ""
 			if r := mt.Ratio; r != nil {
 				ratio = fmt.Sprintf("%g/%g", r.Num, r.Den)
 			}
-			fn(path+"."+mt.Name, mt.Value, ratio)
+			fn(path+"."+mt.Name, mt.Value, ratio, mt)
 		}
 		for _, c := range o.Children {
 			p := path + "." + c.Sub.Name
@@ -201,16 +203,22 @@ func eachMetric(t *schema.Tree, m *schema.Metrics, fn func(addr string, v *float
 	}
 }
 
-// listMetrics prints every metric of the tree as `address = value (num/den)`.
+// listMetrics prints every metric of the tree as `address = value
+// (num/den)`, followed for a metric with a confidence interval by its
+// bounds and how they were computed, `[low, high] wilson over cases`
+// (what a threshold reads as address.ci_low and .ci_high).
 func listMetrics(w io.Writer, t *schema.Tree, m *schema.Metrics) {
 	var lines []string
-	eachMetric(t, m, func(addr string, v *float64, ratio string) {
+	eachMetric(t, m, func(addr string, v *float64, ratio string, mt *schema.Metric) {
 		line := addr + " = null (no data)"
 		if v != nil {
 			line = fmt.Sprintf("%s = %.6g", addr, *v)
 		}
 		if ratio != "" {
 			line += " (" + ratio + ")"
+		}
+		if mt.CILow != nil && mt.CIHigh != nil {
+			line += fmt.Sprintf(" [%.6g, %.6g] %s over %s", *mt.CILow, *mt.CIHigh, mt.CI, mt.CIUnit)
 		}
 		lines = append(lines, line)
 	})

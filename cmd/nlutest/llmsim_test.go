@@ -137,7 +137,7 @@ func TestScenarioLLMSimulatorAcceptance(t *testing.T) {
 		}
 	}
 	sc := simulatedReport(t, filepath.Join(dir, "r.json"))
-	if sc.Scenarios != 6 || sc.Succeeded != 4 || sc.Stuck != 0 || sc.Errored != 0 || sc.SuccessRate != schema.R(4, 6) {
+	if sc.Scenarios != 6 || sc.Succeeded != 4 || sc.Stuck != 0 || sc.Errored != 0 || frac(sc.SuccessRate) != schema.R(4, 6) {
 		t.Errorf("metrics.scenario = %+v, want 6 scenarios, 4 succeeded, 0 stuck, 0 errored", sc)
 	}
 	if sc.TurnsMean == nil || *sc.TurnsMean != 5.5 || *sc.TurnsP50 != 5 || *sc.TurnsP90 != 6 {

@@ -236,10 +236,10 @@ schema "rasa-strict" {
 		t.Fatalf("every prediction is below min_confidence, so the intent threshold fails; exit %d\n%s", code, errs)
 	}
 	l := loadReport(t, run).Metrics.Label["intent"]
-	if l == nil || l.Accuracy != schema.R(0, 8) || l.Confusion == nil || l.Confusion.Labels[len(l.Confusion.Labels)-1] != "(none)" {
+	if l == nil || frac(l.Accuracy) != schema.R(0, 8) || l.Confusion == nil || l.Confusion.Labels[len(l.Confusion.Labels)-1] != "(none)" {
 		t.Fatalf("predictions under min_confidence must count as no prediction: %+v", l)
 	}
-	if l.Labels["订机票"].Recall != schema.R(0, 4) {
+	if frac(l.Labels["订机票"].Recall) != schema.R(0, 4) {
 		t.Errorf("recall of 订机票 = %+v, want 0/4", l.Labels["订机票"].Recall)
 	}
 	// extends keeps the preset's response type: a typo is still caught.
@@ -305,7 +305,7 @@ func TestUnreviewedTemplatesAreReportedApart(t *testing.T) {
 		t.Fatalf("the unreviewed template's failures must not reach the thresholds; exit %d\n%s\n%s", code, out, errs)
 	}
 	rep := loadReport(t, run)
-	if rep.Metrics.Total != 4 || rep.Metrics.Accuracy != schema.R(3, 4) {
+	if rep.Metrics.Total != 4 || frac(rep.Metrics.Accuracy) != schema.R(3, 4) {
 		t.Errorf("metrics should count only the 4 reviewed cases: total %d accuracy %+v", rep.Metrics.Total, rep.Metrics.Accuracy)
 	}
 	var draftGroup *schema.Group

@@ -239,7 +239,7 @@ func TestScenarioAgendaAcceptance(t *testing.T) {
 		t.Errorf("the HTML report lacks the scenario charts")
 	}
 	sc := simulatedReport(t, filepath.Join(dir, "r.json"))
-	if sc.Scenarios != 6 || sc.Succeeded != 4 || sc.Stuck != 2 || sc.Errored != 0 || sc.SuccessRate != schema.R(4, 6) {
+	if sc.Scenarios != 6 || sc.Succeeded != 4 || sc.Stuck != 2 || sc.Errored != 0 || frac(sc.SuccessRate) != schema.R(4, 6) {
 		t.Errorf("metrics.scenario = %+v, want 6 scenarios, 4 succeeded, 2 stuck, 0 errored", sc)
 	}
 	if sc.TurnsMean == nil || *sc.TurnsMean != 5.5 || *sc.TurnsP50 != 5 || *sc.TurnsP90 != 6 {

@@ -1,0 +1,30 @@
+package assert
+
+import (
+	"github.com/nlutest/nlutest/assert/infer"
+	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/schema"
+)
+
+// Intervals bootstraps pass@1 over the repeated scripts
+// (metrics.PassAt1Contribution: a script's passing repetitions and its
+// repetitions), since the repetitions of one script are not independent;
+// stability, pass@k and pass^k are proportions of scripts (Wilson).
+func (a *repeatAcc) Intervals(n *schema.Node, r *Resampler) {
+	out, _ := n.Families["repeat"].(*schema.Repeat)
+	if out == nil || len(a.scripts) == 0 {
+		return
+	}
+	t := infer.NewTally(2)
+	for _, sr := range a.scripts {
+		want := max(turnsOf(a.suite, sr.kind, sr.source), 1)
+		passes := 0
+		for _, rp := range sr.reps {
+			if rp[1] == max(want, rp[0]) {
+				passes++
+			}
+		}
+		t.Add(float64(passes), float64(len(sr.reps)))
+	}
+	metrics.PassAt1Contribution.Set(t, r.Options("repeat"), &out.PassAt1)
+}
