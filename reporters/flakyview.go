@@ -2,6 +2,7 @@ package reporters
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -60,23 +61,27 @@ func flakySections(r, _ *schema.Report) []Section {
 		if l.count == 0 {
 			continue
 		}
+		t := repeatTable(l)
+		if len(out) == 0 { // how to read the tables, under the first
+			t.Note = fmt.Sprintf("Of %d repetitions each: passed, failed (an expectation not met), errored; flips = changes between passing and not passing from one repetition to the next; repetitions in order: P passed, F failed, E errored. ", rep.N) + t.Note
+			t.Note = strings.TrimSpace(t.Note)
+		}
 		out = append(out, Section{ID: "flaky", Title: fmt.Sprintf("%s (%d)", l.title, l.count), Brief: fmt.Sprintf("%s (%d of %d)", l.brief, l.count, rep.Scripts),
-			Intro: l.intro, Tables: []Table{repeatTable(l, rep)}})
+			Intro: l.intro, Tables: []Table{t}})
 	}
 	return out
 }
 
 // repeatTable is one list's table: a row per script, most flips first.
-func repeatTable(l repeatList, rep *schema.Repeat) Table {
+func repeatTable(l repeatList) Table {
 	t := Table{Columns: []Column{col(""), col("case"), col("text"), {Header: "source", Wide: true}, rcol("passed"), rcol("failed"), rcol("errored"),
 		rcol("of"), rcol("flips"), col("repetitions")}, Ranked: true}
 	for _, c := range l.cases {
 		t.Rows = append(t.Rows, []Cell{mark(l.mark), code(c.ID), clip(c.Text), clip(c.Kind + " " + c.Source), num(c.Passed), num(c.Failed), num(c.Errored),
 			num(c.Runs), num(c.Flips), code(c.Outcomes)})
 	}
-	t.Note = fmt.Sprintf("Of %d repetitions each: passed, failed (an expectation not met), errored; flips = changes between passing and not passing from one repetition to the next; repetitions in order: P passed, F failed, E errored.", rep.N)
 	if more := l.count - len(l.cases); more > 0 {
-		t.Note += fmt.Sprintf(" %d more not listed (at most %d; the JSON report's metrics.repeat counts them all).", more, schema.MaxFlaky)
+		t.Note = fmt.Sprintf("%d more not listed (at most %d; metrics.repeat counts them all).", more, schema.MaxFlaky)
 	}
 	return t
 }

@@ -57,7 +57,7 @@ func PassAll(n, c, k int) float64 {
 // reads passing runs / runs. Otherwise AtNum and AllNum are the sums of
 // the tasks' estimates and Den the number of tasks.
 type PassK struct {
-	K, Tasks            int
+	K, Tasks           int
 	AtNum, AllNum, Den float64
 }
 
