@@ -13,8 +13,9 @@ import (
 // the chance that at least one of k runs drawn without replacement from
 // the n passes, averaged over tasks. pass^k is τ-bench's (Yao et al. 2024,
 // "τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
-// Domains", §3): per task C(c, k)/C(n, k), the chance that all k pass,
-// averaged over tasks. Both need k ≤ n.
+// Domains"; its repository averages comb(c, k)/comb(n, k) over tasks): per
+// task C(c, k)/C(n, k), the chance that all k pass, averaged over tasks.
+// Both need k ≤ n.
 
 // PassAt is one task's pass@k estimate, computed as the paper's numpy
 // code does (1 − Π_{i=n−c+1}^{n} (1 − k/i)) so that large n does not
