@@ -221,7 +221,7 @@ func junitCases(r *schema.Report, o Options) ([]jcase, int) {
 		}
 	}
 	if !withThresholds || o.JUnitCases {
-		cases = append(cases, joinRepeats(caseTestcases(r, suite, withThresholds, red), withThresholds)...)
+		cases = append(cases, joinRepeats(caseTestcases(r, suite, withThresholds, red))...)
 	}
 
 	// The cap applies to failing case testcases only; thresholds, groups

@@ -95,7 +95,7 @@ func transcriptRepetition(t *Transcript, transcript string) *jrepeat {
 
 // joinRepeats joins the testcases of each script's repetitions into one,
 // where its first repetition stood; other testcases stay as they are.
-func joinRepeats(cases []jcase, withThresholds bool) []jcase {
+func joinRepeats(cases []jcase) []jcase {
 	var out []jcase
 	at := map[string]int{}
 	reps := map[int][]jcase{}
@@ -113,7 +113,7 @@ func joinRepeats(cases []jcase, withThresholds bool) []jcase {
 		reps[i] = append(reps[i], c)
 	}
 	for i, rs := range reps {
-		out[i] = joinRepetitions(rs, withThresholds)
+		out[i] = joinRepetitions(rs)
 	}
 	return out
 }
@@ -174,7 +174,7 @@ func (t repeatTally) class(n int) string {
 }
 
 // joinRepetitions is the one testcase of a script's repetitions.
-func joinRepetitions(reps []jcase, withThresholds bool) jcase {
+func joinRepetitions(reps []jcase) jcase {
 	slices.SortStableFunc(reps, func(a, b jcase) int { return a.repeat.n - b.repeat.n })
 	t := tallyRepetitions(reps)
 	n := len(reps)

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -231,7 +232,7 @@ func TestRepeatConversations(t *testing.T) {
 	bot.flaky = true
 	dir := writeSuite(t, fmt.Sprintf(dialogueSuite, srv.URL))
 	run := filepath.Join(dir, "run")
-	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--repeat", "3", "--report-json", filepath.Join(dir, "r.json"))
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--repeat", "3", "--report-json", filepath.Join(dir, "r.json"), "--report-junit", filepath.Join(dir, "r.xml"))
 	if code != ExitFail {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
 	}
@@ -267,6 +268,20 @@ func TestRepeatConversations(t *testing.T) {
 	if len(r.FlakyCases) == 0 || !strings.Contains(out, "Flaky (1 of 6)") || !strings.Contains(out, r.FlakyCases[0].ID) ||
 		r.FlakyCases[0].Text != "订去北京的票" || r.FlakyCases[0].Passed != 2 || r.FlakyCases[0].Failed != 1 {
 		t.Errorf("the console report does not list the flaky conversation %+v:\n%s", r.FlakyCases, out)
+	}
+	// JUnit: one testcase per conversation, not per repetition; the flaky
+	// one fails with a <flakyFailure> for its failed repetition; 广州's
+	// (errored at turn 2 every time) error with 2 <rerunError>s; the
+	// others failed every time.
+	raw, _ = os.ReadFile(filepath.Join(dir, "r.xml"))
+	var els []string
+	for _, e := range junitTestcases(t, raw) {
+		els = append(els, e)
+	}
+	sort.Strings(els)
+	// (上海/明天 passed every time: no element, sorted first)
+	if got := strings.Join(els, " | "); got != " | error rerunError×2 | error rerunError×2 | failure flakyFailure×1 | failure rerunFailure×2 | failure rerunFailure×2" {
+		t.Errorf("JUnit testcases under --repeat 3 (want 6, one per conversation): %s\n%s", got, raw)
 	}
 	// eval of the repeated run keeps every repetition apart.
 	_, list, _ := runCLI(t, dir, nil, "eval", run, "--list-metrics")

@@ -292,7 +292,7 @@ func TestFlakyJUnitUnderRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := junitTestcases(t, raw)
+	cases := byText(junitTestcases(t, raw))
 	if len(cases) != 6 {
 		t.Fatalf("%d testcases, want 6 (one per case, not per repetition):\n%s", len(cases), raw)
 	}
@@ -322,14 +322,14 @@ func TestFlakyJUnitUnderRepeat(t *testing.T) {
 		t.Fatalf("eval: exit %d\n%s\n%s", code, eout, eerrs)
 	}
 	raw, _ = os.ReadFile(filepath.Join(dir, "e.xml"))
-	cases = junitTestcases(t, raw)
+	cases = byText(junitTestcases(t, raw))
 	if cases["订机票"] != "flakyFailure×2" || cases["查天气"] != "" || cases["退票"] != "flakyError×2" {
 		t.Errorf("informational testcases: %v\n%s", cases, raw)
 	}
 }
 
 // junitTestcases reads each case testcase's result elements, by the
-// case's text: "failure flakyFailure×2".
+// testcase's name ("订机票 [ID]"): "failure flakyFailure×2".
 func junitTestcases(t *testing.T, raw []byte) map[string]string {
 	t.Helper()
 	var doc struct {
@@ -368,7 +368,7 @@ func junitTestcases(t *testing.T, raw []byte) map[string]string {
 					parts[i] = fmt.Sprintf("%s×%d", p, count[p])
 				}
 			}
-			out[strings.TrimSpace(strings.SplitN(c.Name, " [", 2)[0])] = strings.Join(parts, " ")
+			out[c.Name] = strings.Join(parts, " ")
 		}
 	}
 	return out
@@ -389,4 +389,13 @@ threshold "tpl" { condition = metrics.template.订票.repeat.k["5"].pass_at >= 0
 	if code != ExitInvalid || !strings.Contains(out+errs, `repeat has no "flaky_count". Did you mean "flaky"?`) {
 		t.Errorf("validate of flaky_count: exit %d\n%s\n%s", code, out, errs)
 	}
+}
+
+// byText keys testcases by the case's text, the name without " [ID]".
+func byText(cases map[string]string) map[string]string {
+	out := map[string]string{}
+	for name, els := range cases {
+		out[strings.TrimSpace(strings.SplitN(name, " [", 2)[0])] = els
+	}
+	return out
 }
