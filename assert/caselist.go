@@ -28,6 +28,7 @@ type caseEntry struct {
 	src      int32 // index of the case's source in the suite's CaseSources
 	outcome  int8  // a schema.Outcome
 	cached   bool
+	repeat   uint16 // the repetition under --repeat (in what was padding)
 	full     *schema.CaseReport
 }
 
@@ -44,7 +45,7 @@ func (c *Collector) entry(seq int64, cr *schema.CaseReport, key sourceKey) caseE
 		rng := c.suite.CaseSources[i].DeclRange()
 		if compactable(cr, key.name, rng.Filename, rng.Start.Line) {
 			return caseEntry{seq: seq, id: cr.ID, text: cr.Text, scene: cr.Scene, latency: cr.LatencyMS,
-				src: int32(i), outcome: int8(cr.Outcome), cached: cr.Cached}
+				src: int32(i), outcome: int8(cr.Outcome), cached: cr.Cached, repeat: uint16(cr.Repeat)}
 		}
 	}
 	full := new(schema.CaseReport)
@@ -53,11 +54,18 @@ func (c *Collector) entry(seq int64, cr *schema.CaseReport, key sourceKey) caseE
 }
 
 // compactable reports whether cr holds nothing but what a compact entry
-// keeps (id, text, scene, outcome, latency, cache mark) and what its
-// source gives (template name, file and line): cr is Bare, and its place
-// is its source's.
+// keeps (id, text, scene, outcome, latency, cache mark, a repetition up to
+// 65,535) and what its source gives (template name, file and line): cr is
+// Bare but for its repetition, and its place is its source's.
 func compactable(cr *schema.CaseReport, name, file string, line int) bool {
-	return cr.Template == name && cr.File == file && cr.Line == line && int(int8(cr.Outcome)) == int(cr.Outcome) && cr.Bare()
+	if cr.Template != name || cr.File != file || cr.Line != line || int(int8(cr.Outcome)) != int(cr.Outcome) || int(uint16(cr.Repeat)) != cr.Repeat {
+		return false
+	}
+	rep := cr.Repeat
+	cr.Repeat = 0
+	bare := cr.Bare()
+	cr.Repeat = rep
+	return bare
 }
 
 // srcPlace is what a compact entry's report takes from its source.
@@ -91,7 +99,7 @@ func reportInto(dst *schema.CaseReport, e *caseEntry, places []srcPlace) {
 	}
 	p := &places[e.src]
 	dst.ID, dst.Template, dst.Scene, dst.Text, dst.File = e.id, p.name, e.scene, e.text, p.file
-	dst.Outcome, dst.LatencyMS, dst.Cached, dst.Line = schema.Outcome(e.outcome), e.latency, e.cached, p.line
+	dst.Outcome, dst.LatencyMS, dst.Cached, dst.Line, dst.Repeat = schema.Outcome(e.outcome), e.latency, e.cached, p.line, int(e.repeat)
 }
 
 // caseChunk is how many listed cases one block of a caseList holds: 8,192

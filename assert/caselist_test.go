@@ -18,7 +18,7 @@ import (
 
 // compactFields are the fields of schema.CaseReport a compact caseEntry
 // keeps itself; Template, File and Line come from the case's source.
-var compactFields = map[string]bool{"ID": true, "Text": true, "Scene": true, "Outcome": true, "LatencyMS": true, "Cached": true}
+var compactFields = map[string]bool{"ID": true, "Text": true, "Scene": true, "Outcome": true, "LatencyMS": true, "Cached": true, "Repeat": true}
 
 // A report with any field set beyond those a compact entry keeps or takes
 // from its source is kept whole: a field added to schema.CaseReport and
@@ -112,7 +112,8 @@ template "查天气" {
 // passing cases of both templates (some cached, some without a scene),
 // failures with slots, requests and responses, errors, a passing case
 // with a rubric verdict, a case whose source is not its template, one of a
-// template the suite no longer has, and a turn of a conversation.
+// template the suite no longer has, a turn of a conversation, and
+// repetitions (--repeat).
 func listedResult(i int) *schema.Result {
 	r := &schema.Result{Case: schema.Case{ID: fmt.Sprintf("%016x", i*7919), Template: "订机票", Text: fmt.Sprintf("帮我订去北京的机票 #%d", i),
 		Scene: []string{"出行", "机票"}}, LatencyMS: float64(i%977) / 7, Outcome: schema.Pass, Cached: i%13 == 0}
@@ -121,6 +122,12 @@ func listedResult(i int) *schema.Result {
 		r.Template, r.Scene, r.Text = "查天气", nil, "上海天气怎么样"
 	case i%2 == 0 && i%5 == 0:
 		r.Scene = []string{}
+	}
+	if i%3 == 0 { // repetitions under --repeat, one beyond a compact entry's 65,535
+		r.Repeat = 1 + i%4
+		if i == 12 {
+			r.Repeat = 70000
+		}
 	}
 	switch i % 11 {
 	case 3:

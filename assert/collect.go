@@ -318,6 +318,9 @@ func (c *Collector) addCase(r *schema.Result, seq int64, key sourceKey, src *sou
 	if r.Turn > 0 {
 		c.keepTurn(&cr, r)
 	}
+	// A single case's repetition too (--repeat): the reports tell the
+	// repetitions apart and JUnit joins them into one testcase.
+	cr.Repeat = r.Repeat
 	cr.Rubrics = reportedRubrics(r.Rubrics)
 	c.cases.add(c.entry(seq, &cr, key))
 }

@@ -1,7 +1,6 @@
 package assert
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/nlutest/nlutest/schema"
@@ -128,110 +127,4 @@ func (d *dialogueAcc) Fill(n *schema.Node) {
 		}
 	}
 	SetFamily(n, "dialogue", out)
-}
-
-// repeatFamily is metrics.repeat: under --repeat N, how the N runs of each
-// script agree. A repetition passes when every turn of the script ran and
-// passed.
-type repeatFamily struct{}
-
-func (repeatFamily) Shape() *schema.Family { return schema.RepeatFamily }
-func (repeatFamily) NewAcc(s *spec.Suite) Acc {
-	return &repeatAcc{suite: s}
-}
-
-type scriptRuns struct {
-	kind, source string
-	// reps holds per repetition (index Repeat-1) the turns ran and passed.
-	reps [][2]int
-}
-
-type repeatAcc struct {
-	suite   *spec.Suite
-	scripts map[string]*scriptRuns
-}
-
-func (a *repeatAcc) Add(o *Observation) {
-	r := o.Result
-	if r.Repeat < 1 {
-		return
-	}
-	if a.scripts == nil {
-		a.scripts = map[string]*scriptRuns{}
-	}
-	id := r.ScriptID()
-	sr := a.scripts[id]
-	if sr == nil {
-		kind, name := r.SourceOf()
-		sr = &scriptRuns{kind: kind, source: name}
-		a.scripts[id] = sr
-	}
-	for len(sr.reps) < r.Repeat {
-		sr.reps = append(sr.reps, [2]int{})
-	}
-	sr.reps[r.Repeat-1][0]++
-	if r.Outcome == schema.Pass {
-		sr.reps[r.Repeat-1][1]++
-	}
-}
-
-func (a *repeatAcc) Merge(o Acc) {
-	oa := o.(*repeatAcc)
-	if len(oa.scripts) > 0 && a.scripts == nil {
-		a.scripts = map[string]*scriptRuns{}
-	}
-	for id, s := range oa.scripts {
-		sr := a.scripts[id]
-		if sr == nil {
-			sr = &scriptRuns{kind: s.kind, source: s.source}
-			a.scripts[id] = sr
-		}
-		for len(sr.reps) < len(s.reps) {
-			sr.reps = append(sr.reps, [2]int{})
-		}
-		for i, rp := range s.reps {
-			sr.reps[i][0] += rp[0]
-			sr.reps[i][1] += rp[1]
-		}
-	}
-}
-
-func (a *repeatAcc) Fill(n *schema.Node) {
-	if len(a.scripts) == 0 {
-		return
-	}
-	out := &schema.Repeat{Scripts: len(a.scripts)}
-	var reps, passedReps, atK, allK int
-	for id, sr := range a.scripts {
-		out.N = max(out.N, len(sr.reps))
-		want := max(turnsOf(a.suite, sr.kind, sr.source), 1)
-		passes := 0
-		for _, rp := range sr.reps {
-			if rp[1] == max(want, rp[0]) {
-				passes++
-			}
-		}
-		reps += len(sr.reps)
-		passedReps += passes
-		if passes > 0 {
-			atK++
-		}
-		if passes == len(sr.reps) {
-			allK++
-		}
-		if passes == 0 || passes == len(sr.reps) {
-			out.Stable++
-		} else {
-			out.Flaky = append(out.Flaky, id)
-		}
-	}
-	slices.Sort(out.Flaky)
-	if len(out.Flaky) > schema.MaxFlaky {
-		out.Flaky = out.Flaky[:schema.MaxFlaky]
-	}
-	out.Stability = schema.R(out.Stable, out.Scripts)
-	out.PassAt1 = schema.R(passedReps, reps)
-	out.PassAtK = schema.R(atK, out.Scripts)
-	out.PassAllK = schema.R(allK, out.Scripts)
-	SetFamily(n, "repeat", out)
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // Intervals bootstraps pass@1 over the repeated scripts
-// (metrics.PassAt1Contribution: a script's passing repetitions and its
-// repetitions), since the repetitions of one script are not independent;
+// (metrics.PassAt1Contribution: a script's fraction of passing
+// repetitions, and 1), since the repetitions of one script are not independent;
 // stability, pass@k and pass^k are proportions of scripts (Wilson).
 func (a *repeatAcc) Intervals(n *schema.Node, r *Resampler) {
 	out, _ := n.Families["repeat"].(*schema.Repeat)
@@ -18,13 +18,21 @@ func (a *repeatAcc) Intervals(n *schema.Node, r *Resampler) {
 	t := infer.NewTally(2)
 	for _, sr := range a.scripts {
 		want := max(turnsOf(a.suite, sr.kind, sr.source), 1)
-		passes := 0
+		runs, passes := 0, 0
 		for _, rp := range sr.reps {
-			if rp[1] == max(want, rp[0]) {
+			switch repOutcome(rp, want) {
+			case 'P':
 				passes++
+				runs++
+			case 'F', 'E':
+				runs++
 			}
 		}
-		t.Add(float64(passes), float64(len(sr.reps)))
+		if runs > 0 {
+			// pass@1 is the mean over scripts of c/n (k["1"].pass_at), so
+			// each script contributes its own fraction once.
+			t.Add(float64(passes)/float64(runs), 1)
+		}
 	}
 	metrics.PassAt1Contribution.Set(t, r.Options("repeat"), &out.PassAt1)
 }

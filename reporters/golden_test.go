@@ -47,6 +47,7 @@ func renderCases() []renderCase {
 // through conv first.
 func renderCasesOf(conv func(*schema.Report) *schema.Report) []renderCase {
 	pass, fail, qs := conv(iaoPass()), conv(iaoFail()), conv(quickstart())
+	rep, gated := conv(repeatRun()), conv(repeatGated())
 	console := func(r *schema.Report, o Options) func(*bytes.Buffer) error {
 		return func(b *bytes.Buffer) error { return Console(b, r, o) }
 	}
@@ -84,6 +85,13 @@ func renderCasesOf(conv func(*schema.Report) *schema.Report) []renderCase {
 		{"quickstart.md", md(qs, Options{})},
 		{"quickstart.json", js(qs)},
 		{"quickstart.html", page(qs, Options{})},
+
+		{"repeat.console.txt", console(rep, Options{})},
+		{"repeat.junit.xml", junit(rep, Options{})},
+		{"repeat.junit-cases.xml", junit(gated, Options{JUnitCases: true})},
+		{"repeat.md", md(rep, Options{})},
+		{"repeat.json", js(rep)},
+		{"repeat.html", page(gated, Options{})},
 	}
 }
 

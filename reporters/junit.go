@@ -42,6 +42,11 @@ type jcase struct {
 	body          string
 	out           string
 	failingSource bool // a failing or erroring case (for MaxFailures)
+	// repeat places the testcase of one repetition under --repeat
+	// (junit_repeat.go joins a script's repetitions into one testcase);
+	// extras are the rerun and flaky elements of a joined testcase.
+	repeat *jrepeat
+	extras []jextra
 }
 
 // JUnit writes the report as JUnit XML: one flat <testsuites> holding one
@@ -140,23 +145,44 @@ func (x *xmlWriter) testcase(c *jcase) {
 		}
 	}
 	attrs = append(attrs, attr("time", junitSeconds(c.time)))
-	if c.kind == "" && c.out == "" {
+	if c.kind == "" && c.out == "" && len(c.extras) == 0 {
 		x.empty("testcase", attrs...)
 		return
 	}
 	x.start("testcase", attrs...)
-	if c.kind != "" {
-		ka := []xml.Attr{}
-		if c.typ != "" {
-			ka = append(ka, attr("type", c.typ))
-		}
-		ka = append(ka, attr("message", capLine(oneLine(c.message), maxJUnitMessage)))
-		x.text(c.kind, capBytes(clean(c.body), maxJUnitBody), ka...)
-	}
+	x.resultElements(c)
 	if c.out != "" {
 		x.text("system-out", capBytes(clean(c.out), maxJUnitBody))
 	}
 	x.end("testcase")
+}
+
+// resultOrder is the order of a testcase's result elements in Maven
+// Surefire's report schema (surefire-test-report-3.0.xsd): the
+// testcase's failure, skipped or error, each with the rerun and flaky
+// elements of its kind.
+var resultOrder = [...]string{"failure", "rerunFailure", "flakyFailure", "skipped", "error", "rerunError", "flakyError"}
+
+// resultElements writes the testcase's failure, error or skipped element
+// and its rerun and flaky elements (a script run with --repeat).
+func (x *xmlWriter) resultElements(c *jcase) {
+	for _, name := range resultOrder {
+		if c.kind == name {
+			ka := []xml.Attr{}
+			if c.typ != "" {
+				ka = append(ka, attr("type", c.typ))
+			}
+			ka = append(ka, attr("message", capLine(oneLine(c.message), maxJUnitMessage)))
+			x.text(c.kind, capBytes(clean(c.body), maxJUnitBody), ka...)
+		}
+		for _, e := range c.extras {
+			if e.kind == name {
+				x.start(e.kind, attr("type", e.typ), attr("message", capLine(oneLine(e.message), maxJUnitMessage)))
+				x.text("stackTrace", capBytes(clean(e.stackTrace), maxJUnitExtraBody))
+				x.end(e.kind)
+			}
+		}
+	}
 }
 
 // suiteOut is the suite's system-out: the verdict, its reasons, how many
@@ -170,6 +196,7 @@ func suiteOut(r *schema.Report, o Options, omitted int) string {
 		out = append(out, fmt.Sprintf("%d more failing %s not listed (failure cap %d); the JSON report has them all",
 			omitted, plural(omitted, "case", "cases"), o.MaxFailures))
 	}
+	out = append(out, repeatLines(r)...)
 	for _, w := range r.Warnings {
 		out = append(out, "warning: "+oneLine(w))
 	}
@@ -194,7 +221,7 @@ func junitCases(r *schema.Report, o Options) ([]jcase, int) {
 		}
 	}
 	if !withThresholds || o.JUnitCases {
-		cases = append(cases, caseTestcases(r, suite, withThresholds, red)...)
+		cases = append(cases, joinRepeats(caseTestcases(r, suite, withThresholds, red))...)
 	}
 
 	// The cap applies to failing case testcases only; thresholds, groups
@@ -235,6 +262,7 @@ func junitCases(r *schema.Report, o Options) ([]jcase, int) {
 		note := fmt.Sprintf("%s %s (not counted: the verdict is pass): %s", c.kind, c.typ, oneLine(c.message))
 		c.out = strings.TrimSpace(note + "\n" + c.body + "\n" + c.out)
 		c.kind, c.typ, c.message, c.body = "", "", "", ""
+		c.extras = withoutReruns(c.extras)
 	}
 	if red && !anyRed {
 		rs := reasons(r)
@@ -385,6 +413,9 @@ func writeGroupTranscripts(b *strings.Builder, r *schema.Report, source string) 
 func conversationTestcase(suite string, t *Transcript, withThresholds, red bool) jcase {
 	j := jcase{classname: suite + "." + oneLine(t.Source), name: capLine(t.Name(), maxJUnitName), file: t.File, line: t.Line}
 	transcript := strings.Join(t.Lines(), "\n")
+	if t.Repeat > 0 {
+		j.repeat = transcriptRepetition(t, transcript)
+	}
 	if t.Outcome == schema.Pass {
 		return j
 	}
@@ -443,6 +474,9 @@ func caseTestcase(suite string, c schema.CaseReport, withThresholds, red bool) j
 	j := jcase{classname: class, name: name, file: c.File, line: c.Line, time: c.LatencyMS / 1000}
 	if math.IsNaN(j.time) {
 		j.time = 0
+	}
+	if c.Repeat > 0 {
+		j.repeat = caseRepetition(c)
 	}
 	switch c.Outcome {
 	case schema.Pass:

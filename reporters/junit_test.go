@@ -112,6 +112,8 @@ func junitVariants() []junitVariant {
 		{"quickstart", quickstart(), Options{}},
 		{"quickstart_capped", quickstart(), Options{MaxFailures: 1}},
 		{"quickstart_within_budget", quickstartWithinBudget(), Options{}},
+		{"repeat", repeatRun(), Options{}},
+		{"repeat_gated_cases", repeatGated(), Options{JUnitCases: true}},
 	}
 }
 
@@ -205,6 +207,13 @@ func TestJUnitMeansVerdict(t *testing.T) {
 		// The cap lists the worst failing case only (an error).
 		"quickstart_capped":        {errors: map[string]int{"InvalidJSON": 1}},
 		"quickstart_within_budget": {skipped: map[string]int{"Timeout": 1}},
+		// --repeat 4: one testcase per case; the flaky case fails, the
+		// consistent failure fails once (its later repetitions are
+		// <rerunFailure>s), the case flaky on errors errors once (the
+		// verdict is red).
+		"repeat": {failures: map[string]int{"AssertionFailed": 2}, errors: map[string]int{"HTTPError": 1}},
+		// The gates decide: the flaky case's <flakyFailure>s are all.
+		"repeat_gated_cases": {},
 	}
 	for _, v := range junitVariants() {
 		t.Run(v.name, func(t *testing.T) {

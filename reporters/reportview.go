@@ -18,13 +18,13 @@ const (
 
 // ReportView builds the view of a run report: the verdict, then
 // thresholds, cases, scenes, templates, dimensions, labels, text metrics,
-// robustness, latency, the other registered metric families, the failing cases and warnings. base, when set, adds Δ columns against that
+// robustness, latency, the other registered metric families, the flaky cases (--repeat), the failing cases and warnings. base, when set, adds Δ columns against that
 // earlier report. It walks the report once; every renderer shares it.
 func ReportView(r *schema.Report, base *schema.Report) *View {
 	v := &View{Level: 2, Capitalize: true, Verdict: verdictOf(r), Context: reportContext(r, base)}
 	builders := []func(*schema.Report, *schema.Report) []Section{
 		thresholdSections, caseSections, sceneSections, templateSections,
-		dimensionSections, labelSections, textSections, robustnessSections, latencySections, familySections, failureSections, transcriptSections, flakySections, warningSections,
+		dimensionSections, labelSections, textSections, robustnessSections, latencySections, familySections, flakySections, failureSections, transcriptSections, warningSections,
 	}
 	for _, b := range builders {
 		v.Sections = append(v.Sections, b(r, base)...)

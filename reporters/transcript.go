@@ -1,7 +1,6 @@
 package reporters
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -275,54 +274,6 @@ func transcriptSections(r, _ *schema.Report) []Section {
 	return []Section{{ID: "conversations", Title: fmt.Sprintf("Failed conversations (%d)", len(ts)),
 		Intro:       "Each failed conversation's transcript: what the user said and the bot replied, turn by turn, with the failing expectations under their turn.",
 		Transcripts: ts}}
-}
-
-// flakySections lists the cases whose repetitions under --repeat
-// disagreed (metrics.repeat.flaky).
-func flakySections(r, _ *schema.Report) []Section {
-	if r.Metrics == nil {
-		return nil
-	}
-	rep := repeatOf(&r.Metrics.Node)
-	if rep == nil || len(rep.Flaky) == 0 {
-		return nil
-	}
-	s := Section{ID: "flaky", Title: fmt.Sprintf("Flaky cases (%d)", len(rep.Flaky)),
-		Intro: fmt.Sprintf("Cases and conversations whose %d repetitions (--repeat) did not all have the same outcome.", rep.N)}
-	text := map[string]string{}
-	for c := range r.ListedCases() {
-		id := c.ID
-		if c.Script != "" {
-			id = c.Script
-		}
-		if _, ok := text[id]; !ok {
-			text[id] = c.Source + " " + c.Text
-			if c.Template != "" {
-				text[id] = c.Template + " " + c.Text
-			}
-		}
-	}
-	for _, id := range rep.Flaky {
-		s.Notes = append(s.Notes, Note{Mark: MarkAlert, Text: strings.TrimSpace("flaky " + id + "  " + text[id])})
-	}
-	return []Section{s}
-}
-
-// repeatOf is the node's metrics.repeat, whether built by a run or read
-// back from a report (raw JSON).
-func repeatOf(n *schema.Node) *schema.Repeat {
-	switch v := n.Families["repeat"].(type) {
-	case nil:
-		return nil
-	case *schema.Repeat:
-		return v
-	case json.RawMessage:
-		var out schema.Repeat
-		if json.Unmarshal(v, &out) == nil {
-			return &out
-		}
-	}
-	return nil
 }
 
 // UserLine is the user's text of the turn on one line, or, on a bot-first

@@ -124,11 +124,12 @@ var MemoryContribution = Contribution{
 	Stats:  []Stat{{Name: "score", Num: 0, Den: 1}},
 }
 
-// PassAt1Contribution is a repeated script's (metrics.repeat): its
-// passing repetitions and its repetitions, whose sums give pass@1. Its
+// PassAt1Contribution is a repeated script's (metrics.repeat): the
+// fraction of its recorded repetitions that passed, and 1, whose sums give
+// pass@1, the mean over scripts of c/n (k["1"].pass_at). Its
 // resamples are the scripts, whose repetitions are not independent.
 var PassAt1Contribution = Contribution{
 	Unit:   schema.UnitScripts,
-	Coords: []string{"passing_repetitions", "repetitions"},
+	Coords: []string{"passing_fraction", "scripts"},
 	Stats:  []Stat{{Name: "pass_at_1", Num: 0, Den: 1}},
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -231,7 +232,7 @@ func TestRepeatConversations(t *testing.T) {
 	bot.flaky = true
 	dir := writeSuite(t, fmt.Sprintf(dialogueSuite, srv.URL))
 	run := filepath.Join(dir, "run")
-	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--repeat", "3", "--report-json", filepath.Join(dir, "r.json"))
+	code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", run, "--repeat", "3", "--report-json", filepath.Join(dir, "r.json"), "--report-junit", filepath.Join(dir, "r.xml"))
 	if code != ExitFail {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
 	}
@@ -249,8 +250,8 @@ func TestRepeatConversations(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rep.Metrics.Repeat
-	if r.N != 3 || r.Scripts != 6 || r.Stable != 5 || len(r.Flaky) != 1 {
-		t.Errorf("metrics.repeat = %+v, want n 3, 6 scripts, 5 stable, 1 flaky", r)
+	if r.N != 3 || r.Scripts != 6 || r.Stable != 5 || r.Flaky != 1 || len(r.FlakyCases) != 1 || r.ConsistentFailures != 4 || len(r.FailingCases) != 4 {
+		t.Errorf("metrics.repeat = %+v, want n 3, 6 scripts, 5 stable, 1 flaky, 4 consistent failures", r)
 	}
 	for name, got := range map[string]schema.Ratio{"pass_at_1": r.PassAt1, "pass_at_k": r.PassAtK, "pass_all_k": r.PassAllK} {
 		want := map[string]schema.Ratio{"pass_at_1": schema.R(5, 18), "pass_at_k": schema.R(2, 6), "pass_all_k": schema.R(1, 6)}[name]
@@ -264,8 +265,23 @@ func TestRepeatConversations(t *testing.T) {
 	if d := rep.Metrics.Dialogue; d.Conversations != 18 || d.Completed != 5 {
 		t.Errorf("metrics.dialogue over repetitions: %d conversations, %d completed; want 18 and 5", d.Conversations, d.Completed)
 	}
-	if len(r.Flaky) == 0 || !strings.Contains(out, "Flaky cases (1)") || !strings.Contains(out, "flaky "+r.Flaky[0]) {
-		t.Errorf("the console report does not list the flaky conversation %s:\n%s", r.Flaky[0], out)
+	if len(r.FlakyCases) == 0 || !strings.Contains(out, "Flaky (1 of 6)") || !strings.Contains(out, r.FlakyCases[0].ID) ||
+		r.FlakyCases[0].Text != "订去北京的票" || r.FlakyCases[0].Passed != 2 || r.FlakyCases[0].Failed != 1 {
+		t.Errorf("the console report does not list the flaky conversation %+v:\n%s", r.FlakyCases, out)
+	}
+	// JUnit: one testcase per conversation, not per repetition; the flaky
+	// one fails with a <flakyFailure> for its failed repetition; 广州's
+	// (errored at turn 2 every time) error with 2 <rerunError>s; the
+	// others failed every time.
+	raw, _ = os.ReadFile(filepath.Join(dir, "r.xml"))
+	var els []string
+	for _, e := range junitTestcases(t, raw) {
+		els = append(els, e)
+	}
+	sort.Strings(els)
+	// (上海/明天 passed every time: no element, sorted first)
+	if got := strings.Join(els, " | "); got != " | error rerunError×2 | error rerunError×2 | failure flakyFailure×1 | failure rerunFailure×2 | failure rerunFailure×2" {
+		t.Errorf("JUnit testcases under --repeat 3 (want 6, one per conversation): %s\n%s", got, raw)
 	}
 	// eval of the repeated run keeps every repetition apart.
 	_, list, _ := runCLI(t, dir, nil, "eval", run, "--list-metrics")
