@@ -65,6 +65,7 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
 		{Type: "text_metrics"},
+		{Type: "coverage"},
 		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
 	},
@@ -327,6 +328,7 @@ func (l *loader) decode() {
 	}
 	l.decodeTextMetrics(byType["text_metrics"])
 	l.decodeRatings(byType["ratings"])
+	l.decodeCoverage(byType["coverage"])
 	l.checkReferences()
 	l.checkBotFirst()
 }
