@@ -128,13 +128,13 @@ func TestCoverageHandCounted(t *testing.T) {
 		"intents": {
 			"问候":   {Passed: 1, Failed: 1, Seen: 2}, // A1, B1 check; A1 and W show it
 			"订餐":   {Passed: 1, Failed: 1, Seen: 1}, // A2, B2 (errored)
-			"查询天气": {Failed: 1},                    // W alone: failing only
-			"告别":   {Seen: 1},                      // B1's answer, never checked
+			"查询天气": {Failed: 1},                     // W alone: failing only
+			"告别":   {Seen: 1},                       // B1's answer, never checked
 		},
 		"entities": {"城市": {Seen: 1}, "人数": {}},
 		"slots": {
 			"城市": {Passed: 1, Failed: 1, Seen: 1},
-			"人数": {},                    // 2 is its initial value: not shown
+			"人数": {},                     // 2 is its initial value: not shown
 			"日期": {Passed: 2, Failed: 3}, // the suite-level assert: every case
 		},
 		"responses": {
@@ -154,7 +154,7 @@ func TestCoverageHandCounted(t *testing.T) {
 		want["flow_steps"][st] = item{}
 	}
 	want["flow_steps"]["订餐/订餐_1_collect_人数"] = item{Passed: 1, Seen: 1} // A2's dialogue stack
-	counts := map[string][4]int{ // items, passing, failing only, untested
+	counts := map[string][4]int{                                        // items, passing, failing only, untested
 		"intents": {4, 2, 1, 1}, "entities": {2, 0, 0, 2}, "slots": {3, 2, 0, 1}, "responses": {5, 2, 0, 3},
 		"actions": {1, 0, 0, 1}, "forms": {1, 1, 0, 0}, "flows": {3, 1, 0, 2}, "flow_steps": {10, 1, 0, 9},
 	}
