@@ -215,7 +215,7 @@ type CoverageReport struct {
 type CoverageKindReport struct {
 	Kind string `json:"kind"`
 	CoverageCounts
-	Items []CoverageRow `json:"items"`
+	Rows []CoverageRow `json:"rows"`
 }
 
 // CoverageRow is one item: its status, the cases that exercised it and
