@@ -55,7 +55,7 @@ func CoverageView(c *schema.CoverageReport) *View {
 		}
 		title := coverageKindTitles[k.Kind]
 		v.Sections = append(v.Sections, Section{ID: "coverage-" + k.Kind, Title: title, Code: k.Kind,
-			Brief: fmt.Sprintf("%s: %d of %d exercised, %d failing only, %d untested", title, k.Passing+k.FailingOnly, k.Items, k.FailingOnly, k.Untested),
+			Brief:  fmt.Sprintf("%s: %d of %d exercised, %d failing only, %d untested", title, k.Passing+k.FailingOnly, k.Items, k.FailingOnly, k.Untested),
 			Tables: []Table{tb}})
 	}
 	return v
