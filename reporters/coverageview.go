@@ -36,8 +36,8 @@ func coverageStatus(st string) (Mark, string) {
 // (seen), and where the model declares it.
 func CoverageView(c *schema.CoverageReport) *View {
 	t := c.Totals
-	title := fmt.Sprintf("Coverage of the bot's model by suite %q: %d of %d items exercised (%s), %d only by failing cases, %d untested",
-		c.Suite, t.Passing+t.FailingOnly, t.Items, fmtRatio(t.Ratio), t.FailingOnly, t.Untested)
+	title := fmt.Sprintf("Coverage of the bot's model by suite %q: %d of %d items exercised%s, %d only by failing cases, %d untested",
+		c.Suite, t.Passing+t.FailingOnly, t.Items, percent(t.Ratio), t.FailingOnly, t.Untested)
 	v := &View{Title: title, Level: 1, Context: []Field{{Label: "run", Value: c.Run, Code: true}, {Label: "cases", Value: fmt.Sprint(c.Cases)},
 		{Label: "model", Value: strings.Join(c.Files, ", "), Code: true, Wide: true}}}
 	sum := Table{Columns: []Column{col("kind"), rcol("items"), rcol("passing"), rcol("failing only"), rcol("untested"), rcol("undeclared"), rcol("exercised")}}
@@ -48,17 +48,25 @@ func CoverageView(c *schema.CoverageReport) *View {
 	v.Sections = append(v.Sections, Section{ID: "coverage-summary", Title: "Summary", Tables: []Table{sum},
 		Intro: "Exercised: (passing + failing only) / items. An item is exercised by a case that checks it — an expected intent or entity, a slot a state check or condition reads, a response a reply check names — and an action, form, flow or flow step by a case that runs it (the recorded tracker)."})
 	for _, k := range c.Kinds {
-		tb := Table{Columns: []Column{col("item"), {Header: "", Align: Center}, col("status"), rcol("passed"), rcol("failed"), rcol("seen"), {Header: "declared at", Wide: true}, {Header: "detail", Wide: true}}}
+		tb := Table{Columns: []Column{col("item"), {Header: "", Align: Center}, col("status"), rcol("passed"), rcol("failed"), rcol("seen"), col("declared at"), {Header: "detail", Wide: true}}}
 		for _, r := range k.Rows {
 			mark, words := coverageStatus(r.Status)
 			tb.Rows = append(tb.Rows, []Cell{clip(r.Name), {Mark: mark}, text(words), num(r.Passed), num(r.Failed), num(r.Seen), code(r.At), clip(r.Detail)})
 		}
 		title := coverageKindTitles[k.Kind]
-		v.Sections = append(v.Sections, Section{ID: "coverage-" + k.Kind, Title: title, Code: k.Kind,
+		v.Sections = append(v.Sections, Section{ID: "coverage-" + k.Kind, Title: title,
 			Brief:  fmt.Sprintf("%s: %d of %d exercised, %d failing only, %d untested", title, k.Passing+k.FailingOnly, k.Items, k.FailingOnly, k.Untested),
 			Tables: []Table{tb}})
 	}
 	return v
+}
+
+// percent is " (43.5 %)", or "" without items.
+func percent(r schema.Ratio) string {
+	if v, ok := r.Value(); ok {
+		return fmt.Sprintf(" (%.1f %%)", 100*v)
+	}
+	return ""
 }
 
 // CoverageJSON writes the coverage report as one indented JSON document.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -76,7 +78,44 @@ func (a *App) cmdCoverage(_ context.Context, args []string) int {
 	}
 	cr := coverage.Report(s.Coverage.Model, schema.CoverageOf(&rep.Metrics.Node))
 	cr.Suite, cr.Run, cr.Cases = s.Name, runDir, rep.Metrics.Total
+	a.relativePaths(cr)
 	return a.writeCoverage(cr, &cf)
+}
+
+// relativePaths writes the model's files, and where each item is
+// declared, relative to the working directory when they are under it.
+func (a *App) relativePaths(cr *schema.CoverageReport) {
+	wd := a.Getwd
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	rel := func(p string) string {
+		abs, err1 := filepath.Abs(p)
+		r, err2 := filepath.Rel(wd, abs)
+		if err1 != nil || err2 != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return p
+		}
+		return r
+	}
+	for i, f := range cr.Files {
+		cr.Files[i] = rel(f)
+	}
+	for k := range cr.Kinds {
+		for i := range cr.Kinds[k].Rows {
+			r := &cr.Kinds[k].Rows[i]
+			if file, line, ok := cutLast(r.At, ":"); ok {
+				r.At = rel(file) + ":" + line
+			}
+		}
+	}
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
 }
 
 func nonEmpty(xs ...string) []string {
