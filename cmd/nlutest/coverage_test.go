@@ -340,3 +340,157 @@ func runCases(t *testing.T, dir string) int {
 	}
 	return strings.Count(string(b), "\n")
 }
+
+// zhParseNLU is a Chinese NLU in Rasa's /model/parse shape: 你好 is 问候,
+// 订…票 is 订票 with the city as 城市; it takes 退票 for 订票 and knows no
+// 改签 (nlu_fallback).
+func zhParseNLU(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Text string }
+		if r.URL.Path != "/model/parse" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.NotFound(w, r)
+			return
+		}
+		intent, ents := "nlu_fallback", []any{}
+		switch {
+		case strings.Contains(req.Text, "你好"):
+			intent = "问候"
+		case strings.Contains(req.Text, "票"):
+			intent = "订票"
+			for _, city := range []string{"北京", "上海"} {
+				if i := strings.Index(req.Text, city); i >= 0 {
+					ents = append(ents, map[string]any{"entity": "城市", "value": city})
+				}
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"text": req.Text, "intent": map[string]any{"name": intent, "confidence": 0.9}, "entities": ents})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Another engine's model as a plain list (Chinese intents, entity, slots,
+// responses, an action), against an NLU the rasa schema reads: intents
+// are checked through the intent dimension, the entity through the
+// entity dimension's expected items; an intent the list lacks (改签) is
+// undeclared. Statuses hand-checked.
+func TestCoverageOfPlainListChinese(t *testing.T) {
+	srv := zhParseNLU(t)
+	items, err := filepath.Abs("../../spec/botmodel/testdata/zh/items.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeSuite(t, `suite "订票" {
+  schema = "rasa"
+}
+variable "nlu" {}
+target "nlu" {
+  rasa { url = var.nlu }
+}
+materials "城市" { values = ["北京", "上海"] }
+template "问候" {
+  text   = "你好"
+  expect = { "$.intent.name" = "问候" }
+}
+template "订票" {
+  text   = "我要订去{城市}的票"
+  expect = { "$.intent.name" = "订票", "$.entities" = [{ entity = "城市", value = "{城市}" }] }
+}
+template "退票" {
+  text   = "帮我退票"
+  expect = { "$.intent.name" = "退票" }
+}
+template "改签" {
+  text   = "我要改签"
+  expect = { "$.intent.name" = "改签" }
+}
+`)
+	env := map[string]string{"NLUTEST_VAR_nlu": srv.URL}
+	runDir := filepath.Join(dir, "run")
+	if code, out, errs := runCLI(t, dir, env, "run", dir, "--out", runDir, "--quiet"); code != 1 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	cr, rows := coverageJSON(t, dir, env, runDir, "--items", items)
+	want := map[string][]string{
+		"intents":   {"问候 passing", "订票 passing", "退票 failing_only", "改签 undeclared"},
+		"entities":  {"城市 passing"},
+		"slots":     {"出发城市 untested", "到达城市 untested", "日期 untested"},
+		"responses": {"问候回复 untested", "确认 untested"},
+		"actions":   {"查询余票 untested"},
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Errorf("rows\n%q\nwant\n%q", rows, want)
+	}
+	if cr.Totals != (schema.CoverageCounts{Items: 10, Passing: 3, FailingOnly: 1, Untested: 6, Undeclared: 1, Ratio: schema.R(4, 10), PassingRatio: schema.R(3, 10)}) {
+		t.Errorf("totals %+v", cr.Totals)
+	}
+	for _, k := range cr.Kinds {
+		for _, r := range k.Rows {
+			if r.Name == "订票" && r.CoverageItem != (schema.CoverageItem{Passed: 2, Seen: 3}) {
+				t.Errorf("订票: %+v (two cases check it and pass; the bot also says it for 退票)", r.CoverageItem)
+			}
+			if r.Name == "城市" && r.CoverageItem != (schema.CoverageItem{Passed: 2, Seen: 2}) {
+				t.Errorf("城市: %+v", r.CoverageItem)
+			}
+		}
+	}
+	// Markdown output; no model at all is a usage error.
+	code, out, _ := runCLI(t, dir, env, "coverage", runDir, "--items", items, "--format", "markdown")
+	if code != 0 || !strings.Contains(out, "| 退票 |") || !strings.Contains(out, "failing only") {
+		t.Errorf("markdown: exit %d\n%s", code, out)
+	}
+	code, _, errs := runCLI(t, dir, env, "coverage", runDir)
+	if code != 2 || !strings.Contains(errs, "coverage needs the bot's model: --domain FILE") {
+		t.Errorf("no model: exit %d\n%s", code, errs)
+	}
+}
+
+// A bad model gives located diagnostics and exit 2, whether the suite's
+// coverage block or a flag names it; so do a coverage block without a
+// model and a misspelt metrics.coverage figure.
+func TestCoverageModelDiagnostics(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("bad_domain.yml", "intents:\n  - 问候\nslots:\n  城市: text\n")
+	write("items.yml", "intent: [问候]\n")
+	base := "suite \"s\" {}\ntarget \"t\" {\n  rasa { url = \"http://127.0.0.1:9\" }\n}\ntemplate \"问候\" { text = \"你好\" }\n"
+	for _, c := range []struct {
+		name, block string
+		want        []string
+	}{
+		{"bad domain", `coverage { domain = "bad_domain.yml" }`, []string{"Error: Invalid slot", "bad_domain.yml:4:7", "4 |   城市: text", `Slot "城市" is a mapping of its settings`}},
+		{"bad items", `coverage { items = "items.yml" }`, []string{"Error: Unknown kind of item", "items.yml:1:1", `Did you mean "intents"?`}},
+		{"missing domain", `coverage { domain = "nowhere.yml" }`, []string{"Error: Cannot read domain", "nowhere.yml does not exist"}},
+		{"no model", `coverage { nlu = "bad_domain.yml" }`, []string{"Error: Coverage without a model", "domain = \"domain.yml\""}},
+		{"misspelt figure", `coverage { items = "items_ok.yml" }` + "\nthreshold \"c\" { condition = metrics.coverage.intents.ration >= 0.5 }", []string{"Error: Unknown metric", `Did you mean "ratio"?`}},
+		{"unknown dimension", `coverage {` + "\n" + `  items = "items_ok.yml"` + "\n" + `  intent_dimension = "intnet"` + "\n}", []string{"Error: Unknown dimension", `has no dimension "intnet"`}},
+	} {
+		write("items_ok.yml", "intents: [问候]\n")
+		write("s"+".nlutest.hcl", base+c.block+"\n")
+		code, out, errs := runCLI(t, dir, nil, "validate", dir)
+		if code != 2 {
+			t.Errorf("%s: validate exit %d, want 2\n%s%s", c.name, code, out, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: diagnostics lack %q:\n%s", c.name, w, errs)
+			}
+		}
+	}
+	// The flags' model: the same diagnostics, nothing evaluated.
+	write("s.nlutest.hcl", strings.Replace(base, "http://127.0.0.1:9", zhParseNLU(t).URL, 1))
+	runDir := filepath.Join(dir, "run")
+	if code, out, errs := runCLI(t, dir, nil, "run", dir, "--out", runDir, "--quiet"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := runCLI(t, dir, nil, "coverage", runDir, "--domain", filepath.Join(dir, "bad_domain.yml"))
+	if code != 2 || out != "" || !strings.Contains(errs, "bad_domain.yml:4:7") || !strings.Contains(errs, "the bot's model has 1 error; nothing was evaluated") {
+		t.Errorf("coverage --domain bad: exit %d\n%s%s", code, out, errs)
+	}
+}
