@@ -222,41 +222,42 @@ func steps(x jp.Expr) []jp.Frag {
 	return out
 }
 
-// classifyState classifies a path of Rasa's tracker.
+// classifyState classifies a path of Rasa's tracker by its signature:
+// its names joined by dots, an index or wildcard written [].
 func classifyState(s []jp.Frag) pathInfo {
-	name := func(i int) string {
-		if i < len(s) {
-			if c, ok := s[i].(jp.Child); ok {
-				return string(c)
+	var b strings.Builder
+	for i, f := range s {
+		switch t := f.(type) {
+		case jp.Child:
+			if i > 0 {
+				b.WriteByte('.')
 			}
-		}
-		return ""
-	}
-	index := func(i int) bool {
-		if i >= len(s) {
-			return false
-		}
-		switch s[i].(type) {
+			b.WriteString(string(t))
 		case jp.Nth, jp.Wildcard:
-			return true
+			b.WriteString("[]")
+		default:
+			return pathInfo{}
 		}
-		return false
 	}
-	switch {
-	case len(s) == 3 && name(0) == "latest_message" && name(1) == "intent" && name(2) == "name":
+	sig := b.String()
+	switch sig {
+	case "latest_message.intent.name":
 		return pathInfo{class: pathIntent}
-	case len(s) == 2 && name(0) == "latest_message" && name(1) == "entities":
+	case "latest_message.entities":
 		return pathInfo{class: pathEntities}
-	case len(s) == 4 && name(0) == "latest_message" && name(1) == "entities" && index(2) && name(3) == "entity":
+	case "latest_message.entities[].entity":
 		return pathInfo{class: pathEntityTypes}
-	case len(s) == 1 && name(0) == "slots":
+	case "slots":
 		return pathInfo{class: pathSlots}
-	case len(s) == 2 && name(0) == "slots" && name(1) != "":
-		return pathInfo{class: pathSlot, name: name(1)}
-	case len(s) == 1 && name(0) == "latest_action_name":
+	case "latest_action_name":
 		return pathInfo{class: pathAction}
-	case len(s) == 2 && name(0) == "active_loop" && name(1) == "name":
+	case "active_loop.name":
 		return pathInfo{class: pathForm}
+	}
+	if len(s) == 2 && s[0] == jp.Child("slots") {
+		if name, ok := s[1].(jp.Child); ok {
+			return pathInfo{class: pathSlot, name: string(name)}
+		}
 	}
 	return pathInfo{}
 }

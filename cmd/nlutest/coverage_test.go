@@ -133,6 +133,9 @@ conversation "greet and search venues" {
     assert {
       condition = try(state.slots.venues, null) != null
     }
+    assert {
+      condition = contains([for e in state.events : try(e.name, "")], "action_search_venues")
+    }
   }
   turn {
     user   = "compare reviews"
