@@ -497,3 +497,25 @@ func TestCoverageModelDiagnostics(t *testing.T) {
 		t.Errorf("coverage --domain bad: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// The README's coverage block, verbatim, validates beside a domain and
+// NLU data at the paths it names (Rasa's concertbot files).
+func TestREADMECoverageBlock(t *testing.T) {
+	dir := writeSuite(t, "suite \"s\" {}\ntarget \"t\" {\n  rasa { url = \"http://127.0.0.1:9\" }\n}\ntemplate \"hi\" { text = \"hello\" }\n"+readmeBlock(t, "## What the suite never tests"))
+	for from, to := range map[string]string{"concertbot_domain.yml": "domain.yml", "concertbot_nlu.yml": "data/nlu.yml"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "spec", "botmodel", "testdata", "rasa", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, to)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, errs := runCLI(t, dir, nil, "validate", dir); code != 0 {
+		t.Errorf("validate: exit %d\n%s%s", code, out, errs)
+	}
+}
