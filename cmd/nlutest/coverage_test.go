@@ -235,6 +235,13 @@ func TestCoverageOfRasaConcertbot(t *testing.T) {
 	if code != 1 || !strings.Contains(out+errs, `threshold "intents" not met: metrics.coverage.intents.ratio >= 0.5 (metrics.coverage.intents.ratio = 0.4545 (5/11))`) {
 		t.Fatalf("run: exit %d, want 1 (the intents gate: 5/11)\n%s%s", code, out, errs)
 	}
+	for _, line := range []string{"Coverage of the bot's model metrics.coverage", "✗ intents failing only: compare_reviews",
+		"⚠ intents untested: affirm, bot_challenge, deny, how_to_get_started, nlu_fallback, search_concerts",
+		"⚠ actions untested: action_search_concerts, action_show_concert_reviews, action_show_venue_reviews"} {
+		if !strings.Contains(out, line) {
+			t.Errorf("the run's report lacks %q:\n%s", line, out)
+		}
+	}
 	cr, rows := coverageJSON(t, dir, env, runDir)
 	for k, want := range concertWant {
 		if !reflect.DeepEqual(rows[k], want) {
