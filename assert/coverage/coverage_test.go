@@ -229,3 +229,42 @@ func TestKindsMatchTheTree(t *testing.T) {
 		t.Errorf("botmodel kinds %q, schema %q", got, schema.CoverageKinds)
 	}
 }
+
+// The turn's events a rasa target with tracker_events records: an action
+// run, the dialogue stack's flow frames during the turn (one step id in
+// the pre-3.8 form), a bot message's response, a flow started and a form
+// — the trace items are exercised by the passing case, the response only
+// seen.
+func TestCoverageFromTurnEvents(t *testing.T) {
+	s := zhSuite(t)
+	col := assert.NewCollector(s, extensions.Default().Families)
+	col.Add(&schema.Result{Case: schema.Case{ID: "W", Text: "上海天气", Template: "天气", Source: "天气", SourceKind: schema.KindTemplate},
+		Outcome: schema.Pass, State: json.RawMessage(`{"events":[{"event":"action","name":"action_查询天气"},` +
+			`{"event":"stack","frames":[{"flow_id":"查天气","step_id":"查天气_0_call_选城市"},{"flow_id":"选城市","step_id":"0_collect_城市"}]},` +
+			`{"event":"stack","frames":[{"flow_id":"pattern_collect_information","step_id":"START"}]},` +
+			`{"event":"bot","metadata":{"utter_action":"utter_询问城市"}},{"event":"flow_started","flow_id":"查天气"},` +
+			`{"event":"active_loop","name":"订餐表单"},{"event":"action","name":"action_listen"}]}`)}, nil)
+	c := schema.CoverageOf(&col.Metrics().Node)
+	ran := schema.CoverageItem{Passed: 1, Seen: 1}
+	for _, x := range []struct {
+		kind, name string
+		want       schema.CoverageItem
+	}{
+		{"actions", "action_查询天气", ran},
+		{"flows", "查天气", ran},
+		{"flows", "选城市", ran},
+		{"flows", "订餐", schema.CoverageItem{}},
+		{"flow_steps", "查天气/查天气_0_call_选城市", ran},
+		{"flow_steps", "选城市/选城市_0_collect_城市", ran},
+		{"flow_steps", "查天气/查天气_1_action_查询天气", schema.CoverageItem{}},
+		{"forms", "订餐表单", ran},
+		{"responses", "utter_询问城市", schema.CoverageItem{Seen: 1}},
+	} {
+		if got := (*c.Kind(x.kind)).Item[x.name]; got != x.want {
+			t.Errorf("%s %s = %+v, want %+v", x.kind, x.name, got, x.want)
+		}
+	}
+	if c.Actions.Undeclared != 0 || c.Flows.Undeclared != 0 {
+		t.Errorf("what the bot ran but the model lacks is no undeclared item: %+v %+v", c.Actions.CoverageCounts, c.Flows.CoverageCounts)
+	}
+}
