@@ -10,6 +10,7 @@ package extensions
 
 import (
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/assert/coverage"
 	"github.com/nlutest/nlutest/assert/usage"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner/targets"
@@ -39,7 +40,7 @@ func Default() *Set {
 	return &Set{
 		Sources:   spec.DefaultSourceKinds(),
 		Targets:   targets.DefaultKinds(),
-		Families:  assert.Ordered(schema.BuiltinFamilies(), append(assert.DefaultFamilies(), usage.Family{})),
+		Families:  assert.Ordered(schema.BuiltinFamilies(), append(assert.DefaultFamilies(), usage.Family{}, coverage.Family{})),
 		Renderers: reporters.DefaultRenderers(),
 	}
 }

@@ -24,7 +24,7 @@ func ReportView(r *schema.Report, base *schema.Report) *View {
 	v := &View{Level: 2, Capitalize: true, Verdict: verdictOf(r), Context: reportContext(r, base)}
 	builders := []func(*schema.Report, *schema.Report) []Section{
 		thresholdSections, caseSections, sceneSections, templateSections,
-		dimensionSections, labelSections, textSections, robustnessSections, latencySections, familySections, flakySections, failureSections, transcriptSections, warningSections,
+		dimensionSections, labelSections, textSections, robustnessSections, latencySections, familySections, coverageSections, flakySections, failureSections, transcriptSections, warningSections,
 	}
 	for _, b := range builders {
 		v.Sections = append(v.Sections, b(r, base)...)

@@ -16,7 +16,7 @@ import (
 
 // dedicatedSections are the families with sections of their own here;
 // familySections leaves them out.
-var dedicatedSections = map[string]bool{"text": true, "robustness": true}
+var dedicatedSections = map[string]bool{"text": true, "robustness": true, "coverage": true}
 
 // familyValue decodes node n's value of the family name into v; false
 // when the node has none.

@@ -66,6 +66,7 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "assert"},
 		{Type: "text_metrics"},
 		{Type: "statistics"},
+		{Type: "coverage"},
 		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
 	},
@@ -388,6 +389,7 @@ func (l *loader) decode() {
 	l.decodeTextMetrics(byType["text_metrics"])
 	l.decodeStatistics(byType["statistics"])
 	l.decodeRatings(byType["ratings"])
+	l.decodeCoverage(byType["coverage"])
 	l.checkReferences()
 	l.rewriteIntervalRefs()
 	l.checkThresholdTypes()

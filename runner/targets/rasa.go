@@ -31,12 +31,13 @@ import (
 //	  mode    = "webhook"
 //	  tracker = true
 //	  tracker_token = var.rasa_token   # optional: Rasa's --auth-token, sent as ?token=
+//	  tracker_events = true            # optional: also record the turn's events (rasa_trace.go)
 //	}
 type rasaKind struct{}
 
 var rasaSchema = &hcl.BodySchema{
 	Attributes: withConnAttrs(hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "headers"}, hcl.AttributeSchema{Name: "mode"},
-		hcl.AttributeSchema{Name: "tracker"}, hcl.AttributeSchema{Name: "tracker_token"}),
+		hcl.AttributeSchema{Name: "tracker"}, hcl.AttributeSchema{Name: "tracker_token"}, hcl.AttributeSchema{Name: "tracker_events"}),
 }
 
 // rasaConfig is a rasa target's request (url and headers) and its mode.
@@ -48,6 +49,8 @@ type rasaConfig struct {
 	// (empty: none).
 	Tracker  bool
 	TokenVar string
+	// TrackerEvents: record the turn's events too (rasa_trace.go).
+	TrackerEvents bool
 }
 
 // rasaModes are the values of a rasa target's mode.
@@ -105,7 +108,7 @@ func (rasaKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 		hc.fixedBody = rasaWebhookBody
 		hc.decode = rasaWebhookReply
 		if cfg.Tracker {
-			hc.after = newTrackerReader(hc, base, b.Suite.Vars[cfg.TokenVar]).read
+			hc.after = newTrackerReader(hc, base, b.Suite.Vars[cfg.TokenVar], cfg.TrackerEvents).read
 		}
 		return hc, nil
 	}

@@ -21,12 +21,14 @@ import (
 // run with --enable-api), recorded as the result's state.
 
 // trackerKeys are the members of Rasa's tracker a result records, in this
-// order: what expectations and conditions address. The rest — events
-// above all, which grow with every turn and would make results.jsonl
-// grow with the square of a conversation's length, and the repeated
-// sender_id, latest_event_time, paused and latest_input_channel — is left
-// out.
-var trackerKeys = []string{"slots", "latest_message", "latest_action_name", "active_loop"}
+// order: what expectations and conditions address (stack is Rasa Pro's
+// dialogue stack: the flows under way and the step each is at). The rest
+// — events above all, which grow with every turn and would make
+// results.jsonl grow with the square of a conversation's length (with
+// tracker_events, only the turn's own events are kept: rasa_trace.go),
+// and the repeated sender_id, latest_event_time, paused and
+// latest_input_channel — is left out.
+var trackerKeys = []string{"slots", "latest_message", "latest_action_name", "active_loop", "stack"}
 
 // decodeTracker reads a rasa block's tracker and tracker_token.
 func decodeTracker(d *spec.TargetDecoder, attrs hcl.Attributes, h *rasaConfig) {
@@ -42,6 +44,11 @@ func decodeTracker(d *spec.TargetDecoder, attrs hcl.Attributes, h *rasaConfig) {
 		}
 		h.TokenVar = d.SensitiveVar(a.Expr, "tracker_token")
 	}
+	h.TrackerEvents = d.Bool(attrs, "tracker_events", false)
+	if a, ok := attrs["tracker_events"]; ok && h.TrackerEvents && !h.Tracker {
+		d.Errorf(a.Expr.Range().Ptr(), "Tracker events without tracker",
+			"tracker_events = true records the events of each turn from the tracker tracker = true reads; add tracker = true or remove tracker_events.")
+	}
 	d.Target.State = h.Tracker
 }
 
@@ -55,16 +62,21 @@ type trackerReader struct {
 	// tracker request's query (include_events=NONE, and the token).
 	base, query string
 	header      http.Header
+	// events: keep the turn's events (the request asks for them all).
+	events bool
 }
 
-func newTrackerReader(h *httpCaller, base string, token cty.Value) *trackerReader {
+func newTrackerReader(h *httpCaller, base string, token cty.Value, events bool) *trackerReader {
 	q := url.Values{"include_events": {"NONE"}}
+	if events {
+		q.Set("include_events", "AFTER_RESTART")
+	}
 	if token.IsKnown() && !token.IsNull() && token.Type() == cty.String && token.AsString() != "" {
 		q.Set("token", token.AsString())
 	}
 	hdr := h.headers.Clone()
 	hdr.Del("Content-Type") // a GET has no body
-	return &trackerReader{h: h, base: base, query: q.Encode(), header: hdr}
+	return &trackerReader{h: h, base: base, query: q.Encode(), header: hdr, events: events}
 }
 
 // read fetches the tracker of the conversation req was sent in and sets
@@ -98,7 +110,7 @@ func (t *trackerReader) read(ctx context.Context, r *schema.Result, req transpor
 		t.fail(r, msg)
 		return
 	}
-	state, err := trackerState(resp.Body)
+	state, err := trackerState(resp.Body, t.events)
 	if err != nil {
 		t.fail(r, err.Error()+": "+truncateUTF8(bytes.TrimSpace(t.h.redactBody(resp.Body)), trackerPreview))
 		return
@@ -115,23 +127,33 @@ func (t *trackerReader) fail(r *schema.Result, why string) {
 
 // trackerState keeps trackerKeys of a tracker, compact, in their order;
 // a tracker that is not a JSON object is an error.
-func trackerState(body []byte) ([]byte, error) {
+func trackerState(body []byte, events bool) ([]byte, error) {
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(body, &all); err != nil || all == nil {
 		return nil, fmt.Errorf("the answer is not a JSON object")
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for _, k := range trackerKeys {
-		v, ok := all[k]
-		if !ok {
-			continue
-		}
+	member := func(k string, v []byte) error {
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
 		fmt.Fprintf(&b, "%q:", k)
-		if err := json.Compact(&b, v); err != nil {
+		return json.Compact(&b, v)
+	}
+	for _, k := range trackerKeys {
+		if v, ok := all[k]; ok {
+			if err := member(k, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if events {
+		ev, err := turnEvents(all["events"])
+		if err != nil {
+			return nil, err
+		}
+		if err := member("events", ev); err != nil {
 			return nil, err
 		}
 	}

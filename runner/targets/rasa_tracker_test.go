@@ -146,10 +146,32 @@ func TestRasaTrackerConfigErrors(t *testing.T) {
 		{"parse mode", `mode          = "webhook"`, `mode = "parse"`, "Tracker needs the webhook mode"},
 		{"literal token", `tracker_token = var.rasa_token`, `tracker_token = "abc"`, "Sensitive variable required"},
 		{"token without tracker", `tracker       = true`, ``, "Tracker token without tracker"},
+		{"events without tracker", "tracker       = true\n    tracker_token = var.rasa_token", `tracker_events = true`, "Tracker events without tracker"},
 	} {
 		_, err := loadWith(t, strings.Replace(trackerSuite, tc.old, tc.new, 1), env)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: load error %v, want %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// tracker_events = true asks for the conversation's events
+// (include_events=AFTER_RESTART) and records the turn's: the fake's one
+// action, which comes before any user event, so every event is the turn's.
+func TestRasaTrackerEvents(t *testing.T) {
+	srv, queries := fakeTrackerRasa(t)
+	suite := strings.Replace(trackerSuite, "tracker_token = var.rasa_token", "tracker_token = var.rasa_token\n    tracker_events = true", 1)
+	s, err := loadWith(t, suite, map[string]string{"NLUTEST_VAR_url": srv.URL, "NLUTEST_VAR_rasa_token": trackerToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := converse(t, s, []string{"我想订去上海的票"})[0][0]
+	if r.Error != nil || !strings.HasSuffix(string(r.State), `"active_loop":{"name":"booking_form"},"events":[{"event":"action","name":"action_session_start"}]}`) {
+		t.Errorf("state %s (error %v)", r.State, r.Error)
+	}
+	for _, q := range queries() {
+		if !strings.Contains(q, "include_events=AFTER_RESTART") {
+			t.Errorf("tracker query %q lacks include_events=AFTER_RESTART", q)
 		}
 	}
 }
