@@ -64,6 +64,9 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = strconv.AppendInt(b, int64(u.TotalTokens), 10)
 		b = append(b, '}')
 	}
+	if b, err = appendTools(b, r); err != nil {
+		return b, err
+	}
 	b = append(b, `,"latency_ms":`...)
 	if b, err = jsondoc.AppendFloat(b, r.LatencyMS); err != nil {
 		return b, err
@@ -88,7 +91,40 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = jsondoc.AppendString(b, e.Message)
 		b = append(b, '}')
 	}
+	if r.FinalState != nil { // one per conversation
+		fb, err := jsondoc.MarshalNoEscape(r.FinalState)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"final_state":`...)
+		b = append(b, fb...)
+	}
 	return appendJudgement(b, r)
+}
+
+// appendTools writes a turn's tool calls and the names of its script's
+// earlier calls (by reflection: only the turns of tool-using agents
+// have them).
+func appendTools(b []byte, r *Result) ([]byte, error) {
+	if len(r.ToolCalls) > 0 {
+		tb, err := jsondoc.MarshalNoEscape(r.ToolCalls)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"tool_calls":`...)
+		b = append(b, tb...)
+	}
+	if len(r.EarlierTools) > 0 {
+		b = append(b, `,"earlier_tools":[`...)
+		for i, n := range r.EarlierTools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsondoc.AppendString(b, n)
+		}
+		b = append(b, ']')
+	}
+	return b, nil
 }
 
 // appendJudgement writes the outcome, failures and verdict, and closes
