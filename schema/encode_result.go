@@ -91,14 +91,6 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = jsondoc.AppendString(b, e.Message)
 		b = append(b, '}')
 	}
-	if r.FinalState != nil { // one per conversation
-		fb, err := jsondoc.MarshalNoEscape(r.FinalState)
-		if err != nil {
-			return b, err
-		}
-		b = append(b, `,"final_state":`...)
-		b = append(b, fb...)
-	}
 	return appendJudgement(b, r)
 }
 
@@ -127,9 +119,17 @@ func appendTools(b []byte, r *Result) ([]byte, error) {
 	return b, nil
 }
 
-// appendJudgement writes the outcome, failures and verdict, and closes
-// the result object.
+// appendJudgement writes the final state, the outcome, failures and
+// verdict, and closes the result object.
 func appendJudgement(b []byte, r *Result) ([]byte, error) {
+	if r.FinalState != nil { // one per conversation
+		fb, err := jsondoc.MarshalNoEscape(r.FinalState)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"final_state":`...)
+		b = append(b, fb...)
+	}
 	b = append(b, `,"outcome":`...)
 	b = jsondoc.AppendString(b, r.Outcome.String())
 	if len(r.Failures) > 0 {

@@ -66,6 +66,10 @@ const (
 	ErrFinalState = "FinalStateError"
 )
 
+// NoMockPrefix starts the error of a call no mock tool answers: `no mock
+// for tool "NAME"`; the agent is given {"error": the same text}.
+const NoMockPrefix = "no mock for tool"
+
 // ToolArgs returns the arguments of the call as recorded: the JSON
 // arguments, or nil and why they cannot be read.
 func (c *ToolCall) ToolArgs() (json.RawMessage, error) {
@@ -131,6 +135,16 @@ type ToolOutcome struct {
 	// FinalChecked: the result ends a script with a final_state block;
 	// FinalPassed: every final-state expectation held.
 	FinalChecked, FinalPassed bool
+	// perTool backs PerTool for a turn of few tools (one allocation).
+	perTool [4]ToolCounts
+}
+
+// NewToolOutcome returns an empty outcome whose PerTool holds a few
+// tools without another allocation.
+func NewToolOutcome() *ToolOutcome {
+	o := &ToolOutcome{}
+	o.PerTool = o.perTool[:0]
+	return o
 }
 
 // ToolCounts are one tool's figures in one result (or summed).
@@ -242,7 +256,7 @@ var toolFigureAttrs = []Attr{
 }
 
 // ToolsFamily is the tools family's part of the metrics tree.
-var ToolsFamily = &Family{Name: "tools", Subs: []*Sub{{
+var ToolsFamily = &Family{Name: "tools", Absent: "metrics.tools counts the tool calls of agents and the checks of tools and final_state blocks, and no turn of this run made a tool call or had such a check", Subs: []*Sub{{
 	Name: "tools", Doc: "tool calls of agents: precision, recall and F1 against the tools blocks, argument accuracy, sequences, final states (present when the run has tool calls or tool checks)",
 	Shape: &Shape{
 		Attrs: append(slicesClone(toolFigureAttrs),

@@ -52,6 +52,9 @@ type Suite struct {
 	CaseSources []Source
 	Splits      []*Split
 	Thresholds  []*Threshold
+	// ToolOrder are the names of the tool blocks (mock tools) in
+	// declaration order.
+	ToolOrder []string
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
 	// TextMetrics is the text_metrics block (defaults without one).
@@ -147,6 +150,9 @@ type Template struct {
 	Asserts        []*Assert
 	Reviewed       bool
 	Perturb        *Perturb
+	// Tools is the template's tools block (nil without one); its args
+	// expectations are in Expect.
+	Tools *ToolChecks
 	// Reply is the template's reply block (nil without one).
 	Reply *ReplyCheck
 	// Rubrics are the template's rubric blocks.
@@ -184,6 +190,12 @@ type ExpectSpec struct {
 	State bool
 	// Value is the expected value with placeholders still in its strings.
 	Value cty.Value
+	// Tool, for a tools block's args entry (Path "tool:NAME:$.path"),
+	// names the tool whose calls' arguments the path reads.
+	Tool string
+	// Final is set for a final_state block's expectation (Path
+	// "final:$.path"): the path reads the script's final state.
+	Final bool
 	// HasPlaceholders is true when some string in Value has a {slot}.
 	HasPlaceholders bool
 	Dimension       string

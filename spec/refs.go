@@ -485,7 +485,7 @@ func (l *loader) checkFed(dim *Dimension, rng hcl.Range) {
 			return
 		}
 		for _, x := range info.Expect {
-			if !x.State && concretePath(x.Expr) && (sc.DimensionOf(x.Expr) == dim || sc.CollectionOf(x.Expr) == dim) {
+			if x.OnResponse() && concretePath(x.Expr) && (sc.DimensionOf(x.Expr) == dim || sc.CollectionOf(x.Expr) == dim) {
 				return
 			}
 		}

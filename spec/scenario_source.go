@@ -54,12 +54,12 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "user"}, {Name: "opening"}, {Name: "asks"}, {Name: "confirm"}, {Name: "affirm"}, {Name: "answer"},
 		{Name: "request_text"}, {Name: "max_turns"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "goal"}, {Type: "success"}, {Type: "each_turn"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "goal"}, {Type: "success"}, {Type: "each_turn"}, {Type: "tools"}},
 }
 
 var goalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "inform"}, {Name: "request"}}}
 
-var eachTurnSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}}}
+var eachTurnSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, {Type: "tools"}}}
 
 // scenarioSource is a scenario block as a case source.
 type scenarioSource struct {
@@ -88,6 +88,10 @@ type scenarioSource struct {
 	sim        *Target
 	replyBlock *hcl.Block
 	reply      *ReplyCheck
+	// toolBlocks are each_turn's blocks, whose tools block (decoded once
+	// the slots are known) checks every turn's calls.
+	toolBlocks hcl.Blocks
+	tools      *ToolChecks
 	info       SourceInfo
 	ts         *templateSource
 }
@@ -120,6 +124,9 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	if ss.replyBlock != nil {
 		ss.reply = d.ReplyBlock(ss.replyBlock, t.slotKeys())
 	}
+	if !ss.decodeTools(l, c.Blocks) {
+		return nil
+	}
 	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true,
 		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns}
 	if ss.sim != nil {
@@ -128,6 +135,7 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	if ss.reply != nil {
 		ss.info.Reply = func(*schema.Case) *ReplyCheck { return ss.reply }
 	}
+	ss.info.Tools = constTools(ss.tools)
 	if ss.success != nil {
 		ss.info.Asserts = append(slices.Clip(ss.eachTurn), ss.success)
 		ss.info.SuccessRange = ss.success.DeclRange
@@ -163,6 +171,10 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 			ec, diags := blk.Body.Content(eachTurnSchema)
 			l.diags = append(l.diags, diags...)
 			for _, ab := range ec.Blocks {
+				if ab.Type == "tools" {
+					ss.toolBlocks = append(ss.toolBlocks, ab)
+					continue
+				}
 				if ab.Type == "reply" {
 					if ss.replyBlock != nil {
 						l.errorf(ab.DefRange.Ptr(), "Duplicate reply", "each_turn has one reply block; merge the checks into it.")
@@ -191,6 +203,18 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 	}
 	ss.requests = l.strList(gc.Attributes, "request")
 	return ss.decodeInform(l, goal, gc.Attributes["inform"])
+}
+
+// decodeTools reads each_turn's tools block (over each turn's calls) and
+// the scenario's own (over the calls of every turn). A scenario's turns
+// are the simulator's, so each_turn's block checks names only: args
+// would need expectations on every turn's case.
+func (ss *scenarioSource) decodeTools(l *loader, blocks hcl.Blocks) bool {
+	before := len(l.diags.Errs())
+	slots := ss.t.slotKeys()
+	ss.tools, _ = l.toolsBlocks(ss.toolBlocks, slots, true)
+	ss.info.ScriptTools, _ = l.toolsBlocks(blocks, slots, true)
+	return len(l.diags.Errs()) == before
 }
 
 // decodeInform reads the goal's inform map: slot name → text (its
