@@ -112,9 +112,10 @@ type FinalStateQuery struct {
 	// Mocks: the state is what the mock tools recorded in the session
 	// (from = "mocks").
 	Mocks bool
-	// URL, for a state endpoint, returns its URL for the script whose
-	// last turn is c (the block's url expression, evaluated with case.*).
-	URL func(c *Case) (string, error)
+	// Request, for a state endpoint, returns the URL and headers of its
+	// GET for the script whose last turn is c (the block's url and headers
+	// expressions, evaluated with case.*).
+	Request func(c *Case) (url string, headers map[string]string, err error)
 }
 
 // ToolOutcome is what evaluating one result found about its tool calls,

@@ -34,7 +34,7 @@ var conversationSchema = &hcl.BodySchema{
 		{Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"}, {Name: "strategy"}, {Name: "limit"},
 		{Name: "count"}, {Name: "seed"}, {Name: "material_levels"}, {Name: "reviewed"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "turn"}, {Type: "tools"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "turn"}, {Type: "tools"}, {Type: "final_state"}},
 }
 
 var turnSchema = &hcl.BodySchema{
@@ -94,6 +94,9 @@ type conversationSource struct {
 	ts    *templateSource
 	// hasCaptures: some turn captures values.
 	hasCaptures bool
+	// final is how the runner reads the final state (nil without a
+	// final_state block).
+	final *schema.FinalStateQuery
 }
 
 func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
@@ -130,10 +133,19 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	slots := t.slotKeys()
 	for i, tc := range bodies {
 		cs.decodeTurnChecks(d, cs.turns[i], tc, slots)
-		t.Expect = append(t.Expect, cs.turns[i].Expect...)
+	}
+	final := l.finalStateBlocks(c.Blocks, slots)
+	if final != nil { // checked on the last turn
+		last := cs.turns[len(cs.turns)-1]
+		last.Expect = append(last.Expect, final.Expect...)
+	}
+	for _, turn := range cs.turns {
+		t.Expect = append(t.Expect, turn.Expect...)
 	}
 	cs.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Slots: slots, Reviewed: t.Reviewed, Turns: len(cs.turns)}
 	cs.info.ScriptTools, _ = l.toolsBlocks(c.Blocks, slots, true)
+	cs.info.FinalState = final
+	cs.final = final.Query(s)
 	for _, turn := range cs.turns {
 		cs.info.Asserts = append(cs.info.Asserts, turn.Asserts...)
 		cs.info.TurnAsserts = append(cs.info.TurnAsserts, turn.Asserts)
@@ -378,6 +390,7 @@ func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Scri
 	if cs.hasCaptures {
 		sc.After = cs.capture
 	}
+	sc.FinalState = cs.final
 	return sc, nil
 }
 

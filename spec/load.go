@@ -67,6 +67,7 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "text_metrics"},
 		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
+		{Type: "tool", LabelNames: []string{"name"}},
 	},
 }
 
@@ -297,6 +298,7 @@ func (l *loader) decode() {
 		l.decodeMaterials(b)
 	}
 	l.resolveCompose()
+	l.decodeTools(byType["tool"])
 	for _, b := range byType["target"] {
 		l.decodeTarget(b)
 	}

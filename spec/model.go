@@ -52,8 +52,9 @@ type Suite struct {
 	CaseSources []Source
 	Splits      []*Split
 	Thresholds  []*Threshold
-	// ToolOrder are the names of the tool blocks (mock tools) in
-	// declaration order.
+	// Tools are the tool blocks (mock tools) by name, ToolOrder their
+	// names in declaration order.
+	Tools     map[string]*Tool
 	ToolOrder []string
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
