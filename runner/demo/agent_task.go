@@ -117,13 +117,13 @@ func flightNoOf(text string) string {
 }
 
 // orderIDOf is an order number in text: a word of letters, digits and
-// '-' that starts with a letter and holds a digit ("B-上海-明天" is
-// not one; "BK2BE7C4", "B-1024" are).
+// '-' that starts with a capital letter and holds a digit, and is not a
+// flight number ("BK2BE7C4", "B-1024", "B-MU5101" are; "CA1234" is not).
 func orderIDOf(text string) string {
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
 	}) {
-		if len(f) >= 4 && (f[0] >= 'A' && f[0] <= 'Z') && strings.ContainsAny(f, "0123456789") && flightNoOf(f) == "" {
+		if len(f) >= 4 && (f[0] >= 'A' && f[0] <= 'Z') && strings.ContainsAny(f, "0123456789") && !strings.EqualFold(flightNoOf(f), f) {
 			return f
 		}
 	}

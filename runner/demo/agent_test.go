@@ -106,6 +106,7 @@ func TestAgentCallsTools(t *testing.T) {
 			[][]string{{`get_weather {"city":"北京","date":"明天"} | get_weather {"city":"上海","date":"明天"}`}}, "北京明天晴，25°C；上海明天晴，25°C"},
 		{"defect 1: a flight status searches flights", []string{"CA1234航班状态怎么样"}, [][]string{{`search_flights {"flight_no":"CA1234"}`}}, "为您找到2个航班：MU5101、CA1858"},
 		{"cancel", []string{"取消订单B-1024"}, [][]string{{`cancel_booking {"order_id":"B-1024"}`}}, "订单B-1024已取消"},
+		{"cancel an order named after its flight", []string{"取消订单B-MU5101"}, [][]string{{`cancel_booking {"order_id":"B-MU5101"}`}}, "订单B-MU5101已取消"},
 		{"slots over turns", []string{"我想订机票", "去成都", "明天"},
 			[][]string{nil, nil, {`search_flights {"city":"成都","date":"明天"}`, `book_flight {"city":"成都","date":"明天","flight_id":"MU5101"}`}},
 			"已为您预订明天去成都的MU5101航班，订单号B-1024"},
