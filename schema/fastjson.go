@@ -454,7 +454,9 @@ func (r *Result) decodeCallField(key, val []byte) error {
 	case "latency_ms":
 		r.LatencyMS, err = parseLatency(val)
 	case "attempts":
-		r.Attempts, err = strconv.Atoi(string(val))
+		var n int64
+		n, err = strconv.ParseInt(string(val), 10, 32)
+		r.Attempts = int32(n)
 	case "cached":
 		r.Cached = string(val) == "true"
 	case "script_turns":

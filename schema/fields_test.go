@@ -20,6 +20,8 @@ func sample(t *testing.T, ty reflect.Type, name string) reflect.Value {
 		v = true
 	case reflect.TypeFor[int]():
 		v = 7
+	case reflect.TypeFor[int32]():
+		v = int32(3)
 	case reflect.TypeFor[float64]():
 		v = 1.5
 	case reflect.TypeFor[[]string]():

@@ -132,7 +132,9 @@ type Result struct {
 	LatencyMS float64 `json:"latency_ms"`
 	// Attempts counts calls made, retries included (0 when the response
 	// came from the --cache).
-	Attempts int `json:"attempts"`
+	// (int32: with Cached it fills one word, keeping a Result within the
+	// 896-byte allocation class with the tool-call fields.)
+	Attempts int32 `json:"attempts"`
 	// Cached is true when the response came from the response cache.
 	Cached bool `json:"cached,omitempty"`
 	// ScriptTurns, on every turn of a script of several turns
@@ -175,15 +177,15 @@ type Result struct {
 	// order): each judge call as recorded, and the verdict read from it
 	// with the outcome (a rubric that does not pass fails the case).
 	Rubrics []RubricVerdict `json:"rubrics,omitempty"`
-	// StateChecksSkipped counts the checks of the turn's dialogue state
-	// (state: expectations, conditions reading state, state: captures)
-	// that evaluation skipped because the result has no state and its
-	// target records none (SPEC §14.4); set by evaluation, never recorded.
-	StateChecksSkipped int `json:"-"`
 	// Tools is what evaluation found about the turn's tool calls, for
 	// metrics.tools (nil when the turn has no calls and no tool checks);
 	// never recorded.
 	Tools *ToolOutcome `json:"-"`
+	// StateChecksSkipped counts the checks of the turn's dialogue state
+	// (state: expectations, conditions reading state, state: captures)
+	// that evaluation skipped because the result has no state and its
+	// target records none (SPEC §14.4); set by evaluation, never recorded.
+	StateChecksSkipped int32 `json:"-"` // int32: it shares a word with success, keeping a Result in the 896-byte size class
 	// success memoises, on a scenario's turn in the live run, whether the
 	// scenario's success condition held on it (see SuccessMemo); never
 	// recorded, so `nlutest eval` and `--resume` check it again from the
@@ -240,7 +242,7 @@ type Judgement struct {
 func JudgementOf(r *Result) *Judgement {
 	return &Judgement{
 		Target: r.Target, Request: r.Request, Status: r.Status, Response: r.Response, Body: r.Body,
-		Reply: r.Reply, Usage: r.Usage, LatencyMS: r.LatencyMS, Attempts: r.Attempts, Cached: r.Cached, Error: r.Error,
+		Reply: r.Reply, Usage: r.Usage, LatencyMS: r.LatencyMS, Attempts: int(r.Attempts), Cached: r.Cached, Error: r.Error,
 	}
 }
 

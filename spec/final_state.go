@@ -76,6 +76,9 @@ func (l *loader) finalStateBlock(b *hcl.Block, slots []string) *FinalStateSpec {
 			return nil
 		}
 		f.Mocks = true
+		if len(l.suite.ToolOrder) == 0 {
+			l.warnf(from.Expr.Range().Ptr(), "No mock tools", "from = \"mocks\" reads the effects of the tool blocks' answers, and the suite declares no tool block: the state will be empty. Declare tool blocks with effect blocks, or read the backend's state with url.")
+		}
 		if h, ok := c.Attributes["headers"]; ok {
 			l.errorf(h.Range.Ptr(), "Headers without url", "headers are sent with the GET of a state endpoint (url); the mock state needs none.")
 			return nil

@@ -360,7 +360,7 @@ func (h *httpCaller) do(ctx context.Context, r *schema.Result, c *schema.Case, r
 	for _, u := range resp.Redirects {
 		r.Request.Redirects = append(r.Request.Redirects, h.red.String(u))
 	}
-	r.Attempts = resp.Attempts
+	r.Attempts = int32(resp.Attempts)
 	r.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
 	r.Error = resp.Err
 	if r.Error != nil {

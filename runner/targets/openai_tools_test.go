@@ -313,3 +313,45 @@ target "agent" {
 		t.Errorf("a tool_calls without name: %v", err)
 	}
 }
+
+// Arguments over 16 KiB are recorded cut, with the reason, while the mock
+// answers the whole arguments; a result over 4 KiB is recorded cut while
+// the agent gets it whole.
+func TestToolCallCaps(t *testing.T) {
+	long := strings.Repeat("长", 6000) // 18,000 bytes
+	fa := newFakeAgent(t, func(msgs []toolMsg) string {
+		last := msgs[len(msgs)-1]
+		if last.Role == "tool" {
+			return words(fmt.Sprintf("结果%d字节", len(*last.Content)))
+		}
+		return calls(1, "echo", `{"text":"`+long+`"}`)
+	})
+	s, err := loadWith(t, `
+suite "s" {}
+variable "llm_url" {}
+target "agent" {
+  openai {
+    url   = var.llm_url
+    model = "m"
+  }
+}
+tool "echo" {
+  result = { text = args.text, n = strlen(args.text) }
+}
+`, map[string]string{"NLUTEST_VAR_llm_url": fa.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runTool(t, s, script("x", nil, "回声"))["x"][0]
+	if r.Error != nil || len(r.ToolCalls) != 1 {
+		t.Fatalf("%+v", r)
+	}
+	c := r.ToolCalls[0]
+	if c.Arguments != nil || len(c.ArgumentsText) > schema.MaxToolArgumentBytes+40 || !strings.Contains(c.ArgumentsText, "bytes in all") ||
+		!strings.Contains(c.Error, "over the 16384-byte cap") {
+		t.Errorf("arguments: %d bytes recorded, error %q", len(c.ArgumentsText), c.Error)
+	}
+	if c.Result != nil || len(c.ResultText) > schema.MaxToolResultBytes+40 || !strings.Contains(c.ResultText, "bytes in all") || !strings.Contains(r.Reply, "结果18020字节") {
+		t.Errorf("result: %d bytes recorded, reply %q (the agent must get the whole result)", len(c.ResultText), r.Reply)
+	}
+}
