@@ -191,7 +191,7 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 		c.cached++
 	}
 	if r.StateChecksSkipped > 0 {
-		c.stateSkipped += r.StateChecksSkipped
+		c.stateSkipped += int(r.StateChecksSkipped)
 		c.stateSkippedTurns++
 	}
 	if r.Unreviewed && !c.IncludeUnreviewed {

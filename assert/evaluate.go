@@ -56,7 +56,7 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 	for _, src := range s.CaseSources {
 		info := src.Info()
 		sc := &sourceChecks{file: src.DeclRange().Filename, asserts: info.Asserts, turnAsserts: info.TurnAsserts, judge: info.Judge, where: map[string]hcl.Range{}, expect: make([]*compiled, len(info.Expect)),
-			minimums: info.TextMinimums, reply: info.Reply, captures: info.CaptureFailures}
+			minimums: info.TextMinimums, reply: info.Reply, captures: info.CaptureFailures, tools: info.Tools, scriptTools: info.ScriptTools}
 		if len(info.Rubrics) > 0 || len(info.TurnRubrics) > 0 {
 			sc.rubrics = info
 		}
@@ -65,7 +65,7 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 		}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
-			c := e.compileKey(x.Expr, x.State)
+			c := e.compileKey(spec.CheckKey{X: x.Expr, State: x.State, Tool: x.Tool, Final: x.Final})
 			c.text = x.Path
 			sc.expect[i] = &c
 			e.paths.Store(x.Path, sc.expect[i])
@@ -105,6 +105,10 @@ type sourceChecks struct {
 	// scenario is a scenario source's info (nil for other sources): its
 	// success is checked on the turn that ends a scenario.
 	scenario *spec.SourceInfo
+	// tools gives a case's tools block (nil: the source has none);
+	// scriptTools is the conversation's or scenario's own.
+	tools       func(*schema.Case) *spec.ToolChecks
+	scriptTools *spec.ToolChecks
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer
@@ -168,8 +172,12 @@ type compiled struct {
 	itemPath string
 	itemKey  string
 	// state: the path addresses the result's dialogue state ("state:$…"),
-	// never a schema dimension.
+	// never a schema dimension; tool, a tools block's args entry, names
+	// the tool whose arguments it reads ("tool:NAME:$…"); final, a
+	// final_state entry, reads the final state ("final:$…").
 	state bool
+	tool  string
+	final bool
 	// collection is set for a path that is an items dimension's
 	// collection ($.entities): the expected items as a multiset; whole
 	// when that dimension has no keys (items compared whole: words).
@@ -267,11 +275,11 @@ func (e *Evaluator) path(sc *sourceChecks, i int, p string) (*compiled, error) {
 	if c, ok := e.paths.Load(p); ok {
 		return c.(*compiled), nil
 	}
-	x, _, state, err := spec.CompileExpectPath(p)
+	k, err := spec.CompileCheckKey(p)
 	if err != nil {
 		return nil, err
 	}
-	c := e.compileKey(x, state)
+	c := e.compileKey(k)
 	c.text = p
 	e.paths.Store(p, &c)
 	return &c, nil
@@ -449,6 +457,7 @@ func (e *Evaluator) EvaluateParsed(r *schema.Result, doc *jsondoc.Doc) *Evaluati
 	}
 	e.textMinimums(r, sc)
 	e.replyChecks(r, sc)
+	e.toolChecks(r, sc)
 	if sc != nil && sc.captures != nil {
 		e.captureFailures(r, sc.captures(r))
 	}
@@ -487,6 +496,9 @@ func (e *Evaluator) expectation(r *schema.Result, rs *response, sc *sourceChecks
 		f.Message = fmt.Sprintf("invalid JSONPath: %v", err)
 		r.Failures = append(r.Failures, f)
 		return false, nil
+	}
+	if c.tool != "" || c.final {
+		return true, c // checked with the calls and the final state (tools.go)
 	}
 	if c.state {
 		if e.skipState(r) {

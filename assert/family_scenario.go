@@ -9,7 +9,8 @@ import (
 )
 
 // scenarioFamily is metrics.scenario (SPEC §14.6): the scenario runs of a
-// node, each succeeded when its success condition held after some turn,
+// node, each succeeded when its success condition held after some turn
+// (and its final_state check, if it has one, passed),
 // with its turns to success, stuck at max_turns, or ended by an error;
 // and per inform slot, how often the simulated user answered an ask for
 // it and gave it. Runs are told apart by session id as conversations are.
@@ -31,6 +32,9 @@ type scenarioRun struct {
 	turns   int // the highest turn recorded
 	success int // the first turn the success condition held on (0: none)
 	errored bool
+	// finalFailed: the scenario's final_state check failed (on its last
+	// turn), so it did not succeed whatever its success condition says.
+	finalFailed bool
 }
 
 type scenarioAcc struct {
@@ -74,6 +78,7 @@ func (a *scenarioAcc) Add(o *Observation) {
 	}
 	run.turns = max(run.turns, r.Turn)
 	run.errored = run.errored || r.Error != nil
+	run.finalFailed = run.finalFailed || (r.Tools != nil && r.Tools.FinalChecked && !r.Tools.FinalPassed)
 	ok := o.Memo(scenarioFamily{}, func() any {
 		info := a.info(r.Source)
 		return info != nil && info.Success(r)
@@ -108,6 +113,7 @@ func (a *scenarioAcc) Merge(o Acc) {
 		}
 		run.turns = max(run.turns, r.turns)
 		run.errored = run.errored || r.errored
+		run.finalFailed = run.finalFailed || r.finalFailed
 		if r.success > 0 && (run.success == 0 || r.success < run.success) {
 			run.success = r.success
 		}
@@ -131,7 +137,7 @@ func (a *scenarioAcc) Fill(n *schema.Node) {
 	var turns []int
 	for _, run := range a.runs {
 		switch {
-		case run.success > 0:
+		case run.success > 0 && !run.finalFailed:
 			out.Succeeded++
 			turns = append(turns, run.success)
 		case run.errored:

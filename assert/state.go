@@ -9,7 +9,6 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
-	"github.com/ohler55/ojg/jp"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -21,13 +20,25 @@ import (
 // result that has none.
 const noStateMessage = `the turn has no dialogue state: it is recorded only by a rasa target with mode = "webhook" and tracker = true, which reads the conversation's tracker after each turn`
 
-// compileKey compiles an expectation's path; state paths belong to no
-// schema dimension and are evaluated on Go values.
-func (e *Evaluator) compileKey(x jp.Expr, state bool) compiled {
-	if !state {
-		return e.compile(x)
+// compileKey compiles an expectation's key; state, tool-argument and
+// final-state paths belong to no schema dimension and are evaluated on Go
+// values.
+func (e *Evaluator) compileKey(k spec.CheckKey) compiled {
+	x := k.X
+	switch {
+	case k.State:
+		return compiled{x: x, multi: multiNode(x), mode: modeTree, canon: spec.StatePrefix + x.String(), dim: -1, state: true}
+	case k.Tool != "":
+		// Compiled as a response path (simple paths are then read on the
+		// arguments' tape in place), but of no schema dimension.
+		c := e.compile(x)
+		c.canon, c.dim, c.tool = spec.ToolPrefix+k.Tool+":"+c.canon, -1, k.Tool
+		c.item, c.collection, c.whole = false, false, false
+		return c
+	case k.Final:
+		return compiled{x: x, multi: multiNode(x), mode: modeTree, canon: spec.FinalPrefix + x.String(), dim: -1, final: true}
 	}
-	return compiled{x: x, multi: multiNode(x), mode: modeTree, canon: spec.StatePrefix + x.String(), dim: -1, state: true}
+	return e.compile(x)
 }
 
 // stateExpectation checks one "state:" expectation against r.State; when

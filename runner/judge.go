@@ -72,3 +72,6 @@ func (s *judgingSession) Call(ctx context.Context, turn *schema.Case, history []
 	r.Judge = j
 	return r
 }
+
+// Unwrap is the session this one wraps (runner.readFinalState).
+func (s *judgingSession) Unwrap() Session { return s.Session }

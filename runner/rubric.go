@@ -98,3 +98,6 @@ func judgeCall(ctx context.Context, judge Caller, jc *schema.Case, prefix string
 	}
 	return schema.JudgementOf(jr), nil
 }
+
+// Unwrap is the session this one wraps (runner.readFinalState).
+func (s *rubricSession) Unwrap() Session { return s.Session }

@@ -295,6 +295,7 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 	}
 	defer sess.Close()
 	var history []schema.Message
+	var tools earlierTools
 	turn := s.Turns[0]
 	for i := 0; turn != nil; i++ {
 		if i > 0 && halted.Load() {
@@ -321,7 +322,14 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 		}
 		if multi && next == nil {
 			r.ScriptTurns = i + 1 // this turn ends the script
+			if len(tools) > 0 {
+				r.EarlierTools = tools
+			}
+			if s.FinalState != nil && r.Error == nil {
+				readFinalState(ctx, sess, s.FinalState, r)
+			}
 		}
+		tools.add(r)
 		send(r)
 		if r.Error != nil {
 			return

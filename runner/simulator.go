@@ -116,3 +116,6 @@ func (s *simulatingSession) recordRequest(j *schema.Judgement) {
 	}
 	s.prevBody = full
 }
+
+// Unwrap is the session this one wraps (runner.readFinalState).
+func (s *simulatingSession) Unwrap() Session { return s.Session }

@@ -64,6 +64,9 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		b = strconv.AppendInt(b, int64(u.TotalTokens), 10)
 		b = append(b, '}')
 	}
+	if b, err = appendTools(b, r); err != nil {
+		return b, err
+	}
 	b = append(b, `,"latency_ms":`...)
 	if b, err = jsondoc.AppendFloat(b, r.LatencyMS); err != nil {
 		return b, err
@@ -91,9 +94,42 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 	return appendJudgement(b, r)
 }
 
-// appendJudgement writes the outcome, failures and verdict, and closes
-// the result object.
+// appendTools writes a turn's tool calls and the names of its script's
+// earlier calls (by reflection: only the turns of tool-using agents
+// have them).
+func appendTools(b []byte, r *Result) ([]byte, error) {
+	if len(r.ToolCalls) > 0 {
+		tb, err := jsondoc.MarshalNoEscape(r.ToolCalls)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"tool_calls":`...)
+		b = append(b, tb...)
+	}
+	if len(r.EarlierTools) > 0 {
+		b = append(b, `,"earlier_tools":[`...)
+		for i, n := range r.EarlierTools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsondoc.AppendString(b, n)
+		}
+		b = append(b, ']')
+	}
+	return b, nil
+}
+
+// appendJudgement writes the final state, the outcome, failures and
+// verdict, and closes the result object.
 func appendJudgement(b []byte, r *Result) ([]byte, error) {
+	if r.FinalState != nil { // one per conversation
+		fb, err := jsondoc.MarshalNoEscape(r.FinalState)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"final_state":`...)
+		b = append(b, fb...)
+	}
 	b = append(b, `,"outcome":`...)
 	b = jsondoc.AppendString(b, r.Outcome.String())
 	if len(r.Failures) > 0 {

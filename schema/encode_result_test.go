@@ -47,6 +47,16 @@ func TestResultLineMatchesEncodingJSON(t *testing.T) {
 		"tracker": {Case: Case{ID: "c/1", Text: "我想订去上海的票", Script: "c", Turn: 1, Expect: Expectations{{Path: "state:$.slots.城市", Value: "上海"}}}, Target: "rasa",
 			Status: 200, Response: json.RawMessage(`[{"recipient_id":"c","text":"哪天出发？"}]`), Reply: "哪天出发？",
 			State: json.RawMessage(`{"slots": {"城市": "上海", "日期": null}, "active_loop": {"name": "订票表单"}}`), Attempts: 1, Started: started, Outcome: Pass},
+		"agent": {Case: Case{ID: "a/2", Text: "订明天去上海的机票", Script: "a", Turn: 2, Expect: Expectations{{Path: "tool:book_flight:$.city", Value: "上海"}, {Path: "final:$.bookings[0].date", Value: "明天"}}},
+			Target: "agent", Status: 200, Response: json.RawMessage(`{"choices":[{"message":{"content":"已为您预订 <MU5101> & 订单号B-1"}}]}`), Reply: "已为您预订",
+			ToolCalls: []ToolCall{{Step: 1, ID: "call_1", Name: "search_flights", Arguments: json.RawMessage(`{"city":"上海","date":"明天"}`), Result: json.RawMessage(`{"flights":[{"id":"MU5101"}]}`)},
+				{Step: 2, ID: "call_2", Name: "book_flight", ArgumentsText: "{\"city\":", Error: "the arguments are not JSON: unexpected end", Result: json.RawMessage(`{"error":"arguments are not JSON"}`)},
+				{Step: 2, Name: "查天气", Arguments: json.RawMessage(`{}`), ResultText: "长<结果>…", Error: "no mock for tool \"查天气\""}},
+			EarlierTools: []string{"search_flights", "get_weather"}, LatencyMS: 3.5, Attempts: 2, ScriptTurns: 2, Started: started,
+			FinalState: &FinalState{From: "mocks", State: json.RawMessage(`{"bookings":[{"city":"上海","date":"明天"}]}`)}, Outcome: Pass},
+		"final state error": {Case: Case{ID: "b/1", Script: "b", Turn: 1}, Target: "agent", Response: json.RawMessage(`{}`), ScriptTurns: 1,
+			FinalState: &FinalState{From: "url", Request: &Request{Method: "GET", URL: "http://127.0.0.1:9/state/b-1"}, Status: 503, Body: "down", LatencyMS: 2,
+				Error: &CallError{Type: ErrFinalState, Message: "HTTP 503"}}, Outcome: Fail},
 	}
 	for name, r := range cases {
 		got, err := EncodeLine(&r)

@@ -454,7 +454,9 @@ func (r *Result) decodeCallField(key, val []byte) error {
 	case "latency_ms":
 		r.LatencyMS, err = parseLatency(val)
 	case "attempts":
-		r.Attempts, err = strconv.Atoi(string(val))
+		var n int64
+		n, err = strconv.ParseInt(string(val), 10, 32)
+		r.Attempts = int32(n)
 	case "cached":
 		r.Cached = string(val) == "true"
 	case "script_turns":
@@ -538,6 +540,26 @@ func (r *Result) decodeJudgedField(key, val []byte) error {
 		}
 	case "rubrics":
 		err = json.Unmarshal(val, &r.Rubrics)
+	default:
+		err = r.decodeToolField(key, val)
+	}
+	return err
+}
+
+// decodeToolField reads the members of a tool-using agent's turn: its
+// tool calls, its script's earlier calls and its final state.
+func (r *Result) decodeToolField(key, val []byte) error {
+	var err error
+	switch string(key) {
+	case "tool_calls":
+		err = json.Unmarshal(val, &r.ToolCalls)
+	case "earlier_tools":
+		r.EarlierTools, err = stringList(val)
+	case "final_state":
+		if string(val) != "null" {
+			r.FinalState = new(FinalState)
+			err = json.Unmarshal(val, r.FinalState)
+		}
 	}
 	return err
 }

@@ -20,6 +20,8 @@ func sample(t *testing.T, ty reflect.Type, name string) reflect.Value {
 		v = true
 	case reflect.TypeFor[int]():
 		v = 7
+	case reflect.TypeFor[int32]():
+		v = int32(3)
 	case reflect.TypeFor[float64]():
 		v = 1.5
 	case reflect.TypeFor[[]string]():
@@ -46,6 +48,12 @@ func sample(t *testing.T, ty reflect.Type, name string) reflect.Value {
 			LatencyMS: 2.5, Attempts: 1, Cached: true, Error: &CallError{Type: ErrHTTP, Message: "m"}}
 	case reflect.TypeFor[[]RubricVerdict]():
 		v = []RubricVerdict{{Name: "共情", Judge: &Judgement{Target: "llm", Reply: "4", Attempts: 1}, Verdict: RubricPass, Score: 4, Detail: "d"}}
+	case reflect.TypeFor[[]ToolCall]():
+		v = []ToolCall{{Step: 1, ID: "call_1", Name: "search_flights", Arguments: json.RawMessage(`{"city":"上海"}`), Result: json.RawMessage(`{"flights":[]}`)},
+			{Step: 2, Name: "book_flight", ArgumentsText: "{city:", Error: "the arguments are not JSON", ResultText: "…"}}
+	case reflect.TypeFor[*FinalState]():
+		v = &FinalState{From: "url", Request: &Request{Method: "GET", URL: "http://s/state"}, Status: 200, State: json.RawMessage(`{"bookings":[{"city":"上海"}]}`),
+			Body: "b", LatencyMS: 1.5, Error: &CallError{Type: ErrFinalState, Message: "m"}}
 	case reflect.TypeFor[Outcome]():
 		v = Error
 	case reflect.TypeFor[[]Failure]():

@@ -117,11 +117,24 @@ type Result struct {
 	// Usage is the token count a language-model target reported for the
 	// call (an openai target's usage), nil when it reported none.
 	Usage *Usage `json:"usage,omitempty"`
-	// LatencyMS is the duration of the last attempt in milliseconds.
+	// ToolCalls are the tool calls the agent made during the turn, in
+	// order (an openai target answering with tool_calls, each answered by
+	// a mock tool; an http target's own list mapped by its tool_calls
+	// attribute), at most MaxToolCallsPerTurn.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// EarlierTools, on the turn that ends a script of several turns, are
+	// the names of the tool calls of its earlier turns, in order (at most
+	// MaxEarlierTools): a conversation's tools block checks its sequence
+	// on that turn, so eval needs no other record.
+	EarlierTools []string `json:"earlier_tools,omitempty"`
+	// LatencyMS is the duration of the last attempt in milliseconds (for
+	// a turn of a tool-using agent, the sum of its model requests').
 	LatencyMS float64 `json:"latency_ms"`
 	// Attempts counts calls made, retries included (0 when the response
 	// came from the --cache).
-	Attempts int `json:"attempts"`
+	// (int32: with Cached it fills one word, keeping a Result within the
+	// 896-byte allocation class with the tool-call fields.)
+	Attempts int32 `json:"attempts"`
 	// Cached is true when the response came from the response cache.
 	Cached bool `json:"cached,omitempty"`
 	// ScriptTurns, on every turn of a script of several turns
@@ -137,6 +150,9 @@ type Result struct {
 	Started time.Time `json:"started"`
 	// Error is set when the call produced no usable response.
 	Error *CallError `json:"error,omitempty"`
+	// FinalState, on the turn that ends a conversation or scenario with a
+	// final_state block, is the end state read after it.
+	FinalState *FinalState `json:"final_state,omitempty"`
 	// Outcome is pass, fail or error as evaluated when the result was
 	// recorded; `nlutest eval` recomputes it from the suite as it is now.
 	Outcome Outcome `json:"outcome"`
@@ -161,11 +177,15 @@ type Result struct {
 	// order): each judge call as recorded, and the verdict read from it
 	// with the outcome (a rubric that does not pass fails the case).
 	Rubrics []RubricVerdict `json:"rubrics,omitempty"`
+	// Tools is what evaluation found about the turn's tool calls, for
+	// metrics.tools (nil when the turn has no calls and no tool checks);
+	// never recorded.
+	Tools *ToolOutcome `json:"-"`
 	// StateChecksSkipped counts the checks of the turn's dialogue state
 	// (state: expectations, conditions reading state, state: captures)
 	// that evaluation skipped because the result has no state and its
 	// target records none (SPEC §14.4); set by evaluation, never recorded.
-	StateChecksSkipped int `json:"-"`
+	StateChecksSkipped int32 `json:"-"` // int32: it shares a word with success, keeping a Result in the 896-byte size class
 	// success memoises, on a scenario's turn in the live run, whether the
 	// scenario's success condition held on it (see SuccessMemo); never
 	// recorded, so `nlutest eval` and `--resume` check it again from the
@@ -222,7 +242,7 @@ type Judgement struct {
 func JudgementOf(r *Result) *Judgement {
 	return &Judgement{
 		Target: r.Target, Request: r.Request, Status: r.Status, Response: r.Response, Body: r.Body,
-		Reply: r.Reply, Usage: r.Usage, LatencyMS: r.LatencyMS, Attempts: r.Attempts, Cached: r.Cached, Error: r.Error,
+		Reply: r.Reply, Usage: r.Usage, LatencyMS: r.LatencyMS, Attempts: int(r.Attempts), Cached: r.Cached, Error: r.Error,
 	}
 }
 

@@ -26,6 +26,10 @@ type Script struct {
 	// (the script is run again by resume and --repeat): what it needs of
 	// earlier turns travels in the cases it returns (Case.Agenda).
 	Next func(i int, r *Result) *Case
+	// FinalState, when set, is read after the script's last turn (when no
+	// call errored) and recorded on that turn's result (a final_state
+	// block).
+	FinalState *FinalStateQuery
 }
 
 // Single wraps one case as a script of one turn.

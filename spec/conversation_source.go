@@ -34,12 +34,12 @@ var conversationSchema = &hcl.BodySchema{
 		{Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"}, {Name: "strategy"}, {Name: "limit"},
 		{Name: "count"}, {Name: "seed"}, {Name: "material_levels"}, {Name: "reviewed"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "turn"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "turn"}, {Type: "tools"}, {Type: "final_state"}},
 }
 
 var turnSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "bot_first"}, {Name: "use"}, {Name: "expect"}, {Name: "capture"}, {Name: "capture_reply"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, RubricBlockType},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, RubricBlockType, {Type: "tools"}},
 }
 
 // Turn is one turn block of a conversation.
@@ -61,6 +61,9 @@ type Turn struct {
 	Reply *ReplyCheck
 	// Rubrics judge the turn's reply.
 	Rubrics []*RubricSpec
+	// Tools is the turn's tools block (nil without one); its args
+	// expectations follow the expect map's in Expect.
+	Tools *ToolChecks
 }
 
 // Capture is one `NAME = "$.path"` of a turn's capture map (a path with
@@ -91,6 +94,9 @@ type conversationSource struct {
 	ts    *templateSource
 	// hasCaptures: some turn captures values.
 	hasCaptures bool
+	// final is how the runner reads the final state (nil without a
+	// final_state block).
+	final *schema.FinalStateQuery
 }
 
 func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
@@ -102,14 +108,15 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	s := l.suite
 	t := &Template{Name: label(b), DeclRange: b.DefRange, TextRange: b.DefRange}
 	l.generationSettings(t, c, b)
-	if len(c.Blocks) == 0 {
+	turnBlocks := c.Blocks.OfType("turn")
+	if len(turnBlocks) == 0 {
 		l.errorf(b.DefRange.Ptr(), "Conversation without turns", "A conversation needs at least one turn block: turn { user = \"…\" }.")
 		return nil
 	}
 	cs := &conversationSource{s: s, t: t}
 	index := map[string]int{}
 	var bodies []*hcl.BodyContent
-	expanded, ok := l.expandTurns(c.Blocks, nil)
+	expanded, ok := l.expandTurns(turnBlocks, nil)
 	if !ok {
 		return nil
 	}
@@ -133,13 +140,23 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	l.slotsUnknown = !textOK
 	for i, tc := range bodies {
 		cs.decodeTurnChecks(d, cs.turns[i], tc, slots)
-		t.Expect = append(t.Expect, cs.turns[i].Expect...)
+	}
+	final := l.finalStateBlocks(c.Blocks, slots)
+	if final != nil { // checked on the last turn
+		last := cs.turns[len(cs.turns)-1]
+		last.Expect = append(last.Expect, final.Expect...)
+	}
+	for _, turn := range cs.turns {
+		t.Expect = append(t.Expect, turn.Expect...)
 	}
 	l.slotsUnknown = false
 	if !textOK {
 		return nil
 	}
 	cs.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Slots: slots, Reviewed: t.Reviewed, Turns: len(cs.turns)}
+	cs.info.ScriptTools, _ = l.toolsBlocks(c.Blocks, slots, true)
+	cs.info.FinalState = final
+	cs.final = final.Query(s)
 	for _, turn := range cs.turns {
 		cs.info.Asserts = append(cs.info.Asserts, turn.Asserts...)
 		cs.info.TurnAsserts = append(cs.info.TurnAsserts, turn.Asserts)
@@ -150,6 +167,9 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 			cs.info.CaptureFailures = cs.CaptureFailures
 		}
 		cs.info.TurnRubrics = append(cs.info.TurnRubrics, turn.Rubrics)
+		if turn.Tools != nil {
+			cs.info.Tools = cs.turnTools
+		}
 	}
 	cs.ts = newTemplateSource(s, t)
 	return cs
@@ -228,6 +248,9 @@ func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.B
 		turn.Expect = d.Expect(a, slots)
 	}
 	turn.Reply = d.l.replyBlocks(tc.Blocks, slots, false)
+	var args []*ExpectSpec
+	turn.Tools, args = d.l.toolsBlocks(tc.Blocks, slots, false)
+	turn.Expect = append(turn.Expect, args...)
 	rubrics := map[string]hcl.Range{}
 	for _, ab := range tc.Blocks {
 		if ab.Type == RubricBlockType.Type {
@@ -236,7 +259,7 @@ func (cs *conversationSource) decodeTurnChecks(d *Decoder, turn *Turn, tc *hcl.B
 			}
 			continue
 		}
-		if ab.Type != "assert" {
+		if ab.Type != "assert" { // reply and tools are read above
 			continue
 		}
 		if as := d.Assert(ab); as != nil {
@@ -317,6 +340,14 @@ func (cs *conversationSource) turnReply(c *schema.Case) *ReplyCheck {
 	return cs.turns[c.Turn-1].Reply
 }
 
+// turnTools is SourceInfo.Tools: the tools block of the case's turn.
+func (cs *conversationSource) turnTools(c *schema.Case) *ToolChecks {
+	if c.Turn < 1 || c.Turn > len(cs.turns) {
+		return nil
+	}
+	return cs.turns[c.Turn-1].Tools
+}
+
 func (cs *conversationSource) Name() string         { return cs.t.Name }
 func (cs *conversationSource) Kind() string         { return KindConversation }
 func (cs *conversationSource) DeclRange() hcl.Range { return cs.t.DeclRange }
@@ -370,6 +401,7 @@ func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Scri
 	if cs.hasCaptures {
 		sc.After = cs.capture
 	}
+	sc.FinalState = cs.final
 	return sc, nil
 }
 

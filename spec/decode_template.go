@@ -148,6 +148,10 @@ func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 			continue
 		}
 		raw := kv.AsString()
+		if where := reservedKey(raw); where != "" {
+			l.errorf(p.Key.Range().Ptr(), "Reserved expect key", "Keys starting with tool: or final: are how nlutest records the checks of %s; write the check there.", where)
+			continue
+		}
 		x, norm, state, err := CompileExpectPath(raw)
 		if err != nil {
 			l.pathError(p.Key, raw, err)

@@ -69,6 +69,7 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "coverage"},
 		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
+		{Type: "tool", LabelNames: []string{"name"}},
 	},
 }
 
@@ -357,6 +358,7 @@ func (l *loader) decode() {
 	}
 	l.declareBrokenMaterials()
 	l.resolveCompose()
+	l.decodeTools(byType["tool"])
 	for _, b := range byType["target"] {
 		l.decodeTarget(b)
 	}

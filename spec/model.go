@@ -52,6 +52,10 @@ type Suite struct {
 	CaseSources []Source
 	Splits      []*Split
 	Thresholds  []*Threshold
+	// Tools are the tool blocks (mock tools) by name, ToolOrder their
+	// names in declaration order.
+	Tools     map[string]*Tool
+	ToolOrder []string
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
 	// TextMetrics is the text_metrics block (defaults without one).
@@ -161,6 +165,9 @@ type Template struct {
 	Asserts        []*Assert
 	Reviewed       bool
 	Perturb        *Perturb
+	// Tools is the template's tools block (nil without one); its args
+	// expectations are in Expect.
+	Tools *ToolChecks
 	// Reply is the template's reply block (nil without one).
 	Reply *ReplyCheck
 	// Rubrics are the template's rubric blocks.
@@ -198,6 +205,12 @@ type ExpectSpec struct {
 	State bool
 	// Value is the expected value with placeholders still in its strings.
 	Value cty.Value
+	// Tool, for a tools block's args entry (Path "tool:NAME:$.path"),
+	// names the tool whose calls' arguments the path reads.
+	Tool string
+	// Final is set for a final_state block's expectation (Path
+	// "final:$.path"): the path reads the script's final state.
+	Final bool
 	// HasPlaceholders is true when some string in Value has a {slot}.
 	HasPlaceholders bool
 	Dimension       string

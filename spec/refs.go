@@ -95,7 +95,7 @@ func (l *loader) checkTraversal(tr hcl.Traversal, what string, slots []string) b
 	root := tr.RootName()
 	if len(tr) < 2 {
 		switch root {
-		case "latency_ms", "response", "http", "case", "slot", "metrics", "reply", "capture", "judge", "state":
+		case "latency_ms", "response", "http", "case", "slot", "metrics", "reply", "capture", "judge", "state", "args", "mocks":
 			return true
 		}
 		rng := tr.SourceRange()
@@ -522,7 +522,7 @@ func (l *loader) checkFed(dim *Dimension, rng hcl.Range) {
 			return
 		}
 		for _, x := range info.Expect {
-			if !x.State && concretePath(x.Expr) && (sc.DimensionOf(x.Expr) == dim || sc.CollectionOf(x.Expr) == dim) {
+			if x.OnResponse() && concretePath(x.Expr) && (sc.DimensionOf(x.Expr) == dim || sc.CollectionOf(x.Expr) == dim) {
 				return
 			}
 		}

@@ -54,12 +54,12 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "user"}, {Name: "opening"}, {Name: "asks"}, {Name: "confirm"}, {Name: "affirm"}, {Name: "answer"},
 		{Name: "request_text"}, {Name: "max_turns"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "goal"}, {Type: "success"}, {Type: "each_turn"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "goal"}, {Type: "success"}, {Type: "each_turn"}, {Type: "tools"}, {Type: "final_state"}},
 }
 
 var goalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "inform"}, {Name: "request"}}}
 
-var eachTurnSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}}}
+var eachTurnSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, {Type: "tools"}}}
 
 // scenarioSource is a scenario block as a case source.
 type scenarioSource struct {
@@ -88,8 +88,16 @@ type scenarioSource struct {
 	sim        *Target
 	replyBlock *hcl.Block
 	reply      *ReplyCheck
-	info       SourceInfo
-	ts         *templateSource
+	// toolBlocks are each_turn's blocks, whose tools block (decoded once
+	// the slots are known) checks every turn's calls.
+	toolBlocks  hcl.Blocks
+	tools       *ToolChecks
+	scriptTools *ToolChecks
+	// final is how the runner reads the final state (nil without a
+	// final_state block).
+	final *schema.FinalStateQuery
+	info  SourceInfo
+	ts    *templateSource
 }
 
 // phrase is one asks or confirm phrase, folded (Fold).
@@ -127,7 +135,18 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	if ss.replyBlock != nil {
 		ss.reply = d.ReplyBlock(ss.replyBlock, t.slotKeys())
 	}
-	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true,
+	if !ss.decodeTools(l, c.Blocks) {
+		return nil
+	}
+	// Every turn carries the final-state expectations: which turn ends
+	// the scenario is known only when it ran, and only that turn checks
+	// them.
+	final := l.finalStateBlocks(c.Blocks, t.slotKeys())
+	if final != nil {
+		t.Expect = final.Expect
+		ss.final = final.Query(l.suite)
+	}
+	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Expect: t.Expect, FinalState: final,
 		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns}
 	if ss.sim != nil {
 		ss.info.Simulator = ss.sim.Name
@@ -135,6 +154,7 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	if ss.reply != nil {
 		ss.info.Reply = func(*schema.Case) *ReplyCheck { return ss.reply }
 	}
+	ss.info.Tools, ss.info.ScriptTools = constTools(ss.tools), ss.scriptTools
 	if ss.success != nil {
 		ss.info.Asserts = append(slices.Clip(ss.eachTurn), ss.success)
 		ss.info.SuccessRange = ss.success.DeclRange
@@ -176,6 +196,10 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 			ec, diags := blk.Body.Content(eachTurnSchema)
 			l.diags = append(l.diags, diags...)
 			for _, ab := range ec.Blocks {
+				if ab.Type == "tools" {
+					ss.toolBlocks = append(ss.toolBlocks, ab)
+					continue
+				}
 				if ab.Type == "reply" {
 					if ss.replyBlock != nil {
 						l.errorf(ab.DefRange.Ptr(), "Duplicate reply", "each_turn has one reply block; merge the checks into it.")
@@ -207,6 +231,18 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 	}
 	ss.requests = l.strList(gc.Attributes, "request")
 	return ss.decodeInform(l, goal, gc.Attributes["inform"])
+}
+
+// decodeTools reads each_turn's tools block (over each turn's calls) and
+// the scenario's own (over the calls of every turn). A scenario's turns
+// are the simulator's, so each_turn's block checks names only: args
+// would need expectations on every turn's case.
+func (ss *scenarioSource) decodeTools(l *loader, blocks hcl.Blocks) bool {
+	before := len(l.diags.Errs())
+	slots := ss.t.slotKeys()
+	ss.tools, _ = l.toolsBlocks(ss.toolBlocks, slots, true)
+	ss.scriptTools, _ = l.toolsBlocks(blocks, slots, true)
+	return len(l.diags.Errs()) == before
 }
 
 // decodeInform reads the goal's inform map: slot name → text (its
@@ -393,7 +429,7 @@ func (ss *scenarioSource) script(c *schema.Case, sp *splitter) (*schema.Script, 
 	st := &agendaState{base: c, texts: strings.Split(c.Text, turnSep), given: make([]bool, len(ss.inform))}
 	st.llm = ss.userSim(c)
 	first := ss.turn(st, 1, ss.pickText(st, ss.opening, 1), "opened")
-	return &schema.Script{ID: c.ID, Source: ss.t.Name, SourceKind: KindScenario, Turns: []*schema.Case{first}, Next: ss.next}, nil
+	return &schema.Script{ID: c.ID, Source: ss.t.Name, SourceKind: KindScenario, Turns: []*schema.Case{first}, Next: ss.next, FinalState: ss.final}, nil
 }
 
 // turn is user turn n of the instance st.base: text said for reason.
@@ -402,7 +438,7 @@ func (ss *scenarioSource) turn(st *agendaState, n int, text, reason string) *sch
 	tc.ID = st.base.ID + "/" + strconv.Itoa(n)
 	tc.Template, tc.Source, tc.SourceKind = "", ss.t.Name, KindScenario
 	tc.Script, tc.Turn, tc.Text, tc.Reason = st.base.ID, n, text, reason
-	tc.Expect = nil
+	tc.Expect = st.base.Expect // the final-state expectations, or none
 	tc.Agenda, tc.UserSim = st, st.llm
 	return &tc
 }

@@ -81,6 +81,17 @@ type SourceInfo struct {
 	// of the source, nil for a case without; nil for a source without
 	// reply blocks.
 	Reply func(c *schema.Case) *ReplyCheck
+	// Tools, when set, returns the tools block checking a case's (a
+	// turn's) tool calls, nil for a case without; ScriptTools is a
+	// conversation's or scenario's own tools block, checked on the turn
+	// that ends it over the calls of every turn (nil without one).
+	Tools       func(c *schema.Case) *ToolChecks
+	ScriptTools *ToolChecks
+	// FinalState is a conversation's or scenario's final_state block (nil
+	// without one): the runner reads the state after the last turn, and
+	// its expectations ("final:…" keys, on the case of the turn that ends
+	// the script) check it.
+	FinalState *FinalStateSpec
 	// CaptureFailures, when set, returns the failures of a result's
 	// captures that selected nothing (a conversation turn's capture and
 	// capture_reply), each failing its own turn.

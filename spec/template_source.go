@@ -38,6 +38,7 @@ func newTemplateSource(s *Suite, t *Template) *templateSource {
 	return &templateSource{s: s, t: t, info: SourceInfo{
 		Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Asserts: t.Asserts,
 		Slots: t.slotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb, Reply: constReply(t.Reply), Rubrics: t.Rubrics,
+		Tools: constTools(t.Tools),
 	}}
 }
 
@@ -240,7 +241,7 @@ var templateSchema = &hcl.BodySchema{
 		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
 		{Name: "expect"}, {Name: "reviewed"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, RubricBlockType},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, RubricBlockType, {Type: "tools"}},
 }
 
 // decodeTemplate decodes a template block; nil when it has errors that
@@ -317,6 +318,9 @@ func (l *loader) templateChecks(t *Template, c *hcl.BodyContent) {
 		t.Expect = l.decodeExpect(a, t.slotKeys())
 	}
 	t.Reply = l.replyBlocks(c.Blocks, t.slotKeys(), false)
+	var args []*ExpectSpec
+	t.Tools, args = l.toolsBlocks(c.Blocks, t.slotKeys(), false)
+	t.Expect = append(t.Expect, args...)
 	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
 		if ab.Type == RubricBlockType.Type {
@@ -325,7 +329,7 @@ func (l *loader) templateChecks(t *Template, c *hcl.BodyContent) {
 			}
 			continue
 		}
-		if ab.Type == "reply" {
+		if ab.Type == "reply" || ab.Type == "tools" {
 			continue
 		}
 		if ab.Type == "perturb" {

@@ -10,7 +10,7 @@
 //
 // # README section
 //
-// The demo NLU serves four endpoints. Requests and responses are JSON
+// The demo NLU serves these endpoints. Requests and responses are JSON
 // (Content-Type application/json); keys of response objects are sorted, and
 // the same input always gives byte-identical output. A body that is not a JSON
 // object, a missing field or a field that is not a string gives 400 with
@@ -103,6 +103,13 @@
 // POST /nli — a toy judge of memory answers (nli.go): {"premise", "hypothesis",
 // "expect"} → {"label": "entailment" | "neutral" | "contradiction"}, by
 // containment of the expected value and the fact's frame restated.
+//
+// POST /v1/chat/completions — an OpenAI-compatible tool-using agent
+// (agent.go): it reads the conversation it is sent, calls search_flights,
+// book_flight, get_weather or cancel_booking with arguments taken from the
+// user's words, and answers from the tool results; docs/demo.md describes
+// its rules and its two planted defects (a flight-status question calls
+// search_flights; 广州 loses its date argument).
 //
 // GET /health — {"status": "ok"}.
 //

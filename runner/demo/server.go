@@ -23,7 +23,8 @@ const shutdownGrace = 5 * time.Second
 // Handler returns the demo NLU's HTTP handler with every endpoint:
 // POST /model/parse, POST /iao, POST /booking (the stateful booking bot),
 // POST /memory (the bot with a bounded memory, memory.go), POST /nli (a
-// toy judge of memory answers, nli.go)
+// toy judge of memory answers, nli.go), POST /v1/chat/completions (the
+// tool-using agent, agent.go)
 // and GET /health. Each call returns a new, independent handler, with
 // booking sessions of its own.
 func Handler() http.Handler {
@@ -33,6 +34,7 @@ func Handler() http.Handler {
 	mux.HandleFunc("/booking", method(http.MethodPost, newBookingBot().handle))
 	mux.HandleFunc("/memory", method(http.MethodPost, newMemoryBot().handle))
 	mux.HandleFunc("/nli", method(http.MethodPost, handleNLI))
+	mux.HandleFunc("/v1/chat/completions", method(http.MethodPost, handleAgent))
 	mux.HandleFunc("/health", method(http.MethodGet, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}))

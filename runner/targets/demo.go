@@ -21,7 +21,9 @@ import (
 // demo.MemoryTurns turns; the same request and reply as booking) or "nli"
 // (a toy judge of memory answers, for a target with a judge block:
 // {"premise": judge.fact, "hypothesis": judge.answer, "expect":
-// judge.expect} → {"label": …}).
+// judge.expect} → {"label": …}) or "agent" (the tool-using agent of
+// POST /v1/chat/completions, offered the suite's tool blocks and answered
+// by them, as an openai target is: openai_tools.go).
 //
 //	demo {
 //	  endpoint = "iao"
@@ -39,8 +41,11 @@ func (demoKind) Name() string { return "demo" }
 func (demoKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	c, _ := d.Content(d.Block, demoSchema)
 	ep := d.String(c.Attributes, "endpoint", "rasa")
-	if ep != "rasa" && ep != "iao" && ep != "booking" && ep != "memory" && ep != "nli" {
-		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (the IAO corpus-factory write-up's IAO relation queries), \"booking\" (a stateful booking bot), \"memory\" (a bot with a bounded memory) and \"nli\" (a toy judge of memory answers, for a target with a judge block); %q is none of them.", ep)
+	if ep != "rasa" && ep != "iao" && ep != "booking" && ep != "memory" && ep != "nli" && ep != "agent" {
+		d.Errorf(c.Attributes["endpoint"].Expr.Range().Ptr(), "Unknown demo endpoint", "The demo target serves \"rasa\" (travel intents and entities), \"iao\" (the IAO corpus-factory write-up's IAO relation queries), \"booking\" (a stateful booking bot), \"memory\" (a bot with a bounded memory), \"nli\" (a toy judge of memory answers, for a target with a judge block) and \"agent\" (a tool-using agent over the chat-completions API); %q is none of them.", ep)
+	}
+	if ep == "agent" {
+		d.RefuseBotFirst("the demo's agent answers user messages over the chat-completions API, which has no welcome. Leave this conversation out of the run (--filter).")
 	}
 	return &demoConfig{Endpoint: ep}, true
 }
@@ -73,6 +78,14 @@ func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) 
 	case "nli":
 		hc.url = base + "/nli"
 		hc.fixedBody = nliBody
+	case "agent":
+		hc.url = base + "/v1/chat/completions"
+		prefix := openaiPrefix(demo.AgentModel)
+		hc.fixedBody = func(c *schema.Case, history []schema.Message) ([]byte, error) {
+			return openaiBody(prefix, "", history, c.Text, nil, ""), nil
+		}
+		hc.withHistory, hc.decode = true, openaiDecode
+		hc.tools = newToolAgent(b.Suite, b.Suite.ToolOrder, DefaultMaxToolSteps, prefix, "", nil, openaiSession{}, openaiDecode)
 	default:
 		hc.url = base + "/model/parse"
 		hc.fixedBody = textBody("text")

@@ -31,7 +31,7 @@ import (
 type httpKind struct{}
 
 var httpSchema = &hcl.BodySchema{
-	Attributes: withConnAttrs(hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "method"}, hcl.AttributeSchema{Name: "headers"}, hcl.AttributeSchema{Name: "body"}, hcl.AttributeSchema{Name: "reply"}),
+	Attributes: withConnAttrs(hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "method"}, hcl.AttributeSchema{Name: "headers"}, hcl.AttributeSchema{Name: "body"}, hcl.AttributeSchema{Name: "reply"}, hcl.AttributeSchema{Name: "tool_calls"}),
 }
 
 // httpConfig keeps the request expressions of an http target (nil: not
@@ -46,6 +46,8 @@ type httpConfig struct {
 	Static bool
 	// Conn are the redirect and TLS settings (httpconn.go).
 	Conn *connConfig
+	// ToolCalls maps the answer's own list of tool calls (nil without).
+	ToolCalls *toolCallMap
 }
 
 func (httpKind) Name() string { return "http" }
@@ -71,6 +73,9 @@ func (httpKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if a, ok := c.Attributes["reply"]; ok {
 		h.Reply = a.Expr
 		d.AfterCall(a.Expr)
+	}
+	if h.ToolCalls, ok = decodeToolMap(d, c.Attributes); !ok {
+		return nil, false
 	}
 	h.Static = true
 	for _, e := range []hcl.Expression{h.URL, h.Method, h.Headers} {
@@ -103,6 +108,9 @@ func (httpKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) {
 	hc.needs = spec.NeedsOf(cfg.URL, cfg.Method, cfg.Headers, cfg.Body, cfg.Reply)
 	if cfg.Reply != nil {
 		hc.decode = replyExpr(cfg.Reply)
+	}
+	if cfg.ToolCalls != nil {
+		hc.decode = cfg.ToolCalls.then(hc.decode, b.Redactor)
 	}
 	if cfg.Static {
 		var diags hcl.Diagnostics

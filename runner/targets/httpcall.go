@@ -68,6 +68,9 @@ type httpCaller struct {
 	// withHistory: the kind's requests depend on the conversation so far,
 	// so its sessions pass the history on.
 	withHistory bool
+	// tools, when set, makes the sessions run tool calls with the suite's
+	// mock tools (openai_tools.go).
+	tools *toolAgent
 	// health is the preflight's health check URL (the demo's /health);
 	// empty: dial the target's host.
 	health      string
@@ -328,6 +331,14 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		return r
 	}
 	r.Request = &schema.Request{Method: req.Method, URL: h.red.String(req.URL), Headers: h.recordHeaders(req.Header), Body: h.red.String(string(req.Body))}
+	h.do(ctx, r, c, req, h.decode)
+	return r
+}
+
+// do sends req (the request of turn c, recorded in r.Request), from the
+// cache when it has the answer, and fills r with the answer, reading it
+// with dec (nil: schema.ReplyOf).
+func (h *httpCaller) do(ctx context.Context, r *schema.Result, c *schema.Case, req transport.Request, dec func(*schema.Result, *hcl.EvalContext) error) {
 	var key string
 	if h.cache != nil {
 		fp := h.fingerprint
@@ -339,8 +350,8 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 			fp += "\x00turn " + strconv.Itoa(c.Turn)
 		}
 		key = h.cache.Key(fp, req)
-		if h.fromCache(key, r, c) {
-			return r
+		if h.fromCache(key, r, c, dec) {
+			return
 		}
 	}
 	resp := h.client.Do(ctx, req)
@@ -349,7 +360,7 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 	for _, u := range resp.Redirects {
 		r.Request.Redirects = append(r.Request.Redirects, h.red.String(u))
 	}
-	r.Attempts = resp.Attempts
+	r.Attempts = int32(resp.Attempts)
 	r.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
 	r.Error = resp.Err
 	if r.Error != nil {
@@ -366,17 +377,17 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		}
 		r.Error.Message = h.red.String(r.Error.Message)
 		r.Outcome = schema.Error
-		return r
+		return
 	}
 	body, err := compactJSON(resp.Body, resp.JSONChecked)
 	if err != nil {
 		r.Error = &schema.CallError{Type: schema.ErrInvalidJSON, Message: err.Error()}
 		r.Outcome = schema.Error
-		return r
+		return
 	}
 	r.Response = json.RawMessage(h.red.JSON(body))
 	answer := r.Response
-	h.decodeReply(r, c)
+	h.decodeReply(r, c, dec)
 	if h.after != nil && r.Error == nil {
 		h.after(ctx, r, req)
 	}
@@ -388,7 +399,6 @@ func (h *httpCaller) call(ctx context.Context, c *schema.Case, history []schema.
 		kept.Response = answer
 		h.cache.Put(key, &kept)
 	}
-	return r
 }
 
 // compactJSON is b compacted, so the record is one line and re-reading it
@@ -408,7 +418,7 @@ func compactJSON(b []byte, checked bool) ([]byte, error) {
 
 // fromCache fills r from the cache entry key, if there is one, and
 // reports whether there was.
-func (h *httpCaller) fromCache(key string, r *schema.Result, c *schema.Case) bool {
+func (h *httpCaller) fromCache(key string, r *schema.Result, c *schema.Case, dec func(*schema.Result, *hcl.EvalContext) error) bool {
 	if !h.cache.Get(key, r) {
 		return false
 	}
@@ -421,7 +431,7 @@ func (h *httpCaller) fromCache(key string, r *schema.Result, c *schema.Case) boo
 	for k, v := range r.Headers {
 		r.Headers[k] = h.red.String(v)
 	}
-	h.decodeReply(r, c)
+	h.decodeReply(r, c, dec)
 	return true
 }
 
@@ -434,11 +444,11 @@ func (h *httpCaller) redactBody(b []byte) []byte {
 	return []byte(h.red.String(string(b)))
 }
 
-// decodeReply sets r's reply from its response: the kind's decode, else
-// the response when it is a JSON string. A decode error makes the result
-// an error (the answer is not what the kind's API gives).
-func (h *httpCaller) decodeReply(r *schema.Result, c *schema.Case) {
-	if h.decode == nil {
+// decodeReply sets r's reply from its response: dec (the kind's
+// decode), else the response when it is a JSON string. A decode error
+// makes the result an error (the answer is not what the kind's API gives).
+func (h *httpCaller) decodeReply(r *schema.Result, c *schema.Case, dec func(*schema.Result, *hcl.EvalContext) error) {
+	if dec == nil {
 		r.Reply = schema.ReplyOf(r.Response)
 		return
 	}
@@ -446,7 +456,7 @@ func (h *httpCaller) decodeReply(r *schema.Result, c *schema.Case) {
 	if h.req != nil {
 		ctx = h.suite.ContextFor(c, h.needs)
 	}
-	if err := h.decode(r, ctx); err != nil {
+	if err := dec(r, ctx); err != nil {
 		kind := ErrReply
 		var ke *kindError
 		if errors.As(err, &ke) {
@@ -519,10 +529,13 @@ func (h *httpCaller) Preflight(ctx context.Context) error {
 }
 
 func (h *httpCaller) Open(context.Context, *schema.Script) (runner.Session, error) {
+	if h.tools != nil {
+		return &toolSession{h: h, a: h.tools}, nil
+	}
 	if h.withHistory {
 		return httpSession{h}, nil
 	}
-	return runner.Stateless(h), nil
+	return plainSession{h}, nil
 }
 
 // httpSession is the session of a kind that sends the conversation so far

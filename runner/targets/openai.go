@@ -42,6 +42,7 @@ var openaiSchema = &hcl.BodySchema{
 		hcl.AttributeSchema{Name: "url", Required: true}, hcl.AttributeSchema{Name: "model", Required: true}, hcl.AttributeSchema{Name: "api_key"},
 		hcl.AttributeSchema{Name: "system"}, hcl.AttributeSchema{Name: "params"}, hcl.AttributeSchema{Name: "headers"},
 		hcl.AttributeSchema{Name: "session"}, hcl.AttributeSchema{Name: "content"},
+		hcl.AttributeSchema{Name: "tools"}, hcl.AttributeSchema{Name: "max_tool_steps"},
 	),
 }
 
@@ -65,6 +66,14 @@ type openaiConfig struct {
 	KeyVar string
 	// Conn are the redirect and TLS settings (httpconn.go).
 	Conn *connConfig
+	// Tools are the tool blocks offered (tools = [...]; ToolsSet when
+	// written, else every tool block of the suite unless the target
+	// judges or simulates); MaxToolSteps caps a turn's model requests.
+	Tools        []string
+	ToolsSet     bool
+	MaxToolSteps int
+	// offers: the target offers tools, so params may not set tools.
+	offers bool
 }
 
 func (openaiKind) Name() string { return "openai" }
@@ -88,6 +97,7 @@ func (openaiKind) Decode(d *spec.TargetDecoder) (any, bool) {
 		d.Errorf(c.Attributes["content"].Expr.Range().Ptr(), "Unknown openai content", "content is \"text\" (the reply is the answer's content, the default) or \"json\" (the content is a JSON document that expectations read); %q is neither.", cfg.Content)
 	}
 	d.RefuseBotFirst(openaiNoBotFirst)
+	decodeToolOffer(d, c.Attributes, cfg)
 	for _, e := range []hcl.Expression{cfg.URL, cfg.Model, cfg.System, cfg.Params, cfg.Headers, cfg.Session} {
 		if e != nil && !d.OnlyVar(e, "openai target attribute") {
 			return nil, false
@@ -137,6 +147,9 @@ func (cfg *openaiConfig) eval(ctx *hcl.EvalContext) (openaiValues, hcl.Diagnosti
 	diags = append(diags, d...)
 	v.session, d = evalSession(cfg.Session, ctx)
 	diags = append(diags, d...)
+	if cfg.offers && bytes.Contains(append([]byte{','}, v.params...), []byte(`,"tools":`)) {
+		diags = append(diags, exprDiag(cfg.Params, "Invalid params", "params may not set \"tools\": the target offers the suite's tool blocks (tools = [...] chooses them; tools = [] offers none)."))
+	}
 	if v.session.user && bytes.Contains(append([]byte{','}, v.params...), []byte(`,"user":`)) {
 		diags = append(diags, exprDiag(cfg.Params, "Invalid params", "params may not set \"user\" when session = { user = true } sends the session id there; drop one of them."))
 	}
@@ -254,7 +267,31 @@ func (openaiKind) NewCaller(_ context.Context, b *Build) (runner.Caller, error) 
 	if cfg.Content == "json" {
 		hc.decode = openaiDecodeJSON
 	}
+	names := cfg.Tools
+	if !cfg.ToolsSet && b.Target.Judge == nil && b.Target.Simulator == nil {
+		names = b.Suite.ToolOrder
+	}
+	hc.tools = newToolAgent(b.Suite, names, cfg.MaxToolSteps, prefix, system, params, sess, hc.decode)
 	return hc, nil
+}
+
+// decodeToolOffer reads an openai block's tools (names of tool blocks)
+// and max_tool_steps.
+func decodeToolOffer(d *spec.TargetDecoder, attrs hcl.Attributes, cfg *openaiConfig) {
+	cfg.MaxToolSteps = d.Int(attrs, "max_tool_steps", DefaultMaxToolSteps, 1)
+	s := d.Suite()
+	cfg.offers = len(s.ToolOrder) > 0
+	a, ok := attrs["tools"]
+	if !ok {
+		return
+	}
+	cfg.ToolsSet, cfg.Tools = true, d.Strings(attrs, "tools")
+	cfg.offers = len(cfg.Tools) > 0
+	for _, n := range cfg.Tools {
+		if s.Tools[n] == nil {
+			d.Errorf(a.Expr.Range().Ptr(), "Unknown tool", "tools names the tool blocks the target offers its model; no tool block is named %q.%s", n, didYouMeanTool(n, s.ToolOrder))
+		}
+	}
 }
 
 // openaiParams evaluates params: an object whose members join the request

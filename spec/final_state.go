@@ -1,0 +1,148 @@
+package spec
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// This file is the final_state block (issue 37): after a conversation's
+// or scenario's last turn the runner reads the end state — the mock
+// tools' recorded effects (from = "mocks") or a state endpoint (url) —
+// records it on that turn's result, and its expect map checks it, as
+// tau-bench judges an agent by the database it leaves:
+//
+//	final_state {
+//	  from   = "mocks"                 # or url = "${var.state_url}/sessions/${case.conversation}"
+//	  expect = { "$.bookings[0].city" = "{城市}", "$.bookings[0].date" = "{日期}" }
+//	}
+//
+// Its expectations are the last turn's (keys "final:$.path"), so their
+// placeholders are resolved and recorded as any other's and eval checks
+// them from results.jsonl.
+
+// FinalStateSpec is a final_state block.
+type FinalStateSpec struct {
+	// Mocks: read the mock tools' recorded effects; else URL (and
+	// Headers, nil without) give the state endpoint's GET.
+	Mocks        bool
+	URL, Headers hcl.Expression
+	// Expect are the block's expectations, keys "final:$.path".
+	Expect    []*ExpectSpec
+	DeclRange hcl.Range
+}
+
+var finalStateSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "from"}, {Name: "url"}, {Name: "headers"}, {Name: "expect", Required: true},
+}}
+
+// finalStateBlocks decodes the one final_state block among blocks (nil
+// without one); its expectations may use the placeholders slots.
+func (l *loader) finalStateBlocks(blocks hcl.Blocks, slots []string) *FinalStateSpec {
+	var out *FinalStateSpec
+	for _, b := range blocks.OfType("final_state") {
+		if out != nil {
+			l.errorf(b.DefRange.Ptr(), "Duplicate final_state block", "A conversation or scenario has one final_state block, first at %s; put every expectation in its expect.", rangeString(out.DeclRange))
+			continue
+		}
+		out = l.finalStateBlock(b, slots)
+		if out == nil {
+			out = &FinalStateSpec{DeclRange: b.DefRange} // reported; stops a second report
+		}
+	}
+	if out != nil && out.Expect == nil {
+		return nil
+	}
+	return out
+}
+
+func (l *loader) finalStateBlock(b *hcl.Block, slots []string) *FinalStateSpec {
+	c, ok := l.content(b.Body, finalStateSchema)
+	if !ok {
+		return nil
+	}
+	f := &FinalStateSpec{DeclRange: b.DefRange}
+	from, hasFrom := c.Attributes["from"]
+	url, hasURL := c.Attributes["url"]
+	switch {
+	case hasFrom == hasURL:
+		l.errorf(b.DefRange.Ptr(), "Where is the final state?", "A final_state block reads the mock tools' recorded effects, from = \"mocks\", or a state endpoint, url = \"…\" (a GET after the last turn); give one of them.")
+		return nil
+	case hasFrom:
+		if v := l.str(c.Attributes, "from", ""); v != "mocks" {
+			l.errorf(from.Expr.Range().Ptr(), "Unknown final state source", "from = \"mocks\" reads the mock tools' recorded effects; %q is not a source (a state endpoint is url = \"…\").", v)
+			return nil
+		}
+		f.Mocks = true
+		if len(l.suite.ToolOrder) == 0 {
+			l.warnf(from.Expr.Range().Ptr(), "No mock tools", "from = \"mocks\" reads the effects of the tool blocks' answers, and the suite declares no tool block: the state will be empty. Declare tool blocks with effect blocks, or read the backend's state with url.")
+		}
+		if h, ok := c.Attributes["headers"]; ok {
+			l.errorf(h.Range.Ptr(), "Headers without url", "headers are sent with the GET of a state endpoint (url); the mock state needs none.")
+			return nil
+		}
+	default:
+		if !l.onlyRoots(url.Expr, "final_state url", "var", "case", "slot") {
+			return nil
+		}
+		f.URL = url.Expr
+		if h, ok := c.Attributes["headers"]; ok {
+			if !l.onlyRoots(h.Expr, "final_state headers", "var", "case", "slot") {
+				return nil
+			}
+			f.Headers = h.Expr
+		}
+	}
+	for _, es := range l.decodeExpect(c.Attributes["expect"], slots) {
+		if es.State {
+			l.errorf(es.Range.Ptr(), "State path in final_state", "final_state's paths read the final state; a state: path reads a turn's dialogue state, which belongs in the turn's expect.")
+			continue
+		}
+		es.Path, es.Final = FinalPrefix+es.Path, true
+		f.Expect = append(f.Expect, es)
+	}
+	return f
+}
+
+// Query is how the runner reads the final state of a script of s.
+func (f *FinalStateSpec) Query(s *Suite) *schema.FinalStateQuery {
+	if f == nil {
+		return nil
+	}
+	if f.Mocks {
+		return &schema.FinalStateQuery{Mocks: true}
+	}
+	needs := NeedsOf(f.URL, f.Headers)
+	return &schema.FinalStateQuery{Request: func(c *schema.Case) (string, map[string]string, error) {
+		ctx := s.ContextFor(c, needs)
+		v, diags := f.URL.Value(ctx)
+		v = Unmark(v)
+		if diags.HasErrors() {
+			return "", nil, fmt.Errorf("final_state url: %s", DiagText(diags))
+		}
+		if v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+			return "", nil, fmt.Errorf("final_state url is not a string")
+		}
+		var hdr map[string]string
+		if f.Headers != nil {
+			hv, diags := f.Headers.Value(ctx)
+			hv = Unmark(hv)
+			if diags.HasErrors() {
+				return "", nil, fmt.Errorf("final_state headers: %s", DiagText(diags))
+			}
+			if !hv.IsNull() && (hv.Type().IsObjectType() || hv.Type().IsMapType()) {
+				hdr = map[string]string{}
+				for it := hv.ElementIterator(); it.Next(); {
+					k, e := it.Element()
+					if e.IsNull() || e.Type() != cty.String {
+						return "", nil, fmt.Errorf("final_state header %q is not a string", k.AsString())
+					}
+					hdr[k.AsString()] = e.AsString()
+				}
+			}
+		}
+		return v.AsString(), hdr, nil
+	}}
+}
