@@ -36,6 +36,7 @@ target "bot" {
     headers     = { X-Client = "测试" }
     body        = jsonencode({ text = case.text })
     reply       = response.reply
+    tool_calls  = { path = "$.actions", name = "$.name", arguments = "$.args", result = "$.output", id = "$.id" }
     redirects   = "same-origin"
     ca_file     = "certs/ca.pem"
     client_cert = "certs/client.pem"
@@ -52,24 +53,27 @@ target "bot" {
 
 target "rasa-bot" {
   rasa {
-    url           = "http://127.0.0.1:9"
-    headers       = { X-Client = "测试" }
-    mode          = "webhook"
-    tracker       = true
-    tracker_token = var.secret
+    url            = "http://127.0.0.1:9"
+    headers        = { X-Client = "测试" }
+    mode           = "webhook"
+    tracker        = true
+    tracker_token  = var.secret
+    tracker_events = true
   }
 }
 
 target "llm" {
   openai {
-    url     = "http://127.0.0.1:9/v1"
-    model   = "qwen2.5-7b-instruct"
-    api_key = var.secret
-    system  = "你是订票助手。"
-    params  = { temperature = 0 }
-    headers = { X-Client = "测试" }
-    session = { user = true }
-    content = "text"
+    url            = "http://127.0.0.1:9/v1"
+    model          = "qwen2.5-7b-instruct"
+    api_key        = var.secret
+    system         = "你是订票助手。"
+    params         = { temperature = 0 }
+    headers        = { X-Client = "测试" }
+    session        = { user = true }
+    content        = "text"
+    tools          = ["search_flights", "book_flight"]
+    max_tool_steps = 4
   }
 }
 
@@ -120,16 +124,16 @@ schema "全部" {
   extends     = "rasa"
   ignore      = ["$.debug"]
   response = object({
-    reply    = optional(string)
-    label    = optional(string)
-    score    = optional(number)
-    order_id = optional(string)
-    order    = optional(list(string))
-    intent   = optional(object({ name = string, confidence = optional(number) }))
+    reply          = optional(string)
+    label          = optional(string)
+    score          = optional(number)
+    order_id       = optional(string)
+    order          = optional(list(string))
+    intent         = optional(object({ name = string, confidence = optional(number) }))
     intent_ranking = optional(list(object({ name = string, confidence = number })))
-    entities = optional(list(object({ entity = string, value = any })))
-    slots    = optional(map(any))
-    ont      = optional(string)
+    entities       = optional(list(object({ entity = string, value = any })))
+    slots          = optional(map(any))
+    ont            = optional(string)
   })
 
   dimension "intent" {
@@ -202,6 +206,48 @@ assert {
   dimension = "intent"
 }
 
+statistics {
+  confidence = 0.9
+  resamples  = 500
+  seed       = 7
+}
+
+coverage {
+  domain           = "data/domain.yml"
+  nlu              = "data/nlu.yml"
+  flows            = "data/flows.yml"
+  items            = "data/items.yml"
+  intent_dimension = "intent"
+  entity_dimension = "entity"
+}
+
+tool "search_flights" {
+  description = "查询航班"
+  parameters  = { type = "object", properties = { city = { type = "string" } } }
+  case {
+    when   = { "$.city" = "上海" }
+    result = { flights = [] }
+    effect {
+      append = "searches"
+      value  = args.city
+    }
+  }
+  result = { flights = [{ id = "MU5101" }] }
+  effect {
+    set   = "last_search"
+    value = args
+  }
+}
+
+tool "book_flight" {
+  description = "预订航班"
+  result      = { order_id = "B-${args.flight_id}" }
+  effect {
+    append = "bookings"
+    value  = args
+  }
+}
+
 text_metrics {
   tokenize     = "zh"
   smooth       = "floor"
@@ -231,6 +277,11 @@ template "订机票" {
   material_levels = ["M1", "M2"]
   reviewed        = true
   expect          = { "$.intent.name" = "book_flight" }
+  tools {
+    called     = ["search_flights"]
+    not_called = ["book_flight"]
+    args       = { "search_flights" = { "$.city" = "{城市}" } }
+  }
   assert {
     condition = response.intent.confidence >= 0.5
     message   = "confident"
@@ -265,23 +316,23 @@ template "问候" {
 }
 
 dataset "问答" {
-  source     = "data/qa.jsonl"
-  format     = "jsonl"
-  id         = row.id
-  text       = row.question
-  expect     = { "$.intent.name" = row.intent }
-  references = row.answers
+  source          = "data/qa.jsonl"
+  format          = "jsonl"
+  id              = row.id
+  text            = row.question
+  expect          = { "$.intent.name" = row.intent }
+  references      = row.answers
   min_f1          = 0.1
   min_exact_match = 0
   min_rouge1      = 0.1
   min_rouge2      = 0
   min_rougeL      = 0.1
   min_meteor      = 0
-  level      = "S2"
-  core       = false
-  scene      = ["问答"]
-  tags       = ["qa"]
-  meta       = { domain = row.domain }
+  level           = "S2"
+  core            = false
+  scene           = ["问答"]
+  tags            = ["qa"]
+  meta            = { domain = row.domain }
   assert { condition = http.status == 200 }
   perturb { kinds = ["width"] }
   reply { similar = { metric = "f1", min = 0.1 } }
@@ -318,6 +369,13 @@ conversation "订票" {
     expect        = { "$.intent.name" = "book_flight" }
     capture       = { order = "$.order_id" }
     capture_reply = { city = "去(.+)" }
+    tools {
+      called     = ["search_flights"]
+      not_called = ["book_flight"]
+      args       = { "search_flights" = { "$.city" = "{城市}" } }
+      sequence   = ["search_flights"]
+      mode       = "exact"
+    }
     reply { contains = "{城市}" }
     rubric "礼貌" {
       judge    = "judge"
@@ -325,6 +383,14 @@ conversation "订票" {
     }
   }
   turn { use = "确认下单" }
+  tools {
+    sequence = ["search_flights", "book_flight"]
+    mode     = "in_order"
+  }
+  final_state {
+    from   = "mocks"
+    expect = { "$.bookings[0].city" = "{城市}" }
+  }
 }
 
 scenario "订机票" {
@@ -354,7 +420,20 @@ scenario "订机票" {
     message   = "the bot gives the order number"
     dimension = "intent"
   }
+  tools {
+    sequence = ["search_flights", "book_flight"]
+    mode     = "subset"
+  }
+  final_state {
+    url     = "http://127.0.0.1:9/state"
+    headers = { X-Client = "测试" }
+    expect  = { "$.bookings[0].city" = "{城市}" }
+  }
   each_turn {
+    tools {
+      called     = []
+      not_called = ["book_flight"]
+    }
     reply { not_contains = ["系统错误"] }
     assert { condition = length(reply) < 200 }
   }
@@ -365,6 +444,10 @@ scenario "模型用户" {
   user    = "llm-user"
   opening = ["我想订机票"]
   success { condition = strcontains(reply, "订单号") }
+  final_state {
+    from   = "mocks"
+    expect = { "$.bookings[0].city" = "{城市}" }
+  }
 }
 
 memory "个人信息" {
