@@ -90,7 +90,7 @@ type Families []Family
 func DefaultFamilies() Families {
 	return Families{casesFamily{}, dimensionFamily{}, labelFamily{}, latencyFamily{},
 		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, rubricFamily{}, textFamily{},
-		calibrationFamily{}, oosFamily{}, scenarioFamily{}, toolsFamily{}}
+		calibrationFamily{}, oosFamily{}, scenarioFamily{}, toolsFamily{}, taskFamily{}}
 }
 
 // Ordered returns fams in the order of the shapes (a tree's families),

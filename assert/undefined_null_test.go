@@ -40,6 +40,7 @@ func undefinedMetrics() *schema.Metrics {
 			"coverage":   &schema.Coverage{Intents: &schema.CoverageKind{Item: map[string]schema.CoverageItem{"问候": {}}}},
 			"tools": &schema.Tools{Tool: map[string]*schema.ToolFigures{"search_flights": {}},
 				Mode: map[string]*schema.ModeFigures{schema.ModeInOrder: {}}},
+			"task": &schema.Task{Domain: map[string]*schema.TaskFigures{"机票": {}}},
 			// no case: every figure null, the bins and thresholds too
 			"calibration": map[string]*schema.Calibration{"intent": (&metrics.CalibrationAcc{}).Result()},
 			"oos":         map[string]*schema.OOS{"intent": metrics.NewOOSAcc(0.7).Result()},
@@ -107,7 +108,7 @@ func TestUndefinedFiguresAreNull(t *testing.T) {
 		`metrics.ratings["第一轮"].dimension["满意度"].mean`, "metrics.accuracy", `metrics.label.intent.labels["订机票"].precision`,
 		"metrics.calibration.intent.mce", "metrics.calibration.intent.ece", `metrics.calibration.intent.bins["0.9-1.0"].gap`,
 		"metrics.oos.intent.auroc", "metrics.scenario.success_rate", "metrics.scenario.turns_mean", "metrics.coverage.ratio", "metrics.coverage.intents.passing_ratio",
-		"metrics.tools.f1", "metrics.tools.argument_accuracy", `metrics.tools.tool["search_flights"].recall`, `metrics.tools.mode["in_order"].pass_rate`, "metrics.oos.intent.aupr", "metrics.oos.intent.fpr_at_95_tpr", `metrics.oos.intent.thresholds["0.7"].oos_recall`} {
+		"metrics.tools.f1", "metrics.tools.argument_accuracy", `metrics.tools.tool["search_flights"].recall`, `metrics.tools.mode["in_order"].pass_rate`, "metrics.task.inform_rate", "metrics.task.book_rate", `metrics.task.domain["机票"].inform_f1`, "metrics.oos.intent.aupr", "metrics.oos.intent.fpr_at_95_tpr", `metrics.oos.intent.thresholds["0.7"].oos_recall`} {
 		if !slices.Contains(null, want) {
 			t.Errorf("%s not among the null figures %q", want, null)
 		}

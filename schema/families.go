@@ -93,5 +93,5 @@ var TextFamily = &Family{Name: "text", Subs: []*Sub{{
 func BuiltinFamilies() []*Family {
 	return []*Family{CasesFamily, DimensionFamily, LabelFamily, LatencyFamily,
 		DialogueFamily, RepeatFamily, MemoryFamily, RankingFamily, RatingsFamily, RobustnessFamily, RubricFamily, TextFamily, UsageFamily,
-		CalibrationFamily, OOSFamily, ScenarioFamily, CoverageFamily, ToolsFamily}
+		CalibrationFamily, OOSFamily, ScenarioFamily, CoverageFamily, ToolsFamily, TaskFamily}
 }

@@ -44,7 +44,7 @@ split "smoke" { where = case.level == "S1" }
 		{`metrics.oos.intent.thresholds["0.7"].oos_recall >= 0.5`, "", ""},
 		{`metrics.oos.intent.aroc >= 0.8`, "Unknown metric", `Did you mean "auroc"?`},
 		{`metrics.oos.intnt.auroc >= 0.8`, "Unknown label dimension", `Did you mean "intent"?`},
-		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has "total", "passed", "failed", "errored", "accuracy", "error_rate", "dimension", "label", "latency", "dialogue", "repeat", "memory", "ranking", "ratings", "robustness", "rubric", "text", "usage", "calibration", "oos", "scenario", "coverage" or "tools".`},
+		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has "total", "passed", "failed", "errored", "accuracy", "error_rate", "dimension", "label", "latency", "dialogue", "repeat", "memory", "ranking", "ratings", "robustness", "rubric", "text", "usage", "calibration", "oos", "scenario", "coverage", "tools" or "task".`},
 		{`metrics.splt.smoke.accuracy >= 0.9`, "Unknown metric", `There is no metric "splt" here. Did you mean "split"?`},
 		{`metrics.split.smok.accuracy >= 0.9`, "Unknown split", `This suite has no split "smok", so metrics.split has no node for it. Did you mean "smoke"? Known: "smoke".`},
 		{`metrics.split > 0`, "Incomplete metric", `metrics.split is a map of nodes; name one, e.g. metrics.split["NAME"].accuracy.`},

@@ -54,7 +54,7 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "user"}, {Name: "opening"}, {Name: "asks"}, {Name: "confirm"}, {Name: "affirm"}, {Name: "answer"},
 		{Name: "request_text"}, {Name: "max_turns"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "goal"}, {Type: "success"}, {Type: "each_turn"}, {Type: "tools"}, {Type: "final_state"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "goal"}, {Type: "success"}, {Type: "each_turn"}, {Type: "tools"}, {Type: "final_state"}, {Type: "task"}},
 }
 
 var goalSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "inform"}, {Name: "request"}}}
@@ -146,8 +146,12 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 		t.Expect = final.Expect
 		ss.final = final.Query(l.suite)
 	}
+	task, ok := ss.decodeTask(l, c.Blocks)
+	if !ok {
+		return nil
+	}
 	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Expect: t.Expect, FinalState: final,
-		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns}
+		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns, Task: task}
 	if ss.sim != nil {
 		ss.info.Simulator = ss.sim.Name
 	}

@@ -115,6 +115,9 @@ type SourceInfo struct {
 	Simulator string
 	// SuccessRange locates a scenario's success block.
 	SuccessRange hcl.Range
+	// Task is a scenario's task block (nil without one): where its offer,
+	// answers and booking are read for metrics.task.
+	Task *TaskSpec
 }
 
 // Saved is a recorded case to rebuild: Case when the caller decoded it

@@ -429,6 +429,12 @@ scenario "订机票" {
     headers = { X-Client = "测试" }
     expect  = { "$.bookings[0].city" = "{城市}" }
   }
+  task {
+    domain    = "机票"
+    offers    = { city = "$.slots.city", "订单号" = "reply:订单号\\s*(\\w+)" }
+    reference = "final:$.bookings[0]"
+    booked    = { city = "tool:book_flight:$.city" }
+  }
   each_turn {
     tools {
       called     = []
