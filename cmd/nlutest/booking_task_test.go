@@ -181,3 +181,33 @@ func TestBookingTaskMergedShards(t *testing.T) {
 	}
 	checkBookingTask(t, merged)
 }
+
+// TestTaskThresholdWithoutTask: a threshold over metrics.task in a run
+// where no scenario with a task block ran has no data, and says why.
+func TestTaskThresholdWithoutTask(t *testing.T) {
+	dir := writeSuite(t, `suite "任务" {}
+target "booking-bot" {
+  demo { endpoint = "booking" }
+}
+template "问候" {
+  text = "你好"
+}
+scenario "订机票" {
+  goal {
+    inform  = { city = "北京" }
+    request = ["订单号"]
+  }
+  opening = ["我想订机票"]
+  success { condition = strcontains(reply, "订单号") }
+  task {
+    offers = { city = "$.slots.city", "订单号" = "$.order_id" }
+  }
+}
+
+threshold "告知率" {
+  condition = metrics.task.inform_rate >= 0.9
+}
+`)
+	checkAbsentThreshold(t, dir, []string{"run", dir, "--filter", "问候", "--out", filepath.Join(dir, "run")},
+		"告知率", 20, `metrics.task.inform_rate has no data: this run has no metrics.task, as no case of the run counts towards it (metrics.task counts the runs of scenarios with a task block, and this run has none`)
+}
