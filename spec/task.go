@@ -203,8 +203,9 @@ func (ss *scenarioSource) taskBlock(l *loader, b *hcl.Block) (*TaskSpec, bool) {
 	}
 	t.Domain = l.str(c.Attributes, "domain", "")
 	before := len(l.diags.Errs())
-	t.Offers = ss.taskValues(l, c.Attributes["offers"], false)
-	t.Booked = ss.taskValues(l, c.Attributes["booked"], true)
+	var offersOK bool
+	t.Offers, offersOK = ss.taskValues(l, c.Attributes["offers"], false)
+	t.Booked, _ = ss.taskValues(l, c.Attributes["booked"], true)
 	if a, has := c.Attributes["reference"]; has {
 		if v, good := l.static(a, cty.String, `"reference" attribute`); good && !v.IsNull() {
 			if src, good := ss.valueSource(l, a.Expr, v.AsString()); good {
@@ -217,6 +218,7 @@ func (ss *scenarioSource) taskBlock(l *loader, b *hcl.Block) (*TaskSpec, bool) {
 	}
 	if c.Attributes["offers"] == nil && c.Attributes["booked"] == nil {
 		l.errorf(b.DefRange.Ptr(), "Empty task", "A task block says where the bot's offer and answers are read (offers), where its booking is read (booked), or both: offers = { city = \"$.slots.city\", 订单号 = \"$.order_id\" }.")
+		return t, false
 	}
 	for _, v := range t.Offers {
 		switch v.Role {
@@ -226,7 +228,9 @@ func (ss *scenarioSource) taskBlock(l *loader, b *hcl.Block) (*TaskSpec, bool) {
 			t.Requests++
 		}
 	}
-	ss.checkRequestsOffered(l, b, c.Attributes["offers"], t)
+	if offersOK {
+		ss.checkRequestsOffered(l, b, c.Attributes["offers"], t)
+	}
 	return t, len(l.diags.Errs()) == before
 }
 
@@ -245,9 +249,14 @@ func (ss *scenarioSource) checkRequestsOffered(l *loader, b *hcl.Block, offers *
 		rng = offers.Expr.Range()
 	}
 	for _, r := range ss.requests {
-		if !slices.Contains(names, r) {
-			l.errorf(rng.Ptr(), "Request not offered", "The goal requests %q, and the task's offers do not say where the bot gives it, so it could never count as provided.%s Add %s = \"$.path\" to offers. %s", r, didYouMean(r, names), hclKey(r), taskSourcesHelp)
+		if slices.Contains(names, r) {
+			continue
 		}
+		hint := ""
+		if s := suggest(r, names); s != "" {
+			hint = fmt.Sprintf(" offers has %q: if that is it, name it %q.", s, r)
+		}
+		l.errorf(rng.Ptr(), "Request not offered", "The goal requests %q, and the task's offers do not say where the bot gives it, so it could never count as provided.%s Add %s = \"$.path\" to offers. %s", r, hint, hclKey(r), taskSourcesHelp)
 	}
 }
 
@@ -264,24 +273,24 @@ func hclKey(s string) string {
 }
 
 // taskValues reads offers (booked false) or booked: a map from a name to
-// a value source, in source order.
-func (ss *scenarioSource) taskValues(l *loader, a *hcl.Attribute, booked bool) []TaskValue {
+// a value source, in source order; ok is false after a reported mistake.
+func (ss *scenarioSource) taskValues(l *loader, a *hcl.Attribute, booked bool) (out []TaskValue, ok bool) {
 	if a == nil {
-		return nil
+		return nil, true
 	}
 	what := "offers"
 	if booked {
 		what = "booked"
 	}
 	if !l.noSensitive(a.Expr) || !l.onlyRoots(a.Expr, fmt.Sprintf("%q attribute", what), "var") {
-		return nil
+		return nil, false
 	}
 	pairs, diags := hcl.ExprMap(a.Expr)
 	if diags.HasErrors() {
 		l.errorf(a.Expr.Range().Ptr(), "Invalid "+what, "%s is a map from a name to where its value is read, e.g. %s = { city = \"$.slots.city\" }. %s", what, what, taskSourcesHelp)
-		return nil
+		return nil, false
 	}
-	var out []TaskValue
+	before := len(l.diags.Errs())
 	for _, p := range pairs {
 		name := mapKeyName(p.Key)
 		v, diags := p.Value.Value(l.staticCtx())
@@ -311,9 +320,9 @@ func (ss *scenarioSource) taskValues(l *loader, a *hcl.Attribute, booked bool) [
 	}
 	if len(out) > MaxTaskValues {
 		l.errorf(a.Expr.Range().Ptr(), "Too many "+what+" entries", "%s has %d entries; a task reads at most %d.", what, len(out), MaxTaskValues)
-		return nil
+		return nil, false
 	}
-	return out
+	return out, len(l.diags.Errs()) == before
 }
 
 // valueSource compiles the value source raw written at e.
