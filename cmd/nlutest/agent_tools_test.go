@@ -65,6 +65,14 @@ type toolsJSON struct {
 // conversations, 6 completed (the 广州 instances of 订机票 and 分步订票 and
 // both 航班状态 are not), 18 turns, 14 passed. Scenarios: 2, 1 succeeded
 // (广州's success condition holds, its final state does not).
+//
+// The scenario's task block reads MultiWOZ's figures from what the agent
+// did (metrics.task): the offer is book_flight's arguments, the answer the
+// order number in the reply, the booking the mocks' last one. 上海: offer
+// 上海 明天 (informed), 订单号 B-MU5101 given (succeeded), booked 上海 明天
+// (2/2); 广州: offer without a date (not informed, so not succeeded),
+// 订单号 given, booked 广州 only (1/2). Inform 1/2, success 1/2, book rate
+// 1.5/2, inform precision, recall and F1 2/2 (TP 2, FP 0, FN 0).
 func TestAgentToolsSuite(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join("..", "..", "suites", "agent-tools"), dir)
@@ -74,6 +82,7 @@ func TestAgentToolsSuite(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
 	}
 	checkAgentTools(t, run)
+	checkAgentTask(t, run)
 	if !strings.Contains(out, "26 cases") || !strings.Contains(out, "20 passed, 6 failed") {
 		t.Errorf("summary: %s", out)
 	}
@@ -91,6 +100,7 @@ func TestAgentToolsSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAgentTools(t, evalDir)
+	checkAgentTask(t, evalDir)
 	// The defects are warnings; made gates, they fail the run.
 	suite := filepath.Join(dir, "agent-tools.nlutest.hcl")
 	src, err := os.ReadFile(suite)
@@ -206,5 +216,18 @@ func TestAgentToolsRecords(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no turn 3 of 上海 in %d lines", len(lines))
+	}
+}
+
+// checkAgentTask checks the task figures of TestAgentToolsSuite.
+func checkAgentTask(t *testing.T, run string) {
+	t.Helper()
+	var v taskJSON
+	reportFamily(t, run, "task", &v)
+	want := taskFiguresJSON{Dialogues: 2, Informed: 1, InformRate: ratioJSON{1, 2}, Succeeded: 1, SuccessRate: ratioJSON{1, 2},
+		Bookings: 2, BookRate: ratioJSON{1.5, 2}, Requesting: 2,
+		InformPrecision: ratioJSON{2, 2}, InformRecall: ratioJSON{2, 2}, InformF1: ratioJSON{2, 2}, TP: 2}
+	if v.taskFiguresJSON != want || v.Domain["机票"] != want {
+		t.Errorf("%s: metrics.task\n got %+v (机票 %+v)\nwant %+v", run, v.taskFiguresJSON, v.Domain["机票"], want)
 	}
 }

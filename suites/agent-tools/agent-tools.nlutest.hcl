@@ -13,8 +13,10 @@
 # the date argument is dropped (args fail, and the booking recorded has no
 # date). The gates hold where the agent is sound — tool-call F1 and the
 # sequences of the booking flows — and keep the defects visible as warnings,
-# so the run exits 0. cmd/nlutest/agent_tools_test.go counts every figure by
-# hand.
+# so the run exits 0. The simulated booking's task block gives MultiWOZ's
+# inform, success and book rates (metrics.task) from the agent's calls, its
+# reply and the mocks' bookings. cmd/nlutest/agent_tools_test.go counts every
+# figure by hand.
 
 suite "agent-tools" {
   description = "Tool-using travel agent: tool calls, arguments, call sequences and the bookings left behind"
@@ -248,6 +250,14 @@ scenario "模拟订票" {
   final_state {
     from   = "mocks"
     expect = { "$.bookings[0].date" = "{日期}" }
+  }
+  # MultiWOZ's figures (metrics.task) from what the agent did: the flight
+  # it booked is the offer (book_flight's arguments), the order number in
+  # its reply the answer, the mocks' last booking what was booked.
+  task {
+    domain = "机票"
+    offers = { city = "tool:book_flight:$.city", date = "tool:book_flight:$.date", "订单号" = "reply:订单号\\s*(B-[A-Z0-9]+)" }
+    booked = { city = "final:$.bookings[-1].city", date = "final:$.bookings[-1].date" }
   }
 }
 
