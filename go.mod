@@ -10,6 +10,7 @@ require (
 	github.com/ohler55/ojg v1.28.5
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/zclconf/go-cty v1.20.0
+	go.etcd.io/bbolt v1.4.3
 	golang.org/x/term v0.48.0
 	golang.org/x/text v0.31.0
 	gopkg.in/yaml.v3 v3.0.1

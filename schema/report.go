@@ -269,6 +269,23 @@ type ThresholdResult struct {
 	Error string `json:"error,omitempty"`
 	File  string `json:"file,omitempty"`
 	Line  int    `json:"line,omitempty"`
+	// History holds the series of each metric the threshold watches, from
+	// the history file a run or eval was given (--history), with the drift
+	// gate's answer when the threshold has a history block; a threshold
+	// with a history block run without a file carries the drift's "no
+	// data" here. Nil otherwise.
+	History []MetricHistory `json:"history,omitempty"`
+}
+
+// DriftFailed reports whether the drift gate failed for one of the
+// threshold's metrics.
+func (t *ThresholdResult) DriftFailed() bool {
+	for _, h := range t.History {
+		if h.Drift != nil && h.Drift.Outcome == DriftFail {
+			return true
+		}
+	}
+	return false
 }
 
 // Group summarises the cases of one template, dataset or conversation.
