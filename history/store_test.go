@@ -253,7 +253,9 @@ func readAll(path string, readOnly bool) error {
 	return nil
 }
 
-func contains(s, sub string) bool { return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)) }
+func contains(s, sub string) bool {
+	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
+}
 
 // TestStoreLocked: a file another open store holds gives a LockedError
 // after the timeout; readers share the file.
