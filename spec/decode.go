@@ -180,6 +180,7 @@ func (l *loader) layoutSplits() {
 
 var thresholdSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "message"}, {Name: "severity"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "history"}},
 }
 
 func (l *loader) decodeThreshold(b *hcl.Block) {
@@ -194,6 +195,13 @@ func (l *loader) decodeThreshold(b *hcl.Block) {
 	if t.Severity != "error" && t.Severity != "warn" {
 		l.errorf(c.Attributes["severity"].Expr.Range().Ptr(), "Unknown severity", "A threshold's severity is \"error\" (a miss fails the run) or \"warn\" (a miss is only reported); %q is neither.", t.Severity)
 		t.Severity = "error"
+	}
+	for i, hb := range c.Blocks {
+		if i > 0 {
+			l.errorf(hb.DefRange.Ptr(), "Duplicate history block", "A threshold has one history block; the first is at %s.", rangeString(c.Blocks[0].DefRange))
+			continue
+		}
+		l.decodeThresholdHistory(t, hb)
 	}
 	if ok { // else the condition is missing (reported); the rest is checked
 		l.suite.Thresholds = append(l.suite.Thresholds, t)

@@ -85,12 +85,15 @@ func (s *Suite) fileSchema() *hcl.BodySchema {
 
 // loader carries the state of one load.
 type loader struct {
-	opts    Options
-	suite   *Suite
-	parser  *hclparse.Parser
-	diags   hcl.Diagnostics
-	blocks  []*hcl.Block
-	varDecl map[string]*Variable
+	// pendingHistory are the thresholds' history blocks, checked after
+	// the references (checkThresholdHistory).
+	pendingHistory []pendingHistory
+	opts           Options
+	suite          *Suite
+	parser         *hclparse.Parser
+	diags          hcl.Diagnostics
+	blocks         []*hcl.Block
+	varDecl        map[string]*Variable
 	// defaultRanges are the ranges of variable defaults, where env() is allowed.
 	defaultRanges []hcl.Range
 	envCalls      []hcl.Range
@@ -393,6 +396,7 @@ func (l *loader) decode() {
 	l.decodeRatings(byType["ratings"])
 	l.decodeCoverage(byType["coverage"])
 	l.checkReferences()
+	l.checkThresholdHistory()
 	l.rewriteIntervalRefs()
 	l.checkThresholdTypes()
 	l.checkLooseAsserts()

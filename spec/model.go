@@ -245,6 +245,9 @@ type Threshold struct {
 	Condition hcl.Expression
 	Message   string
 	Severity  string
+	// History is the threshold's history block (the drift gate); nil
+	// without one.
+	History   *ThresholdHistory
 	DeclRange hcl.Range
 }
 

@@ -198,6 +198,14 @@ threshold "accuracy" {
   condition = metrics.accuracy >= 0.5
   message   = "half the cases pass"
   severity  = "warn"
+  history {
+    metric   = metrics.accuracy
+    window   = 10
+    max_drop = 0.02
+    alpha    = 0.05
+    better   = "higher"
+    min_runs = 3
+  }
 }
 
 assert {

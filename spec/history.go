@@ -1,0 +1,237 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// ThresholdHistory is a threshold's `history` block: the drift gate
+// (docs/language.md#history). It fails when a metric the threshold watches
+// has fallen significantly more than MaxDrop below its level over the
+// last Window runs the history file (--history) holds.
+type ThresholdHistory struct {
+	// Watch are the metrics the gate watches: the block's metric, else
+	// every metric the condition reads (a bound, metrics.accuracy.ci_low,
+	// watches its metric), each with the direction it improves in.
+	Watch   []HistoryMetric
+	Window  int
+	MaxDrop float64
+	Alpha   float64
+	// MinRuns is the fewest earlier runs with the metric the gate needs;
+	// with fewer its answer is "no data".
+	MinRuns   int
+	DeclRange hcl.Range
+}
+
+// HistoryMetric is one metric a drift gate watches.
+type HistoryMetric struct {
+	// Traversal is the metric's address as written (without a bound).
+	Traversal hcl.Traversal
+	// Better is "higher" or "lower".
+	Better string
+}
+
+// The drift gate's defaults.
+const (
+	DefaultHistoryWindow  = 10
+	DefaultHistoryAlpha   = 0.05
+	DefaultHistoryMinRuns = 3
+)
+
+var historySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "metric"}, {Name: "window"}, {Name: "max_drop"}, {Name: "alpha"}, {Name: "better"}, {Name: "min_runs"}},
+}
+
+// pendingHistory is a history block decoded but not yet checked against
+// the metrics tree (checkThresholdHistory, after the references).
+type pendingHistory struct {
+	th     *Threshold
+	metric hcl.Expression // nil: the condition's metrics
+	better string
+	block  *hcl.Block
+}
+
+// decodeThresholdHistory decodes a threshold's history block.
+func (l *loader) decodeThresholdHistory(th *Threshold, b *hcl.Block) {
+	c, _ := l.content(b.Body, historySchema)
+	h := &ThresholdHistory{DeclRange: b.DefRange}
+	h.Window = l.integer(c.Attributes, "window", DefaultHistoryWindow, 2)
+	h.MaxDrop = l.number(c.Attributes, "max_drop", 0, 0, math.MaxFloat64)
+	h.Alpha = l.number(c.Attributes, "alpha", DefaultHistoryAlpha, 1e-9, 0.5)
+	h.MinRuns = l.integer(c.Attributes, "min_runs", DefaultHistoryMinRuns, 2)
+	if h.MinRuns > h.Window {
+		l.errorf(c.Attributes["min_runs"].Expr.Range().Ptr(), "More runs needed than the window holds", "min_runs (%d) is the fewest earlier runs the gate needs out of the window's %d; make it at most window.", h.MinRuns, h.Window)
+	}
+	p := pendingHistory{th: th, block: b}
+	if a, ok := c.Attributes["better"]; ok {
+		p.better = l.str(c.Attributes, "better", "")
+		if p.better != "higher" && p.better != "lower" {
+			l.errorf(a.Expr.Range().Ptr(), "Unknown direction", "better says which way the metric improves: \"higher\" (accuracy, F1) or \"lower\" (error rate, latency); %q is neither.", p.better)
+			p.better = ""
+		}
+	}
+	if a, ok := c.Attributes["metric"]; ok {
+		p.metric = a.Expr
+	}
+	th.History = h
+	l.pendingHistory = append(l.pendingHistory, p)
+}
+
+// checkThresholdHistory resolves each history block's metrics once the
+// references have been checked: the metric must be one number of the
+// metrics tree, and its direction known (written, or read from the
+// condition's comparisons).
+func (l *loader) checkThresholdHistory() {
+	for _, p := range l.pendingHistory {
+		var trs []hcl.Traversal
+		if p.metric != nil {
+			tr, ok := l.historyMetric(p.metric)
+			if !ok {
+				continue
+			}
+			trs = []hcl.Traversal{tr}
+		} else if p.th.Condition != nil {
+			trs = conditionMetrics(p.th.Condition)
+		}
+		if len(trs) == 0 && p.th.Condition != nil && p.metric == nil {
+			l.errorf(p.block.DefRange.Ptr(), "No metric to watch", "The threshold's condition reads no metric, so its history block has nothing to watch; add metric = metrics.NAME to the block.")
+		}
+		for _, tr := range trs {
+			better := p.better
+			if better == "" {
+				better = conditionDirection(p.th.Condition, tr)
+			}
+			if better == "" {
+				l.errorf(p.block.DefRange.Ptr(), "Direction of the metric unknown", "The drift gate must know which way %s improves, and the condition does not say it by one comparison (metric >= value, or <=). Add better = \"higher\" or better = \"lower\" to the history block.", traversalText(tr))
+				continue
+			}
+			p.th.History.Watch = append(p.th.History.Watch, HistoryMetric{Traversal: tr, Better: better})
+		}
+	}
+	l.pendingHistory = nil
+}
+
+// historyMetric checks a history block's metric expression: one
+// reference to a number of the metrics tree (a bound names its metric).
+func (l *loader) historyMetric(expr hcl.Expression) (hcl.Traversal, bool) {
+	tr, diags := hcl.AbsTraversalForExpr(expr)
+	if diags.HasErrors() || tr.RootName() != "metrics" || len(tr) < 2 {
+		l.errorf(expr.Range().Ptr(), "Metric reference required", "A history block's metric is one metric of the run, written as a condition reads it: metric = metrics.accuracy, metric = metrics.split.smoke.accuracy.")
+		return nil, false
+	}
+	if !l.checkExpr(expr, "history block's metric", []string{"metrics"}, nil) {
+		return nil, false
+	}
+	tr = stripBound(tr)
+	if l.suite.Tree != nil && !metricLeaf(l.suite.Tree, tr[1:]) {
+		l.errorf(expr.Range().Ptr(), "Not a metric", "%s is a node or a group of the metrics tree, not one number: name a metric in it (…accuracy, …f1).", traversalText(tr))
+		return nil, false
+	}
+	return tr, true
+}
+
+// stripBound drops a last ci_low or ci_high step: the drift gate watches
+// the metric, with its interval.
+func stripBound(tr hcl.Traversal) hcl.Traversal {
+	tr = WrittenTraversal(tr)
+	if len(tr) > 2 {
+		if name, ok := stepName(tr[len(tr)-1]); ok && IntervalBound(name) {
+			return tr[:len(tr)-1]
+		}
+	}
+	return tr
+}
+
+// conditionMetrics are the metrics a condition reads, once each, in the
+// order written (bounds stand for their metric).
+func conditionMetrics(cond hcl.Expression) []hcl.Traversal {
+	var out []hcl.Traversal
+	seen := map[string]bool{}
+	for _, tr := range cond.Variables() {
+		if tr.RootName() != "metrics" || len(tr) < 2 {
+			continue
+		}
+		tr = stripBound(tr)
+		if k := traversalText(tr); !seen[k] {
+			seen[k] = true
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+// conditionDirection reads the direction metric tr improves in from the
+// condition's comparisons of it (or of its bounds) with something else:
+// metric >= x or x <= metric say "higher", metric <= x "lower"; "" when
+// there is none or they disagree.
+func conditionDirection(cond hcl.Expression, tr hcl.Traversal) string {
+	e, ok := cond.(hclsyntax.Expression)
+	if !ok {
+		return ""
+	}
+	want := traversalText(tr)
+	dir := ""
+	agree := true
+	_ = hclsyntax.VisitAll(e, func(n hclsyntax.Node) hcl.Diagnostics {
+		op, ok := n.(*hclsyntax.BinaryOpExpr)
+		if !ok {
+			return nil
+		}
+		var d string
+		switch op.Op {
+		case hclsyntax.OpGreaterThan, hclsyntax.OpGreaterThanOrEqual:
+			d = "higher"
+		case hclsyntax.OpLessThan, hclsyntax.OpLessThanOrEqual:
+			d = "lower"
+		default:
+			return nil
+		}
+		switch {
+		case readsMetric(op.LHS, want):
+		case readsMetric(op.RHS, want):
+			d = map[string]string{"higher": "lower", "lower": "higher"}[d]
+		default:
+			return nil
+		}
+		if dir != "" && dir != d {
+			agree = false
+		}
+		dir = d
+		return nil
+	})
+	if !agree {
+		return ""
+	}
+	return dir
+}
+
+// readsMetric reports whether e is a reference to the metric written
+// want (or to one of its bounds).
+func readsMetric(e hclsyntax.Expression, want string) bool {
+	st, ok := e.(*hclsyntax.ScopeTraversalExpr)
+	return ok && traversalText(stripBound(st.Traversal)) == want
+}
+
+// traversalText writes a traversal as a condition would: names with
+// dots, keys in brackets.
+func traversalText(tr hcl.Traversal) string {
+	s := ""
+	for _, step := range tr {
+		switch t := step.(type) {
+		case hcl.TraverseRoot:
+			s += t.Name
+		case hcl.TraverseAttr:
+			s += "." + t.Name
+		case hcl.TraverseIndex:
+			if name, ok := stepName(t); ok {
+				s += fmt.Sprintf("[%q]", name)
+			} else {
+				s += "[…]"
+			}
+		}
+	}
+	return s
+}
