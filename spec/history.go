@@ -94,7 +94,7 @@ func (l *loader) checkThresholdHistory() {
 			}
 			trs = []hcl.Traversal{tr}
 		} else if p.th.Condition != nil {
-			trs = conditionMetrics(p.th.Condition)
+			trs = ConditionMetrics(p.th.Condition)
 		}
 		if len(trs) == 0 && p.th.Condition != nil && p.metric == nil {
 			l.errorf(p.block.DefRange.Ptr(), "No metric to watch", "The threshold's condition reads no metric, so its history block has nothing to watch; add metric = metrics.NAME to the block.")
@@ -145,9 +145,9 @@ func stripBound(tr hcl.Traversal) hcl.Traversal {
 	return tr
 }
 
-// conditionMetrics are the metrics a condition reads, once each, in the
-// order written (bounds stand for their metric).
-func conditionMetrics(cond hcl.Expression) []hcl.Traversal {
+// ConditionMetrics are the metrics a condition reads, once each, in the
+// order written (bounds stand for their metric), as written.
+func ConditionMetrics(cond hcl.Expression) []hcl.Traversal {
 	var out []hcl.Traversal
 	seen := map[string]bool{}
 	for _, tr := range cond.Variables() {
@@ -235,3 +235,23 @@ func traversalText(tr hcl.Traversal) string {
 	}
 	return s
 }
+
+// TraversalSteps are the names of a metric traversal's steps after its
+// root (metrics.split["冒烟"].accuracy: split, 冒烟, accuracy): the
+// members of report.json's metrics tree it reads; ok is false for a step
+// that is not a name or a string key.
+func TraversalSteps(tr hcl.Traversal) (steps []string, ok bool) {
+	tr = stripBound(tr)
+	for _, s := range tr[1:] {
+		name, named := stepName(s)
+		if !named {
+			return nil, false
+		}
+		steps = append(steps, name)
+	}
+	return steps, true
+}
+
+// TraversalText writes a metric traversal as a condition would, with
+// keys in brackets: metrics.split["冒烟"].accuracy.
+func TraversalText(tr hcl.Traversal) string { return traversalText(tr) }

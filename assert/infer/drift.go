@@ -44,6 +44,9 @@ type DriftResult struct {
 	// worsens it significantly more than MaxDrop.
 	Change     *Change
 	ChangeFail bool
+	// ChangeFrom is the first index of the level Change.Before is the
+	// mean of: the change before it, or 0.
+	ChangeFrom int
 	// Fail is LevelFail or ChangeFail.
 	Fail bool
 }
@@ -115,7 +118,7 @@ func Drift(window []Point, current Point, o DriftOptions) (r DriftResult, ok boo
 		r.P = 1
 	}
 	r.LevelFail = r.P < o.Alpha/2
-	r.Change, r.ChangeFail = lastWorsening(window, current, o, sign)
+	r.Change, r.ChangeFrom, r.ChangeFail = lastWorsening(window, current, o, sign)
 	r.Fail = r.LevelFail || r.ChangeFail
 	return r, true
 }
@@ -123,24 +126,27 @@ func Drift(window []Point, current Point, o DriftOptions) (r DriftResult, ok boo
 // lastWorsening runs the change test of Drift: the last change of the
 // window and current run, when it worsens the metric, and whether by
 // more than MaxDrop.
-func lastWorsening(window []Point, current Point, o DriftOptions, sign float64) (*Change, bool) {
+func lastWorsening(window []Point, current Point, o DriftOptions, sign float64) (c *Change, from int, fail bool) {
 	series := append(append(make([]Point, 0, len(window)+1), window...), current)
 	cs := ChangePoints(series, ChangeOptions{
 		Alpha: o.Alpha / 2, Resamples: o.Resamples, Seed: o.Seed, Address: o.Address + "/drift", Null: GaussianNull,
 	})
 	if len(cs) == 0 {
-		return nil, false
+		return nil, 0, false
 	}
-	c := cs[len(cs)-1]
-	drop := sign * (c.Before - c.After)
-	if !(drop > 0) || c.Z == 0 {
-		return nil, false
+	last := cs[len(cs)-1]
+	drop := sign * (last.Before - last.After)
+	if !(drop > 0) || last.Z == 0 {
+		return nil, 0, false
+	}
+	if len(cs) > 1 {
+		from = cs[len(cs)-2].Index
 	}
 	// A change of level is not yet a drop beyond MaxDrop: its lower
 	// one-sided bound must clear it (the standard error of After − Before
 	// is |After − Before| / |Z|).
-	se := math.Abs(c.After-c.Before) / math.Abs(c.Z)
-	return &c, drop-NormalQuantile(1-o.Alpha/2)*se > o.MaxDrop
+	se := math.Abs(last.After-last.Before) / math.Abs(last.Z)
+	return &last, from, drop-NormalQuantile(1-o.Alpha/2)*se > o.MaxDrop
 }
 
 // SEFromInterval is the standard error a symmetric normal interval
