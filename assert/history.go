@@ -152,28 +152,36 @@ func inferPoints(pts []schema.HistoryPoint) ([]infer.Point, []int) {
 	return out, idx
 }
 
-// trendOf is the Theil–Sen slope per run of the points' values, with
-// Sen's interval at the report's confidence (slopeOf), and the changes of
-// level (ChangePoints, Gaussian null, alpha 0.05).
+// trendOf is Trend of the points with the report's interval settings.
 func trendOf(pts []schema.HistoryPoint, rep *schema.Report, name string) (*schema.HistorySlope, []schema.HistoryChange) {
+	var seed uint64
+	conf := 0.0
+	if rep.Intervals != nil {
+		seed, conf = rep.Intervals.Seed, rep.Intervals.Confidence
+	}
+	return Trend(pts, seed, conf, historyAddress(rep, name))
+}
+
+// Trend is a series' Theil–Sen slope per run (x the run numbers) with
+// Sen's interval at conf, and its changes of level (infer.ChangePoints,
+// Gaussian null, alpha 0.05, the standard errors from the points'
+// intervals, the stream from seed and address); nothing with fewer than
+// 3 values.
+func Trend(pts []schema.HistoryPoint, seed uint64, conf float64, address string) (*schema.HistorySlope, []schema.HistoryChange) {
 	ips, idx := inferPoints(pts)
 	if len(ips) < 3 {
 		return nil, nil
 	}
-	var seed uint64
-	if rep.Intervals != nil {
-		seed = rep.Intervals.Seed
-	}
 	var changes []schema.HistoryChange
-	for _, c := range infer.ChangePoints(ips, infer.ChangeOptions{Null: infer.GaussianNull, Seed: seed, Address: historyAddress(rep, name)}) {
+	for _, c := range infer.ChangePoints(ips, infer.ChangeOptions{Null: infer.GaussianNull, Seed: seed, Address: address}) {
 		changes = append(changes, schema.HistoryChange{Index: idx[c.Index], Before: c.Before, After: c.After, P: c.P})
 	}
-	return slopeOf(pts, rep), changes
+	return slopeOf(pts, conf), changes
 }
 
 // slopeOf is the Theil–Sen slope per run of the points' values (x the
-// run numbers) with Sen's interval; nil with fewer than 3 values.
-func slopeOf(pts []schema.HistoryPoint, rep *schema.Report) *schema.HistorySlope {
+// run numbers) with Sen's interval at conf; nil with fewer than 3 values.
+func slopeOf(pts []schema.HistoryPoint, conf float64) *schema.HistorySlope {
 	var x, y []float64
 	for _, p := range pts {
 		if p.Value != nil {
@@ -182,10 +190,6 @@ func slopeOf(pts []schema.HistoryPoint, rep *schema.Report) *schema.HistorySlope
 	}
 	if len(y) < 3 {
 		return nil
-	}
-	conf := 0.0
-	if rep.Intervals != nil {
-		conf = rep.Intervals.Confidence
 	}
 	fit, ok := infer.TheilSen(x, y, conf)
 	if !ok {
@@ -320,8 +324,14 @@ func runName(p schema.HistoryPoint) string {
 	return fmt.Sprintf("run %d (%s)", p.Run, strings.Join(parts, ", "))
 }
 
-// fmtLevel writes a level with three significant decimals' precision.
-func fmtLevel(f float64) string { return fmt.Sprintf("%.4g", f) }
+// fmtLevel writes a level as the reports write ratios, with three
+// decimals (four significant digits from 10 on: latencies).
+func fmtLevel(f float64) string {
+	if math.Abs(f) >= 10 {
+		return fmt.Sprintf("%.4g", f)
+	}
+	return fmt.Sprintf("%.3f", f)
+}
 
 func plural(n int) string {
 	if n == 1 {

@@ -167,13 +167,12 @@ func TestDriftGateNoData(t *testing.T) {
 // exact lines) come back with that Theil–Sen slope and an interval
 // around it; a noisy series' interval covers its true slope.
 func TestTrendSlopes(t *testing.T) {
-	rep := historyReport(0.9, 2000)
 	for _, slope := range []float64{-0.01, 0, 0.005} {
 		var pts []schema.HistoryPoint
 		for i := range 12 {
 			pts = append(pts, accuracyPoint(i, 0.8+slope*float64(i), 2000))
 		}
-		got := slopeOf(pts, rep)
+		got := slopeOf(pts, 0.95)
 		if got == nil || math.Abs(got.Slope-slope) > 1e-12 || got.CILow > slope+1e-12 || got.CIHigh < slope-1e-12 || got.Runs != 12 {
 			t.Errorf("slope %g: %+v", slope, got)
 		}
@@ -185,7 +184,7 @@ func TestTrendSlopes(t *testing.T) {
 		for i := range 15 {
 			pts = append(pts, accuracyPoint(i, 0.8-0.004*float64(i)+0.01*s.Normal(), 2000))
 		}
-		got := slopeOf(pts, rep)
+		got := slopeOf(pts, 0.95)
 		if got.CILow <= -0.004 && -0.004 <= got.CIHigh {
 			covered++
 		}

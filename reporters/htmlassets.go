@@ -25,6 +25,7 @@ details{margin:4px 0}summary{cursor:pointer}
 figure{margin:8px 0;padding:8px;border:1px solid var(--line);border-radius:6px;max-width:100%;overflow-x:auto}
 figcaption{font-weight:600;margin-bottom:4px}
 svg{font:12px system-ui,sans-serif;fill:var(--fg)}svg .axis{fill:var(--muted);font-size:11px}svg .val{font-size:11px;fill:var(--muted)}svg .grid{stroke:var(--line)}svg .ci{stroke:var(--fg);stroke-width:1.5;fill:none}
+svg .line{stroke:#0969da;stroke-width:2;fill:none}svg .run{fill:#0969da}svg .run.cur{fill:var(--fg)}svg .window{fill:var(--soft)}svg .level{stroke:var(--pass);stroke-dasharray:6 3}svg .limit{stroke:var(--fail);stroke-dasharray:2 3}svg .change{stroke:var(--warn);stroke-width:2;stroke-dasharray:4 3}svg .chg{fill:var(--warn)}
 .filters{display:flex;flex-wrap:wrap;gap:8px;align-items:center;position:sticky;top:0;background:var(--bg);padding:8px 0;z-index:1}
 .filters input{flex:1 1 260px;padding:5px 8px;border:1px solid var(--line);border-radius:6px}
 .filters select{padding:4px;border:1px solid var(--line);border-radius:6px;max-width:260px}

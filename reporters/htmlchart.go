@@ -52,6 +52,8 @@ func (h *htmlDoc) chart(b *strings.Builder, ch *Chart) {
 		h.reliabilitySVG(b, ch)
 	case ChartROC:
 		h.rocSVG(b, ch)
+	case ChartTrend:
+		h.trendSVG(b, ch)
 	}
 	b.WriteString("</figure>\n")
 }

@@ -147,9 +147,41 @@ func thresholdSections(r, base *schema.Report) []Section {
 			row = append(row, text(d))
 		}
 		t.Rows = append(t.Rows, row)
+		s.Notes = append(s.Notes, driftNotes(th)...)
+		s.Charts = append(s.Charts, trendCharts(th)...)
 	}
 	s.Tables = []Table{t}
 	return []Section{s}
+}
+
+// driftNotes are the drift gates' sentences of a threshold, one per
+// metric it watches: "准确率: drift: accuracy fell from 0.91 …".
+func driftNotes(th schema.ThresholdResult) []Note {
+	var out []Note
+	for _, h := range th.History {
+		if d := h.Drift; d != nil {
+			mark := driftMark(d)
+			if mark == MarkFail && isWarn(th) {
+				mark = MarkWarn
+			}
+			out = append(out, Note{Mark: mark, Text: th.Name + ": drift: " + d.Text})
+		}
+	}
+	return out
+}
+
+// trendCharts are a threshold's metrics' histories, for graphical
+// renderers: each with at least two runs.
+func trendCharts(th schema.ThresholdResult) []Chart {
+	var out []Chart
+	for i := range th.History {
+		h := &th.History[i]
+		if len(h.Points) < 2 {
+			continue
+		}
+		out = append(out, Chart{Kind: ChartTrend, Title: "Trend of " + h.Metric, Name: "threshold " + th.Name, Trend: h})
+	}
+	return out
 }
 
 func caseSections(r, base *schema.Report) []Section {

@@ -302,7 +302,23 @@ func observedSentence(t schema.ThresholdResult) string {
 	if len(parts) == 0 {
 		s = "observed nothing"
 	}
-	return s + " (condition " + oneLine(t.Condition) + ")"
+	s += " (condition " + oneLine(t.Condition) + ")"
+	for _, d := range driftTexts(t) {
+		s += "; drift: " + d
+	}
+	return s
+}
+
+// driftTexts are the sentences of a threshold's drift gates, one per
+// metric it watches.
+func driftTexts(t schema.ThresholdResult) []string {
+	var out []string
+	for _, h := range t.History {
+		if h.Drift != nil {
+			out = append(out, oneLine(h.Drift.Text))
+		}
+	}
+	return out
 }
 
 // firstObserved is the threshold's first observed value (for Δ columns).

@@ -238,6 +238,10 @@ const (
 	// ChartROC is a curve in the unit square: Values of each point are x
 	// and y (a ROC curve: FPR, TPR), Series their names.
 	ChartROC ChartKind = "roc"
+	// ChartTrend is a metric's history (Trend): one point per run, oldest
+	// first, with its interval, the changes of level and the drift gate's
+	// window level.
+	ChartTrend ChartKind = "trend"
 )
 
 // Chart is data for a graphical renderer; text renderers draw only the
@@ -258,6 +262,8 @@ type Chart struct {
 	// order, each prefix before its children: a graphical renderer may
 	// draw them as a tree.
 	Tree bool
+	// Trend is the history a ChartTrend draws.
+	Trend *schema.MetricHistory
 }
 
 // Point is one bar or bucket. Values line up with the chart's Series; a

@@ -110,6 +110,8 @@ Usage:
   nlutest diff RUN RUN    metric deltas and cases that flipped between two runs
   nlutest merge RUN...    join shard runs into one run (--out DIR)
   nlutest coverage RUN    which intents, slots, responses, actions, flow steps of the bot's model a run exercised
+  nlutest history add RUN_DIR   record a finished run's metrics in the history file (.nlutest/history.db)
+  nlutest history show    each gated metric's series with intervals, slope and change points (also list, remove)
   nlutest ratings export RUN -o sheet.csv   a rating sheet of the run's replies, with the rubric
   nlutest memory agreement RUN --ratings F  Cohen's kappa between a run's memory verdicts and people's
   nlutest judge agreement RUN --ratings F   Cohen's kappa between a run's rubric (or memory) judge and people
@@ -173,6 +175,8 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		return a.cmdJudge(rest)
 	case "coverage":
 		return a.cmdCoverage(ctx, rest)
+	case "history":
+		return a.cmdHistory(rest)
 	case "version", "--version", "-version":
 		fmt.Fprintf(a.Stdout, "nlutest %s%s\n", version(), buildInfo())
 		return ExitPass

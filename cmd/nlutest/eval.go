@@ -32,6 +32,7 @@ func (rf *runFlags) registerReports(fs *flag.FlagSet, renderers []reporters.Rend
 	fs.IntVar(&rf.maxFailures, "max-failures", 0, "failing cases listed in console and Markdown (default 20 and 50)")
 	fs.StringVar(&rf.baseline, "baseline", "", "compare with an earlier run (directory or report.json): Δ columns in console and Markdown")
 	fs.BoolVar(&rf.unreviewed, "include-unreviewed", false, "count cases of unreviewed templates (reviewed = false) in metrics and thresholds")
+	rf.history.register(fs, "")
 }
 
 // cmdEval recomputes expectations, metrics, thresholds and reports of a
@@ -81,7 +82,7 @@ func (a *App) cmdEval(_ context.Context, args []string) int {
 		listMetrics(a.Stdout, rep.Descriptor(), rep.Metrics)
 		return ExitPass
 	}
-	return a.finishOffline(rep, &rf, runDir)
+	return a.finishOffline(s, rep, &rf, runDir)
 }
 
 // evaluateRuns re-evaluates the results of one or more run directories
@@ -105,8 +106,9 @@ func (a *App) evaluateRuns(s *spec.Suite, dirs []string, meta pipeline.Meta, rf 
 	return col, rep, ExitPass
 }
 
-// finishOffline prints and writes the reports of an offline evaluation.
-func (a *App) finishOffline(rep *schema.Report, rf *runFlags, runDir string) int {
+// finishOffline prints and writes the reports of an offline evaluation,
+// with the history of --history, and records the run there.
+func (a *App) finishOffline(s *spec.Suite, rep *schema.Report, rf *runFlags, runDir string) int {
 	var baseline *schema.Report
 	if rf.baseline != "" {
 		var err error
@@ -114,7 +116,7 @@ func (a *App) finishOffline(rep *schema.Report, rf *runFlags, runDir string) int
 			return a.fail(usagef("--baseline: %v", err))
 		}
 	}
-	return a.writeReports(rep, rf, runDir, baseline)
+	return a.reportRun(s, rep, &rf.history, func() int { return a.writeReports(rep, rf, runDir, baseline) })
 }
 
 // cmdMerge joins shard runs into one run directory and reports on it.
@@ -164,7 +166,7 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 		partialNote = fmt.Sprintf(" (a partial merge: shard%s %s missing)", plural(len(meta.MissingShards)), strings.Join(meta.MissingShards, ", "))
 	}
 	fmt.Fprintf(a.Stderr, "nlutest: merged %d results from %d run%s into %s%s\n", n, len(pos), plural(len(pos)), *out, partialNote)
-	return a.finishOffline(rep, &rf, *out)
+	return a.finishOffline(s, rep, &rf, *out)
 }
 
 // eachMetric calls fn for every number of the metrics tree (as the

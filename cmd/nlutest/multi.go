@@ -54,7 +54,9 @@ func (a *App) runTargets(ctx context.Context, s *spec.Suite, suitePath string, n
 		fmt.Fprintf(a.Stderr, "nlutest: target %s (%d of %d) → %s\n", t.Name, i+1, len(targets), tdir)
 		code := a.runOne(ctx, s, suitePath, t, sel, &one, func(d string, rep *schema.Report) int {
 			runs = append(runs, pipeline.TargetRun{Name: t.Name, Dir: d, Report: rep})
-			return a.writeFile("json", filepath.Join(d, pipeline.ReportFile), false, func(w io.Writer) error { return reporters.JSON(w, rep) })
+			return a.reportRun(s, rep, &one.history, func() int {
+				return a.writeFile("json", filepath.Join(d, pipeline.ReportFile), false, func(w io.Writer) error { return reporters.JSON(w, rep) })
+			})
 		})
 		if code == ExitInterrupted || code == ExitCannotRun {
 			a.comparisonUnfinished(dir, names[i+1:], rf)
@@ -299,7 +301,10 @@ func (a *App) evalTargets(dir string, rec pipeline.Targets, suitePath string, rf
 		if rep == nil {
 			return code
 		}
-		if code := a.writeFile("json", filepath.Join(d, pipeline.ReportFile), false, func(w io.Writer) error { return reporters.JSON(w, rep) }); code != ExitPass {
+		code = a.reportRun(s, rep, &rf.history, func() int {
+			return a.writeFile("json", filepath.Join(d, pipeline.ReportFile), false, func(w io.Writer) error { return reporters.JSON(w, rep) })
+		})
+		if code != ExitPass {
 			return code
 		}
 		runs = append(runs, pipeline.TargetRun{Name: e.Name, Dir: d, Report: rep})

@@ -38,6 +38,7 @@ type runFlags struct {
 	repeat      int
 	onlyFailed  string
 	allowVars   bool
+	history     historyFlags
 	// whole is the directory of the run against several targets this
 	// target's run belongs to: the hint after an interrupt names it.
 	whole string
@@ -86,6 +87,9 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.fail(err)
 	}
+	if code := a.checkHistory(&rf.history); code != ExitPass {
+		return code
+	}
 	if done, code := a.onlyFailed(&rf, &sel); done {
 		return code
 	}
@@ -101,7 +105,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.fail(err)
 	}
 	code = a.runOne(ctx, s, suitePath, target, sel, &rf, func(dir string, rep *schema.Report) int {
-		return a.writeReports(rep, &rf, dir, baseline)
+		return a.reportRun(s, rep, &rf.history, func() int { return a.writeReports(rep, &rf, dir, baseline) })
 	})
 	if rf.resume != "" && code != ExitInvalid {
 		a.noteComparison(rf.resume, &rf)
@@ -383,6 +387,16 @@ func pickTarget(s *spec.Suite, name, see string) (*spec.Target, error) {
 		return nil, usagef("the suite declares no target block; add one (see %s)", see)
 	}
 	return nil, usagef("the suite has no target %q (targets: %s)", name, strings.Join(names, ", "))
+}
+
+// reportRun adds the history of --history (and the drift gates'
+// answers) to rep, writes its reports with write, then records the run in
+// the history; it returns write's exit code, or the history's failure.
+func (a *App) reportRun(s *spec.Suite, rep *schema.Report, hf *historyFlags, write func() int) int {
+	if code := a.applyHistory(s, rep, hf); code != ExitPass {
+		return code
+	}
+	return a.recordHistory(rep, hf, write())
 }
 
 // writeConsole renders the console report (the verdict line with --quiet).
