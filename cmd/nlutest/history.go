@@ -542,7 +542,9 @@ func (a *App) historyRemove(args []string) int {
 	}
 	total := 0
 	for _, s := range series {
-		n, err := st.Remove(s.Suite, s.Target, func(r *history.Run) bool { return slices.Contains(names, r.ID) || r.Label != "" && slices.Contains(names, r.Label) })
+		n, err := st.Remove(s.Suite, s.Target, func(r *history.Run) bool {
+			return slices.Contains(names, r.ID) || r.Label != "" && slices.Contains(names, r.Label)
+		})
 		if err != nil {
 			return a.historyFail(err)
 		}
