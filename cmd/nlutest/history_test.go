@@ -269,3 +269,32 @@ func TestHistoryBadFiles(t *testing.T) {
 		t.Errorf("%d calls made with a bad history file", n)
 	}
 }
+
+// TestREADMEHistoryBlock: the README's drift gate, verbatim, validates in
+// a suite, and so does the one in docs/language.md.
+func TestREADMEHistoryBlock(t *testing.T) {
+	for _, c := range []struct{ file, after string }{
+		{"../../README.md", "**History and drift.**"},
+		{"../../docs/language.md", "#### history"},
+	} {
+		raw, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, ok := strings.Cut(string(raw), c.after)
+		if !ok {
+			t.Fatalf("%s has no %q", c.file, c.after)
+		}
+		_, block, _ := strings.Cut(rest, "```hcl\n")
+		block, _, _ = strings.Cut(block, "```\n")
+		dir := writeSuite(t, `suite "s" { schema = "rasa" }
+template "t" {
+  text   = "北京天气"
+  expect = { "$.intent.name" = "weather" }
+}
+`+block)
+		if code, _, stderr := runCLI(t, dir, nil, "validate", dir); code != ExitPass {
+			t.Errorf("%s's history block does not validate:\n%s\n%s", c.file, block, stderr)
+		}
+	}
+}
