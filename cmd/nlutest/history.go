@@ -88,9 +88,13 @@ func (a *App) historyFail(err error) int {
 }
 
 // checkHistory opens the history file of --history once before a run
-// calls anything, so a damaged, foreign or locked file stops it at once.
+// calls anything, so a damaged, foreign or locked file stops it at once
+// (a file not there yet is made when the run is recorded).
 func (a *App) checkHistory(hf *historyFlags) int {
 	if hf.path == "" {
+		return ExitPass
+	}
+	if _, err := os.Stat(a.historyPath(hf.path)); errors.Is(err, os.ErrNotExist) {
 		return ExitPass
 	}
 	st, err := history.Open(a.historyPath(hf.path), history.Options{})
