@@ -9,6 +9,10 @@
 package extensions
 
 import (
+	"errors"
+	"fmt"
+	"regexp"
+
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/assert/coverage"
 	"github.com/nlutest/nlutest/assert/usage"
@@ -40,9 +44,18 @@ func Default() *Set {
 	return &Set{
 		Sources:   spec.DefaultSourceKinds(),
 		Targets:   targets.DefaultKinds(),
-		Families:  assert.Ordered(schema.BuiltinFamilies(), append(assert.DefaultFamilies(), usage.Family{}, coverage.Family{})),
+		Families:  assert.InOrder(schema.BuiltinFamilies(), builtinFamilies()),
 		Renderers: reporters.DefaultRenderers(),
 	}
+}
+
+// builtinFamilies are the metric families nlutest ships: assert's and
+// those in packages of their own. Default orders them by the shapes
+// schema lists (the reports' order) and keeps the others after them, so a
+// family needs no line outside its file but its entry in a list here or
+// in assert.DefaultFamilies.
+func builtinFamilies() assert.Families {
+	return append(assert.DefaultFamilies(), usage.Family{}, coverage.Family{})
 }
 
 // LoadOptions returns o with the set's source kinds, target kinds and
@@ -61,3 +74,42 @@ func (x *Set) LoadOptions(o spec.Options) spec.Options {
 func (x *Set) Tree() (*schema.Tree, error) {
 	return spec.NewTree(x.Families.Shapes(), x.Sources)
 }
+
+// Validate reports a set whose parts do not fit together, every problem
+// in one error: two target kinds or renderers of one name, a renderer
+// whose name cannot be a flag (--report-NAME) or that writes nothing, and
+// what the metrics tree refuses (two families of one name, a source
+// kind whose block type or group is taken). These are mistakes in the
+// program built on nlutest, not in its user's suite or command line: the
+// program checks its set once, before it reads anything (cmd/nlutest
+// does, before every command), rather than crash on the command that
+// first trips over it.
+func (x *Set) Validate() error {
+	var errs []error
+	if _, err := x.Tree(); err != nil {
+		errs = append(errs, err)
+	}
+	kinds := map[string]int{}
+	for i, k := range x.Targets {
+		if j, dup := kinds[k.Name()]; dup {
+			errs = append(errs, fmt.Errorf("target kinds %d and %d are both named %q", j+1, i+1, k.Name()))
+		}
+		kinds[k.Name()] = i
+	}
+	names := map[string]int{}
+	for i, r := range x.Renderers {
+		switch j, dup := names[r.Name]; {
+		case dup:
+			errs = append(errs, fmt.Errorf("renderers %d and %d are both named %q, so both would be --report-%s", j+1, i+1, r.Name, r.Name))
+		case !flagName.MatchString(r.Name):
+			errs = append(errs, fmt.Errorf("renderer %d is named %q: a renderer's name makes the flag --report-NAME, so it is lower-case letters, digits and inner dashes", i+1, r.Name))
+		case r.Write == nil:
+			errs = append(errs, fmt.Errorf("renderer %q has no Write", r.Name))
+		}
+		names[r.Name] = i
+	}
+	return errors.Join(errs...)
+}
+
+// flagName is what a renderer's name may be.
+var flagName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)

@@ -139,6 +139,9 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		return ExitInvalid
 	}
 	cmd, rest := args[0], args[1:]
+	if code, ok := a.checkExtensions(cmd); !ok {
+		return code
+	}
 	var err error
 	switch cmd {
 	case "run":
@@ -183,6 +186,29 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		err = usagef("unknown command %q", cmd)
 	}
 	return a.fail(err)
+}
+
+// checkExtensions checks the app's extension set before a command that
+// uses it (all but version and help) runs. A set whose parts clash (two
+// renderers of one name would both be --report-NAME) is a mistake in the
+// program built on nlutest, which no suite or flag of its user can fix:
+// it says so and what clashes, and ends with exit 3 (the run could not be
+// done; 2 would send the user to their suite), before anything is read.
+func (a *App) checkExtensions(cmd string) (int, bool) {
+	switch cmd {
+	case "version", "--version", "-version", "help", "-h", "--help":
+		return 0, true
+	}
+	err := a.ext().Validate()
+	if err == nil {
+		return 0, true
+	}
+	fmt.Fprintf(a.Stderr, "nlutest: this program's extensions do not fit together, so nothing ran:\n")
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(a.Stderr, "  - %s\n", line)
+	}
+	fmt.Fprintf(a.Stderr, "This is a mistake in the program (the extensions.Set it runs with), not in the suite or the command line: the program's author must fix it.\n")
+	return ExitCannotRun, false
 }
 
 // version is the tool's version: the one set at link time, else the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -125,4 +126,39 @@ func mustOpen(t *testing.T, path string) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// A program whose extension set clashes (here the test set with a second
+// csv renderer, as when nlutest ships a format of a name a program's own
+// renderer has) is refused before any command reads anything: exit 3 and
+// a message naming the clash and whose mistake it is. Before, run, eval
+// and merge crashed into "internal error: run flag redefined:
+// report-csv" and validate went on as if nothing were wrong.
+func TestExtensionClashRefused(t *testing.T) {
+	x := testExtensions()
+	x.Renderers = append(x.Renderers, csvRenderer)
+	dir := writeSuite(t, echoSuite)
+	run := filepath.Join(dir, "run")
+	for _, args := range [][]string{
+		{"run", dir, "--out", run},
+		{"validate", dir},
+		{"eval", run},
+		{"merge", "--out", filepath.Join(dir, "m"), run},
+		{"generate", dir},
+	} {
+		code, out, errs := runCLIWith(t, x, dir, nil, args...)
+		n := len(x.Renderers)
+		want := fmt.Sprintf(`renderers %d and %d are both named "csv", so both would be --report-csv`, n-1, n)
+		if code != ExitCannotRun || !strings.Contains(errs, "this program's extensions do not fit together, so nothing ran") ||
+			!strings.Contains(errs, want) || !strings.Contains(errs, "not in the suite or the command line") ||
+			strings.Contains(errs, "internal error") || out != "" {
+			t.Errorf("%s: exit %d (want %d)\nstdout %q\nstderr %s", args[0], code, ExitCannotRun, out, errs)
+		}
+	}
+	if _, err := os.Stat(run); !os.IsNotExist(err) {
+		t.Errorf("run wrote %s (%v)", run, err)
+	}
+	if code, out, _ := runCLIWith(t, x, dir, nil, "version"); code != ExitPass || !strings.HasPrefix(out, "nlutest ") {
+		t.Errorf("version with a clashing set: exit %d %q", code, out)
+	}
 }
