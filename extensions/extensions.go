@@ -1,11 +1,12 @@
 // Package extensions owns the one value that says what a program built on
 // nlutest can read, call, measure and write: its case source kinds, target
-// kinds, metric families and report renderers. cmd/nlutest builds the
-// default set and passes its parts down — to spec.Load (source kinds,
-// target kinds, the families' shapes), to the pipeline and the collector
-// (families) and to report writing (renderers) — so no package keeps a
-// registry of its own, and a test builds a set with its own additions
-// without touching any other test.
+// kinds, metric families, report renderers and importers. cmd/nlutest
+// builds the default set, checks it (Validate) and passes its parts down —
+// to spec.Load (source kinds, target kinds, the families' shapes), to the
+// pipeline and the collector (families), to report writing (renderers)
+// and to `nlutest import` (importers) — so no package keeps a registry of
+// its own, and a test builds a set with its own additions without
+// touching any other test.
 package extensions
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/assert/coverage"
 	"github.com/nlutest/nlutest/assert/usage"
+	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
@@ -37,6 +39,9 @@ type Set struct {
 	Families assert.Families
 	// Renderers are the report formats, each a --report-NAME flag.
 	Renderers []reporters.Renderer
+	// Importers are the test sets `nlutest import NAME` reads (botium,
+	// rasa-e2e…), in the order usage lines and messages list them.
+	Importers []importer.Format
 }
 
 // Default returns the extension points nlutest ships.
@@ -46,6 +51,7 @@ func Default() *Set {
 		Targets:   targets.DefaultKinds(),
 		Families:  assert.InOrder(schema.BuiltinFamilies(), builtinFamilies()),
 		Renderers: reporters.DefaultRenderers(),
+		Importers: importer.DefaultFormats(),
 	}
 }
 
@@ -76,14 +82,14 @@ func (x *Set) Tree() (*schema.Tree, error) {
 }
 
 // Validate reports a set whose parts do not fit together, every problem
-// in one error: two target kinds or renderers of one name, a renderer
-// whose name cannot be a flag (--report-NAME) or that writes nothing, and
-// what the metrics tree refuses (two families of one name, a source
-// kind whose block type or group is taken). These are mistakes in the
-// program built on nlutest, not in its user's suite or command line: the
-// program checks its set once, before it reads anything (cmd/nlutest
-// does, before every command), rather than crash on the command that
-// first trips over it.
+// in one error: two target kinds, renderers or importers of one name, a
+// renderer whose name cannot be a flag (--report-NAME) or that writes
+// nothing, and what the metrics tree refuses (two families of one name,
+// a source kind whose block type or group is taken). These are mistakes
+// in the program built on nlutest, not in its user's suite or command
+// line: the program checks its set once, before it reads anything
+// (cmd/nlutest does, before every command), rather than crash on the
+// command that first trips over it.
 func (x *Set) Validate() error {
 	var errs []error
 	if _, err := x.Tree(); err != nil {
@@ -107,6 +113,16 @@ func (x *Set) Validate() error {
 			errs = append(errs, fmt.Errorf("renderer %q has no Write", r.Name))
 		}
 		names[r.Name] = i
+	}
+	formats := map[string]int{}
+	for i, f := range x.Importers {
+		switch j, dup := formats[f.Name()]; {
+		case dup:
+			errs = append(errs, fmt.Errorf("importers %d and %d are both named %q, so both would be `import %s`", j+1, i+1, f.Name(), f.Name()))
+		case !flagName.MatchString(f.Name()):
+			errs = append(errs, fmt.Errorf("importer %d is named %q: an importer's name is the word after `nlutest import`, so it is lower-case letters, digits and inner dashes", i+1, f.Name()))
+		}
+		formats[f.Name()] = i
 	}
 	return errors.Join(errs...)
 }

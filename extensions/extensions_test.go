@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -172,6 +173,8 @@ func TestSetValidate(t *testing.T) {
 			[]string{`"errors"`}},
 		{"a source kind whose block is taken", func(x *Set) { x.Sources = append(x.Sources, x.Sources[1]) },
 			[]string{`source kind "dataset": the block type is taken`}},
+		{"two importers of one name", func(x *Set) { x.Importers = append(x.Importers, x.Importers[0]) },
+			[]string{fmt.Sprintf("importers 1 and %d are both named \"botium\", so both would be `import botium`", len(importer.DefaultFormats())+1)}},
 		{"three problems at once", func(x *Set) {
 			x.Renderers = append(x.Renderers, csv, csv)
 			x.Targets = append(x.Targets, x.Targets[0])
