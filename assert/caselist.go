@@ -253,16 +253,12 @@ func (c *Collector) Listed() *Listing {
 }
 
 // copyListFrom is the number of listed cases from which a listing copies
-// the entries (88 bytes each) in the report's order, so its renderers read
-// them one after another: reading them through the order, all over the
-// collector's blocks, cost report.json 23 -> 45-58 ms of CPU at 200,000
-// cases (BenchmarkReportAfterResults), one cache miss a case. Below it the
-// entries stay where they are: the copy and the merged keys were fresh
-// memory, 700 page faults and 8-14 ms in a live run of 20,000 cases, and
-// 5 MB of entries stays in the cache (at 60,000 cases BuildReport and
-// report.json took 39-51 ms of CPU without the copy, 45-62 with it, over
-// two sets of runs; docs/performance.md, issue 27, third round). A
-// variable for tests.
+// the entries in the report's order. Why: read through the order, every
+// entry of a large listing is a cache miss, while for a small one the
+// copy is fresh memory (page faults) that costs more than the misses it
+// saves. The threshold and its measurements: docs/performance.md, "Issue
+// 27 (third round): live runs — what was left", item 6. A variable so
+// that tests run both listings.
 var copyListFrom = 65536
 
 // Listing is a collector's listed cases in a report's order (Listed): a

@@ -2,6 +2,7 @@ package assert
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nlutest/nlutest/assert/metrics"
@@ -82,15 +83,37 @@ func SetFamily(n *schema.Node, name string, v any) {
 // first four the node families (cases, dimension, label, latency).
 type Families []Family
 
-// DefaultFamilies returns the built-in families defined in this package,
-// in the order of schema.BuiltinFamilies. The built-in families defined
-// in packages of their own (assert/usage) join them in
-// extensions.Default; a new family is a file here with a line in this
-// list, or a package of its own with a line there.
+// DefaultFamilies returns the built-in families defined in this package.
+// The built-in families defined in packages of their own (assert/usage,
+// assert/coverage) join them in extensions.Default, which orders them all
+// with InOrder; a new family is a file here with a line in this list, or
+// a package of its own with a line there. Its shape is its own (Shape):
+// no other list need name it.
 func DefaultFamilies() Families {
 	return Families{casesFamily{}, dimensionFamily{}, labelFamily{}, latencyFamily{},
 		dialogueFamily{}, repeatFamily{}, memoryFamily{}, rankingFamily{}, ratingsFamily{}, robustnessFamily{}, rubricFamily{}, textFamily{},
 		calibrationFamily{}, oosFamily{}, scenarioFamily{}, toolsFamily{}, taskFamily{}}
+}
+
+// InOrder returns every family of fams, those whose names order has
+// first, in order's order, then the others in their own order: a family
+// is never dropped and none is added. extensions.Default orders the
+// built-in families by schema.BuiltinFamilies, the order the reports show
+// them in; a family whose shape schema does not list (one defined in a
+// single file, its shape beside its accumulator) follows them.
+func InOrder(order []*schema.Family, fams Families) Families {
+	out := make(Families, 0, len(fams))
+	for _, sh := range order {
+		if j := fams.index(sh.Name); j >= 0 {
+			out = append(out, fams[j])
+		}
+	}
+	for _, f := range fams {
+		if !slices.ContainsFunc(order, func(sh *schema.Family) bool { return sh.Name == f.Shape().Name }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Ordered returns fams in the order of the shapes (a tree's families),

@@ -1,17 +1,23 @@
 // Package extensions owns the one value that says what a program built on
 // nlutest can read, call, measure and write: its case source kinds, target
-// kinds, metric families and report renderers. cmd/nlutest builds the
-// default set and passes its parts down — to spec.Load (source kinds,
-// target kinds, the families' shapes), to the pipeline and the collector
-// (families) and to report writing (renderers) — so no package keeps a
-// registry of its own, and a test builds a set with its own additions
-// without touching any other test.
+// kinds, metric families, report renderers and importers. cmd/nlutest
+// builds the default set, checks it (Validate) and passes its parts down —
+// to spec.Load (source kinds, target kinds, the families' shapes), to the
+// pipeline and the collector (families), to report writing (renderers)
+// and to `nlutest import` (importers) — so no package keeps a registry of
+// its own, and a test builds a set with its own additions without
+// touching any other test.
 package extensions
 
 import (
+	"errors"
+	"fmt"
+	"regexp"
+
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/assert/coverage"
 	"github.com/nlutest/nlutest/assert/usage"
+	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
@@ -33,6 +39,9 @@ type Set struct {
 	Families assert.Families
 	// Renderers are the report formats, each a --report-NAME flag.
 	Renderers []reporters.Renderer
+	// Importers are the test sets `nlutest import NAME` reads (botium,
+	// rasa-e2e…), in the order usage lines and messages list them.
+	Importers []importer.Format
 }
 
 // Default returns the extension points nlutest ships.
@@ -40,9 +49,19 @@ func Default() *Set {
 	return &Set{
 		Sources:   spec.DefaultSourceKinds(),
 		Targets:   targets.DefaultKinds(),
-		Families:  assert.Ordered(schema.BuiltinFamilies(), append(assert.DefaultFamilies(), usage.Family{}, coverage.Family{})),
+		Families:  assert.InOrder(schema.BuiltinFamilies(), builtinFamilies()),
 		Renderers: reporters.DefaultRenderers(),
+		Importers: importer.DefaultFormats(),
 	}
+}
+
+// builtinFamilies are the metric families nlutest ships: assert's and
+// those in packages of their own. Default orders them by the shapes
+// schema lists (the reports' order) and keeps the others after them, so a
+// family needs no line outside its file but its entry in a list here or
+// in assert.DefaultFamilies.
+func builtinFamilies() assert.Families {
+	return append(assert.DefaultFamilies(), usage.Family{}, coverage.Family{})
 }
 
 // LoadOptions returns o with the set's source kinds, target kinds and
@@ -61,3 +80,52 @@ func (x *Set) LoadOptions(o spec.Options) spec.Options {
 func (x *Set) Tree() (*schema.Tree, error) {
 	return spec.NewTree(x.Families.Shapes(), x.Sources)
 }
+
+// Validate reports a set whose parts do not fit together, every problem
+// in one error: two target kinds, renderers or importers of one name, a
+// renderer whose name cannot be a flag (--report-NAME) or that writes
+// nothing, and what the metrics tree refuses (two families of one name,
+// a source kind whose block type or group is taken). These are mistakes
+// in the program built on nlutest, not in its user's suite or command
+// line: the program checks its set once, before it reads anything
+// (cmd/nlutest does, before every command), rather than crash on the
+// command that first trips over it.
+func (x *Set) Validate() error {
+	var errs []error
+	if _, err := x.Tree(); err != nil {
+		errs = append(errs, err)
+	}
+	kinds := map[string]int{}
+	for i, k := range x.Targets {
+		if j, dup := kinds[k.Name()]; dup {
+			errs = append(errs, fmt.Errorf("target kinds %d and %d are both named %q", j+1, i+1, k.Name()))
+		}
+		kinds[k.Name()] = i
+	}
+	names := map[string]int{}
+	for i, r := range x.Renderers {
+		switch j, dup := names[r.Name]; {
+		case dup:
+			errs = append(errs, fmt.Errorf("renderers %d and %d are both named %q, so both would be --report-%s", j+1, i+1, r.Name, r.Name))
+		case !flagName.MatchString(r.Name):
+			errs = append(errs, fmt.Errorf("renderer %d is named %q: a renderer's name makes the flag --report-NAME, so it is lower-case letters, digits and inner dashes", i+1, r.Name))
+		case r.Write == nil:
+			errs = append(errs, fmt.Errorf("renderer %q has no Write", r.Name))
+		}
+		names[r.Name] = i
+	}
+	formats := map[string]int{}
+	for i, f := range x.Importers {
+		switch j, dup := formats[f.Name()]; {
+		case dup:
+			errs = append(errs, fmt.Errorf("importers %d and %d are both named %q, so both would be `import %s`", j+1, i+1, f.Name(), f.Name()))
+		case !flagName.MatchString(f.Name()):
+			errs = append(errs, fmt.Errorf("importer %d is named %q: an importer's name is the word after `nlutest import`, so it is lower-case letters, digits and inner dashes", i+1, f.Name()))
+		}
+		formats[f.Name()] = i
+	}
+	return errors.Join(errs...)
+}
+
+// flagName is what a renderer's name may be.
+var flagName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)

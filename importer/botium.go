@@ -81,7 +81,7 @@ func ReadBotium(dir string, f Features) (res *Result, skipped []Skipped, err err
 		}
 	}
 	b.materials()
-	res, _, err = b.s.result(f, botiumTarget)
+	res, _, err = b.s.result(f, withTracker(botiumTarget, f))
 	return res, skipped, err
 }
 

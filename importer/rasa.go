@@ -59,7 +59,7 @@ func ReadRasa(files []string, domain string, f Features) (res *Result, skipped [
 			return nil, skipped, err
 		}
 	}
-	res, _, err = r.s.result(f, rasaTarget)
+	res, _, err = r.s.result(f, withTracker(rasaTarget, f))
 	return res, skipped, err
 }
 

@@ -39,7 +39,19 @@ const partialHint = "Write the check by hand in the imported suite, or pass --pa
 // skipHint ends the detail of a test without a user message.
 const skipHint = ", or pass --partial to import the rest without it."
 
-// result renders the suite into its file, with the problems found.
+// withTracker fills a target template (botiumTarget, rasaTarget) with the
+// tracker line the features ask for: state: expectations read the
+// tracker after each turn.
+func withTracker(tmpl string, f Features) string {
+	tracker := ""
+	if f.State {
+		tracker = "    tracker = true\n"
+	}
+	return fmt.Sprintf(tmpl, tracker)
+}
+
+// result renders the suite into its file, with the problems found; target
+// is the suite's target block(s), written as they are.
 func (s *suite) result(f Features, target string) (*Result, []string, error) {
 	header := fmt.Sprintf("Imported by nlutest import from %s.\nThe mapping of each step: docs/cli.md#import.", s.from)
 	if n := len(s.problems.Errs()); n > 0 {
@@ -52,16 +64,11 @@ func (s *suite) result(f Features, target string) (*Result, []string, error) {
 		}
 		return a.Start.Line < b.Start.Line
 	})
-	tracker := ""
-	if f.State {
-		// state: expectations read the tracker after each turn.
-		tracker = "    tracker = true\n"
-	}
 	if !slices.ContainsFunc(s.convos, func(c *convo) bool { return len(c.turns) > 0 }) {
 		return nil, nil, &InputError{Sources: s.sources, Diags: append(s.problems, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to import",
 			Detail: "No test sends the bot a message, so the suite would hold no test; the problems above say why."})}
 	}
-	out, err := s.render(f, header, fmt.Sprintf(target, tracker))
+	out, err := s.render(f, header, target)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -417,9 +417,6 @@ func (r *Run) CasesText() string {
 	return s
 }
 
-// Elapsed is how long earlier sessions of a resumed run spent.
-func (r *Run) Elapsed() time.Duration { return r.before }
-
 // Todo is how many cases Execute will call, as far as is known now.
 func (r *Run) Todo() int { return r.Cases() - r.Recorded() }
 

@@ -37,9 +37,6 @@ var sensitiveHeaders = map[string]bool{
 	"X-Api-Key": true, "Api-Key": true, "X-Auth-Token": true,
 }
 
-// SensitiveHeader reports whether a header (any case) is always redacted.
-func SensitiveHeader(name string) bool { return sensitiveHeaders[http.CanonicalHeaderKey(name)] }
-
 // Redactor removes secrets from text. The zero value and nil redact
 // nothing.
 type Redactor struct {

@@ -73,39 +73,6 @@ func (e *Expectations) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Generic converts a value decoded by encoding/json with UseNumber into
-// ojg's generic form (int64 for integers, float64 otherwise), so that
-// expected and actual values compare by the same rules.
-func Generic(v any) any {
-	switch t := v.(type) {
-	case json.Number:
-		if i, err := t.Int64(); err == nil {
-			return i
-		}
-		f, err := t.Float64()
-		if err != nil {
-			return string(t)
-		}
-		return f
-	case float64:
-		if t == float64(int64(t)) && t < 1e18 && t > -1e18 {
-			return int64(t)
-		}
-		return t
-	case []any:
-		for i := range t {
-			t[i] = Generic(t[i])
-		}
-		return t
-	case map[string]any:
-		for k := range t {
-			t[k] = Generic(t[k])
-		}
-		return t
-	}
-	return v
-}
-
 // Case is one generated test utterance: the record `nlutest generate` writes
 // as a JSONL line and the first half of every result record.
 type Case struct {

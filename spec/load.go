@@ -603,8 +603,8 @@ func (l *loader) number(attrs hcl.Attributes, name string, def float64, min, max
 		return def
 	}
 	f, _ := v.AsBigFloat().Float64()
-	if f < min || f > max || math.IsNaN(f) {
-		if max == math.MaxFloat64 {
+	if f < min || f > max || math.IsNaN(f) || math.IsInf(f, 0) {
+		if max >= math.MaxFloat64 {
 			l.errorf(a.Expr.Range().Ptr(), "Value out of range", "The %q attribute must be at least %g; it is %g.", name, min, f)
 		} else {
 			l.errorf(a.Expr.Range().Ptr(), "Value out of range", "The %q attribute must be between %g and %g; it is %g.", name, min, max, f)

@@ -3,9 +3,31 @@ package spec
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nlutest/nlutest/schema"
 )
+
+// nodeMembers is what the "Unknown metric" message lists a metrics node
+// to have, from the families a suite loads with (here spec's own,
+// schema.BuiltinFamilies): the node families' figures ("total", …), then
+// each family's subtree ("dimension", …, "tools"), so a new family does
+// not break the test that checks the message.
+func nodeMembers(fams []*schema.Family) string {
+	var figures, subtrees []string
+	for _, f := range fams {
+		for _, a := range f.Attrs {
+			figures = append(figures, strconv.Quote(a.Name))
+		}
+		for _, s := range f.Subs {
+			subtrees = append(subtrees, strconv.Quote(s.Name))
+		}
+	}
+	all := append(figures, subtrees...)
+	return strings.Join(all[:len(all)-1], ", ") + " or " + all[len(all)-1]
+}
 
 // Threshold conditions name metrics the run will have; validate checks each
 // name against the metrics tree (and the suite's splits, templates, scenes
@@ -44,7 +66,7 @@ split "smoke" { where = case.level == "S1" }
 		{`metrics.oos.intent.thresholds["0.7"].oos_recall >= 0.5`, "", ""},
 		{`metrics.oos.intent.aroc >= 0.8`, "Unknown metric", `Did you mean "auroc"?`},
 		{`metrics.oos.intnt.auroc >= 0.8`, "Unknown label dimension", `Did you mean "intent"?`},
-		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has "total", "passed", "failed", "errored", "accuracy", "error_rate", "dimension", "label", "latency", "dialogue", "repeat", "memory", "ranking", "ratings", "robustness", "rubric", "text", "usage", "calibration", "oos", "scenario", "coverage", "tools" or "task".`},
+		{`metrics.acuracy >= 0.9`, "Unknown metric", `There is no metric "acuracy" here. Did you mean "accuracy"? A metrics node has ` + nodeMembers(schema.BuiltinFamilies()) + `.`},
 		{`metrics.splt.smoke.accuracy >= 0.9`, "Unknown metric", `There is no metric "splt" here. Did you mean "split"?`},
 		{`metrics.split.smok.accuracy >= 0.9`, "Unknown split", `This suite has no split "smok", so metrics.split has no node for it. Did you mean "smoke"? Known: "smoke".`},
 		{`metrics.split > 0`, "Incomplete metric", `metrics.split is a map of nodes; name one, e.g. metrics.split["NAME"].accuracy.`},

@@ -274,6 +274,14 @@ func (d *Decoder) Int(attrs hcl.Attributes, name string, def, min int) int {
 	return d.l.integer(attrs, name, def, min)
 }
 
+// Number reads a number from min to max; def when absent. Like the other
+// readers it may use only var.* and functions, never a sensitive
+// variable; a value outside the range is an error naming the range
+// (max math.Inf(1) for none: "at least min").
+func (d *Decoder) Number(attrs hcl.Attributes, name string, def, min, max float64) float64 {
+	return d.l.number(attrs, name, def, min, max)
+}
+
 // Expect reads an expect map; slots are the placeholders its values may use.
 func (d *Decoder) Expect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 	return d.l.decodeExpect(a, slots)

@@ -144,13 +144,3 @@ func (a *RankAcc) Add(q QuestionScores) {
 	a.P1 += q.P1
 	a.NDCG += q.NDCG
 }
-
-// Merge adds b's questions.
-func (a *RankAcc) Merge(b *RankAcc) {
-	a.Questions += b.Questions
-	a.Dropped += b.Dropped
-	a.AP += b.AP
-	a.RR += b.RR
-	a.P1 += b.P1
-	a.NDCG += b.NDCG
-}

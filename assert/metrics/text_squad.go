@@ -56,16 +56,11 @@ func mlqaPunct(r rune) bool {
 	return unicode.IsPunct(r) || (r < 0x80 && strings.ContainsRune(asciiPunct, r))
 }
 
-// MLQANormalize is the MLQA evaluation script's normalize_answer for
-// Chinese ("zh"): lower case (Lower), drop punctuation (Unicode P* and
-// string.punctuation), no article removal, then mixed segmentation: each
-// character in U+4E00–U+9FA5 is a token, other runs split on white space;
-// tokens joined by one space.
-func MLQANormalize(s string) string {
-	return strings.Join(MLQATokens(s), " ")
-}
-
-// MLQATokens are the tokens of MLQANormalize.
+// MLQATokens are the tokens of the MLQA evaluation script's
+// normalize_answer for Chinese ("zh"): lower case (Lower), drop
+// punctuation (Unicode P* and string.punctuation), no article removal,
+// then mixed segmentation: each character in U+4E00–U+9FA5 is a token,
+// other runs split on white space.
 func MLQATokens(s string) []string {
 	s = strings.Map(func(r rune) rune {
 		if mlqaPunct(r) {

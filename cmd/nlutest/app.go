@@ -104,8 +104,7 @@ Usage:
   nlutest stats PATH      distributions of materials, cases, scenes, splits and dimension coverage
   nlutest annotate PATH   draft expectations from live responses (SUITE.annotations.hcl, or --write)
   nlutest fmt PATH        rewrite suite files in the canonical layout (--check: list, exit 1)
-  nlutest import botium DIR -o SUITE_DIR        a suite from Botium convos and utterances
-  nlutest import rasa-e2e FILE -o SUITE_DIR     a suite from Rasa end-to-end tests or test stories
+{{import}}
   nlutest eval RUN        recompute assertions, metrics, thresholds and reports of a saved run, offline
   nlutest diff RUN RUN    metric deltas and cases that flipped between two runs
   nlutest merge RUN...    join shard runs into one run (--out DIR)
@@ -124,6 +123,16 @@ Run 'nlutest COMMAND -h' for a command's flags. Documentation: README.md.
 Exit codes: 0 pass · 1 verdict fail · 2 invalid suite or usage · 3 could not run · 130 interrupted
 `
 
+// usage is usageText with a line per import format of the app's set.
+func (a *App) usage() string {
+	var b strings.Builder
+	for _, f := range a.ext().Importers {
+		cmd := "nlutest import " + f.Name() + " " + f.Args() + " -o SUITE_DIR"
+		fmt.Fprintf(&b, "  %-45s %s\n", cmd, f.Help())
+	}
+	return strings.Replace(usageText, "{{import}}\n", b.String(), 1)
+}
+
 // Run executes one command line and returns the exit code. It never panics
 // on user input: an unexpected panic is reported as an internal error (exit 3).
 func (a *App) Run(ctx context.Context, args []string) (code int) {
@@ -137,10 +146,13 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		}
 	}()
 	if len(args) == 0 {
-		fmt.Fprint(a.Stderr, usageText)
+		fmt.Fprint(a.Stderr, a.usage())
 		return ExitInvalid
 	}
 	cmd, rest := args[0], args[1:]
+	if code, ok := a.checkExtensions(cmd); !ok {
+		return code
+	}
 	var err error
 	switch cmd {
 	case "run":
@@ -181,12 +193,35 @@ func (a *App) Run(ctx context.Context, args []string) (code int) {
 		fmt.Fprintf(a.Stdout, "nlutest %s%s\n", version(), buildInfo())
 		return ExitPass
 	case "help", "-h", "--help":
-		fmt.Fprint(a.Stdout, usageText)
+		fmt.Fprint(a.Stdout, a.usage())
 		return ExitPass
 	default:
 		err = usagef("unknown command %q", cmd)
 	}
 	return a.fail(err)
+}
+
+// checkExtensions checks the app's extension set before a command that
+// uses it (all but version and help) runs. A set whose parts clash (two
+// renderers of one name would both be --report-NAME) is a mistake in the
+// program built on nlutest, which no suite or flag of its user can fix:
+// it says so and what clashes, and ends with exit 3 (the run could not be
+// done; 2 would send the user to their suite), before anything is read.
+func (a *App) checkExtensions(cmd string) (int, bool) {
+	switch cmd {
+	case "version", "--version", "-version", "help", "-h", "--help":
+		return 0, true
+	}
+	err := a.ext().Validate()
+	if err == nil {
+		return 0, true
+	}
+	fmt.Fprintf(a.Stderr, "nlutest: this program's extensions do not fit together, so nothing ran:\n")
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(a.Stderr, "  - %s\n", line)
+	}
+	fmt.Fprintf(a.Stderr, "This is a mistake in the program (the extensions.Set it runs with), not in the suite or the command line: the program's author must fix it.\n")
+	return ExitCannotRun, false
 }
 
 // version is the tool's version: the one set at link time, else the

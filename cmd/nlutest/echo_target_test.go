@@ -17,21 +17,25 @@ import (
 )
 
 // A test-only target kind, added as a new target kind is: this file and
-// the one line in testExtensions (extensions_test.go). An echo target answers every turn
-// itself, without a network, with the intent its block names and the turn's
-// place in its session:
+// the one line in testExtensions (extensions_test.go). An echo target
+// answers every turn itself, without a network, with the intent and
+// confidence its block names and the turn's place in its session:
 //
 //	echo {
-//	  intent = "greet"
+//	  intent     = "greet"
+//	  confidence = 0.8     # optional, 0 to 1: without it the answer has none
 //	}
 
 type echoKind struct{}
 
 var echoSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "intent", Required: true}},
+	Attributes: []hcl.AttributeSchema{{Name: "intent", Required: true}, {Name: "confidence"}},
 }
 
-type echoConfig struct{ intent string }
+type echoConfig struct {
+	intent     string
+	confidence *float64
+}
 
 func (echoKind) Name() string { return "echo" }
 
@@ -40,7 +44,12 @@ func (echoKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &echoConfig{intent: d.String(c.Attributes, "intent", "")}, true
+	cfg := &echoConfig{intent: d.String(c.Attributes, "intent", "")}
+	if _, ok := c.Attributes["confidence"]; ok {
+		conf := d.Number(c.Attributes, "confidence", 0, 0, 1)
+		cfg.confidence = &conf
+	}
+	return cfg, true
 }
 
 func (echoKind) NewCaller(_ context.Context, b *targets.Build) (runner.Caller, error) {
@@ -63,7 +72,11 @@ func (e *echoCaller) Open(context.Context, *schema.Script) (runner.Session, erro
 type echoSession struct{ c *echoCaller }
 
 func (s *echoSession) Call(_ context.Context, turn *schema.Case, history []schema.Message) *schema.Result {
-	body, _ := json.Marshal(map[string]any{"text": turn.Text, "intent": map[string]string{"name": s.c.cfg.intent}, "turn": len(history) / 2})
+	intent := map[string]any{"name": s.c.cfg.intent}
+	if s.c.cfg.confidence != nil {
+		intent["confidence"] = *s.c.cfg.confidence
+	}
+	body, _ := json.Marshal(map[string]any{"text": turn.Text, "intent": intent, "turn": len(history) / 2})
 	return &schema.Result{Case: *turn, Target: s.c.name, Started: time.Now().UTC(), Status: 200, Attempts: 1, Response: body}
 }
 
@@ -136,7 +149,15 @@ func TestTestOnlyTargetKindValidate(t *testing.T) {
 		}},
 		{"unknown kind", `echo {`, `ehco {`, []string{
 			`Error: Unsupported block type`, `suite.nlutest.hcl:13:3:`, `Did you mean "echo"?`,
-			`Error: Target kind required`, `http { … }, rasa { … }, exec { … }, replay { … }, demo { … }, openai { … } or echo { … }.`,
+			`Error: Target kind required`, kindList(testExtensions().Targets),
+		}},
+		{"confidence out of range", `intent = "greet"`, `intent = "greet"
+    confidence = 1.5`, []string{
+			`Error: Value out of range`, `suite.nlutest.hcl:15:18:`, `The "confidence" attribute must be between 0 and 1; it is 1.5.`,
+		}},
+		{"confidence per case", `intent = "greet"`, `intent = "greet"
+    confidence = length(case.text)`, []string{
+			`Error: Name not available here`, `suite.nlutest.hcl:15:25:`, `In a "confidence" attribute you can use "var".`,
 		}},
 	}
 	for _, tc := range cases {
@@ -158,4 +179,14 @@ func TestTestOnlyTargetKindValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kindList is how a message lists the kinds: "http { … }, rasa { … } or
+// echo { … }."
+func kindList(kinds []targets.Kind) string {
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.Name()+" { … }")
+	}
+	return orList(names) + "."
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/spec"
@@ -18,13 +19,14 @@ import (
 // use (importer.Features): the forms this nlutest reads.
 var importFeatures = importer.Features{ReplyBlocks: true, BotFirst: true, State: true}
 
-// cmdImport translates Botium convos or Rasa end-to-end tests into a new
-// suite directory (docs/cli.md#import).
+// cmdImport translates another tool's test set — Botium convos, Rasa
+// end-to-end tests, or a format of the app's set (extensions.Set's
+// Importers) — into a new suite directory (docs/cli.md#import).
 func (a *App) cmdImport(args []string) int {
-	fs := newFlagSet(a, "import", "import botium DIR -o SUITE_DIR | import rasa-e2e FILE... -o SUITE_DIR [--partial]")
+	fs := newFlagSet(a, "import", a.importSynopsis())
 	out := fs.String("o", "", "the suite directory to write (must not exist, or be an empty directory or a link to one, which is kept)")
 	partial := fs.Bool("partial", false, "write the suite even when steps cannot be translated: they become UNTRANSLATED comments, each with a warning")
-	domain := fs.String("domain", "", "rasa-e2e: the Rasa domain (a file or a directory of them) whose responses turn utter: steps into reply checks")
+	domain := fs.String("domain", "", "the bot's model for the formats that read one ("+orList(a.domainFormats())+"): a Rasa domain (a file or a directory of them) whose responses turn utter: steps into reply checks")
 	color := fs.String("color", "auto", "colour of diagnostics: auto, always or never")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -33,8 +35,12 @@ func (a *App) cmdImport(args []string) int {
 	if *color != "auto" && *color != "always" && *color != "never" {
 		return a.fail(usagef("--color takes auto, always or never, not %q", *color))
 	}
+	if len(a.ext().Importers) == 0 {
+		return a.fail(usagef("this program imports no test set format"))
+	}
 	if len(pos) < 2 {
-		return a.fail(usagef("import takes a format (botium or rasa-e2e) and what to import: nlutest import botium DIR -o SUITE_DIR"))
+		first := a.ext().Importers[0]
+		return a.fail(usagef("import takes a format (%s) and what to import: nlutest import %s %s -o SUITE_DIR", orList(a.formatNames()), first.Name(), first.Args()))
 	}
 	if *out == "" {
 		return a.fail(usagef("import needs -o SUITE_DIR, the new suite's directory"))
@@ -69,27 +75,76 @@ func (a *App) cmdImport(args []string) int {
 
 // readImport reads what pos names (a format and its paths) into a suite.
 func (a *App) readImport(pos []string, domain string) (*importer.Result, []importer.Skipped, error) {
-	switch pos[0] {
-	case "botium":
-		if len(pos) != 2 {
-			return nil, nil, usagef("import botium takes one directory of convos, got %d paths", len(pos)-1)
+	var f importer.Format
+	for _, g := range a.ext().Importers {
+		if g.Name() == pos[0] {
+			f = g
 		}
-		if domain != "" {
-			return nil, nil, usagef("--domain is for import rasa-e2e; Botium convos check the bot's text")
-		}
-		return importer.ReadBotium(a.abs(pos[1]), importFeatures)
-	case "rasa-e2e":
-		var d string
-		if domain != "" {
-			d = a.abs(domain)
-		}
-		files := make([]string, len(pos)-1)
-		for i, p := range pos[1:] {
-			files[i] = a.abs(p)
-		}
-		return importer.ReadRasa(files, d, importFeatures)
 	}
-	return nil, nil, usagef("import reads botium or rasa-e2e, not %q", pos[0])
+	if f == nil {
+		return nil, nil, usagef("import reads %s, not %q", orList(a.formatNames()), pos[0])
+	}
+	o := importer.Options{Features: importFeatures}
+	if domain != "" {
+		if !importer.TakesDomain(f) {
+			if with := a.domainFormats(); len(with) > 0 {
+				return nil, nil, usagef("--domain is for import %s; import %s reads no bot model", orList(with), f.Name())
+			}
+			return nil, nil, usagef("--domain: no import format reads a bot model")
+		}
+		o.Domain = a.abs(domain)
+	}
+	paths := make([]string, len(pos)-1)
+	for i, p := range pos[1:] {
+		paths[i] = a.abs(p)
+	}
+	res, skipped, err := f.Read(paths, o)
+	if ae := (*importer.ArgError)(nil); errors.As(err, &ae) {
+		return nil, skipped, usagef("%s", ae.Msg)
+	}
+	return res, skipped, err
+}
+
+// importSynopsis is import's usage: a line per format of the app's set.
+func (a *App) importSynopsis() string {
+	var lines []string
+	for _, f := range a.ext().Importers {
+		line := "import " + f.Name() + " " + f.Args() + " -o SUITE_DIR"
+		if importer.TakesDomain(f) {
+			line += " [--domain DOMAIN]"
+		}
+		lines = append(lines, line+" [--partial]")
+	}
+	return strings.Join(lines, "\n       nlutest ")
+}
+
+// formatNames are the names of the app's import formats.
+func (a *App) formatNames() []string {
+	var out []string
+	for _, f := range a.ext().Importers {
+		out = append(out, f.Name())
+	}
+	return out
+}
+
+// domainFormats are the names of the app's import formats that read
+// --domain.
+func (a *App) domainFormats() []string {
+	var out []string
+	for _, f := range a.ext().Importers {
+		if importer.TakesDomain(f) {
+			out = append(out, f.Name())
+		}
+	}
+	return out
+}
+
+// orList joins names for a message: "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // abs resolves a command-line path against the app's working directory.

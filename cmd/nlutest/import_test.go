@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nlutest/nlutest/extensions"
+	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -310,17 +312,27 @@ func TestImportUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	samples, _ := filepath.Abs("../../importer/testdata/botium-zh")
+	// The formats and those that read --domain, as the set lists them.
+	var formats, withDomain []string
+	for _, f := range extensions.Default().Importers {
+		formats = append(formats, f.Name())
+		if importer.TakesDomain(f) {
+			withDomain = append(withDomain, f.Name())
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"import", "botium", samples}, "import needs -o SUITE_DIR"},
 		{[]string{"import", "botium", samples, "-o", full}, "already holds files"},
-		{[]string{"import", "dialogflow", samples, "-o", "out"}, `import reads botium or rasa-e2e, not "dialogflow"`},
+		{[]string{"import", "dialogflow", samples, "-o", "out"}, `import reads ` + orList(formats) + `, not "dialogflow"`},
 		{[]string{"import", "botium", empty, "-o", "out"}, "no Botium convos in"},
 		{[]string{"import", "botium", filepath.Join(dir, "missing"), "-o", "out"}, "missing does not exist"},
 		{[]string{"import", "rasa-e2e", filepath.Join(samples, "天气.convo.txt"), "-o", "out"}, "has no test_cases or stories: nlutest import rasa-e2e reads"},
-		{[]string{"import", "botium", samples, "-o", "out", "--domain", "d.yml"}, "--domain is for import rasa-e2e"},
+		{[]string{"import", "botium", samples, "-o", "out", "--domain", "d.yml"}, "--domain is for import " + orList(withDomain) + "; import botium reads no bot model"},
+		{[]string{"import", "botium", samples, empty, "-o", "out"}, "import botium takes one directory of convos, got 2 paths"},
+		{[]string{"import", "-o", "out"}, "import takes a format (" + orList(formats) + ") and what to import"},
 	} {
 		code, out, errs := runCLI(t, dir, nil, tc.args...)
 		if code != ExitInvalid || !strings.Contains(errs, tc.want) {
