@@ -97,6 +97,9 @@ type conversationSource struct {
 	// final is how the runner reads the final state (nil without a
 	// final_state block).
 	final *schema.FinalStateQuery
+	// expectAt[i] is where turn i's expectations start in the joined
+	// template's.
+	expectAt []int
 }
 
 func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
@@ -127,7 +130,9 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 		last := cs.turns[len(cs.turns)-1]
 		last.Expect = append(last.Expect, final.Expect...)
 	}
-	for _, turn := range cs.turns {
+	cs.expectAt = make([]int, len(cs.turns))
+	for i, turn := range cs.turns {
+		cs.expectAt[i] = len(t.Expect)
 		t.Expect = append(t.Expect, turn.Expect...)
 	}
 	l.slotsUnknown = false
@@ -454,44 +459,68 @@ func (cs *conversationSource) Generate(g *Gen, yield func(*schema.Script) error)
 	return cs.s.generateTemplateWith(cs.t, g, yield, cs.script)
 }
 
+// lazyTurnsAfter is the length from which a conversation's scripts make
+// their turns after the first on demand (schema.Script.Rest), so a
+// conversation of 100,000 turns does not hold 100,000 cases while it runs.
+var lazyTurnsAfter = 64
+
 // script cuts the joined case c into the conversation's turns and assigns
 // the splits of its first turn to every turn.
 func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Script, error) {
 	texts := strings.Split(c.Text, turnSep)
-	sc := &schema.Script{ID: c.ID, Source: cs.t.Name, SourceKind: KindConversation, Turns: make([]*schema.Case, len(cs.turns))}
-	turns := make([]schema.Case, len(cs.turns))
-	at := 0
-	for i, turn := range cs.turns {
-		tc := &turns[i]
-		*tc = *c
-		tc.ID = c.ID + "/" + strconv.Itoa(i+1)
-		tc.Template, tc.Source, tc.SourceKind = "", cs.t.Name, KindConversation
-		tc.Script, tc.Turn = c.ID, i+1
-		if turn.BotFirst {
-			tc.Event = schema.EventStart
-		}
-		if i < len(texts) {
-			tc.Text = texts[i]
-		}
-		n := len(turn.Expect)
-		tc.Expect = nil
-		if n > 0 {
-			tc.Expect = c.Expect[at : at+n : at+n]
-		}
-		at += n
-		sc.Turns[i] = tc
+	n := len(cs.turns)
+	eager := n
+	if n > lazyTurnsAfter {
+		eager = 1
+	}
+	sc := &schema.Script{ID: c.ID, Source: cs.t.Name, SourceKind: KindConversation, Turns: make([]*schema.Case, eager)}
+	turns := make([]schema.Case, eager)
+	for i := range turns {
+		cs.fillTurn(&turns[i], c, texts, i)
+		sc.Turns[i] = &turns[i]
 	}
 	if err := sp.assign(sc.Turns[0]); err != nil {
 		return nil, err
 	}
+	split := sc.Turns[0].Split
 	for _, tc := range sc.Turns[1:] {
-		tc.Split = sc.Turns[0].Split
+		tc.Split = split
+	}
+	if eager < n {
+		sc.RestLen = n - eager
+		sc.Rest = func(i int) *schema.Case {
+			tc := &schema.Case{}
+			cs.fillTurn(tc, c, texts, i)
+			tc.Split = split
+			return tc
+		}
 	}
 	if cs.hasCaptures {
 		sc.After = cs.capture
 	}
 	sc.FinalState = cs.final
 	return sc, nil
+}
+
+// fillTurn makes tc turn i of the joined case c, whose texts are cut at
+// the turns.
+func (cs *conversationSource) fillTurn(tc *schema.Case, c *schema.Case, texts []string, i int) {
+	turn := cs.turns[i]
+	*tc = *c
+	tc.ID = c.ID + "/" + strconv.Itoa(i+1)
+	tc.Template, tc.Source, tc.SourceKind = "", cs.t.Name, KindConversation
+	tc.Script, tc.Turn = c.ID, i+1
+	if turn.BotFirst {
+		tc.Event = schema.EventStart
+	}
+	if i < len(texts) {
+		tc.Text = texts[i]
+	}
+	tc.Expect = nil
+	if n := len(turn.Expect); n > 0 {
+		at := cs.expectAt[i]
+		tc.Expect = c.Expect[at : at+n : at+n]
+	}
 }
 
 // capture runs after turn i of a script: it evaluates the turn's captures
@@ -627,8 +656,12 @@ func (cs *conversationSource) Rebuild(saved Saved) (*schema.Case, bool) {
 		return nil, false
 	}
 	sc, err := cs.script(joined, &splitter{s: cs.s})
-	if err != nil || sc.Turns[turn-1].Text != text {
+	if err != nil {
 		return nil, false
 	}
-	return sc.Turns[turn-1], true
+	tc := sc.At(turn - 1)
+	if tc.Text != text {
+		return nil, false
+	}
+	return tc, true
 }
