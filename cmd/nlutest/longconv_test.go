@@ -221,4 +221,3 @@ func TestLongConversationSpillsAndRecordsWhole(t *testing.T) {
 		t.Errorf("the verdicts differ:\n%s\n---\n%s", outSpilled, outHeld)
 	}
 }
-
