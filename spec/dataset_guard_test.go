@@ -68,7 +68,7 @@ func TestDatasetRowsRefusedWhereTheyAre(t *testing.T) {
 			"Duplicate member in dataset row", 1, 57, []string{`"城市" twice`}},
 		{"nested Rasa annotation", rasaSuite, "nlu.yml",
 			"nlu:\n- intent: x\n  examples: |\n    - [a](b)[c](d)[[nested](x)](y)\n", "Invalid entity annotation", 4, 1,
-			[]string{`the annotation "[[nested](x)" holds another [`, `read "[nested" as the entity`}},
+			[]string{`The annotation "[[nested](x)" holds another [`, `read "[nested" as the entity`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": tc.suite, tc.file: tc.data})

@@ -256,7 +256,7 @@ func (p *rasaParser) examples(kind, intent string, keyIndent int) error {
 		}
 		ex, err := parseAnnotated(raw)
 		if err != nil {
-			return p.fail(p.i, "Invalid entity annotation", "%s. Annotate entities as [text](entity) or [text]{\"entity\": \"NAME\", \"value\": \"VALUE\"}.", err)
+			return p.fail(p.i, "Invalid entity annotation", "%s. Annotate entities as [text](entity) or [text]{\"entity\": \"NAME\", \"value\": \"VALUE\"}.", capitalize(err.Error()))
 		}
 		ex.line, ex.intent, ex.raw = p.i, intent, raw
 		p.out = append(p.out, ex)
