@@ -93,10 +93,13 @@ func repeatedMember(doc *jsondoc.Doc, r jsondoc.Ref) (key string, at int, ok boo
 	return "", 0, false
 }
 
-// csvGuard reads a CSV dataset for encoding/csv, refusing a record longer
-// than MaxDataRowBytes before the CSV reader holds it, and a byte that is
-// not UTF-8, each at its line. A record ends at a line break outside
-// quotes (a doubled quote inside a quoted field flips the state twice).
+// csvGuard reads a CSV dataset for encoding/csv. It refuses a record
+// longer than MaxDataRowBytes before the CSV reader holds it (an error
+// that ends the file: Err), and notes each line with a byte that is not
+// UTF-8 (its first such byte) for the record that holds it to be refused
+// instead of read (take), so the rows after it are still read. A record
+// ends at a line break outside quotes (a doubled quote inside a quoted
+// field flips the state twice).
 type csvGuard struct {
 	r    io.Reader
 	path string
@@ -111,6 +114,18 @@ type csvGuard struct {
 	quoted         bool
 	pending        []byte // the start of a character cut by a read
 	lineBuf        []byte // the current line so far, for a UTF-8 error's column
+	// lineBad: the current line has a byte that is not UTF-8, noted.
+	lineBad bool
+	// bad are the lines' bytes that are not UTF-8, in file order, that no
+	// record has taken yet.
+	bad []badByte
+}
+
+// badByte is a byte that is not UTF-8 at offset off of the file, and its
+// diagnostic.
+type badByte struct {
+	off int64
+	err error
 }
 
 func newCSVGuard(r io.Reader, path string) *csvGuard {
@@ -119,6 +134,23 @@ func newCSVGuard(r io.Reader, path string) *csvGuard {
 
 // Err is the guard's diagnostic, once it refused the input.
 func (g *csvGuard) Err() error { return g.err }
+
+// take returns the diagnostic of the first byte that is not UTF-8 before
+// offset end (the end of the record just read) and forgets those bytes:
+// they are in that record, or in one before it whose own error came
+// first.
+func (g *csvGuard) take(end int64) error {
+	var err error
+	k := 0
+	for k < len(g.bad) && g.bad[k].off < end {
+		if err == nil {
+			err = g.bad[k].err
+		}
+		k++
+	}
+	g.bad = g.bad[k:]
+	return err
+}
 
 var errGuard = errors.New("dataset row refused")
 
@@ -133,19 +165,22 @@ func (g *csvGuard) Read(p []byte) (int, error) {
 			return 0, errGuard
 		}
 	} else if err == io.EOF && len(g.pending) > 0 {
-		g.err = notUTF8(g.path, g.line, append(g.lineBuf, g.pending...), len(g.lineBuf), g.lineStart)
-		return 0, errGuard
+		g.noteBad(notUTF8(g.path, g.line, append(g.lineBuf, g.pending...), len(g.lineBuf), g.lineStart), g.off-int64(len(g.pending)))
+		g.pending = nil
 	}
 	return n, err
+}
+
+// noteBad notes a byte that is not UTF-8 (the first of its line).
+func (g *csvGuard) noteBad(err error, off int64) {
+	g.bad = append(g.bad, badByte{off, err})
 }
 
 // scan checks a chunk: line breaks and quotes for the record's length,
 // and its characters (a character cut at the chunk's end is checked with
 // the next chunk).
 func (g *csvGuard) scan(b []byte, eof bool) error {
-	if err := g.checkUTF8(b, eof); err != nil {
-		return err
-	}
+	g.checkUTF8(b, eof)
 	for len(b) > 0 {
 		i := bytes.IndexAny(b, "\"\n")
 		if i < 0 {
@@ -184,40 +219,71 @@ func (g *csvGuard) keepLine(b []byte) {
 	}
 }
 
-// checkUTF8 checks b, with the bytes a previous read left cut.
-func (g *csvGuard) checkUTF8(b []byte, eof bool) error {
+// checkUTF8 checks the chunk b (the guard's line and offsets are still
+// those of its start), with the bytes a previous read left cut, noting
+// the first byte of each line that is not UTF-8.
+func (g *csvGuard) checkUTF8(b []byte, eof bool) {
+	pos := 0
 	if len(g.pending) > 0 {
-		k := 0
-		for k < len(b) && len(g.pending) < utf8.UTFMax && !utf8.FullRune(g.pending) {
-			g.pending = append(g.pending, b[k])
-			k++
+		// continuation bytes only: a newline after a cut character is
+		// the line's end, not part of it
+		for pos < len(b) && len(g.pending) < utf8.UTFMax && !utf8.FullRune(g.pending) && b[pos]&0xC0 == 0x80 {
+			g.pending = append(g.pending, b[pos])
+			pos++
 		}
-		if r, size := utf8.DecodeRune(g.pending); r == utf8.RuneError && size <= 1 {
-			return notUTF8(g.path, g.line, append(slicesClone(g.lineBuf), g.pending...), len(g.lineBuf), g.lineStart)
+		if r, size := utf8.DecodeRune(g.pending); r == utf8.RuneError && size <= 1 && !g.lineBad {
+			g.noteBad(notUTF8(g.path, g.line, append(slicesClone(g.lineBuf), g.pending...), len(g.lineBuf), g.lineStart), g.off-int64(len(g.pending)-pos))
+			g.lineBad = true
 		}
 		g.pending = g.pending[:0]
-		b = b[k:]
 	}
-	if utf8.Valid(b) {
-		return nil
+	if g.lineBad { // the rest of a line already noted
+		nl := bytes.IndexByte(b[pos:], '\n')
+		if nl < 0 {
+			return
+		}
+		pos += nl + 1
+		g.lineBad = false
 	}
-	cut := len(b)
-	for k := 1; k < utf8.UTFMax && k <= len(b); k++ { // a character cut at the end
+	for pos < len(b) {
+		rest := b[pos:]
+		if utf8.Valid(rest) {
+			return
+		}
+		if cut := cutRune(rest); !eof && cut < len(rest) && utf8.Valid(rest[:cut]) {
+			g.pending = append(g.pending[:0], rest[cut:]...)
+			return
+		}
+		i := pos + firstInvalidUTF8(rest)
+		g.noteBad(g.badAt(b, i), g.off+int64(i))
+		nl := bytes.IndexByte(b[i:], '\n')
+		if nl < 0 {
+			g.lineBad = true
+			return
+		}
+		pos = i + nl + 1
+	}
+}
+
+// cutRune is where a character cut at the end of b starts (len(b) when
+// none is).
+func cutRune(b []byte) int {
+	for k := 1; k < utf8.UTFMax && k <= len(b); k++ {
 		if c := b[len(b)-k]; c >= 0xC0 {
 			if !utf8.FullRune(b[len(b)-k:]) {
-				cut = len(b) - k
+				return len(b) - k
 			}
 			break
 		} else if c < 0x80 {
 			break
 		}
 	}
-	if !eof && cut < len(b) && utf8.Valid(b[:cut]) {
-		g.pending = append(g.pending[:0], b[cut:]...)
-		return nil
-	}
-	i := firstInvalidUTF8(b)
-	// the line so far: what this chunk holds before the bad byte
+	return len(b)
+}
+
+// badAt is the diagnostic of b[i], a byte that is not UTF-8 in the chunk
+// b (the guard's line and offsets those of its start).
+func (g *csvGuard) badAt(b []byte, i int) error {
 	start := bytes.LastIndexByte(b[:i], '\n') + 1
 	line := b[start:]
 	lineNo, lineOff := g.line+bytes.Count(b[:start], []byte{'\n'}), g.off+int64(start)

@@ -2,10 +2,14 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/nlutest/nlutest/schema"
 )
@@ -182,5 +186,88 @@ func TestDatasetRowTooLong(t *testing.T) {
 }`, "d.jsonl", "{\"text\": \""+long[:(MaxDataRowBytes-20)/3*3]+"\"}\n")
 	if cases, _ := genCases(t, s, GenOptions{}); len(cases) != 1 {
 		t.Errorf("%d cases of a row under the cap", len(cases))
+	}
+}
+
+// The rows refused for what they are (not UTF-8, too long, a member twice)
+// are found with the other rows' problems in one pass (Suite.CheckData,
+// docs/language.md "one pass"): the reading goes on after each, at the
+// right line — after a JSONL line over the cap, after a CSV record with a
+// bad byte anywhere in the file (one far past the reader's first buffer
+// made the CSV reader fail again forever), and a bad byte in a row does
+// not make the CSV header unreadable.
+func TestDatasetGuardsInOnePass(t *testing.T) {
+	long := strings.Repeat("长", MaxDataRowBytes/3+10)
+	var csvRows strings.Builder
+	csvRows.WriteString("id,question\n")
+	for i := range 5000 { // 120 KB before the bad byte: past the first reads
+		fmt.Fprintf(&csvRows, "c%d,订一张明天去北京的机票\n", i)
+	}
+	csvRows.WriteString("bad1,上海\xff天气\nc-ok,好\nbad2,\"两行\n第二\xe4行\"\nc-ok2,好的\nbad3,坏,多\n")
+	files := map[string]string{
+		"s.nlutest.hcl": `
+dataset "问答" {
+  source = "qa.jsonl"
+  id     = row.id
+  text   = row.question
+}
+dataset "更多" {
+  source = "more.csv"
+  id     = row.id
+  text   = row.question
+}
+dataset "短" {
+  source = "short.csv"
+  id     = row.id
+  text   = row.question
+}
+`,
+		"qa.jsonl": `{"id": "1", "question": "你好"}
+{"id": "2", "question": "` + long + `"}
+{"id": "3", "question": "明天` + "\xff" + `"}
+{"id": "4", "question": "一", "question": "二"}
+{"id": "5"}
+{"id": "6", "question": "` + long + `"}
+{"id": "7", "question": "最后"}
+`,
+		"more.csv":  csvRows.String(),
+		"short.csv": "id,question\ns1,北京\ns2,南\xff京\ns3,上海\n",
+	}
+	want := []string{
+		"Dataset row too long@qa.jsonl:2", "Not UTF-8 text@qa.jsonl:3", "Duplicate member in dataset row@qa.jsonl:4", "Bad dataset row@qa.jsonl:5",
+		"Not UTF-8 text@more.csv:5002", "Invalid CSV row@more.csv:5007",
+		"Not UTF-8 text@short.csv:3",
+	}
+	dir := writeFiles(t, files)
+	type loaded struct{ load, data hcl.Diagnostics }
+	done := make(chan loaded, 1)
+	go func() {
+		s, diags := Load(dir, Options{})
+		if diags.HasErrors() {
+			done <- loaded{load: diags}
+			return
+		}
+		done <- loaded{data: s.CheckData()}
+	}()
+	var got hcl.Diagnostics
+	select {
+	case l := <-done:
+		if l.load.HasErrors() {
+			t.Fatalf("load: %v", l.load)
+		}
+		got = l.data
+	case <-time.After(60 * time.Second):
+		t.Fatal("the load or CheckData did not end")
+	}
+	if strings.Join(errorPlaces(got), " ") != strings.Join(want, " ") {
+		t.Fatalf("CheckData: %v, want %v", errorPlaces(got), want)
+	}
+	for i, more := range map[int]string{0: "(line 6).", 4: "(line 5005)."} {
+		if !strings.HasSuffix(got[i].Detail, more) {
+			t.Errorf("%s: %s, want the other row %s", got[i].Summary, got[i].Detail, more)
+		}
+	}
+	if d := got[4].Detail; !strings.Contains(d, `(0xff) at column 8 (byte offset 11 in the line, 198913 in the file), after "bad1,上海"`) {
+		t.Errorf("the CSV row's byte: %s", d)
 	}
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -90,6 +91,7 @@ type jsonlReader struct {
 	buf  []byte
 	line int
 	off  int64
+	skip bool // the rest of a line too long is still to read
 	doc  *jsondoc.Doc
 	row  dsRow
 }
@@ -143,16 +145,26 @@ func (r *jsonlReader) repeatedMember(line, trimmed []byte) error {
 }
 
 // readLine returns the next line without its newline (nil at the end).
-// A line longer than MaxDataRowBytes is refused as soon as it is.
+// A line longer than MaxDataRowBytes is refused as soon as it is; the
+// next call skips the rest of it, without holding it, and reads the line
+// after.
 func (r *jsonlReader) readLine() ([]byte, error) {
 	r.buf = r.buf[:0]
 	if cap(r.buf) > 1<<20 {
 		r.buf = nil // a long line's buffer is not kept for the short ones
 	}
+	if r.skip {
+		if err := r.skipLine(); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		if len(r.buf)+len(chunk) > MaxDataRowBytes+1 {
-			return nil, rowTooLong(r.path, r.line+1, "line")
+			r.off += int64(len(chunk))
+			r.line++
+			r.skip = err != nil // the line goes on
+			return nil, rowTooLong(r.path, r.line, "line")
 		}
 		r.buf = append(r.buf, chunk...)
 		r.off += int64(len(chunk))
@@ -172,6 +184,21 @@ func (r *jsonlReader) readLine() ([]byte, error) {
 	}
 }
 
+// skipLine reads past the rest of a line refused as too long.
+func (r *jsonlReader) skipLine() error {
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		r.off += int64(len(chunk))
+		switch {
+		case err == nil, errors.Is(err, io.EOF):
+			r.skip = false
+			return nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return fmt.Errorf("%s: %w", r.path, err)
+		}
+	}
+}
+
 // readCSVHeader reads the header row of a CSV dataset.
 func readCSVHeader(fa FileAccess, path string) ([]string, *hcl.Diagnostic) {
 	f, err := fa.Open("", path, MaxDataBytes)
@@ -182,10 +209,12 @@ func readCSVHeader(fa FileAccess, path string) ([]string, *hcl.Diagnostic) {
 	g := newCSVGuard(f, path)
 	cr := csv.NewReader(bufio.NewReader(g))
 	h, err := cr.Read()
+	if gerr := g.Err(); gerr == nil {
+		err = cmp.Or(g.take(cr.InputOffset()), err)
+	}
 	if err != nil {
-		if gerr := g.Err(); gerr != nil {
-			var de *DiagnosticError
-			errors.As(gerr, &de)
+		var de *DiagnosticError
+		if gerr := cmp.Or(g.Err(), err); errors.As(gerr, &de) {
 			return nil, de.Diags[0]
 		}
 		if errors.Is(err, io.EOF) {
@@ -217,6 +246,7 @@ type csvReader struct {
 	path  string
 	cr    *csv.Reader
 	guard *csvGuard
+	ended bool // a record too long ended the file
 	off   int64
 	raw   []byte
 	row   dsRow
@@ -226,9 +256,14 @@ func newCSVReader(f *os.File, path string, columns int) (*csvReader, error) {
 	g := newCSVGuard(f, path)
 	cr := csv.NewReader(bufio.NewReaderSize(g, 1<<16))
 	cr.ReuseRecord = true
-	if _, err := cr.Read(); err != nil {
+	_, err := cr.Read()
+	if err == nil {
+		err = g.take(cr.InputOffset())
+	}
+	if err != nil {
 		f.Close()
-		if gerr := g.Err(); gerr != nil {
+		var de *DiagnosticError
+		if gerr := cmp.Or(g.Err(), err); errors.As(gerr, &de) {
 			return nil, gerr
 		}
 		return nil, dataError(path, 1, "Invalid CSV header", "%s.", err)
@@ -239,17 +274,27 @@ func newCSVReader(f *os.File, path string, columns int) (*csvReader, error) {
 
 func (r *csvReader) close() { r.f.Close() }
 
+// next reads the next record. A record with a byte that is not UTF-8 is
+// refused and the next one read; a record over MaxDataRowBytes ends the
+// file, the rest of which the CSV reader cannot find its place in.
 func (r *csvReader) next() (*dsRow, error) {
+	if r.ended {
+		return nil, nil
+	}
 	start := r.off
 	rec, err := r.cr.Read()
 	r.off = r.cr.InputOffset()
+	if gerr := r.guard.Err(); gerr != nil {
+		r.ended = true
+		return nil, gerr
+	}
+	if bad := r.guard.take(r.off); bad != nil {
+		return nil, bad
+	}
 	if errors.Is(err, io.EOF) {
 		return nil, nil
 	}
 	if err != nil {
-		if gerr := r.guard.Err(); gerr != nil {
-			return nil, gerr
-		}
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
 			return nil, dataError(r.path, pe.StartLine, "Invalid CSV row", "%s. Every row has the header's columns.", pe.Err)
