@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/nlutest/nlutest/internal/mutate"
 	"github.com/nlutest/nlutest/schema"
@@ -282,5 +283,95 @@ func TestLazyTurnsAreTheEagerOnes(t *testing.T) {
 	}
 	if strings.Join(eager, "") != strings.Join(lazy, "") {
 		t.Errorf("lazy turns differ:\n%s\n---\n%s", strings.Join(eager, ""), strings.Join(lazy, ""))
+	}
+}
+
+// A sensitive variable in a streamed turn is refused exactly as in a turn
+// of a conversation parsed whole (the rule walks every attribute of every
+// block, secret_places.go): in turn 300 of 1,000, in a turn's tools block
+// (turn 700), and in turn 1, each at the variable's line and column with
+// the same diagnostic; an assert condition in a streamed turn may use it.
+// No diagnostic quotes the value.
+func TestSensitiveInStreamedTurns(t *testing.T) {
+	const pin = "Zk-机密-7302"
+	suite := func(at map[int]string) string {
+		var b strings.Builder
+		b.WriteString(`suite "长对话" {}
+variable "pin" {
+  default   = "` + pin + `"
+  sensitive = true
+}
+tool "search_flights" {
+  description = "查航班"
+  parameters  = { type = "object" }
+  result      = { flights = [] }
+}
+conversation "长" {
+`)
+		for i := 1; i <= 1000; i++ {
+			fmt.Fprintf(&b, "  turn {\n    user = \"第%d轮\"\n", i)
+			if extra, ok := at[i]; ok {
+				b.WriteString(extra)
+			}
+			b.WriteString("  }\n")
+		}
+		b.WriteString("}\n")
+		return b.String()
+	}
+	const (
+		inUser  = "    expect = { \"$.pin\" = \"PIN ${var.pin}\" }\n"
+		inTools = "    tools {\n      called = [lower(var.pin)]\n    }\n"
+		inCheck = "    assert { condition = !strcontains(reply, var.pin) }\n"
+	)
+	refusals := func(src string, stream bool) []string {
+		t.Helper()
+		if stream && streamedConversations(t, src) != 1 {
+			t.Fatal("the conversation is not streamed")
+		}
+		old := streamTurns
+		streamTurns = stream
+		defer func() { streamTurns = old }()
+		_, diags := Load(writeFiles(t, map[string]string{"s.nlutest.hcl": src}), Options{})
+		var out []string
+		for _, d := range diags {
+			if strings.Contains(d.Summary+d.Detail, "7302") {
+				t.Errorf("a diagnostic quotes the value: %s: %s", d.Summary, d.Detail)
+			}
+			if d.Severity == hcl.DiagError {
+				line := strings.Split(src, "\n")[d.Subject.Start.Line-1]
+				out = append(out, fmt.Sprintf("%s|%s|col %d|%s", d.Summary, strings.TrimSpace(line), d.Subject.Start.Column, d.Detail))
+			}
+		}
+		return out
+	}
+	src := suite(map[int]string{300: inUser, 500: inCheck, 700: inTools})
+	got := refusals(src, true)
+	if whole := refusals(src, false); strings.Join(got, "\n") != strings.Join(whole, "\n") {
+		t.Errorf("streamed:\n%s\nwhole:\n%s", strings.Join(got, "\n"), strings.Join(whole, "\n"))
+	}
+	col := func(line string) int { return len([]rune(line[:strings.Index(line, "var.pin")])) + 1 }
+	first := refusals(suite(map[int]string{1: inUser, 2: inTools}), true)
+	if len(got) != 2 || len(first) != 2 {
+		t.Fatalf("want the two uses refused, got:\n%s\nin turns 1 and 2:\n%s", strings.Join(got, "\n"), strings.Join(first, "\n"))
+	}
+	for i, want := range []string{inUser, inTools} {
+		line := strings.TrimSpace(strings.Split(want, "\n")[i])
+		prefix := fmt.Sprintf("Sensitive variable outside a target|%s|col %d|", line, col(strings.Split(want, "\n")[i]))
+		if !strings.HasPrefix(got[i], prefix) || got[i] != first[i] {
+			t.Errorf("turn %d: %s\nwant %s…, as in an early turn:\n%s", []int{300, 700}[i], got[i], prefix, first[i])
+		}
+	}
+}
+
+// The every-attribute fixture's conversation is streamed, so that
+// extensions' TestSensitiveEveryAttribute applies the rule to the
+// attributes of streamed turns.
+func TestEveryAttributeFixtureStreamed(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "extensions", "testdata", "every_attribute", "every.nlutest.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := streamedConversations(t, string(src)); n != 1 {
+		t.Errorf("%d of the fixture's conversations are streamed, want 1", n)
 	}
 }
