@@ -553,6 +553,7 @@ func (r *Run) recordConversation(rw *runner.ResultsWriter, s *openScript, onResu
 				return err
 			}
 			r.Collector.Add(res, nil)
+			r.count(res)
 			if onResult != nil {
 				onResult(res)
 			}

@@ -25,6 +25,9 @@ type longBot struct {
 	mu       sync.Mutex
 	next     map[string]int
 	problems []string
+	// errorAt: the bot answers this turn with an error (the conversation
+	// stops there).
+	errorAt int
 }
 
 func (b *longBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -57,6 +60,10 @@ func (b *longBot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.Turn > 1 && req.History[len(req.History)-1].Content != fmt.Sprintf("收到%d", req.Turn-1):
 		b.problems = append(b.problems, fmt.Sprintf("session %s: turn %d (want %d) %q with %d history messages, order %q", req.Session, req.Turn, want, req.Text, len(req.History), req.Order))
 		http.Error(w, "out of order", 400)
+		return
+	}
+	if req.Turn == b.errorAt {
+		http.Error(w, "服务暂停", 400)
 		return
 	}
 	n := req.Turn
@@ -219,5 +226,40 @@ func TestLongConversationSpillsAndRecordsWhole(t *testing.T) {
 	verdict := func(s string) string { return strings.SplitN(s, "(", 2)[0] }
 	if verdict(outSpilled) != verdict(outHeld) {
 		t.Errorf("the verdicts differ:\n%s\n---\n%s", outSpilled, outHeld)
+	}
+}
+
+// A long conversation cut short by an error past the turns held in memory
+// is counted as one held in memory (docs/cli.md, "Counting"): the turns it
+// did not run leave the run's total, so the progress ends at the cases
+// that ran (2 single cases and 2 × 280 turns), not at the 602 planned.
+func TestLongConversationCutShortCountsAsHeld(t *testing.T) {
+	run := func(spill int) []string {
+		old := pipeline.SpillTurns
+		pipeline.SpillTurns = spill
+		defer func() { pipeline.SpillTurns = old }()
+		bot := &longBot{next: map[string]int{}, errorAt: 280}
+		srv := httptest.NewServer(bot)
+		defer srv.Close()
+		dir := writeSuite(t, longConversationSuite(srv.URL, 300))
+		code, stdout, errs := runCLI(t, dir, nil, "run", dir, "--out", filepath.Join(dir, "run"))
+		if code != ExitFail {
+			t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, errs)
+		}
+		var done []string
+		for _, l := range strings.Split(errs, "\n") {
+			if i := strings.Index(l, "cases done"); i >= 0 {
+				done = append(done, l)
+			}
+		}
+		slices.Sort(done)
+		return done
+	}
+	spilled, held := run(pipeline.SpillTurns), run(1<<30)
+	if !slices.Equal(spilled, held) {
+		t.Errorf("progress of the spilled run:\n%s\nof the run held in memory:\n%s", strings.Join(spilled, "\n"), strings.Join(held, "\n"))
+	}
+	if len(spilled) == 0 || !strings.Contains(strings.Join(spilled, "\n"), "562/562 cases done") {
+		t.Errorf("want the progress to end at 562/562 cases:\n%s", strings.Join(spilled, "\n"))
 	}
 }
