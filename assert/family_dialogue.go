@@ -9,9 +9,9 @@ import (
 
 // dialogueFamily is metrics.dialogue: the conversations of a node, each
 // completed when every one of its turns ran and passed, and the turns by
-// index. Turns of one conversation run are told apart by their session id
-// (case.conversation); a conversation's expected number of turns is its
-// source's (spec.SourceInfo.Turns).
+// index (up to schema.MaxTurnIndices). Turns of one conversation run are
+// told apart by their session id (case.conversation); a conversation's
+// expected number of turns is its source's (spec.SourceInfo.Turns).
 type dialogueFamily struct{}
 
 func (dialogueFamily) Shape() *schema.Family { return schema.DialogueFamily }
@@ -57,12 +57,17 @@ func (d *dialogueAcc) Add(o *Observation) {
 		d.runs[k] = cr
 	}
 	cr.ran++
+	if r.Outcome == schema.Pass {
+		cr.passed++
+	}
+	if r.Turn > schema.MaxTurnIndices {
+		return
+	}
 	for len(d.byTurn) < r.Turn {
 		d.byTurn = append(d.byTurn, [2]int{})
 	}
 	d.byTurn[r.Turn-1][0]++
 	if r.Outcome == schema.Pass {
-		cr.passed++
 		d.byTurn[r.Turn-1][1]++
 	}
 }

@@ -69,6 +69,8 @@ type Doc struct {
 	nodes []node
 	stack []uint32
 	keys  map[string]struct{}
+	// dups: some object of the document repeats a key.
+	dups bool
 }
 
 // MaxDepth is the deepest nesting Parse accepts, as encoding/json.
@@ -132,6 +134,7 @@ func (d *Doc) parse(src []byte, prefix bool) (int, error) {
 	d.src = src
 	d.nodes = d.nodes[:0]
 	d.stack = d.stack[:0]
+	d.dups = false
 	if uint64(len(src)) >= math.MaxUint32 {
 		return 0, errAt(0, "JSON text too large")
 	}
@@ -252,6 +255,7 @@ func (d *Doc) parse(src []byte, prefix bool) (int, error) {
 			d.stack = d.stack[:n-1]
 			if open.kind == Object && open.count > 1 && d.hasDupKeys(top) {
 				d.nodes[top].flags |= flagDupKeys
+				d.dups = true
 			}
 		}
 	}

@@ -55,3 +55,32 @@ func TestDuplicateKeysMatchPairwise(t *testing.T) {
 		t.Fatalf("%d of 20,000 objects had duplicates: the table should give both kinds", dups)
 	}
 }
+
+// HasRepeatedKeys tells whether any object of the document, at any depth,
+// repeats a key, and is reset by the next parse; Offset points at a key's
+// opening quote.
+func TestHasRepeatedKeys(t *testing.T) {
+	var d Doc
+	for _, tc := range []struct {
+		src  string
+		want bool
+	}{
+		{`{"a": 1, "b": {"c": 2, "d": [{"e": 1}]}}`, false},
+		{`{"a": 1, "b": {"c": 2, "d": [{"城": 1, "\u57ce": 2}]}}`, true},
+		{`[{"x": 1}, {"x": 1, "x": 2}]`, true},
+		{`{"a": 1}`, false},
+	} {
+		if err := d.Parse([]byte(tc.src)); err != nil {
+			t.Fatal(err)
+		}
+		if got := d.HasRepeatedKeys(); got != tc.want {
+			t.Errorf("%s: HasRepeatedKeys %v, want %v", tc.src, got, tc.want)
+		}
+	}
+	if err := d.Parse([]byte(` {"城市": 1, "n": 2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if k := d.Root() + 1; d.Offset(k) != 2 || d.Offset(d.Next(k+1)) != 15 || d.Offset(k+1) != 12 {
+		t.Errorf("offsets %d %d %d, want 2 15 12", d.Offset(k), d.Offset(d.Next(k+1)), d.Offset(k+1))
+	}
+}

@@ -15,3 +15,17 @@ func (d *Doc) Next(v Ref) Ref { return Ref(d.nodes[v].next) }
 // (Each then gives the key only at its last occurrence; walking members
 // with Next gives every occurrence).
 func (d *Doc) RepeatsKeys(r Ref) bool { return d.nodes[r].flags&flagDupKeys != 0 }
+
+// HasRepeatedKeys reports whether some object of the document names a
+// key more than once (RepeatsKeys of that object).
+func (d *Doc) HasRepeatedKeys() bool { return d.dups }
+
+// Offset is the byte offset in the parsed text where the value r starts
+// (a string's opening quote), for messages that point at it.
+func (d *Doc) Offset(r Ref) int {
+	n := &d.nodes[r]
+	if n.kind == String {
+		return int(n.start) - 1
+	}
+	return int(n.start)
+}

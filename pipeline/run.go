@@ -269,8 +269,8 @@ func (r *Run) dropUnselected(path string) error {
 	}
 	ids, dynamic := map[string]bool{}, map[string]bool{}
 	err := r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
-		for _, t := range sc.Turns {
-			ids[t.ID] = true
+		for i := range sc.Len() {
+			ids[sc.At(i).ID] = true
 		}
 		ids[sc.ID] = true
 		if sc.Next != nil {
@@ -311,7 +311,7 @@ func (r *Run) countRecordedScripts() error {
 		}
 	}
 	err := r.opts.Selection.Generate(r.Suite, nil, func(sc *schema.Script) error {
-		if sc.Next == nil && len(sc.Turns) < 2 {
+		if sc.Next == nil && sc.Len() < 2 {
 			return nil
 		}
 		for _, rep := range reps {
@@ -325,8 +325,8 @@ func (r *Run) countRecordedScripts() error {
 				}
 				continue
 			}
-			for _, c := range sc.Turns[1:] {
-				if !r.done.Has(schema.KeyOf(c.ID, rep)) {
+			for i := 1; i < sc.Len(); i++ {
+				if !r.done.Has(schema.KeyOf(sc.At(i).ID, rep)) {
 					r.cutTurns[sc.Source]++
 				}
 			}
@@ -471,7 +471,8 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 		return Outcome{}, fmt.Errorf("cannot write results: %w", err)
 	}
 	col, ev := r.Collector, r.Evaluator
-	conv := newTurnBuffer()
+	removeSpills(r.Dir)
+	conv := newTurnBuffer(r.Dir)
 	defer conv.release()
 	var out Outcome
 	runErr := runner.Run(ctx, caller, r.generate, runner.Config[*assert.Evaluation]{
@@ -485,7 +486,11 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 		},
 		OnResult: func(res *schema.Result, evaluation *assert.Evaluation) error {
 			if res.Turn > 0 && res.Conversation != "" {
-				return r.recordConversation(rw, conv.add(res, evaluation), onResult)
+				script, err := conv.add(res, evaluation)
+				if err != nil {
+					return fmt.Errorf("writing results: %w", err)
+				}
+				return r.recordConversation(rw, script, onResult)
 			}
 			defer evaluation.Release()
 			if err := rw.Add(res); err != nil {
@@ -529,9 +534,37 @@ func (r *Run) Execute(ctx context.Context, caller runner.Caller, onResult func(*
 	return out, nil
 }
 
-// recordConversation records the turns of a conversation that ended, with
-// one write, then collects them.
-func (r *Run) recordConversation(rw *runner.ResultsWriter, turns []pendingTurn, onResult func(*schema.Result)) error {
+// recordConversation records the turns of a conversation that ended,
+// together, then collects them: with one write, or, for one whose turns
+// were spilled to disk (SpillTurns), read back one at a time and written
+// in groups right after each other.
+func (r *Run) recordConversation(rw *runner.ResultsWriter, s *openScript, onResult func(*schema.Result)) error {
+	if s == nil {
+		return nil
+	}
+	if s.spill != nil {
+		defer s.spill.remove()
+		err := s.spill.each(func(res *schema.Result) error {
+			res.ScriptTurns = s.stamp
+			if err := rw.Add(res); err != nil {
+				return err
+			}
+			r.Collector.Add(res, nil)
+			r.count(res)
+			if onResult != nil {
+				onResult(res)
+			}
+			return nil
+		})
+		if err == nil {
+			err = rw.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("writing results: %w", err)
+		}
+		return nil
+	}
+	turns := s.turns
 	if len(turns) == 0 {
 		return nil
 	}

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -23,50 +25,177 @@ type pendingTurn struct {
 	ev *assert.Evaluation
 }
 
+// SpillTurns is how many turns of one script a run holds in memory, with
+// their evaluations, until the script ends; from the next turn on, its
+// results go to a file of their own in the run directory (spillPattern)
+// and are read back into results.jsonl and the collector when the script
+// ends, one at a time. So memory does not grow with a conversation's
+// length (issue 35: 100,000 turns held 600 MB), while the script is still
+// recorded together, after the results of other scripts finished before
+// it.
+var SpillTurns = 256
+
+// spillPattern names the files of scripts whose turns are held on disk;
+// Execute removes those a killed run left behind.
+const spillPattern = ".turns-*.jsonl"
+
 // turnBuffer holds the results of scripts of several turns in flight, by
 // session, until the runner says the script ended.
 type turnBuffer struct {
-	open map[string][]pendingTurn
+	dir  string // the run directory, for spill files
+	open map[string]*openScript
 }
 
-func newTurnBuffer() *turnBuffer {
-	return &turnBuffer{open: map[string][]pendingTurn{}}
+// openScript is a script in flight: its turns so far, in memory or, past
+// SpillTurns, in its spill file.
+type openScript struct {
+	turns []pendingTurn
+	spill *turnSpill
+	// stamp is the ScriptTurns its turns are recorded with, once it ended.
+	stamp int
+}
+
+func newTurnBuffer(dir string) *turnBuffer {
+	return &turnBuffer{dir: dir, open: map[string]*openScript{}}
 }
 
 // add keeps a turn's result; when it ends its script (the runner marks
 // the turn that does with ScriptTurns: the last turn, or a turn whose call
-// errored) it stamps every turn with that count and returns the script's
-// results, in turn order, to record. A script the run stopped in the
-// middle of never ends here and is never recorded: resume runs it again.
-func (b *turnBuffer) add(r *schema.Result, ev *assert.Evaluation) []pendingTurn {
+// errored) it returns the script, its turns to be recorded with that
+// count. A script the run stopped in the middle of never ends here and is
+// never recorded: resume runs it again.
+func (b *turnBuffer) add(r *schema.Result, ev *assert.Evaluation) (*openScript, error) {
 	k := r.Conversation
-	done := append(b.open[k], pendingTurn{r, ev})
-	if r.ScriptTurns == 0 {
-		b.open[k] = done
-		return nil
+	o := b.open[k]
+	if o == nil {
+		o = &openScript{}
+		b.open[k] = o
 	}
-	delete(b.open, k)
-	for _, p := range done {
-		p.r.ScriptTurns = r.ScriptTurns
-	}
-	return done
-}
-
-// release frees the evaluations of conversations that never ended (the
-// run stopped); they are not recorded.
-func (b *turnBuffer) release() {
-	for _, ps := range b.open {
-		for _, p := range ps {
+	switch {
+	case o.spill != nil:
+		err := o.spill.add(r)
+		ev.Release()
+		if err != nil {
+			return nil, err
+		}
+	case len(o.turns) == SpillTurns && r.ScriptTurns == 0:
+		sp, err := newTurnSpill(b.dir)
+		if err != nil {
+			ev.Release()
+			return nil, err
+		}
+		o.spill = sp
+		for _, p := range append(o.turns, pendingTurn{r, ev}) {
+			if err == nil {
+				err = sp.add(p.r)
+			}
 			p.ev.Release()
 		}
+		o.turns = nil
+		if err != nil {
+			return nil, err
+		}
+	default:
+		o.turns = append(o.turns, pendingTurn{r, ev})
+	}
+	if r.ScriptTurns == 0 {
+		return nil, nil
+	}
+	delete(b.open, k)
+	o.stamp = r.ScriptTurns
+	for _, p := range o.turns {
+		p.r.ScriptTurns = r.ScriptTurns
+	}
+	return o, nil
+}
+
+// release frees the evaluations and removes the spill files of scripts
+// that never ended (the run stopped); they are not recorded.
+func (b *turnBuffer) release() {
+	for _, o := range b.open {
+		o.discard()
 	}
 	clear(b.open)
+}
+
+// discard frees what the script holds.
+func (o *openScript) discard() {
+	for _, p := range o.turns {
+		p.ev.Release()
+	}
+	if o.spill != nil {
+		o.spill.remove()
+	}
+}
+
+// turnSpill is the file of a script's turns past SpillTurns: their
+// result records, evaluated, without ScriptTurns (not known yet).
+type turnSpill struct {
+	f   *os.File
+	buf []byte
+}
+
+func newTurnSpill(dir string) (*turnSpill, error) {
+	f, err := os.CreateTemp(dir, spillPattern)
+	if err != nil {
+		return nil, err
+	}
+	return &turnSpill{f: f}, nil
+}
+
+func (sp *turnSpill) add(r *schema.Result) error {
+	b, err := schema.AppendResultLine(sp.buf, r)
+	if err != nil {
+		return fmt.Errorf("encoding result %s: %w", r.ID, err)
+	}
+	sp.buf = b
+	if len(sp.buf) >= runner.GroupBytes {
+		return sp.flush()
+	}
+	return nil
+}
+
+func (sp *turnSpill) flush() error {
+	_, err := sp.f.Write(sp.buf)
+	sp.buf = sp.buf[:0]
+	return err
+}
+
+// each reads the spilled results back in order, each a new Result.
+func (sp *turnSpill) each(fn func(*schema.Result) error) error {
+	if err := sp.flush(); err != nil {
+		return err
+	}
+	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return runner.ReadResultsFrom(sp.f, sp.f.Name(), fn)
+}
+
+func (sp *turnSpill) remove() {
+	sp.f.Close()
+	os.Remove(sp.f.Name())
+}
+
+// removeSpills removes the spill files a killed run left in dir.
+func removeSpills(dir string) {
+	old, _ := filepath.Glob(filepath.Join(dir, spillPattern))
+	for _, f := range old {
+		os.Remove(f)
+	}
 }
 
 // repeated returns sc as repetition rep (from 1) of --repeat: a copy
 // whose turns record rep.
 func repeated(sc *schema.Script, rep int) *schema.Script {
 	out := *sc
+	if rest := sc.Rest; rest != nil {
+		out.Rest = func(i int) *schema.Case {
+			c := rest(i)
+			c.Repeat = rep
+			return c
+		}
+	}
 	out.Turns = make([]*schema.Case, len(sc.Turns))
 	cases := make([]schema.Case, len(sc.Turns))
 	for i, c := range sc.Turns {

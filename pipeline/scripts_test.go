@@ -81,3 +81,56 @@ func TestDropCutScripts(t *testing.T) {
 		t.Errorf("a run killed before its first result has no results file: %v", err)
 	}
 }
+
+// A script past SpillTurns keeps its turns in a file of the run directory
+// until it ends; one the run stopped in the middle of leaves no file.
+func TestTurnBufferSpillsAndCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	old := SpillTurns
+	SpillTurns = 2
+	defer func() { SpillTurns = old }()
+	b := newTurnBuffer(dir)
+	add := func(session string, turn, stamp int) *openScript {
+		t.Helper()
+		r := schema.Result{Case: schema.Case{ID: "s/" + strconv.Itoa(turn), Script: "s", Turn: turn, Conversation: session, Text: "第" + strconv.Itoa(turn) + "句"},
+			Outcome: schema.Pass, ScriptTurns: stamp}
+		o, err := b.add(&r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	for turn := 1; turn <= 4; turn++ {
+		add("cut", turn, 0)
+		add("whole", turn, 0)
+	}
+	spills, _ := filepath.Glob(filepath.Join(dir, spillPattern))
+	if len(spills) != 2 {
+		t.Fatalf("%d spill files for two scripts past 2 turns", len(spills))
+	}
+	o := add("whole", 5, 5)
+	if o == nil || o.spill == nil || o.stamp != 5 {
+		t.Fatalf("the ended script: %+v", o)
+	}
+	var got []string
+	if err := o.spill.each(func(r *schema.Result) error { got = append(got, r.Text); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	o.spill.remove()
+	if want := []string{"第1句", "第2句", "第3句", "第4句", "第5句"}; !slices.Equal(got, want) {
+		t.Errorf("read back %q, want %q", got, want)
+	}
+	b.release()
+	if left, _ := filepath.Glob(filepath.Join(dir, spillPattern)); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	// a killed run's file goes when the directory's next run starts
+	stale := filepath.Join(dir, ".turns-123.jsonl")
+	if err := os.WriteFile(stale, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	removeSpills(dir)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("a stale spill file stays: %v", err)
+	}
+}

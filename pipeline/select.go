@@ -64,8 +64,8 @@ func (sel Selection) Keep(sc *schema.Script) bool {
 	if sel.filter == nil || sel.filter.MatchString(sc.Source) || sel.filter.MatchString(sc.ID) {
 		return true
 	}
-	for _, c := range sc.Turns {
-		if sel.filter.MatchString(c.Text) {
+	for i := range sc.Len() {
+		if sel.filter.MatchString(sc.At(i).Text) {
 			return true
 		}
 	}
@@ -77,8 +77,8 @@ func (sel Selection) only(sc *schema.Script) bool {
 	if sel.Only[sc.ID] {
 		return true
 	}
-	for _, c := range sc.Turns {
-		if sel.Only[c.ID] {
+	for i := range sc.Len() {
+		if sel.Only[sc.At(i).ID] {
 			return true
 		}
 	}
@@ -145,9 +145,9 @@ func (sel Selection) count(s *spec.Suite, lean bool, warn func(string)) (Counts,
 			}
 			src, run, inRun = sc.Source, 0, true
 		}
-		run += len(sc.Turns)
+		run += sc.Len()
 		n.Scripts++
-		n.Total += len(sc.Turns)
+		n.Total += sc.Len()
 		if sc.Next != nil {
 			n.Dynamic++
 		}

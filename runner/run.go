@@ -263,7 +263,7 @@ func deliver[E any](cfg *Config[E], d done[E], failed bool) error {
 // A failed call that is not a result (NotAResult, judged against runCtx)
 // is sent as dropped.
 func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Script, cfg *Config[E], results chan<- done[E], halted *atomic.Bool) {
-	if len(s.Turns) == 0 {
+	if s.Len() == 0 {
 		return
 	}
 	send := func(r *schema.Result) {
@@ -303,7 +303,7 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 		}
 		turn.History = history
 		r := sess.Call(ctx, turn, history)
-		r.History = nil
+		r.History, turn.History = nil, nil // each turn's would keep an older copy of the history
 		var next *schema.Case
 		if r.Error == nil {
 			next = nextTurn(s, i, r)
@@ -342,8 +342,8 @@ func runScript[E any](ctx, runCtx context.Context, caller Caller, s *schema.Scri
 // next of its Turns, else what its Next computes (a dynamic script), else
 // nil at the end.
 func nextTurn(s *schema.Script, i int, r *schema.Result) *schema.Case {
-	if i+1 < len(s.Turns) {
-		return s.Turns[i+1]
+	if i+1 < s.Len() {
+		return s.At(i + 1)
 	}
 	if s.Next != nil {
 		c := s.Next(i, r)

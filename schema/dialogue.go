@@ -21,9 +21,17 @@ type Dialogue struct {
 	NotRun      int `json:"not_run"`
 	// TurnAccuracy = turns_passed / turns.
 	TurnAccuracy Ratio `json:"turn_accuracy"`
-	// Turn breaks the turns down by index ("1", "2"…).
+	// Turn breaks the turns down by index ("1", "2"…), up to
+	// MaxTurnIndices.
 	Turn map[string]*TurnStats `json:"turn"`
 }
+
+// MaxTurnIndices caps Dialogue.Turn: the turns of a later index count in
+// Turns, TurnsPassed and TurnAccuracy, not by index. A breakdown by turn
+// index is read for short dialogues; a conversation of 100,000 turns
+// would make it 100,000 entries in every node, which a report then holds
+// several times over (issue 35).
+const MaxTurnIndices = 1000
 
 // TurnStats are the figures of the turns of one index.
 type TurnStats struct {

@@ -13,8 +13,16 @@ type Script struct {
 	// script came from; SourceKind is that source's kind.
 	Source     string
 	SourceKind string
-	// Turns are the cases sent in order, one call each.
+	// Turns are the cases sent in order, one call each: all of them, or,
+	// for a script whose later turns are made on demand (Rest), the
+	// first. Read a script's turns with Len and At.
 	Turns []*Case
+	// Rest, when set, makes turn i (from len(Turns) on) when asked, of
+	// RestLen more turns: a long conversation's turns are not all held at
+	// once (issue 35: 544 bytes a turn before the run calls it). Each call
+	// makes a new case.
+	Rest    func(i int) *Case
+	RestLen int
 	// After, when set, runs after turn i's result and before turn i+1
 	// (next) is called: a conversation's source hands captured values on.
 	After func(i int, r *Result, next *Case)
@@ -71,6 +79,18 @@ func (s *Script) Seal() *Script {
 		s.SourceKind, s.Source = c.SourceOf()
 	}
 	return s
+}
+
+// Len is the number of the script's turns known before it runs (a dynamic
+// script's later turns, made by Next, aside).
+func (s *Script) Len() int { return len(s.Turns) + s.RestLen }
+
+// At returns turn i (from 0) of the script's Len turns.
+func (s *Script) At(i int) *Case {
+	if i < len(s.Turns) {
+		return s.Turns[i]
+	}
+	return s.Rest(i)
 }
 
 // Message is one utterance of a session's history, as a chatbot target

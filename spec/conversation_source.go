@@ -97,6 +97,9 @@ type conversationSource struct {
 	// final is how the runner reads the final state (nil without a
 	// final_state block).
 	final *schema.FinalStateQuery
+	// expectAt[i] is where turn i's expectations start in the joined
+	// template's.
+	expectAt []int
 }
 
 func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
@@ -108,45 +111,28 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	s := l.suite
 	t := &Template{Name: label(b), DeclRange: b.DefRange, TextRange: b.DefRange}
 	l.generationSettings(t, c, b)
-	turnBlocks := c.Blocks.OfType("turn")
-	if len(turnBlocks) == 0 {
+	tb := turnBlocks{blocks: c.Blocks.OfType("turn"), stream: l.streams[streamKey{b.DefRange.Filename, b.DefRange.Start.Byte}]}
+	if tb.batches() == 0 {
 		l.errorf(b.DefRange.Ptr(), "Conversation without turns", "A conversation needs at least one turn block: turn { user = \"…\" }.")
 		return nil
 	}
 	cs := &conversationSource{s: s, t: t}
-	index := map[string]int{}
-	var bodies []*hcl.BodyContent
-	expanded, ok := l.expandTurns(turnBlocks, nil)
+	batches, textOK, ok := cs.readTurns(l, &tb)
 	if !ok {
 		return nil
-	}
-	// A turn whose text is wrong does not stop the checks of the others,
-	// nor of its own expect, asserts and captures (placeholders then go
-	// unchecked: the slots are not all known).
-	textOK := true
-	for i, tb := range expanded {
-		bodies = append(bodies, tb.content)
-		turn, ok := l.turnOpening(tb, i)
-		if !ok {
-			turn = &Turn{}
-		}
-		if !ok || !cs.addTurnText(l, turn, i, index) {
-			textOK = false
-		}
-		cs.turns = append(cs.turns, turn)
 	}
 	t.Parts = append(t.Parts, Part{Literal: "", Slot: -1})
 	slots := t.slotKeys()
 	l.slotsUnknown = !textOK
-	for i, tc := range bodies {
-		cs.decodeTurnChecks(d, cs.turns[i], tc, slots)
-	}
+	cs.readChecks(d, &tb, batches, slots)
 	final := l.finalStateBlocks(c.Blocks, slots)
 	if final != nil { // checked on the last turn
 		last := cs.turns[len(cs.turns)-1]
 		last.Expect = append(last.Expect, final.Expect...)
 	}
-	for _, turn := range cs.turns {
+	cs.expectAt = make([]int, len(cs.turns))
+	for i, turn := range cs.turns {
+		cs.expectAt[i] = len(t.Expect)
 		t.Expect = append(t.Expect, turn.Expect...)
 	}
 	l.slotsUnknown = false
@@ -173,6 +159,114 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 	}
 	cs.ts = newTemplateSource(s, t)
 	return cs
+}
+
+// turnBlocks are a conversation's turn blocks: those of its body, or,
+// for a conversation whose turns are streamed (turnstream.go), its
+// stream's batches, each parsed when read.
+type turnBlocks struct {
+	blocks []*hcl.Block
+	stream *turnStream
+}
+
+func (tb *turnBlocks) batches() int {
+	if tb.stream != nil {
+		return len(tb.stream.batches)
+	}
+	return min(len(tb.blocks), 1)
+}
+
+// batch returns the blocks of batch i (the stream's batches parsed
+// without an error when the file was read).
+func (tb *turnBlocks) batch(i int) []*hcl.Block {
+	if tb.stream == nil {
+		return tb.blocks
+	}
+	blocks, _, _ := tb.stream.parse(i)
+	return blocks
+}
+
+// readTurns reads the turns' openings and texts, batch by batch, the
+// fragments they use expanded. As when every turn was read at once, the
+// diagnostics are those of expanding every turn, then — only when all
+// expand — those of every turn's opening and text; ok is false when a
+// turn does not expand. A turn whose opening or text is wrong does not
+// stop the others (textOK is then false): it is read as a turn without
+// text, so that the checks of every turn are still read (readChecks). It
+// returns what readChecks needs to know of each batch.
+func (cs *conversationSource) readTurns(l *loader, tb *turnBlocks) (batches []batchTurns, textOK, ok bool) {
+	expanded := true
+	textOK = true
+	var openDiags hcl.Diagnostics
+	index := map[string]int{}
+	batches = make([]batchTurns, tb.batches())
+	for bi := range batches {
+		turns, good := l.expandTurns(tb.batch(bi), nil)
+		expanded = expanded && good
+		if !expanded {
+			continue
+		}
+		outer := l.diags
+		l.diags = openDiags
+		batches[bi].turns = len(turns)
+		for _, t := range turns {
+			batches[bi].checks = batches[bi].checks || hasChecks(t.content)
+			i := len(cs.turns)
+			turn, good := l.turnOpening(t, i)
+			if !good {
+				turn = &Turn{}
+			}
+			if !good || !cs.addTurnText(l, turn, i, index) {
+				textOK = false
+			}
+			cs.turns = append(cs.turns, turn)
+		}
+		openDiags, l.diags = l.diags, outer
+	}
+	if !expanded {
+		return nil, false, false
+	}
+	l.diags = append(l.diags, openDiags...)
+	return batches, textOK, true
+}
+
+// batchTurns is what readTurns learnt of a batch of turn blocks: the
+// turns it expands to, and whether one of them has checks.
+type batchTurns struct {
+	turns  int
+	checks bool
+}
+
+// hasChecks reports whether a turn has more than its opening.
+func hasChecks(c *hcl.BodyContent) bool {
+	if len(c.Blocks) > 0 {
+		return true
+	}
+	for name := range c.Attributes {
+		if name != "user" && name != "bot_first" {
+			return true
+		}
+	}
+	return false
+}
+
+// readChecks reads the turns' expect, capture, assert, reply and rubric
+// checks: the batches that have some, expanded again (their diagnostics
+// were reported by readTurns).
+func (cs *conversationSource) readChecks(d *Decoder, tb *turnBlocks, batches []batchTurns, slots []string) {
+	l := d.l
+	at := 0
+	for bi, b := range batches {
+		if b.checks {
+			outer := l.diags
+			turns, _ := l.expandTurns(tb.batch(bi), nil)
+			l.diags = outer
+			for k, t := range turns {
+				cs.decodeTurnChecks(d, cs.turns[at+k], t.content, slots)
+			}
+		}
+		at += b.turns
+	}
 }
 
 // turnOpening reads how turn i opens: the user's text, or bot_first =
@@ -365,44 +459,68 @@ func (cs *conversationSource) Generate(g *Gen, yield func(*schema.Script) error)
 	return cs.s.generateTemplateWith(cs.t, g, yield, cs.script)
 }
 
+// lazyTurnsAfter is the length from which a conversation's scripts make
+// their turns after the first on demand (schema.Script.Rest), so a
+// conversation of 100,000 turns does not hold 100,000 cases while it runs.
+var lazyTurnsAfter = 64
+
 // script cuts the joined case c into the conversation's turns and assigns
 // the splits of its first turn to every turn.
 func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Script, error) {
 	texts := strings.Split(c.Text, turnSep)
-	sc := &schema.Script{ID: c.ID, Source: cs.t.Name, SourceKind: KindConversation, Turns: make([]*schema.Case, len(cs.turns))}
-	turns := make([]schema.Case, len(cs.turns))
-	at := 0
-	for i, turn := range cs.turns {
-		tc := &turns[i]
-		*tc = *c
-		tc.ID = c.ID + "/" + strconv.Itoa(i+1)
-		tc.Template, tc.Source, tc.SourceKind = "", cs.t.Name, KindConversation
-		tc.Script, tc.Turn = c.ID, i+1
-		if turn.BotFirst {
-			tc.Event = schema.EventStart
-		}
-		if i < len(texts) {
-			tc.Text = texts[i]
-		}
-		n := len(turn.Expect)
-		tc.Expect = nil
-		if n > 0 {
-			tc.Expect = c.Expect[at : at+n : at+n]
-		}
-		at += n
-		sc.Turns[i] = tc
+	n := len(cs.turns)
+	eager := n
+	if n > lazyTurnsAfter {
+		eager = 1
+	}
+	sc := &schema.Script{ID: c.ID, Source: cs.t.Name, SourceKind: KindConversation, Turns: make([]*schema.Case, eager)}
+	turns := make([]schema.Case, eager)
+	for i := range turns {
+		cs.fillTurn(&turns[i], c, texts, i)
+		sc.Turns[i] = &turns[i]
 	}
 	if err := sp.assign(sc.Turns[0]); err != nil {
 		return nil, err
 	}
+	split := sc.Turns[0].Split
 	for _, tc := range sc.Turns[1:] {
-		tc.Split = sc.Turns[0].Split
+		tc.Split = split
+	}
+	if eager < n {
+		sc.RestLen = n - eager
+		sc.Rest = func(i int) *schema.Case {
+			tc := &schema.Case{}
+			cs.fillTurn(tc, c, texts, i)
+			tc.Split = split
+			return tc
+		}
 	}
 	if cs.hasCaptures {
 		sc.After = cs.capture
 	}
 	sc.FinalState = cs.final
 	return sc, nil
+}
+
+// fillTurn makes tc turn i of the joined case c, whose texts are cut at
+// the turns.
+func (cs *conversationSource) fillTurn(tc *schema.Case, c *schema.Case, texts []string, i int) {
+	turn := cs.turns[i]
+	*tc = *c
+	tc.ID = c.ID + "/" + strconv.Itoa(i+1)
+	tc.Template, tc.Source, tc.SourceKind = "", cs.t.Name, KindConversation
+	tc.Script, tc.Turn = c.ID, i+1
+	if turn.BotFirst {
+		tc.Event = schema.EventStart
+	}
+	if i < len(texts) {
+		tc.Text = texts[i]
+	}
+	tc.Expect = nil
+	if n := len(turn.Expect); n > 0 {
+		at := cs.expectAt[i]
+		tc.Expect = c.Expect[at : at+n : at+n]
+	}
 }
 
 // capture runs after turn i of a script: it evaluates the turn's captures
@@ -538,8 +656,12 @@ func (cs *conversationSource) Rebuild(saved Saved) (*schema.Case, bool) {
 		return nil, false
 	}
 	sc, err := cs.script(joined, &splitter{s: cs.s})
-	if err != nil || sc.Turns[turn-1].Text != text {
+	if err != nil {
 		return nil, false
 	}
-	return sc.Turns[turn-1], true
+	tc := sc.At(turn - 1)
+	if tc.Text != text {
+		return nil, false
+	}
+	return tc, true
 }

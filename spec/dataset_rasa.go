@@ -3,6 +3,7 @@ package spec
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -82,11 +83,19 @@ type rasaParser struct {
 func readRasaNLU(r io.Reader, path string) ([]rasaExample, error) {
 	p := &rasaParser{path: path}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	sc.Buffer(make([]byte, 64*1024), MaxDataRowBytes+1)
+	var off int64
 	for sc.Scan() {
-		p.lines = append(p.lines, strings.TrimRight(sc.Text(), "\r"))
+		line := sc.Bytes()
+		if !utf8.Valid(line) {
+			return nil, notUTF8(path, len(p.lines)+1, line, firstInvalidUTF8(line), off)
+		}
+		off += int64(len(line)) + 1
+		p.lines = append(p.lines, strings.TrimRight(string(line), "\r"))
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, rowTooLong(path, len(p.lines)+1, "line")
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(p.lines) > 0 {
@@ -247,7 +256,7 @@ func (p *rasaParser) examples(kind, intent string, keyIndent int) error {
 		}
 		ex, err := parseAnnotated(raw)
 		if err != nil {
-			return p.fail(p.i, "Invalid entity annotation", "%s. Annotate entities as [text](entity) or [text]{\"entity\": \"NAME\", \"value\": \"VALUE\"}.", err)
+			return p.fail(p.i, "Invalid entity annotation", "%s. Annotate entities as [text](entity) or [text]{\"entity\": \"NAME\", \"value\": \"VALUE\"}.", capitalize(err.Error()))
 		}
 		ex.line, ex.intent, ex.raw = p.i, intent, raw
 		p.out = append(p.out, ex)
@@ -309,6 +318,10 @@ func parseAnnotated(raw string) (rasaExample, error) {
 		b.WriteString(raw[i:open])
 		chars += utf8.RuneCountInString(raw[i:open])
 		text := raw[open+1 : closeAt]
+		if strings.Contains(text, "[") {
+			end := strings.IndexAny(raw[closeAt:], ")}")
+			return ex, fmt.Errorf("the annotation %q holds another [: annotations do not nest. Rasa's entity pattern takes everything up to the first ] as the entity's text, so it would read %q as the entity and leave the rest of the outer annotation in the utterance; annotate the inner span or the outer one, not both", raw[open:closeAt+1+end], text)
+		}
 		ents, next, err := parseEntityTail(raw, closeAt+1, text)
 		if err != nil {
 			return ex, err

@@ -3,12 +3,14 @@ package spec
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/jsondoc"
@@ -89,6 +91,7 @@ type jsonlReader struct {
 	buf  []byte
 	line int
 	off  int64
+	skip bool // the rest of a line too long is still to read
 	doc  *jsondoc.Doc
 	row  dsRow
 }
@@ -106,6 +109,9 @@ func (r *jsonlReader) next() (*dsRow, error) {
 			return nil, nil
 		}
 		r.line++
+		if !utf8.Valid(line) {
+			return nil, notUTF8(r.path, r.line, line, firstInvalidUTF8(line), start)
+		}
 		trimmed := bytes.TrimSpace(line)
 		if r.line == 1 {
 			trimmed = bytes.TrimPrefix(trimmed, []byte("\xef\xbb\xbf"))
@@ -119,16 +125,47 @@ func (r *jsonlReader) next() (*dsRow, error) {
 		if r.doc.Kind(r.doc.Root()) != jsondoc.Object {
 			return nil, dataError(r.path, r.line, "Dataset row is not an object", "Each line of a .jsonl dataset is one JSON object such as {\"text\": \"…\", \"intent\": \"…\"}.")
 		}
+		if r.doc.HasRepeatedKeys() {
+			return nil, r.repeatedMember(line, trimmed)
+		}
 		r.row = dsRow{line: r.line, off: start, raw: trimmed, doc: r.doc}
 		return &r.row, nil
 	}
 }
 
+// repeatedMember is the diagnostic of a row (line, trimmed to its JSON)
+// with an object that names a member twice.
+func (r *jsonlReader) repeatedMember(line, trimmed []byte) error {
+	key, at, _ := repeatedMember(r.doc, r.doc.Root())
+	at += bytes.Index(line, trimmed)
+	col := 1 + utf8.RuneCount(line[:at])
+	return dataErrorAt(r.path, r.line, col, "Duplicate member in dataset row",
+		"An object of line %d of %s names the member %q twice (the second at column %d). A JSON reader keeps one of the two values, and which one is not the file's to say, so the row is ambiguous: remove or rename one of them.",
+		r.line, r.path, key, col)
+}
+
 // readLine returns the next line without its newline (nil at the end).
+// A line longer than MaxDataRowBytes is refused as soon as it is; the
+// next call skips the rest of it, without holding it, and reads the line
+// after.
 func (r *jsonlReader) readLine() ([]byte, error) {
 	r.buf = r.buf[:0]
+	if cap(r.buf) > 1<<20 {
+		r.buf = nil // a long line's buffer is not kept for the short ones
+	}
+	if r.skip {
+		if err := r.skipLine(); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		chunk, err := r.br.ReadSlice('\n')
+		if len(r.buf)+len(chunk) > MaxDataRowBytes+1 {
+			r.off += int64(len(chunk))
+			r.line++
+			r.skip = err != nil // the line goes on
+			return nil, rowTooLong(r.path, r.line, "line")
+		}
 		r.buf = append(r.buf, chunk...)
 		r.off += int64(len(chunk))
 		switch {
@@ -147,6 +184,21 @@ func (r *jsonlReader) readLine() ([]byte, error) {
 	}
 }
 
+// skipLine reads past the rest of a line refused as too long.
+func (r *jsonlReader) skipLine() error {
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		r.off += int64(len(chunk))
+		switch {
+		case err == nil, errors.Is(err, io.EOF):
+			r.skip = false
+			return nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return fmt.Errorf("%s: %w", r.path, err)
+		}
+	}
+}
+
 // readCSVHeader reads the header row of a CSV dataset.
 func readCSVHeader(fa FileAccess, path string) ([]string, *hcl.Diagnostic) {
 	f, err := fa.Open("", path, MaxDataBytes)
@@ -154,9 +206,17 @@ func readCSVHeader(fa FileAccess, path string) ([]string, *hcl.Diagnostic) {
 		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read dataset file", Detail: err.Error()}
 	}
 	defer f.Close()
-	cr := csv.NewReader(bufio.NewReader(f))
+	g := newCSVGuard(f, path)
+	cr := csv.NewReader(bufio.NewReader(g))
 	h, err := cr.Read()
+	if gerr := g.Err(); gerr == nil {
+		err = cmp.Or(g.take(cr.InputOffset()), err)
+	}
 	if err != nil {
+		var de *DiagnosticError
+		if gerr := cmp.Or(g.Err(), err); errors.As(gerr, &de) {
+			return nil, de.Diags[0]
+		}
 		if errors.Is(err, io.EOF) {
 			err = errors.New("the file is empty; a CSV dataset starts with a header row naming its columns")
 		}
@@ -166,36 +226,71 @@ func readCSVHeader(fa FileAccess, path string) ([]string, *hcl.Diagnostic) {
 	if len(h) > 0 {
 		h[0] = strings.TrimPrefix(h[0], "\ufeff")
 	}
+	seen := make(map[string]int, len(h))
+	for i, name := range h {
+		if prev, dup := seen[name]; dup {
+			line, col := cr.FieldPos(i)
+			pos := hcl.Pos{Line: line, Column: col}
+			return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate column",
+				Detail:  fmt.Sprintf("The header of %s names the column %q twice (fields %d and %d), so which one row.%s reads is not clear; rename or remove one.", path, name, prev+1, i+1, name),
+				Subject: &hcl.Range{Filename: path, Start: pos, End: hcl.Pos{Line: line, Column: col + 1}}}
+		}
+		seen[name] = i
+	}
 	return h, nil
 }
 
 // csvReader reads the records after the header row.
 type csvReader struct {
-	f    *os.File
-	path string
-	cr   *csv.Reader
-	off  int64
-	raw  []byte
-	row  dsRow
+	f     *os.File
+	path  string
+	cr    *csv.Reader
+	guard *csvGuard
+	ended bool // a record too long ended the file
+	off   int64
+	raw   []byte
+	row   dsRow
 }
 
 func newCSVReader(f *os.File, path string, columns int) (*csvReader, error) {
-	cr := csv.NewReader(bufio.NewReaderSize(f, 1<<16))
+	g := newCSVGuard(f, path)
+	cr := csv.NewReader(bufio.NewReaderSize(g, 1<<16))
 	cr.ReuseRecord = true
-	if _, err := cr.Read(); err != nil {
+	_, err := cr.Read()
+	if err == nil {
+		err = g.take(cr.InputOffset())
+	}
+	if err != nil {
 		f.Close()
+		var de *DiagnosticError
+		if gerr := cmp.Or(g.Err(), err); errors.As(gerr, &de) {
+			return nil, gerr
+		}
 		return nil, dataError(path, 1, "Invalid CSV header", "%s.", err)
 	}
 	cr.FieldsPerRecord = columns
-	return &csvReader{f: f, path: path, cr: cr, off: cr.InputOffset()}, nil
+	return &csvReader{f: f, path: path, cr: cr, guard: g, off: cr.InputOffset()}, nil
 }
 
 func (r *csvReader) close() { r.f.Close() }
 
+// next reads the next record. A record with a byte that is not UTF-8 is
+// refused and the next one read; a record over MaxDataRowBytes ends the
+// file, the rest of which the CSV reader cannot find its place in.
 func (r *csvReader) next() (*dsRow, error) {
+	if r.ended {
+		return nil, nil
+	}
 	start := r.off
 	rec, err := r.cr.Read()
 	r.off = r.cr.InputOffset()
+	if gerr := r.guard.Err(); gerr != nil {
+		r.ended = true
+		return nil, gerr
+	}
+	if bad := r.guard.take(r.off); bad != nil {
+		return nil, bad
+	}
 	if errors.Is(err, io.EOF) {
 		return nil, nil
 	}

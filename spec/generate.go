@@ -201,8 +201,8 @@ func (f *filler) fill(exp []string) any {
 // caller's goroutine, yield and opts.Warn in generation order.
 func (s *Suite) Generate(opts GenOptions, yield func(*schema.Case) error) error {
 	return s.GenerateScripts(opts, func(sc *schema.Script) error {
-		for _, c := range sc.Turns {
-			if err := yield(c); err != nil {
+		for i := range sc.Len() {
+			if err := yield(sc.At(i)); err != nil {
 				return err
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // FileSuffix is the suffix of suite files in a suite directory.
@@ -132,6 +133,12 @@ type loader struct {
 	// unusable (recover.go): references to their names are not reported
 	// again.
 	broken map[string][]string
+	// streams are the turn blocks of conversation blocks read in batches
+	// (turnstream.go), by the block's place.
+	streams map[streamKey]*turnStream
+	// funcs is the function table of static expressions (staticCtx),
+	// made once: a conversation evaluates one per turn.
+	funcs map[string]function.Function
 }
 
 // misspells reports whether diags hold HCL's "Unsupported argument" for a
@@ -247,10 +254,20 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	return s, RedactDiags(l.diags, redact.New(append(l.hidden, s.Secrets...)))
 }
 
-// readFile parses one suite file and keeps its top-level blocks. A file
-// with syntax errors is parsed again block by block (parseBlocks): the
-// blocks without a syntax error are kept and checked in the same pass.
+// readFile parses one suite file and keeps its top-level blocks. The turn
+// blocks of its conversations are streamed when the file has no syntax
+// error (parseStreamed). A file with syntax errors is parsed again block
+// by block (parseBlocks): the blocks without a syntax error are kept and
+// checked in the same pass.
 func (l *loader) readFile(name string, src []byte, fileSchema *hcl.BodySchema) {
+	if body, diags, turnDiags, ok := l.parseStreamed(src, name); ok {
+		l.diags = append(l.diags, diags...)
+		content, diags := body.Content(fileSchema)
+		l.diags = append(l.diags, diags...)
+		l.blocks = append(l.blocks, content.Blocks...)
+		l.checkNames(body, turnDiags)
+		return
+	}
 	file, diags := l.parser.ParseHCL(src, name)
 	var bodies []*hclsyntax.Body
 	switch {
@@ -268,8 +285,7 @@ func (l *loader) readFile(name string, src []byte, fileSchema *hcl.BodySchema) {
 		content, diags := body.Content(fileSchema)
 		l.diags = append(l.diags, diags...)
 		l.blocks = append(l.blocks, content.Blocks...)
-		l.checkEnvCalls(body)
-		l.checkFunctionNames(body)
+		l.checkNames(body, nil)
 	}
 }
 
@@ -446,9 +462,12 @@ func (l *loader) blocksByType() (byType map[string][]*hcl.Block, sourceBlocks []
 
 // staticCtx is the evaluation context of attributes evaluated at load time.
 func (l *loader) staticCtx() *hcl.EvalContext {
+	if l.funcs == nil {
+		l.funcs = Functions(l.suite.Access)
+	}
 	return &hcl.EvalContext{
 		Variables: map[string]cty.Value{"var": cty.ObjectVal(l.suite.Vars)},
-		Functions: Functions(l.suite.Access),
+		Functions: l.funcs,
 	}
 }
 

@@ -663,6 +663,31 @@ func within(ranges []hcl.Range, r hcl.Range) bool {
 	return false
 }
 
+// checkNames checks the function calls of a file's body and of its
+// streamed turns (read by parseStreamed, their diagnostics turnDiags),
+// and notes its env() calls. The diagnostics are in the order of the
+// file: HCL visits a body's attributes in no set order.
+func (l *loader) checkNames(body *hclsyntax.Body, turnDiags hcl.Diagnostics) {
+	mark := len(l.diags)
+	l.checkEnvCalls(body)
+	l.checkFunctionNames(body)
+	l.diags = append(l.diags, turnDiags...)
+	sort.SliceStable(l.diags[mark:], func(i, j int) bool {
+		return diagBefore(l.diags[mark+i], l.diags[mark+j])
+	})
+}
+
+// diagBefore orders diagnostics by where they are.
+func diagBefore(a, b *hcl.Diagnostic) bool {
+	if a.Subject == nil || b.Subject == nil {
+		return a.Subject != nil
+	}
+	if a.Subject.Filename != b.Subject.Filename {
+		return a.Subject.Filename < b.Subject.Filename
+	}
+	return a.Subject.Start.Byte < b.Subject.Start.Byte
+}
+
 // checkEnvCalls records every env() call outside a variable default.
 func (l *loader) checkEnvCalls(body *hclsyntax.Body) {
 	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
@@ -674,6 +699,10 @@ func (l *loader) checkEnvCalls(body *hclsyntax.Body) {
 }
 
 func (l *loader) envCallDiags() {
+	sort.SliceStable(l.envCalls, func(i, j int) bool {
+		a, b := l.envCalls[i], l.envCalls[j]
+		return a.Filename < b.Filename || a.Filename == b.Filename && a.Start.Byte < b.Start.Byte
+	})
 	for _, r := range l.envCalls {
 		inDefault := slices.ContainsFunc(l.defaultRanges, func(d hcl.Range) bool {
 			return d.Filename == r.Filename && d.Start.Byte <= r.Start.Byte && r.End.Byte <= d.End.Byte

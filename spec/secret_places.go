@@ -135,26 +135,55 @@ func parseStringExpr(te *hclsyntax.TemplateExpr) (hclsyntax.Expression, hcl.Diag
 }
 
 // checkSecretPlaces applies the rule to every attribute of the suite's
-// blocks, once the variables are declared. It reports each refused use
-// and remembers where it is (noSensitive).
+// blocks, once the variables are declared — the turns of a streamed
+// conversation (turnstream.go) too, their batches parsed again one at a
+// time. It reports each refused use, in the order of the files, and
+// remembers where it is (noSensitive).
 func (l *loader) checkSecretPlaces() {
 	if !l.suite.hasSensitive() {
 		return
 	}
-	var attrs []placedAttr
+	var refused []secretUse
 	for _, b := range l.blocks {
-		if sb, ok := b.Body.(*hclsyntax.Body); ok {
-			hb := &hclsyntax.Block{Type: b.Type, Labels: b.Labels, Body: sb}
-			attrs = placedAttrs(sb, l.suite.Sources[sb.SrcRange.Filename], []*hclsyntax.Block{hb}, attrs)
+		sb, ok := b.Body.(*hclsyntax.Body)
+		if !ok {
+			continue
+		}
+		hb := []*hclsyntax.Block{{Type: b.Type, Labels: b.Labels, Body: sb}}
+		src := l.suite.Sources[sb.SrcRange.Filename]
+		refused = l.secretUses(placedAttrs(sb, src, hb, nil), refused)
+		if ts := l.streams[streamKey{b.DefRange.Filename, b.DefRange.Start.Byte}]; ts != nil {
+			for i := range ts.batches {
+				if _, body, diags := ts.parse(i); !diags.HasErrors() {
+					refused = l.secretUses(placedAttrs(body, src, hb, nil), refused)
+				}
+			}
 		}
 	}
-	slices.SortStableFunc(attrs, func(a, b placedAttr) int {
-		ra, rb := a.attr.SrcRange, b.attr.SrcRange
+	slices.SortStableFunc(refused, func(a, b secretUse) int {
+		ra, rb := a.pa.attr.SrcRange, b.pa.attr.SrcRange
 		if c := strings.Compare(ra.Filename, rb.Filename); c != 0 {
 			return c
 		}
 		return ra.Start.Byte - rb.Start.Byte
 	})
+	for _, u := range refused {
+		l.refuseSecret(u.pa, u.name, u.rng)
+	}
+}
+
+// secretUse is a use of the sensitive variable name at rng, in the
+// attribute pa.
+type secretUse struct {
+	pa   placedAttr
+	name string
+	rng  hcl.Range
+}
+
+// secretUses adds to out the uses of sensitive variables in attrs that
+// are not where a secret may go. Only these are kept: a streamed batch's
+// syntax tree is dropped once it is read.
+func (l *loader) secretUses(attrs []placedAttr, out []secretUse) []secretUse {
 	for _, pa := range attrs {
 		if SecretAllowed(pa.place) {
 			continue
@@ -165,10 +194,11 @@ func (l *loader) checkSecretPlaces() {
 			}
 			name, _ := stepName(tr[1])
 			if v := l.varDecl[name]; v != nil && v.Sensitive {
-				l.refuseSecret(pa, name, tr.SourceRange())
+				out = append(out, secretUse{pa, name, tr.SourceRange()})
 			}
 		}
 	}
+	return out
 }
 
 // refuseSecret reports var.name used at rng, in the attribute pa.

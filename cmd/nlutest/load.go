@@ -183,7 +183,7 @@ type scriptCounts struct {
 }
 
 func (c *scriptCounts) add(sc *schema.Script) error {
-	if len(sc.Turns) == 1 && sc.SourceKind != "conversation" && sc.SourceKind != "scenario" && sc.Next == nil {
+	if sc.Len() == 1 && sc.SourceKind != "conversation" && sc.SourceKind != "scenario" && sc.Next == nil {
 		c.single++
 		return nil
 	}
@@ -197,7 +197,7 @@ func (c *scriptCounts) add(sc *schema.Script) error {
 		c.kinds = append(c.kinds, sc.SourceKind)
 	}
 	m[0]++
-	m[1] += len(sc.Turns)
+	m[1] += sc.Len()
 	return nil
 }
 

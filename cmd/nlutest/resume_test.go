@@ -21,13 +21,21 @@ import (
 
 // TestMain lets the test binary act as the nlutest command, so tests can
 // run it as a child process and kill it. NLUTEST_TEST_STOP_GRACE sets the
-// child's grace after an interrupt (see childCmd).
+// child's grace after an interrupt (see childCmd). NLUTEST_TEST_HWM names a
+// file the child writes its /proc/self/status to as it ends (maxRSSOf).
 func TestMain(m *testing.M) {
 	if os.Getenv("NLUTEST_TEST_CHILD") == "1" {
 		if g, err := time.ParseDuration(os.Getenv("NLUTEST_TEST_STOP_GRACE")); err == nil {
 			stopGrace = g
 		}
-		os.Exit(mainCode(os.Args[1:]))
+		code := mainCode(os.Args[1:])
+		if path := os.Getenv("NLUTEST_TEST_HWM"); path != "" {
+			// the peak resident set of this process (VmHWM; getrusage's
+			// ru_maxrss would count the parent's pages before the exec)
+			status, _ := os.ReadFile("/proc/self/status")
+			_ = os.WriteFile(path, status, 0o644)
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
