@@ -138,6 +138,10 @@ func (a *App) cmdMerge(_ context.Context, args []string) int {
 	if err := checkReportPaths(*out, rf.reportPaths()); err != nil {
 		return a.fail(err)
 	}
+	if pipeline.IsTargetsDir(pos[0]) {
+		return a.mergeTargets(*out, pos, mergeOpts{suitePath: *suitePath, partial: *partial, MergeOptions: pipeline.MergeOptions{AllowChangedVars: *allowVars,
+			Notice: func(msg string) { fmt.Fprintf(a.Stderr, "nlutest: %s\n", msg) }}}, &rf)
+	}
 	metas, err := pipeline.ReadShards(pos, *partial)
 	if err != nil {
 		return a.fail(err)

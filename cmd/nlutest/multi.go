@@ -277,6 +277,12 @@ func (a *App) evalTargets(dir string, rec pipeline.Targets, suitePath string, rf
 	if missing := rec.Missing(dir); missing != "" {
 		return a.fail(usagef("the comparison in %s is not finished (%s); finish it with nlutest run --resume %s", dir, missing, shellQuote(dir)))
 	}
+	return a.compareTargets(dir, rec, suitePath, rf)
+}
+
+// compareTargets is evalTargets once every target's run is known to be
+// whole (by evalTargets' check, or made so by mergeTargets).
+func (a *App) compareTargets(dir string, rec pipeline.Targets, suitePath string, rf *runFlags) int {
 	if err := checkOutputPaths("report", dir, rf.reportPaths(), ComparisonFile, pipeline.TargetsFile); err != nil {
 		return a.fail(err)
 	}
@@ -398,4 +404,78 @@ func (a *App) writeComparison(c *schema.Comparison, runs []pipeline.TargetRun, r
 		return ExitFail
 	}
 	return ExitPass
+}
+
+// mergeOpts are merge's settings that mergeTargets passes on.
+type mergeOpts struct {
+	suitePath string
+	partial   bool
+	pipeline.MergeOptions
+}
+
+// mergeTargets merges shards of a run against several targets
+// (`run --target a --target b --shard K/N`, each shard a directory with
+// targets.json) into one such run: each target's shards are merged as
+// `merge` merges one target's (the same checks: every shard, one suite,
+// the variable values), into out/TARGET beside a targets.json, then the
+// comparison is built as `eval out` builds it. Shards must name the same
+// targets in the same order. The runs are merged into a temporary
+// directory beside out and renamed into place at the end, so a refused
+// target leaves nothing behind.
+func (a *App) mergeTargets(out string, shards []string, o mergeOpts, rf *runFlags) int {
+	var rec pipeline.Targets
+	for i, d := range shards {
+		r, err := pipeline.ReadTargets(d)
+		if err != nil {
+			return a.fail(usagef("%s and %s are not shards of one run: %v", shards[0], d, err))
+		}
+		if i == 0 {
+			rec = r
+		} else if !slices.Equal(r.Names(), rec.Names()) {
+			return a.fail(usagef("%s was run against the targets %s, %s against %s; only shards of one run merge", d, strings.Join(r.Names(), ", "), shards[0], strings.Join(rec.Names(), ", ")))
+		}
+	}
+	if fileExists(out) {
+		if entries, _ := os.ReadDir(out); len(entries) > 0 {
+			return a.fail(usagef("%s is not empty; choose a new --out directory", out))
+		}
+	}
+	s, code := a.load(cmp.Or(o.suitePath, rec.Suite), &rf.loadFlags)
+	if s == nil {
+		return code
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(out)+".merging-*")
+	if err != nil {
+		return a.fail(err)
+	}
+	defer os.RemoveAll(tmp)
+	n := 0
+	for _, e := range rec.Targets {
+		dirs := make([]string, len(shards))
+		for i, d := range shards {
+			dirs[i] = filepath.Join(d, e.Dir)
+		}
+		metas, err := pipeline.ReadShards(dirs, o.partial)
+		if err != nil {
+			return a.fail(err)
+		}
+		_, k, err := pipeline.Merge(s, filepath.Join(tmp, e.Dir), dirs, metas, o.MergeOptions)
+		if a.dataDiagnostics(err, s, &rf.loadFlags) {
+			return ExitInvalid
+		}
+		if err != nil {
+			return a.fail(err)
+		}
+		n += k
+	}
+	rec.Shard = ""
+	if err := pipeline.WriteTargets(tmp, rec); err != nil {
+		return a.fail(err)
+	}
+	_ = os.Remove(out) // an empty directory made beforehand
+	if err := os.Rename(tmp, out); err != nil {
+		return a.fail(err)
+	}
+	fmt.Fprintf(a.Stderr, "nlutest: merged %d results of %d targets from %d runs into %s\n", n, len(rec.Targets), len(shards), out)
+	return a.compareTargets(out, rec, o.suitePath, rf)
 }

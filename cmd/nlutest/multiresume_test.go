@@ -267,3 +267,65 @@ func TestResumeComparisonMadeBeforeTargetsFile(t *testing.T) {
 		t.Errorf("候选 holds %d results, want 20", n)
 	}
 }
+
+// TestShardsOfComparisonMerge (2026-12-05 audit, minor 5's last point,
+// still open at the re-audit): the shards of a run against several
+// targets (`run --shard K/N` with two targets) merged only target by
+// target (`merge s1 s2` was "s1 is a run against several targets … not
+// one run"), so the comparison could not be rebuilt from shards. Now
+// merge joins each target's shards and writes the comparison, equal to
+// the unsharded run's; a missing shard and shards naming other targets
+// are refused, leaving nothing behind.
+func TestShardsOfComparisonMerge(t *testing.T) {
+	prod, cand := newStoppableNLU(t, false), newStoppableNLU(t, true)
+	suite := twoTargetSuite(t, prod.srv.URL, cand.srv.URL)
+	work := t.TempDir()
+	whole := filepath.Join(work, "whole")
+	if code, _, errs := runCLI(t, work, nil, "run", suite, "--out", whole, "--quiet"); code != ExitFail {
+		t.Fatalf("unsharded run: exit %d\n%s", code, errs)
+	}
+	want := normalComparison(t, whole)
+	s1, s2 := filepath.Join(work, "s1"), filepath.Join(work, "s2")
+	for k, d := range []string{s1, s2} {
+		if code, _, errs := runCLI(t, work, nil, "run", suite, "--shard", fmt.Sprintf("%d/2", k+1), "--out", d, "--quiet"); code != ExitFail && code != ExitPass {
+			t.Fatalf("shard %d: exit %d\n%s", k+1, code, errs)
+		}
+	}
+
+	merged := filepath.Join(work, "merged")
+	code, _, errs := runCLI(t, work, nil, "merge", "--out", filepath.Join(work, "half"), s1)
+	if code != ExitInvalid || !strings.Contains(errs, "shard 2/2 missing") || fileExists(filepath.Join(work, "half")) {
+		t.Errorf("merge of shard 1/2 alone: exit %d\n%s", code, errs)
+	}
+	code, out, errs := runCLI(t, work, nil, "merge", "--out", merged, s1, s2)
+	if code != ExitFail || !strings.Contains(out, "1/2 targets pass · 4 of 20 cases differ") {
+		t.Fatalf("merge %s %s: exit %d\n%s%s", s1, s2, code, out, errs)
+	}
+	if got := normalComparison(t, merged); !reflect.DeepEqual(got, want) {
+		gb, _ := json.Marshal(got)
+		wb, _ := json.Marshal(want)
+		t.Errorf("the merged comparison differs from the unsharded one:\n got %s\nwant %s", gb, wb)
+	}
+	for _, tg := range []string{"生产", "候选"} {
+		if n := resultLines(t, filepath.Join(merged, tg)); n != 20 {
+			t.Errorf("%s holds %d results, want 20", tg, n)
+		}
+	}
+	if code, out, errs := runCLI(t, work, nil, "eval", merged, "--quiet"); code != ExitFail || !strings.Contains(out, "4 of 20 cases differ") {
+		t.Errorf("eval of the merged comparison: exit %d\n%s%s", code, out, errs)
+	}
+
+	// Shards of runs against other targets do not merge.
+	rec, err := pipeline.ReadTargets(s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Targets[0], rec.Targets[1] = rec.Targets[1], rec.Targets[0]
+	if err := pipeline.WriteTargets(s2, rec); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = runCLI(t, work, nil, "merge", "--out", filepath.Join(work, "swapped"), s1, s2)
+	if code != ExitInvalid || !strings.Contains(errs, "only shards of one run merge") || fileExists(filepath.Join(work, "swapped")) {
+		t.Errorf("merge of shards naming the targets in another order: exit %d\n%s", code, errs)
+	}
+}
