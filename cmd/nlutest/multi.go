@@ -241,7 +241,9 @@ func (a *App) noteComparison(s *spec.Suite, runDir string, rf *runFlags) {
 		runs = append(runs, pipeline.TargetRun{Name: e.Name, Dir: d, Report: rep})
 	}
 	path := filepath.Join(whole, ComparisonFile)
-	if a.writeFile("json", path, false, func(w io.Writer) error { return reporters.ComparisonJSON(w, pipeline.Compare(s, whole, runs, a.pairOptions(rf))) }) == ExitPass {
+	if a.writeFile("json", path, false, func(w io.Writer) error {
+		return reporters.ComparisonJSON(w, pipeline.Compare(s, whole, runs, a.pairOptions(rf)))
+	}) == ExitPass {
 		fmt.Fprintf(a.Stderr, "nlutest: every target of the comparison in %s has finished: %s written (nlutest eval %s shows it)\n", whole, path, shellQuote(whole))
 	}
 }
