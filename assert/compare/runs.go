@@ -71,13 +71,14 @@ func Runs(a, b Run, o Options) *schema.Significance {
 	if sig.Paired {
 		sig.Resamples = stats.Resamples
 		sig.Units = unitPairs(a.Units, b.Units)
-		for _, mc := range testFigures(a.Units, b.Units, stats) {
+		figs, same := testFigures(a.Units, b.Units, stats)
+		for _, mc := range figs {
 			m := metricOf(ma, mb, mc.Metric)
 			mc.Gated, mc.LowerBetter = gated[mc.Metric], m != nil && m.Lower()
 			tested[mc.Metric] = true
 			sig.Metrics = append(sig.Metrics, mc)
 		}
-		adjust(sig.Metrics, o.Alpha)
+		adjust(sig.Metrics, o.Alpha, same)
 	} else {
 		sig.Note = cmp.Or(o.Unpaired, "paired tests need the run directories (their results.jsonl); with reports alone a proportion gets Newcombe's unpaired interval of its difference and no metric a test or a verdict")
 	}
@@ -206,14 +207,27 @@ func num(f float64) *float64 {
 	return &f
 }
 
+// identicalNote marks a metric whose numbers are the same in both runs on
+// every unit compared: its p-value is 1 whatever the resampling, so it
+// cannot be significant and does not count among the tests Holm's
+// adjustment divides alpha between (Tarone 1990, "A modified Bonferroni
+// method for discrete data": a test that cannot reach the level is left
+// out).
+const identicalNote = "the same on every unit both runs have: p = 1, left out of the Holm adjustment"
+
 // adjust sets each tested metric's Holm-adjusted p-value within its
-// family (gated or not) and its verdict at alpha.
-func adjust(ms []schema.MetricChange, alpha float64) {
+// family (gated or not) and its verdict at alpha; the metrics in same
+// (identical in both runs) keep p = 1 and are left out of the families.
+func adjust(ms []schema.MetricChange, alpha float64, same map[string]bool) {
 	for _, gated := range []bool{true, false} {
 		var idx []int
 		var ps []float64
 		for i, m := range ms {
 			if m.Test == schema.TestNone || m.Gated != gated {
+				continue
+			}
+			if same[m.Metric] {
+				ms[i].PAdjusted, ms[i].Verdict, ms[i].Note = m.P, schema.VerdictNoDifference, identicalNote
 				continue
 			}
 			p := math.NaN()
@@ -333,14 +347,16 @@ func joined(a, b *assert.Units, unit string) []pair {
 	return out
 }
 
-// testFigures tests every figure both runs' units make.
-func testFigures(a, b *assert.Units, o infer.Options) []schema.MetricChange {
+// testFigures tests every figure both runs' units make; same holds those
+// whose numbers are equal in both runs on every paired unit.
+func testFigures(a, b *assert.Units, o infer.Options) (out []schema.MetricChange, same map[string]bool) {
+	same = map[string]bool{}
 	fb := map[string]assert.Figure{}
 	for _, f := range b.Figures() {
 		fb[f.Addr] = f
 	}
 	pairs := map[string][]pair{}
-	var out []schema.MetricChange
+	labels := map[string]schema.MetricChange{} // label averages, tested together
 	for _, fa := range a.Figures() {
 		g, ok := fb[fa.Addr]
 		if !ok || g.Kind != fa.Kind || g.Unit != fa.Unit {
@@ -353,30 +369,55 @@ func testFigures(a, b *assert.Units, o infer.Options) []schema.MetricChange {
 		}
 		oo := infer.CompareOptions{Options: o}
 		oo.Address = "compare " + fa.Addr
-		if mc := testFigure(fa, g, ps, a.Pairing(), oo); mc.Paired > 0 {
+		var mc schema.MetricChange
+		if fa.Kind == assert.LabelAverage {
+			if _, done := labels[fa.Addr]; !done {
+				labelAverages(a, fa, fb, ps, o, labels)
+			}
+			mc = labels[fa.Addr]
+		} else {
+			mc = testFigure(fa, g, ps, oo)
+		}
+		if mc.Paired > 0 {
 			out = append(out, mc)
+			same[fa.Addr] = identical(ps, fa, g)
 		}
 	}
-	return out
+	return out, same
+}
+
+// identical reports whether the figure's numbers are the same in both
+// runs on every paired unit.
+func identical(ps []pair, fa, fb assert.Figure) bool {
+	for _, x := range ps {
+		if !slices.Equal(x.a[fa.Off:fa.Off+fa.Width], x.b[fb.Off:fb.Off+fb.Width]) {
+			return false
+		}
+	}
+	return true
 }
 
 // testFigure compares figure fa of the baseline with fb of the candidate
 // over the joined pairs.
-func testFigure(fa, fb assert.Figure, ps []pair, p *assert.Pairing, o infer.CompareOptions) schema.MetricChange {
-	mc := schema.MetricChange{Metric: fa.Addr, Unit: fa.Unit}
+func testFigure(fa, fb assert.Figure, ps []pair, o infer.CompareOptions) schema.MetricChange {
 	va := func(x pair) []float64 { return x.a[fa.Off : fa.Off+fa.Width] }
 	vb := func(x pair) []float64 { return x.b[fb.Off : fb.Off+fb.Width] }
 	var c infer.Comparison
+	var n int64
 	switch fa.Kind {
 	case assert.PassFail:
-		c, mc.Paired = passFail(fa, fb, ps, va, vb, o)
+		c, n = passFail(fa, fb, ps, va, vb, o)
 	case assert.Sums:
-		c, mc.Paired = sums(fa, fb, ps, va, vb, o)
+		c, n = sums(fa, fb, ps, va, vb, o)
 	case assert.Mean:
-		c, mc.Paired = means(fa, fb, ps, va, vb, o)
-	case assert.LabelAverage:
-		c, mc.Paired = labelAverage(fa, fb, ps, va, vb, p, o)
+		c, n = means(fa, fb, ps, va, vb, o)
 	}
+	return change(fa, c, n)
+}
+
+// change is the row of a tested figure.
+func change(f assert.Figure, c infer.Comparison, n int64) schema.MetricChange {
+	mc := schema.MetricChange{Metric: f.Addr, Unit: f.Unit, Paired: n}
 	mc.Baseline, mc.Candidate, mc.Diff = num(c.Baseline), num(c.Candidate), num(c.Diff)
 	mc.Test = string(c.Test)
 	if c.Test == infer.TestNone {
@@ -473,46 +514,57 @@ func means(fa, fb assert.Figure, ps []pair, va, vb func(pair) []float64, o infer
 	return t.CompareMeans(o), t.N()
 }
 
-// labelAverage: the paired bootstrap of a label dimension's average, each
-// run's from its half of the joined confusion cells.
-func labelAverage(fa, fb assert.Figure, ps []pair, va, vb func(pair) []float64, p *assert.Pairing, o infer.CompareOptions) (infer.Comparison, int64) {
+// labelAverages tests the averages of the label dimension whose average
+// f is, each run's from its half of the joined confusion cells, over one
+// set of resamples (the stream of the dimension's address), and puts
+// their rows in done.
+func labelAverages(a *assert.Units, f assert.Figure, fb map[string]assert.Figure, ps []pair, o infer.Options, done map[string]schema.MetricChange) {
+	var group, other []assert.Figure
+	for _, x := range a.Figures() {
+		if y, ok := fb[x.Addr]; ok && x.Kind == assert.LabelAverage && y.Kind == assert.LabelAverage && x.Off == f.Off {
+			group, other = append(group, x), append(other, y)
+		}
+	}
 	var cellsA, cellsB []metrics.LabelCell
 	var atA, atB []int // the items' places among each run's cells, −1: none
 	var counts []int64
+	var units int64
 	for _, x := range ps {
-		a, b := va(x), vb(x)
-		if a[0] == 0 && b[0] == 0 {
+		va, vb := x.a[f.Off:f.Off+f.Width], x.b[other[0].Off:other[0].Off+other[0].Width]
+		if va[0] == 0 && vb[0] == 0 {
 			continue
 		}
-		counts = append(counts, x.n)
-		atA, cellsA = appendCell(atA, cellsA, a)
-		atB, cellsB = appendCell(atB, cellsB, b)
+		counts, units = append(counts, x.n), units+x.n
+		atA, cellsA = appendCell(atA, cellsA, va)
+		atB, cellsB = appendCell(atB, cellsB, vb)
 	}
 	if len(counts) == 0 {
-		return infer.Comparison{Baseline: math.NaN(), Candidate: math.NaN(), Diff: math.NaN(), P: math.NaN(), Test: infer.TestNone}, 0
+		return
 	}
+	p := a.Pairing()
 	n := len(p.Labels())
-	stat := func(f assert.Figure, cells []metrics.LabelCell, at []int) func(w []int64) float64 {
-		fixed := fixedIndexes(f.Fixed, p)
-		avg := metrics.LabelAverages(cells, n, fixed)
+	stat := func(figs []assert.Figure, cells []metrics.LabelCell, at []int) func(w []int64, out []float64) {
+		avg := metrics.LabelAverages(cells, n, fixedIndexes(figs[0].Fixed, p))
 		w2 := make([]int64, len(cells))
-		out := make([]float64, 5)
-		return func(w []int64) float64 {
+		all := make([]float64, 5)
+		return func(w []int64, out []float64) {
 			clear(w2)
 			for k, i := range at {
 				if i >= 0 {
 					w2[i] += w[k]
 				}
 			}
-			avg(w2, out)
-			return out[f.Average]
+			avg(w2, all)
+			for i, g := range figs {
+				out[i] = all[g.Average]
+			}
 		}
 	}
-	var units int64
-	for _, c := range counts {
-		units += c
+	oo := infer.CompareOptions{Options: o}
+	oo.Address = "compare " + f.Addr[:strings.LastIndexByte(f.Addr, '.')] // the dimension's
+	for i, c := range infer.ComparePairedVec(counts, len(group), stat(group, cellsA, atA), stat(other, cellsB, atB), oo) {
+		done[group[i].Addr] = change(group[i], c, units)
 	}
-	return infer.ComparePaired(counts, stat(fa, cellsA, atA), stat(fb, cellsB, atB), o), units
 }
 
 // appendCell adds the cell of a unit's numbers (count, expected,

@@ -347,7 +347,15 @@ func TestComparePairedIsTallyCompare(t *testing.T) {
 	if want.Verdict != Worse || !(want.P < 0.01) {
 		t.Errorf("a drop of %.3f in F1 over 3000 cases: p %v, %q; want worse", want.Diff, want.P, want.Verdict)
 	}
+	vec := ComparePairedVec(tl.Counts(), 1, func(w []int64, out []float64) { out[0] = w2(f1(0))(w) },
+		func(w []int64, out []float64) { out[0] = w2(f1(3))(w) }, o)[0]
+	if vec.Diff != want.Diff || vec.P != want.P || vec.Interval.Lo != want.Interval.Lo || vec.Interval.Hi != want.Interval.Hi {
+		t.Errorf("ComparePairedVec %+v\nTally.Compare %+v", vec, want)
+	}
 	o.Budget = 1
+	if c := ComparePairedVec(tl.Counts(), 1, func(w []int64, out []float64) {}, func(w []int64, out []float64) {}, o)[0]; c.Test != TestNone || !math.IsNaN(c.P) {
+		t.Errorf("ComparePairedVec past the budget: %+v; want no test", c)
+	}
 	if c := ComparePaired(tl.Counts(), w2(f1(0)), w2(f1(3)), o); c.Test != TestNone || !math.IsNaN(c.P) || c.Verdict != NoDifference {
 		t.Errorf("past the budget: %+v; want no test", c)
 	}
