@@ -169,7 +169,7 @@ func metricRow(m metricDelta, tests bool) []Cell {
 	ci, p, padj, verdict := "", "", "", "no test"
 	if s := m.sig; s != nil {
 		if s.CILow != nil && s.CIHigh != nil {
-			ci = fmt.Sprintf("[%+.3g, %+.3g]", *s.CILow, *s.CIHigh)
+			ci = "[" + fmtSigned(*s.CILow) + ", " + fmtSigned(*s.CIHigh) + "]"
 		}
 		p, padj = fmtP(s.P), fmtP(s.PAdjusted)
 		if s.Verdict != "" {
@@ -177,6 +177,15 @@ func metricRow(m metricDelta, tests bool) []Cell {
 		}
 	}
 	return append(row, text(ci), text(p), text(padj), text(verdict))
+}
+
+// fmtSigned prints a bound of an interval of a difference with three
+// significant digits and its sign (0 without one).
+func fmtSigned(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%+.3g", f)
 }
 
 // fmtP prints a p-value with two significant digits; "" when absent.
@@ -450,8 +459,10 @@ func thresholdText(r *schema.Report) string {
 // threshold names them: per-label figures and every metric of a split,
 // level, scene, template or core scope (the run's own figures stay).
 func detailMetric(name string) bool {
-	if strings.Contains(name, ".labels.") || strings.Contains(name, ".values.") {
-		return true
+	for _, sub := range []string{".labels", ".values", ".types", ".bins", ".bucket", ".distance", ".thresholds"} {
+		if strings.Contains(name, sub+".") || strings.Contains(name, sub+"[") {
+			return true
+		}
 	}
 	for _, p := range []string{"metrics.core", "metrics.noncore", "metrics.level", "metrics.scene",
 		"metrics.split", "metrics.template"} {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -246,5 +249,162 @@ func TestDiffFlagsFivePointDrop(t *testing.T) {
 				t.Errorf("diff --fail-on-worse: exit %d\n%s\n%s", code, out, errs)
 			}
 		}
+	}
+}
+
+// TestDiffMcNemarMatchesStatsmodels: diff's p-value of accuracy on runs
+// built with known discordant pairs is McNemar's exact test as
+// statsmodels computes it (mcnemar([[a, b], [c, d]], exact=True).pvalue,
+// statsmodels 0.13.5), and the verdict follows the direction.
+func TestDiffMcNemarMatchesStatsmodels(t *testing.T) {
+	b := newSignifBench(t, 1000, "")
+	for _, c := range []struct {
+		both, onlyA, onlyB int
+		p                  float64
+		verdict            string
+	}{
+		{700, 60, 100, 0.001953728034064355, schema.VerdictBetter},
+		{700, 35, 20, 0.05806414679240905, schema.VerdictNoDifference},
+		{500, 13, 0, 0.000244140625, schema.VerdictWorse},
+	} {
+		ans := func(right func(i int) bool) []string {
+			out := make([]string, len(b.expected))
+			for i, e := range b.expected {
+				out[i] = e
+				if !right(i) {
+					out[i] = otherIntent(rand.New(rand.NewPCG(uint64(i), 0)), e)
+				}
+			}
+			return out
+		}
+		ra := b.write(t, "a", ans(func(i int) bool { return i < c.both+c.onlyA }))
+		rb := b.write(t, "b", ans(func(i int) bool { return i < c.both || i >= c.both+c.onlyA && i < c.both+c.onlyA+c.onlyB }))
+		sig := diffSig(t, b.dir, ra, rb)
+		var acc *schema.MetricChange
+		for i := range sig.Metrics {
+			if sig.Metrics[i].Metric == "metrics.accuracy" {
+				acc = &sig.Metrics[i]
+			}
+		}
+		if acc == nil || acc.Test != "McNemar exact" || acc.P == nil || math.Abs(*acc.P-c.p) > 1e-12*c.p || acc.Verdict != c.verdict {
+			t.Errorf("both %d, only A %d, only B %d: %+v; want McNemar p %v (statsmodels), %s", c.both, c.onlyA, c.onlyB, acc, c.p, c.verdict)
+			continue
+		}
+		if want := float64(c.onlyB-c.onlyA) / 1000; math.Abs(*acc.Diff-want) > 1e-12 || !(*acc.CILow <= want && want <= *acc.CIHigh) {
+			t.Errorf("Δ %v in [%v, %v]; want %v inside its interval", *acc.Diff, *acc.CILow, *acc.CIHigh, want)
+		}
+	}
+}
+
+// TestPairedF1HandChecked: two targets (Chinese names, Chinese intent
+// labels) answer four cases; the run against both writes comparison.json
+// with the second target's significance against the first, and diff of
+// the two targets' run directories gives the same figures. Hand count,
+// entity dimension (correct, recognised, expected) per case:
+//
+//	k1 北京         旧版 北京 (1,1,1)        新版 — (0,0,1)
+//	k2 上海 广州    旧版 上海 (1,1,2)        新版 上海 广州 (2,2,2)
+//	k3 深圳         旧版 深圳 杭州 (1,2,1)   新版 深圳 (1,1,1)
+//	k4 拉萨         旧版 拉萨 (1,1,1)        新版 西安 (0,1,1)
+//
+// 旧版: 4 correct of 5 recognised and 5 expected, F1 8/10 = 0.8, precision
+// and recall 0.8; 新版: 3, 4, 5: F1 6/9, precision 0.75, recall 0.6; Δ F1
+// −2/15. Intent: 旧版 right on all four; 新版 says 订机票 for k3 (查天气):
+// 订机票 P 2/3 R 1 F1 0.8, 查天气 P 1 R 1/2 F1 2/3, macro F1 11/15.
+func TestPairedF1HandChecked(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.nlutest.hcl"), `suite "槽位" {
+  schema = "rasa"
+}
+
+target "旧版" {
+  replay { source = "a.jsonl" }
+}
+
+target "新版" {
+  replay { source = "b.jsonl" }
+}
+
+dataset "订票" {
+  source = "cases.jsonl"
+  id     = row.id
+  text   = row.text
+  expect = {
+    "$.intent.name" = row.intent
+    "$.entities"    = [for c in row.cities : { entity = "city", value = c }]
+  }
+}
+
+threshold "城市" { condition = metrics.dimension.entity.f1 >= 0.5 }
+`)
+	writeFile(t, filepath.Join(dir, "cases.jsonl"), `{"id": "k1", "text": "去北京", "intent": "订机票", "cities": ["北京"]}
+{"id": "k2", "text": "上海和广州", "intent": "订机票", "cities": ["上海", "广州"]}
+{"id": "k3", "text": "深圳天气", "intent": "查天气", "cities": ["深圳"]}
+{"id": "k4", "text": "拉萨", "intent": "查天气", "cities": ["拉萨"]}
+`)
+	answer := func(id, intent string, cities ...string) string {
+		var es []string
+		for _, c := range cities {
+			es = append(es, fmt.Sprintf(`{"entity":"city","value":%q}`, c))
+		}
+		return fmt.Sprintf(`{"id":%q,"text":"x","response":{"intent":{"name":%q,"confidence":0.9},"entities":[%s]}}`+"\n", id, intent, strings.Join(es, ","))
+	}
+	writeFile(t, filepath.Join(dir, "a.jsonl"), answer("k1", "订机票", "北京")+answer("k2", "订机票", "上海")+answer("k3", "查天气", "深圳", "杭州")+answer("k4", "查天气", "拉萨"))
+	writeFile(t, filepath.Join(dir, "b.jsonl"), answer("k1", "订机票")+answer("k2", "订机票", "上海", "广州")+answer("k3", "订机票", "深圳")+answer("k4", "查天气", "西安"))
+	run := filepath.Join(dir, "run")
+	if code, out, errs := runCLI(t, dir, nil, "run", dir, "--target", "旧版", "--target", "新版", "--out", run); code != ExitPass {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
+	}
+	var c schema.Comparison
+	if raw, err := os.ReadFile(filepath.Join(run, "comparison.json")); err != nil || json.Unmarshal(raw, &c) != nil {
+		t.Fatalf("comparison.json: %v", err)
+	}
+	if c.Baseline != "旧版" || len(c.Targets) != 2 || c.Targets[0].Significance != nil || c.Targets[1].Significance == nil {
+		t.Fatalf("comparison: baseline %q, targets %+v; want 旧版 and 新版's significance", c.Baseline, c.Targets)
+	}
+	check := func(where string, sig *schema.Significance) {
+		t.Helper()
+		got := map[string]schema.MetricChange{}
+		for _, m := range sig.Metrics {
+			got[m.Metric] = m
+		}
+		for _, w := range []struct {
+			metric      string
+			a, b        float64
+			test        string
+			gated       bool
+			lowerBetter bool
+		}{
+			{"metrics.dimension.entity.f1", 0.8, 6.0 / 9, "paired bootstrap", true, false},
+			{"metrics.dimension.entity.precision", 0.8, 0.75, "paired bootstrap", false, false},
+			{"metrics.dimension.entity.recall", 0.8, 0.6, "paired bootstrap", false, false},
+			{"metrics.dimension.entity.error_rate", 0.2, 0.25, "paired bootstrap", false, true},
+			{"metrics.label.intent.macro_f1", 1, 11.0 / 15, "paired bootstrap", false, false},
+			{"metrics.label.intent.accuracy", 1, 0.75, "McNemar exact", false, false},
+			{"metrics.accuracy", 0.5, 0.25, "McNemar exact", true, false},
+			{"metrics.latency.p95_ms", 0, 0, "none", false, true},
+		} {
+			m, ok := got[w.metric]
+			if !ok || m.Baseline == nil || m.Candidate == nil || m.Diff == nil ||
+				math.Abs(*m.Baseline-w.a) > 1e-12 || math.Abs(*m.Candidate-w.b) > 1e-12 || math.Abs(*m.Diff-(w.b-w.a)) > 1e-12 ||
+				m.Test != w.test || m.Gated != w.gated || m.LowerBetter != w.lowerBetter {
+				t.Errorf("%s: %s = %+v; want %v → %v by %s (gated %v, lower better %v)", where, w.metric, m, w.a, w.b, w.test, w.gated, w.lowerBetter)
+				continue
+			}
+			if w.test != "none" && (m.Verdict != schema.VerdictNoDifference || m.P == nil || m.PAdjusted == nil || m.Paired != 4 || m.Unit != "cases") {
+				t.Errorf("%s: %s = %+v; want a p-value over 4 cases and no detectable difference", where, w.metric, m)
+			}
+		}
+		if !sig.Paired || len(sig.Units) != 1 || sig.Units[0] != (schema.UnitPairs{Unit: "cases", Paired: 4}) {
+			t.Errorf("%s: paired %v, units %+v; want 4 cases paired", where, sig.Paired, sig.Units)
+		}
+	}
+	check("comparison.json", c.Targets[1].Significance)
+	a, b := filepath.Join(run, "旧版"), filepath.Join(run, "新版")
+	check("diff", diffSig(t, dir, a, b))
+	code, out, errs := runCLI(t, dir, nil, "diff", a, b, "--fail-on-worse")
+	if code != ExitPass || !strings.Contains(out, "B is not worse than A on any metric") ||
+		!regexp.MustCompile(`metrics\.dimension\.entity\.f1 \(⚑\) +0\.8 \(8/10\) +0\.6667 \(6/9\) +-0\.1333 +\[-1, \+0\.333\] +0\.\d+ +1 +no detectable difference`).MatchString(out) {
+		t.Errorf("diff: exit %d\n%s\n%s", code, out, errs)
 	}
 }

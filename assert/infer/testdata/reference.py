@@ -106,3 +106,7 @@ for x1, n1, x2, n2, alpha in [(56, 70, 48, 80, 0.05), (9, 10, 3, 10, 0.05), (0, 
                               (3, 7, 3, 7, 0.05)]:
     lo, hi = confint_proportions_2indep(x1, n1, x2, n2, method="newcomb", compare="diff", alpha=alpha)
     print("{%s, %s, %s, %s, %s, %s, %s}," % (g(x1), g(n1), g(x2), g(n2), g(1 - alpha), g(lo), g(hi)))
+
+print("// cmd/nlutest TestDiffMcNemarMatchesStatsmodels: mcnemar([[both, onlyA], [onlyB, rest]], exact=True).pvalue")
+for both, b, c, rest in [(700, 60, 100, 140), (700, 35, 20, 245), (500, 13, 0, 487)]:
+    print(both, b, c, g(mcnemar([[both, b], [c, rest]], exact=True).pvalue))
