@@ -73,7 +73,7 @@ func DiffView(a, b *schema.Report, o DiffOptions) *View {
 	v := &View{Title: "nlutest diff: " + counts, Level: 2, Capitalize: true,
 		Context: []Field{{Label: "A =", Value: o.NameA, Code: true}, {Label: "B =", Value: o.NameB, Code: true}}}
 	if sig := o.Significance; sig != nil {
-		v.Title = "nlutest diff: " + SignificanceHeadline(sig)
+		v.Title = "nlutest diff: " + SignificanceHeadline(sig, "B", "A")
 		v.Context = append(v.Context, Field{Label: "cases:", Value: counts}, Field{Label: "tests:", Value: significanceSettings(sig)})
 	}
 	if len(d.thresholds) > 0 {
@@ -199,12 +199,12 @@ func fmtP(p *float64) string {
 	return fmt.Sprintf("%.2g", *p)
 }
 
-// SignificanceHeadline is the sentence a release manager reads first:
-// "B is worse than A on 2 metrics (accuracy −4.1 points, p = 0.003; …),
-// better on 1 (…), no detectable difference on 14", the p-values being
-// the adjusted ones the verdicts read; for reports alone, that there
-// were no tests.
-func SignificanceHeadline(sig *schema.Significance) string {
+// SignificanceHeadline is the sentence a release manager reads first, the
+// candidate and the baseline named b and a: "B is worse than A on 2
+// metrics (accuracy −4.1 points, p = 0.003; …), better on 1 (…), no
+// detectable difference on 14", the p-values being the adjusted ones the
+// verdicts read; for reports alone, that there were no tests.
+func SignificanceHeadline(sig *schema.Significance, b, a string) string {
 	if !sig.Paired {
 		return "no paired tests (" + sig.Note + ")"
 	}
@@ -222,17 +222,17 @@ func SignificanceHeadline(sig *schema.Significance) string {
 		}
 		return strings.Join(parts, "; ")
 	}
-	var b strings.Builder
+	var out strings.Builder
 	if sig.Worse > 0 {
-		fmt.Fprintf(&b, "B is worse than A on %d %s (%s)", sig.Worse, plural(sig.Worse, "metric", "metrics"), list(schema.VerdictWorse))
+		fmt.Fprintf(&out, "%s is worse than %s on %d %s (%s)", b, a, sig.Worse, plural(sig.Worse, "metric", "metrics"), list(schema.VerdictWorse))
 	} else {
-		b.WriteString("B is not worse than A on any metric")
+		fmt.Fprintf(&out, "%s is not worse than %s on any metric", b, a)
 	}
 	if sig.Better > 0 {
-		fmt.Fprintf(&b, ", better on %d (%s)", sig.Better, list(schema.VerdictBetter))
+		fmt.Fprintf(&out, ", better on %d (%s)", sig.Better, list(schema.VerdictBetter))
 	}
-	fmt.Fprintf(&b, ", no detectable difference on %d", sig.NoDifference)
-	return b.String()
+	fmt.Fprintf(&out, ", no detectable difference on %d", sig.NoDifference)
+	return out.String()
 }
 
 // shortMetric is a metric's address without "metrics." for the headline.
@@ -512,10 +512,14 @@ func fmtVal(v *float64) string {
 	return fmt.Sprintf("%.4g", *v)
 }
 
-// fmtChange prints b − a with four significant digits and a sign.
+// fmtChange prints b − a with four significant digits and a sign (0
+// without one).
 func fmtChange(a, b *float64) string {
 	if a == nil || b == nil {
 		return ""
+	}
+	if *b == *a {
+		return "0"
 	}
 	return fmt.Sprintf("%+.4g", *b-*a)
 }
