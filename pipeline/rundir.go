@@ -352,7 +352,7 @@ func writeFileAtomic(path string, b []byte) (err error) {
 // evaluated again with another (eval --suite, merge --suite). "" when
 // the run has no readable report.json. Only the report's head is read.
 func ReportedSuite(dir string) string {
-	f, err := os.Open(filepath.Join(dir, ReportFile))
+	f, err := spec.OwnFiles.Open("", filepath.Join(dir, ReportFile), math.MaxInt64)
 	if err != nil {
 		return ""
 	}

@@ -325,19 +325,7 @@ func flipSection(title string, l []flip, max int) Section {
 }
 
 func (d *reportDiff) compareMetrics(a, b *schema.Report, o DiffOptions) {
-	covered := map[string]bool{}
-	if sig := o.Significance; sig != nil {
-		for i := range sig.Metrics {
-			m := &sig.Metrics[i]
-			name := WrittenAddress(m.Metric)
-			covered[name] = true
-			same := m.Diff != nil && *m.Diff == 0 || m.Baseline == nil && m.Candidate == nil
-			if !o.All && same && m.Verdict != schema.VerdictWorse && m.Verdict != schema.VerdictBetter {
-				continue
-			}
-			d.metrics = append(d.metrics, metricDelta{name: name, a: m.Baseline, b: m.Candidate, sig: m})
-		}
-	}
+	covered := d.testedMetrics(o)
 	if o.Metrics == nil {
 		return
 	}
@@ -360,6 +348,36 @@ func (d *reportDiff) compareMetrics(a, b *schema.Report, o DiffOptions) {
 			m.na, m.nb = x.Ratio, y.Ratio
 		}
 	}
+	d.untestedMetrics(ma, mb, covered, thresholdText(a)+"\n"+thresholdText(b), o.All)
+}
+
+// testedMetrics adds the metrics the comparison tested (all with --all,
+// else those that changed or got a verdict) and returns the written
+// addresses of every metric it compared.
+func (d *reportDiff) testedMetrics(o DiffOptions) map[string]bool {
+	covered := map[string]bool{}
+	sig := o.Significance
+	if sig == nil {
+		return covered
+	}
+	for i := range sig.Metrics {
+		m := &sig.Metrics[i]
+		name := WrittenAddress(m.Metric)
+		covered[name] = true
+		same := m.Diff != nil && *m.Diff == 0 || m.Baseline == nil && m.Candidate == nil
+		if !o.All && same && m.Verdict != schema.VerdictWorse && m.Verdict != schema.VerdictBetter {
+			continue
+		}
+		d.metrics = append(d.metrics, metricDelta{name: name, a: m.Baseline, b: m.Candidate, sig: m})
+	}
+	return covered
+}
+
+// untestedMetrics adds, sorted by name, the metrics of either report the
+// comparison did not test: those that changed (all with --all), per-value
+// details counted as hidden unless a threshold (in gated, the thresholds'
+// text) names them.
+func (d *reportDiff) untestedMetrics(ma, mb map[string]MetricValue, covered map[string]bool, gated string, all bool) {
 	names := map[string]bool{}
 	for k := range ma {
 		names[k] = true
@@ -367,7 +385,6 @@ func (d *reportDiff) compareMetrics(a, b *schema.Report, o DiffOptions) {
 	for k := range mb {
 		names[k] = true
 	}
-	gated := thresholdText(a) + "\n" + thresholdText(b)
 	var rest []metricDelta
 	for k := range names {
 		if covered[k] {
@@ -375,11 +392,10 @@ func (d *reportDiff) compareMetrics(a, b *schema.Report, o DiffOptions) {
 		}
 		x, y := ma[k], mb[k]
 		md := metricDelta{name: k, a: x.Value, b: y.Value, na: x.Ratio, nb: y.Ratio}
-		same := (md.a == nil) == (md.b == nil) && (md.a == nil || math.Abs(*md.a-*md.b) < 1e-12)
-		if !o.All && (same || noisy(k)) {
+		if !all && (sameValue(md.a, md.b) || noisy(k)) {
 			continue
 		}
-		if !o.All && detailMetric(k) && !strings.Contains(gated, k) {
+		if !all && detailMetric(k) && !strings.Contains(gated, k) {
 			d.hidden++
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/assert/compare"
 	"github.com/nlutest/nlutest/pipeline"
@@ -140,23 +141,18 @@ func isRunDir(path string) bool {
 
 // diffRuns reads the two runs: with two run directories, their results
 // are evaluated again (each with its own suite, or --suite) recording
-// their units, and compared unit by unit; otherwise their reports are
-// read and compared without tests (--fail-on-worse is then refused). On
-// failure it says why and returns nil reports and the exit code.
+// their units, and compared unit by unit; otherwise — report.json files,
+// or a suite that is gone or does not load (a variable not given) — their
+// reports are read and compared without tests, and --fail-on-worse is
+// refused. On failure it says why and returns nil reports and the exit
+// code.
 func (a *App) diffRuns(pos []string, df *diffFlags) (ra, rb *schema.Report, sig *schema.Significance, code int) {
-	unpaired := ""
-	if !isRunDir(pos[0]) || !isRunDir(pos[1]) {
-		unpaired = "paired tests need the run directories (their run.json and results.jsonl); with report.json files a proportion gets Newcombe's unpaired interval of its difference and no metric a test or a verdict"
-	} else {
-		for _, p := range pos {
-			if path := df.suiteOf(p); path != "" && !fileExists(path) {
-				unpaired = fmt.Sprintf("paired tests evaluate the runs' results with their suite, and %s's suite %s is not there (give --suite PATH)", p, path)
-				break
-			}
-		}
+	suites, unpaired, code := a.diffSuites(pos, df)
+	if code != ExitPass {
+		return nil, nil, nil, code
 	}
 	if unpaired == "" {
-		return a.diffPaired(pos, df)
+		return a.diffPaired(pos, suites, df)
 	}
 	if df.failOnWorse {
 		return nil, nil, nil, a.fail(usagef("--fail-on-worse fails on significant regressions, which need paired tests: %s", unpaired))
@@ -174,24 +170,56 @@ func (a *App) diffRuns(pos []string, df *diffFlags) (ra, rb *schema.Report, sig 
 	return ra, rb, sig, ExitPass
 }
 
-// diffPaired evaluates both run directories recording their units and
-// compares them.
-func (a *App) diffPaired(pos []string, df *diffFlags) (ra, rb *schema.Report, sig *schema.Significance, code int) {
-	var metas [2]pipeline.Meta
-	var suites [2]*spec.Suite
+// diffSuites loads the suites diff evaluates the two run directories
+// with, or says why the runs cannot be paired: not run directories, a
+// suite that is gone, a suite that does not load. A suite's errors are
+// printed, and stop diff (exit 2), only under --fail-on-worse, which
+// needs the tests; otherwise its first error is named in the note.
+func (a *App) diffSuites(pos []string, df *diffFlags) (suites [2]*spec.Suite, unpaired string, code int) {
+	if !isRunDir(pos[0]) || !isRunDir(pos[1]) {
+		return suites, "paired tests need the run directories (their run.json and results.jsonl); with report.json files a proportion gets Newcombe's unpaired interval of its difference and no metric a test or a verdict", ExitPass
+	}
 	for i, p := range pos {
-		var err error
-		if metas[i], err = pipeline.ReadMeta(p); err != nil {
-			return nil, nil, nil, a.fail(usagef("%v", err))
-		}
 		path := df.suiteOf(p)
 		if i == 1 && path == df.suiteOf(pos[0]) {
 			suites[1] = suites[0]
 			continue
 		}
-		if suites[i], code = a.load(path, &df.loadFlags); suites[i] == nil {
-			fmt.Fprintf(a.Stderr, "nlutest: diff evaluates %s's results with its suite to pair the runs case by case; fix the suite (or give --suite, --var), or compare the runs' report.json files for a diff without tests\n", p)
-			return nil, nil, nil, code
+		if path != "" && !fileExists(path) {
+			return suites, fmt.Sprintf("paired tests evaluate the runs' results with their suite, and %s's suite %s is not there (give --suite PATH)", p, path), ExitPass
+		}
+		if df.failOnWorse {
+			if suites[i], code = a.load(path, &df.loadFlags); suites[i] == nil {
+				fmt.Fprintf(a.Stderr, "nlutest: diff evaluates %s's results with its suite to pair the runs case by case; fix the suite (or give --suite, --var)\n", p)
+				return suites, "", code
+			}
+			continue
+		}
+		lf := &df.loadFlags
+		s, diags := spec.Load(path, a.ext().LoadOptions(spec.Options{Vars: lf.vars, VarFiles: lf.varFiles, Env: a.Env, AllowOutside: lf.allowOutside}))
+		if s == nil || diags.HasErrors() {
+			first := "it has errors"
+			for _, d := range diags {
+				if d.Severity == hcl.DiagError {
+					first = d.Summary + ": " + d.Detail
+					break
+				}
+			}
+			return suites, fmt.Sprintf("paired tests evaluate the runs' results with their suite, and %s's suite %s does not load (%s); nlutest validate shows why", p, path, strings.TrimSuffix(first, ".")), ExitPass
+		}
+		suites[i] = s
+	}
+	return suites, "", ExitPass
+}
+
+// diffPaired evaluates both run directories with their suites recording
+// their units and compares them.
+func (a *App) diffPaired(pos []string, suites [2]*spec.Suite, df *diffFlags) (ra, rb *schema.Report, sig *schema.Significance, code int) {
+	var metas [2]pipeline.Meta
+	for i, p := range pos {
+		var err error
+		if metas[i], err = pipeline.ReadMeta(p); err != nil {
+			return nil, nil, nil, a.fail(usagef("%v", err))
 		}
 	}
 	var gated []string
