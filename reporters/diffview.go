@@ -189,6 +189,14 @@ func fmtSigned(f float64) string {
 }
 
 // fmtP prints a p-value with two significant digits; "" when absent.
+// pClause is "= 0.003", or "< 0.0001" for a p-value fmtP prints so.
+func pClause(p *float64) string {
+	if s := fmtP(p); strings.HasPrefix(s, "<") {
+		return "< " + s[1:]
+	}
+	return "= " + fmtP(p)
+}
+
 func fmtP(p *float64) string {
 	switch {
 	case p == nil:
@@ -218,7 +226,7 @@ func SignificanceHeadline(sig *schema.Significance, b, a string) string {
 				parts = append(parts, "…")
 				break
 			}
-			parts = append(parts, fmt.Sprintf("%s %s, p = %s", shortMetric(m.Metric), fmtDiff(m), fmtP(m.PAdjusted)))
+			parts = append(parts, fmt.Sprintf("%s %s, p %s", shortMetric(m.Metric), fmtDiff(m), pClause(m.PAdjusted)))
 		}
 		return strings.Join(parts, "; ")
 	}

@@ -386,12 +386,32 @@ func testFigures(a, b *assert.Units, o infer.Options) (out []schema.MetricChange
 	return out, same
 }
 
-// identical reports whether the figure's numbers are the same in both
-// runs on every paired unit.
+// identical reports whether the figure reads the same from both runs on
+// every paired unit: a pass/fail figure the same pass and count, a mean
+// the same value, any other figure the same numbers. A pass/fail figure
+// reads only some of its contribution's numbers (the error rate of cases
+// whose pass or fail changed but which errored in neither run is
+// identical).
 func identical(ps []pair, fa, fb assert.Figure) bool {
 	for _, x := range ps {
-		if !slices.Equal(x.a[fa.Off:fa.Off+fa.Width], x.b[fb.Off:fb.Off+fb.Width]) {
-			return false
+		va, vb := x.a[fa.Off:fa.Off+fa.Width], x.b[fb.Off:fb.Off+fb.Width]
+		switch {
+		case fa.Kind == assert.PassFail && fa.Pass != nil && fb.Pass != nil:
+			pa, ca := fa.Pass(va)
+			pb, cb := fb.Pass(vb)
+			if pa != pb || ca != cb {
+				return false
+			}
+		case fa.Kind == assert.Mean && fa.Value != nil && fb.Value != nil:
+			a, oka := fa.Value(va)
+			b, okb := fb.Value(vb)
+			if oka != okb || oka && a != b {
+				return false
+			}
+		default:
+			if !slices.Equal(va, vb) {
+				return false
+			}
 		}
 	}
 	return true

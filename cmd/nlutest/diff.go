@@ -105,8 +105,8 @@ func (a *App) gateDiff(sig *schema.Significance, alpha float64) int {
 	var worse []string
 	for _, m := range sig.Metrics {
 		if m.Gated && m.Verdict == schema.VerdictWorse {
-			worse = append(worse, fmt.Sprintf("%s %s → %s (Δ %+.4g, p = %s, Holm-adjusted %s)", reporters.WrittenAddress(m.Metric),
-				fmtNum(m.Baseline), fmtNum(m.Candidate), *m.Diff, fmtPValue(m.P), fmtPValue(m.PAdjusted)))
+			worse = append(worse, fmt.Sprintf("%s %s → %s (Δ %+.4g, p %s, Holm-adjusted %s)", reporters.WrittenAddress(m.Metric),
+				fmtNum(m.Baseline), fmtNum(m.Candidate), *m.Diff, pEquals(m.P), fmtPValue(m.PAdjusted)))
 		}
 	}
 	if len(worse) == 0 {
@@ -122,6 +122,15 @@ func fmtNum(v *float64) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.4g", *v)
+}
+
+// pEquals is "= 0.003", or "< 0.0001" for the p-values fmtPValue prints
+// so.
+func pEquals(p *float64) string {
+	if s := fmtPValue(p); strings.HasPrefix(s, "<") {
+		return "< " + s[1:]
+	}
+	return "= " + fmtPValue(p)
 }
 
 func fmtPValue(p *float64) string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ const signifPlaceholder = "@@意图@@"
 // placeholder replaced.
 type signifBench struct {
 	dir, template string
-	expected      []string // each case's intent, in the results' order
+	expected      []string // each case's intent, in case order
 	lines         []string
 }
 
@@ -77,16 +78,21 @@ dataset "意图" {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// In case order, not the run's (its calls are concurrent), so that a
+	// trial's seed gives the same answers to the same cases every time.
+	b.lines = make([]string, n)
 	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		at := strings.Index(l, `"id":"`)
 		var i int
-		if _, err := fmt.Sscanf(l[at+6:], "c%04d", &i); at < 0 || err != nil {
-			t.Fatalf("no case id in %s", l)
+		if _, err := fmt.Sscanf(l[at+6:], "c%04d", &i); at < 0 || err != nil || i >= n || b.lines[i] != "" {
+			t.Fatalf("no case id, or one out of range or seen twice, in %s", l)
 		}
-		b.lines = append(b.lines, l)
+		b.lines[i] = l
+	}
+	for i := range n {
 		b.expected = append(b.expected, signifIntents[i%len(signifIntents)])
 	}
-	if len(b.lines) != n || !strings.Contains(b.lines[0], signifPlaceholder) {
+	if slices.Contains(b.lines, "") || !strings.Contains(b.lines[0], signifPlaceholder) {
 		t.Fatalf("template run: %d results, first %s", len(b.lines), b.lines[0])
 	}
 	return b
