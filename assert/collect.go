@@ -110,6 +110,9 @@ type Collector struct {
 	// collector's entry among its parent's forks (nil for one not forked).
 	forks    *forkGroup
 	progress *forkProgress
+	// units records each unit's contributions for paired comparisons
+	// (RecordUnits); nil when not asked.
+	units *unitRecorder
 }
 
 // NewCollector prepares a collector for suite s with the metric families
@@ -207,6 +210,26 @@ func (c *Collector) AddAt(r *schema.Result, ev *Evaluation, seq int64) {
 			n.accs[i].Add(o)
 		}
 	}
+	if c.units != nil {
+		c.units.add(o, kind, name)
+	}
+}
+
+// RecordUnits makes the collector keep, for a paired comparison with
+// another run recorded with the same pairing, each unit's contributions
+// to the figures the comparison tests at the pairing's nodes (paired.go).
+// Call it before the first result is added; forks record too.
+func (c *Collector) RecordUnits(p *Pairing) {
+	c.units = newUnitRecorder(c.suite, c.fams, p)
+}
+
+// Units returns what RecordUnits had the collector keep of the results
+// added; nil when it was not asked to.
+func (c *Collector) Units() *Units {
+	if c.units == nil {
+		return nil
+	}
+	return c.units.units()
 }
 
 // nodesOf returns the nodes a result of source kind/name counts in:
@@ -354,6 +377,9 @@ func (c *Collector) Fork() *Collector {
 		c.forks = &forkGroup{}
 	}
 	f.progress = c.forks.add()
+	if c.units != nil {
+		f.units = c.units.fork()
+	}
 	return f
 }
 
@@ -393,6 +419,9 @@ func (c *Collector) Merge(o *Collector) {
 	c.next = max(c.next, o.next)
 	c.omitted += o.omitted
 	c.mergeCases(o)
+	if c.units != nil && o.units != nil {
+		c.units.merge(o.units)
+	}
 }
 
 // keepTurn keeps what a transcript shows of a conversation's turn: its

@@ -45,6 +45,10 @@ func (r *Resampler) Options(obj string) infer.Options {
 	return o
 }
 
+// InferOptions are the suite's statistics settings as infer takes them
+// (confidence, resamples, seed, and infer.DefaultBudget).
+func InferOptions(st spec.Statistics) infer.Options { return inferOptions(st) }
+
 // inferOptions are the suite's statistics settings as infer takes them.
 func inferOptions(st spec.Statistics) infer.Options {
 	if st.Resamples == 0 {

@@ -1,18 +1,18 @@
 package pipeline
 
 import (
-	"slices"
+	"fmt"
+	"path/filepath"
 
+	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/assert/compare"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // TargetRun is one target's finished run in a run against several
-// targets: its name, run directory and report.
-type TargetRun struct {
-	Name   string
-	Dir    string
-	Report *schema.Report
-}
+// targets: its name, run directory and report (compare.Target).
+type TargetRun = compare.Target
 
 // Files of the directory of a run against several targets, besides one
 // run directory per target.
@@ -30,114 +30,67 @@ const (
 // component by PathName, so no target name leaves dir.
 func TargetDir(dir, name string) (string, error) { return ChildDir(dir, name) }
 
-// Compare sets the finished runs of one suite against several targets side
-// by side: each target's verdict and headline metrics, every threshold's
-// outcome per target, and every case's outcome per target, the cases whose
-// outcome differs first (in the first target's order within each part).
-// The comparison fails when any target's verdict fails.
-func Compare(dir string, runs []TargetRun) *schema.Comparison {
-	c := &schema.Comparison{Tool: "nlutest", Kind: "comparison", Dir: dir, Outcome: schema.Pass}
-	if len(runs) > 0 {
-		c.Version, c.Suite = runs[0].Report.Version, runs[0].Report.Suite
-	}
-	for _, tr := range runs {
-		c.Targets = append(c.Targets, comparedTarget(tr))
-		if tr.Report.Verdict.Outcome != schema.Pass {
-			c.Outcome = schema.Fail
-		}
-	}
-	c.Thresholds = compareThresholds(runs)
-	c.Cases = compareCases(runs)
-	for _, cc := range c.Cases {
-		if cc.Differs {
-			c.Differing++
-		}
-	}
-	return c
+// PairOptions say how runs are compared unit by unit: the families their
+// suite was loaded with, whether unreviewed cases count (as for
+// Evaluate), and the level of the tests (compare.DefaultAlpha when 0).
+type PairOptions struct {
+	Families          assert.Families
+	IncludeUnreviewed bool
+	Alpha             float64
 }
 
-func comparedTarget(tr TargetRun) schema.ComparedTarget {
-	r := tr.Report
-	t := schema.ComparedTarget{Name: tr.Name, Dir: tr.Dir, Verdict: r.Verdict, Seconds: r.Run.Seconds, Warnings: r.Warnings}
-	if m := r.Metrics; m != nil {
-		t.Total, t.Passed, t.Failed, t.Errored = m.Total, m.Passed, m.Failed, m.Errored
-		t.Accuracy, t.ErrorRate = m.Accuracy, m.ErrorRate
-		if m.Latency != nil && m.Latency.Count > 0 {
-			p := m.Latency.P95MS
-			t.P95MS = &p
+// Compare builds the comparison of the finished runs of suite s against
+// several targets (compare.Targets), every target after the first with
+// the significance of its differences with the first (compare.Runs),
+// paired on the units both ran: each target's results are read again and
+// evaluated against s to record its units, as eval reads them, on every
+// core; the reports are not changed. A target whose results cannot be
+// read gets a significance without tests that says why.
+func Compare(s *spec.Suite, dir string, runs []TargetRun, o PairOptions) *schema.Comparison {
+	if len(runs) > 1 {
+		addrs, nodes := assert.ThresholdMetrics(s)
+		p := assert.NewPairing(nodes)
+		units := make([]*assert.Units, len(runs))
+		errs := make([]error, len(runs))
+		for i, tr := range runs {
+			units[i], errs[i] = RunUnits(s, tr.Dir, p, o)
 		}
-	}
-	return t
-}
-
-// compareThresholds lists the thresholds of the first target's report (the
-// suite's, the same for every target) with every target's result.
-func compareThresholds(runs []TargetRun) []schema.ComparedThreshold {
-	if len(runs) == 0 {
-		return nil
-	}
-	var out []schema.ComparedThreshold
-	for _, th := range runs[0].Report.Thresholds {
-		ct := schema.ComparedThreshold{Name: th.Name, Condition: th.Condition, Severity: th.Severity}
-		for _, tr := range runs {
-			o, obs := schema.Skip, []schema.Observed(nil)
-			for _, x := range tr.Report.Thresholds {
-				if x.Name == th.Name {
-					o, obs = x.Outcome, x.Observed
-					break
-				}
+		co := compare.Options{Alpha: o.Alpha, Stats: assert.InferOptions(s.Statistics), Gated: addrs}
+		base := compare.Run{Metrics: s.Tree.ReadMetrics(runs[0].Report.Metrics), Units: units[0]}
+		for i := 1; i < len(runs); i++ {
+			oi := co
+			if err := cmpErr(errs[0], errs[i]); err != nil {
+				oi.Unpaired = fmt.Sprintf("no paired tests: %v", err)
 			}
-			ct.Outcomes = append(ct.Outcomes, o)
-			ct.Observed = append(ct.Observed, obs)
-		}
-		out = append(out, ct)
-	}
-	return out
-}
-
-// caseKey identifies a case (a conversation's turn by its turn and
-// repetition) across the targets' reports.
-type caseKey struct {
-	id           string
-	turn, repeat int
-}
-
-// compareCases joins the targets' cases by id, differing ones first.
-func compareCases(runs []TargetRun) []schema.ComparedCase {
-	index := map[caseKey]int{}
-	var out []schema.ComparedCase
-	for ti, tr := range runs {
-		for cr := range tr.Report.ListedCases() {
-			k := caseKey{cr.ID, cr.Turn, cr.Repeat}
-			j, ok := index[k]
-			if !ok {
-				j = len(out)
-				index[k] = j
-				src := cr.Source
-				if src == "" {
-					src = cr.Template
-				}
-				cc := schema.ComparedCase{ID: cr.ID, Source: src, SourceKind: cr.SourceKind, Text: cr.Text, Turn: cr.Turn,
-					Outcomes: make([]schema.Outcome, len(runs))}
-				for x := range cc.Outcomes {
-					cc.Outcomes[x] = schema.Skip
-				}
-				out = append(out, cc)
+			cand := compare.Run{Metrics: s.Tree.ReadMetrics(runs[i].Report.Metrics), Units: units[i]}
+			b := base
+			if oi.Unpaired != "" {
+				b.Units, cand.Units = nil, nil
 			}
-			out[j].Outcomes[ti] = cr.Outcome
+			runs[i].Significance = compare.Runs(b, cand, oi)
 		}
 	}
-	for i := range out {
-		out[i].Differs = slices.ContainsFunc(out[i].Outcomes, func(o schema.Outcome) bool { return o != out[i].Outcomes[0] })
+	return compare.Targets(dir, runs)
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
 	}
-	slices.SortStableFunc(out, func(a, b schema.ComparedCase) int {
-		switch {
-		case a.Differs == b.Differs:
-			return 0
-		case a.Differs:
-			return -1
-		}
-		return 1
-	})
-	return out
+	return b
+}
+
+// RunUnits reads the results of the run directory dir again, evaluating
+// them against s as eval does, and returns the units a paired
+// comparison of the run needs (assert.Collector.RecordUnits with p).
+func RunUnits(s *spec.Suite, dir string, p *assert.Pairing, o PairOptions) (*assert.Units, error) {
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	col, _, err := Evaluate(s, []string{dir}, meta, EvalOptions{Families: o.Families, IncludeUnreviewed: o.IncludeUnreviewed, Pairing: p})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Clean(dir), err)
+	}
+	return col.Units(), nil
 }

@@ -20,6 +20,10 @@ type EvalOptions struct {
 	// IncludeUnreviewed counts cases of unreviewed templates in metrics.
 	IncludeUnreviewed bool
 	Version           string // the tool's version, for the report
+	// Pairing, when set, has the collector record the units a paired
+	// comparison with another run of the same pairing needs
+	// (assert.Collector.RecordUnits; the returned collector's Units).
+	Pairing *assert.Pairing
 }
 
 // Evaluate re-evaluates the results of one or more run directories against
@@ -40,6 +44,9 @@ func Evaluate(s *spec.Suite, dirs []string, meta Meta, o EvalOptions) (*assert.C
 	ev := assert.NewEvaluator(s)
 	col := assert.NewCollector(s, o.Families)
 	col.IncludeUnreviewed = o.IncludeUnreviewed
+	if o.Pairing != nil {
+		col.RecordUnits(o.Pairing)
+	}
 	rb := s.NewRebuilder()
 	seen := NewKeySet()
 	var warnings []string

@@ -345,3 +345,42 @@ func writeFileAtomic(path string, b []byte) (err error) {
 	}
 	return nil
 }
+
+// ReportedSuite returns the suite the report.json of run directory dir
+// was made with — its directory, or its one file when it was loaded from
+// one — which differs from the one run.json records when the run was
+// evaluated again with another (eval --suite, merge --suite). "" when
+// the run has no readable report.json. Only the report's head is read.
+func ReportedSuite(dir string) string {
+	f, err := spec.OwnFiles.Open("", filepath.Join(dir, ReportFile), math.MaxInt64)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if k != "suite" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return ""
+			}
+			continue
+		}
+		var si schema.SuiteInfo
+		if dec.Decode(&si) != nil || si.Dir == "" {
+			return ""
+		}
+		if len(si.Files) == 1 {
+			return si.Files[0]
+		}
+		return si.Dir
+	}
+	return ""
+}

@@ -40,6 +40,7 @@ func ComparisonView(c *schema.Comparison, o Options) *View {
 		v.Context = append(v.Context, Field{Label: "run", Value: c.Dir, Code: true})
 	}
 	v.Sections = append(v.Sections, targetsSection(c))
+	v.Sections = append(v.Sections, significanceSections(c)...)
 	if s := comparedThresholdsSection(c); s != nil {
 		v.Sections = append(v.Sections, *s)
 	}
@@ -78,6 +79,36 @@ func targetsSection(c *schema.Comparison) Section {
 	}
 	return Section{ID: "targets", Title: "Targets", Tables: []Table{t},
 		Intro: "Each target's run of the same cases: its verdict and headline metrics; each run's own report is report.json in its run directory."}
+}
+
+// significanceSections say, for each target after the first, how it
+// differs from the first (the baseline): the headline, then its gated
+// metrics and every metric found better or worse, with the interval of
+// the difference, the p-values and the verdict.
+func significanceSections(c *schema.Comparison) []Section {
+	var out []Section
+	for _, t := range c.Targets {
+		sig := t.Significance
+		if sig == nil {
+			continue
+		}
+		s := Section{ID: "significance", Title: SignificanceHeadline(sig, t.Name, c.Baseline),
+			Intro: fmt.Sprintf("%s against %s (the first target), paired on the cases both ran: the gated metrics (⚑: accuracy, error rate and the metrics thresholds name) and every metric found better or worse; comparison.json lists every metric compared.", t.Name, c.Baseline)}
+		tb := Table{Columns: []Column{col("metric"), rcol(c.Baseline), rcol(t.Name), rcol("Δ"),
+			{Header: fmt.Sprintf("%g %% CI of Δ", 100*sig.Confidence), Brief: "CI of Δ", Align: Right}, rcol("p"), rcol("p (Holm)"), col("verdict")}}
+		for i := range sig.Metrics {
+			m := &sig.Metrics[i]
+			if !m.Gated && m.Verdict != schema.VerdictWorse && m.Verdict != schema.VerdictBetter {
+				continue
+			}
+			tb.Rows = append(tb.Rows, metricRow(metricDelta{name: WrittenAddress(m.Metric), a: m.Baseline, b: m.Candidate, sig: m}, true))
+		}
+		if len(tb.Rows) > 0 {
+			s.Tables = []Table{tb}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func comparedThresholdsSection(c *schema.Comparison) *Section {

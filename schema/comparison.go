@@ -16,6 +16,9 @@ type Comparison struct {
 	Dir string `json:"dir,omitempty"`
 	// Outcome is fail when any target's verdict is fail.
 	Outcome Outcome `json:"outcome"`
+	// Baseline names the first target, which every other target's
+	// Significance compares with.
+	Baseline string `json:"baseline,omitempty"`
 	// Targets are the compared targets in the order given.
 	Targets []ComparedTarget `json:"targets"`
 	// Thresholds are the suite's thresholds, each with every target's
@@ -49,6 +52,10 @@ type ComparedTarget struct {
 	// Warnings are the target's report's warnings (a state check skipped
 	// because the target records no dialogue state, cached answers…).
 	Warnings []string `json:"warnings,omitempty"`
+	// Significance compares this target's run with the baseline's (the
+	// first target's) metric by metric, paired on the cases both ran;
+	// absent for the baseline itself.
+	Significance *Significance `json:"significance,omitempty"`
 }
 
 // ComparedThreshold is one threshold across the targets.

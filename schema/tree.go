@@ -40,7 +40,17 @@ type Attr struct {
 	// "conversations").
 	CI     CIMethod
 	CIUnit string
+	// LowerBetter marks a metric whose lower values are better: error
+	// rates, calibration errors, accepted out-of-scope cases, turns to
+	// success. A duration (MetricMillis) is lower-better without it; every
+	// other metric is higher-better (Lower). Comparisons of two runs read
+	// it to call a difference better or worse (docs/statistics.md).
+	LowerBetter bool
 }
+
+// Lower reports whether lower values of the metric are better: marked
+// LowerBetter, or a duration.
+func (a Attr) Lower() bool { return a.LowerBetter || a.Kind == MetricMillis }
 
 // Shape is the shape of one object of the tree: its metrics and its
 // subtrees, in the order listings show them.
@@ -318,7 +328,7 @@ var caseAttrs = []Attr{
 	{Name: "failed", Kind: MetricCount, Doc: "cases that missed an expectation or condition"},
 	{Name: "errored", Kind: MetricCount, Doc: "cases whose call gave no usable response"},
 	{Name: "accuracy", Kind: MetricRatio, Doc: "passed / (total − errored)", CI: CIWilson, CIUnit: UnitCases},
-	{Name: "error_rate", Kind: MetricRatio, Doc: "errored / total", CI: CIWilson, CIUnit: UnitCases},
+	{Name: "error_rate", Kind: MetricRatio, Doc: "errored / total", CI: CIWilson, CIUnit: UnitCases, LowerBetter: true},
 }
 
 var (
@@ -329,7 +339,7 @@ var (
 		{Name: "wrong", Kind: MetricCount, Doc: "recognised units not expected: recognized − correct"},
 		{Name: "precision", Kind: MetricRatio, Doc: "correct / recognized"},
 		{Name: "recall", Kind: MetricRatio, Doc: "correct / expected"},
-		{Name: "error_rate", Kind: MetricRatio, Doc: "wrong / recognized"},
+		{Name: "error_rate", Kind: MetricRatio, Doc: "wrong / recognized", LowerBetter: true},
 		{Name: "f1", Kind: MetricRatio, Doc: "2·correct / (expected + recognized)"},
 	}
 	// dimCountsCI are the figures of a dimension itself, whose ratios have

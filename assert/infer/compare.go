@@ -155,6 +155,76 @@ func (t *Tally) Compare(base, cand func(sums []float64) float64, o CompareOption
 	return c
 }
 
+// ComparePaired is Tally.Compare for statistics that are not functions of
+// summed vectors (a label dimension's macro F1 is one of its confusion
+// cells' counts): counts are the multiplicities of the sample's distinct
+// joined contributions (baseline ‖ candidate), as Replicates takes them,
+// and base and cand compute each run's statistic from multiplicities w
+// (the sample's own: counts). The interval is the paired percentile
+// bootstrap of cand − base and the p-value inverts it, as Tally.Compare's.
+// Over the budget (len(counts) × resamples) there is no interval, P is
+// NaN and the test TestNone.
+func ComparePaired(counts []int64, base, cand func(w []int64) float64, o CompareOptions) Comparison {
+	o.Options = o.withDefaults()
+	c := Comparison{Test: TestPairedBootstrap, Baseline: base(counts), Candidate: cand(counts)}
+	c.Diff = c.Candidate - c.Baseline
+	diff := func(w []int64) float64 { return cand(w) - base(w) }
+	if int64(len(counts))*int64(o.Resamples) > o.Budget {
+		c.Interval = Bootstrap(counts, diff, o.Options) // no draws: the note
+		c.P, c.Test = math.NaN(), TestNone
+		c.decide(o.Direction)
+		return c
+	}
+	reps := Replicates(counts, diff, o.Options)
+	c.P = bootstrapP(reps)
+	c.Interval = Interval{Estimate: c.Diff, Conf: o.Conf, Method: MethodPercentile, Resamples: len(reps)}
+	c.Interval.Lo, c.Interval.Hi, c.Interval.Undefined = Percentile(reps, o.Conf)
+	c.Interval.OK = !math.IsNaN(c.Interval.Lo)
+	c.decide(o.Direction)
+	return c
+}
+
+// ComparePairedVec is ComparePaired for n statistics of the same sample
+// compared over one set of resamples (a label dimension's averages, which
+// share their work): base and cand set out[0:n] to each run's statistics
+// of multiplicities w. out[i] of the result is statistic i's comparison,
+// its interval and p-value from the shared replicates.
+func ComparePairedVec(counts []int64, n int, base, cand func(w []int64, out []float64), o CompareOptions) []Comparison {
+	o.Options = o.withDefaults()
+	bs, cs := make([]float64, n), make([]float64, n)
+	base(counts, bs)
+	cand(counts, cs)
+	out := make([]Comparison, n)
+	for i := range out {
+		out[i] = Comparison{Test: TestPairedBootstrap, Baseline: bs[i], Candidate: cs[i], Diff: cs[i] - bs[i]}
+	}
+	if int64(len(counts))*int64(o.Resamples) > o.Budget {
+		for i := range out {
+			out[i].P, out[i].Test = math.NaN(), TestNone
+			out[i].Interval = Interval{Estimate: out[i].Diff, Conf: o.Conf, Method: MethodPercentile,
+				Note: fmt.Sprintf("%d distinct contributions × %d resamples is over the bootstrap budget of %d", len(counts), o.Resamples, o.Budget)}
+			out[i].decide(o.Direction)
+		}
+		return out
+	}
+	reps := ReplicatesVec(counts, n, func(w []int64, vals []float64) {
+		base(w, bs)
+		cand(w, cs)
+		for i := range vals {
+			vals[i] = cs[i] - bs[i]
+		}
+	}, o.Options)
+	for i := range out {
+		c := &out[i]
+		c.P = bootstrapP(reps[i])
+		c.Interval = Interval{Estimate: c.Diff, Conf: o.Conf, Method: MethodPercentile, Resamples: len(reps[i])}
+		c.Interval.Lo, c.Interval.Hi, c.Interval.Undefined = Percentile(reps[i], o.Conf)
+		c.Interval.OK = !math.IsNaN(c.Interval.Lo)
+		c.decide(o.Direction)
+	}
+	return out
+}
+
 // bootstrapP is Compare's p-value of replicates of a difference.
 func bootstrapP(reps []float64) float64 {
 	var le, ge, defined int

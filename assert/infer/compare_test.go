@@ -319,3 +319,44 @@ func TestPairedBootstrapPMatchesMcNemar(t *testing.T) {
 		}
 	}
 }
+
+// TestComparePairedIsTallyCompare: ComparePaired on the tally's own
+// multiplicities, with statistics that read the weighted sums, is
+// Tally.Compare bit for bit (same stream, same items, same arithmetic),
+// and past the budget it gives no test.
+func TestComparePairedIsTallyCompare(t *testing.T) {
+	tl := NewTally(6)
+	for i := range 3000 {
+		// (correct, recognised, expected) in the baseline, then the candidate.
+		c := float64(i % 3)
+		tl.Add(c, 2, 2, c-float64(i%7/6), 2, 2)
+	}
+	f1 := func(off int) func(s []float64) float64 {
+		return func(s []float64) float64 { return 2 * s[off] / (s[off+1] + s[off+2]) }
+	}
+	o := CompareOptions{Options: Options{Address: "metrics.dimension.slots.f1"}}
+	want := tl.Compare(f1(0), f1(3), o)
+	sums := make([]float64, 6)
+	w2 := func(stat func([]float64) float64) func(w []int64) float64 {
+		return func(w []int64) float64 { tl.SumsOf(w, sums); return stat(sums) }
+	}
+	got := ComparePaired(tl.Counts(), w2(f1(0)), w2(f1(3)), o)
+	if got.Diff != want.Diff || got.P != want.P || got.Interval.Lo != want.Interval.Lo || got.Interval.Hi != want.Interval.Hi || got.Verdict != want.Verdict {
+		t.Errorf("ComparePaired %+v\nTally.Compare %+v", got, want)
+	}
+	if want.Verdict != Worse || !(want.P < 0.01) {
+		t.Errorf("a drop of %.3f in F1 over 3000 cases: p %v, %q; want worse", want.Diff, want.P, want.Verdict)
+	}
+	vec := ComparePairedVec(tl.Counts(), 1, func(w []int64, out []float64) { out[0] = w2(f1(0))(w) },
+		func(w []int64, out []float64) { out[0] = w2(f1(3))(w) }, o)[0]
+	if vec.Diff != want.Diff || vec.P != want.P || vec.Interval.Lo != want.Interval.Lo || vec.Interval.Hi != want.Interval.Hi {
+		t.Errorf("ComparePairedVec %+v\nTally.Compare %+v", vec, want)
+	}
+	o.Budget = 1
+	if c := ComparePairedVec(tl.Counts(), 1, func(w []int64, out []float64) {}, func(w []int64, out []float64) {}, o)[0]; c.Test != TestNone || !math.IsNaN(c.P) {
+		t.Errorf("ComparePairedVec past the budget: %+v; want no test", c)
+	}
+	if c := ComparePaired(tl.Counts(), w2(f1(0)), w2(f1(3)), o); c.Test != TestNone || !math.IsNaN(c.P) || c.Verdict != NoDifference {
+		t.Errorf("past the budget: %+v; want no test", c)
+	}
+}

@@ -340,3 +340,26 @@ func TestSignFlipMatchesScipyExact(t *testing.T) {
 		}
 	}
 }
+
+func TestNewcombeMatchesStatsmodels(t *testing.T) {
+	// statsmodels.stats.proportion.confint_proportions_2indep(x1, n1, x2,
+	// n2, method="newcomb", compare="diff", alpha=1−conf).
+	for _, c := range []struct{ x1, n1, x2, n2, conf, lo, hi float64 }{
+		{56.0, 70.0, 48.0, 80.0, 0.95, 0.05243147240236498, 0.33387265403690614},
+		{9.0, 10.0, 3.0, 10.0, 0.95, 0.1705227239345029, 0.809017973535488},
+		{0.0, 10.0, 0.0, 20.0, 0.95, -0.1611251580528194, 0.27753279986288926},
+		{10.0, 10.0, 0.0, 10.0, 0.95, 0.6075093504305241, 1.0},
+		{1460.0, 2000.0, 1560.0, 2000.0, 0.95, -0.07656024300935814, -0.023352030032476},
+		{5.0, 5.0, 2.0, 8.0, 0.9, 0.2947044320994483, 0.9134851558009378},
+		{891234.0, 1000000.0, 890000.0, 1000000.0, 0.99, 9.701835261247886e-05, 0.0023709882036860165},
+		{3.0, 7.0, 3.0, 7.0, 0.95, -0.41965682040757163, 0.41965682040757163},
+	} {
+		lo, hi, ok := NewcombeDiff(c.x1, c.n1, c.x2, c.n2, c.conf)
+		if !ok || math.Abs(lo-c.lo) > 1e-12 || math.Abs(hi-c.hi) > 1e-12 {
+			t.Errorf("NewcombeDiff(%v/%v − %v/%v, %v) = %.17g, %.17g, %v; statsmodels %.17g, %.17g", c.x1, c.n1, c.x2, c.n2, c.conf, lo, hi, ok, c.lo, c.hi)
+		}
+	}
+	if _, _, ok := NewcombeDiff(1, 0, 1, 2, 0.95); ok {
+		t.Error("NewcombeDiff with n1 = 0 is defined")
+	}
+}

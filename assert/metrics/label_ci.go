@@ -194,3 +194,29 @@ func div0(a, b float64) float64 {
 	}
 	return a / b
 }
+
+// LabelCell is one case's cell of a label dimension's confusion matrix,
+// its labels written as indexes into a list of labels: the expected
+// label and the predicted one (−1 when the case has no prediction).
+type LabelCell struct{ Expected, Predicted int }
+
+// LabelAverages returns a function that sets out[0:5] to the macro
+// precision, macro recall, macro F1, micro F1 and weighted F1 of the
+// cases given as the counts w of cells (w[k] cases in cells[k]), computed
+// as LabelAcc.Result computes them: over the declared labels (fixed:
+// their indexes, −1 for one no case shows) when the set is declared, else
+// over the labels the cases expect or predict, a ratio over zero counting
+// as 0. nLabels bounds the indexes. A paired comparison of two runs
+// (assert/compare) evaluates each run's half of the joined cells with it.
+func LabelAverages(cells []LabelCell, nLabels int, fixed []int) func(w []int64, out []float64) {
+	cs := make([]labelCell, len(cells))
+	for i, c := range cells {
+		cs[i] = labelCell{exp: c.Expected, pred: c.Predicted}
+	}
+	st := newLabelStat(cs, nLabels, fixed)
+	vals := make([]float64, 5)
+	return func(w []int64, out []float64) {
+		st.eval(w, nil, vals)
+		copy(out, vals)
+	}
+}

@@ -69,7 +69,7 @@ func (a *App) runTargets(ctx context.Context, s *spec.Suite, suitePath string, n
 			return code
 		}
 	}
-	return a.writeComparison(pipeline.Compare(dir, runs), runs, rf, dir)
+	return a.writeComparison(pipeline.Compare(s, dir, runs, a.pairOptions(rf)), runs, rf, dir)
 }
 
 // targetsDir is the directory of a run against several targets and the
@@ -206,7 +206,7 @@ func sameNames(a, b []string) bool {
 // to finish it, or, when every target has finished, rewrites
 // comparison.json from their reports: the target's verdict is not the
 // comparison's.
-func (a *App) noteComparison(runDir string, rf *runFlags) {
+func (a *App) noteComparison(s *spec.Suite, runDir string, rf *runFlags) {
 	runDir = filepath.Clean(runDir)
 	whole := filepath.Dir(runDir)
 	if !pipeline.IsTargetsDir(whole) {
@@ -241,7 +241,9 @@ func (a *App) noteComparison(runDir string, rf *runFlags) {
 		runs = append(runs, pipeline.TargetRun{Name: e.Name, Dir: d, Report: rep})
 	}
 	path := filepath.Join(whole, ComparisonFile)
-	if a.writeFile("json", path, false, func(w io.Writer) error { return reporters.ComparisonJSON(w, pipeline.Compare(whole, runs)) }) == ExitPass {
+	if a.writeFile("json", path, false, func(w io.Writer) error {
+		return reporters.ComparisonJSON(w, pipeline.Compare(s, whole, runs, a.pairOptions(rf)))
+	}) == ExitPass {
 		fmt.Fprintf(a.Stderr, "nlutest: every target of the comparison in %s has finished: %s written (nlutest eval %s shows it)\n", whole, path, shellQuote(whole))
 	}
 }
@@ -315,7 +317,7 @@ func (a *App) compareTargets(dir string, rec pipeline.Targets, suitePath string,
 		}
 		runs = append(runs, pipeline.TargetRun{Name: e.Name, Dir: d, Report: rep})
 	}
-	return a.writeComparison(pipeline.Compare(dir, runs), runs, rf, dir)
+	return a.writeComparison(pipeline.Compare(s, dir, runs, a.pairOptions(rf)), runs, rf, dir)
 }
 
 // pickTargets finds the target blocks names, each once and each with a
@@ -345,6 +347,12 @@ func pickTargets(s *spec.Suite, names []string) ([]*spec.Target, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// pairOptions are how a comparison of runs pairs them: the families
+// of the suite, and whether unreviewed cases count (--include-unreviewed).
+func (a *App) pairOptions(rf *runFlags) pipeline.PairOptions {
+	return pipeline.PairOptions{Families: a.ext().Families, IncludeUnreviewed: rf.unreviewed}
 }
 
 // writeFile writes one report file, saying so on failure; appendTo adds

@@ -108,7 +108,7 @@ func (a *App) cmdRun(ctx context.Context, args []string) int {
 		return a.reportRun(s, rep, &rf.history, func() int { return a.writeReports(rep, &rf, dir, baseline) })
 	})
 	if rf.resume != "" && code != ExitInvalid {
-		a.noteComparison(rf.resume, &rf)
+		a.noteComparison(s, rf.resume, &rf)
 	}
 	return code
 }

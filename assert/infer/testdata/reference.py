@@ -98,3 +98,15 @@ for xs, ys in [([0.9, 0.7, 0.8, 0.95, 0.6, 0.85, 0.75, 0.9], [0.85, 0.72, 0.7, 0
     xs, ys = np.array(xs, float), np.array(ys, float)
     res = stats.permutation_test((xs, ys), stat, permutation_type="samples", vectorized=True, n_resamples=np.inf)
     print("x =", list(xs), "y =", list(ys), "p =", g(res.pvalue))
+
+print("// confint_proportions_2indep(x1, n1, x2, n2, method='newcomb', compare='diff', alpha)")
+from statsmodels.stats.proportion import confint_proportions_2indep
+for x1, n1, x2, n2, alpha in [(56, 70, 48, 80, 0.05), (9, 10, 3, 10, 0.05), (0, 10, 0, 20, 0.05), (10, 10, 0, 10, 0.05),
+                              (1460, 2000, 1560, 2000, 0.05), (5, 5, 2, 8, 0.10), (891234, 1000000, 890000, 1000000, 0.01),
+                              (3, 7, 3, 7, 0.05)]:
+    lo, hi = confint_proportions_2indep(x1, n1, x2, n2, method="newcomb", compare="diff", alpha=alpha)
+    print("{%s, %s, %s, %s, %s, %s, %s}," % (g(x1), g(n1), g(x2), g(n2), g(1 - alpha), g(lo), g(hi)))
+
+print("// cmd/nlutest TestDiffMcNemarMatchesStatsmodels: mcnemar([[both, onlyA], [onlyB, rest]], exact=True).pvalue")
+for both, b, c, rest in [(700, 60, 100, 140), (700, 35, 20, 245), (500, 13, 0, 487)]:
+    print(both, b, c, g(mcnemar([[both, b], [c, rest]], exact=True).pvalue))
