@@ -12,7 +12,8 @@
 #      first 11 at the normal level (3 % of inputs lost, another seed each
 #      run), the 12th with a planted drop (--var degrade=0.15); the drift
 #      gate has no data for runs 1–3, passes runs 4–11 and fails run 12
-#      naming it; nlutest history show is printed.
+#      naming it (its HTML report draws the trend); nlutest history show
+#      is printed.
 # Exits 0 when everything is as expected, 1 naming the first difference.
 # Environment: NLUTEST (the nlutest binary; default: built from this
 # checkout), OUT (the run directory; default: a new temporary directory;
@@ -102,7 +103,7 @@ for i in $(seq 1 12); do
   degrade=0.03 want_exit=0
   if [ "$i" = 12 ]; then degrade=0.15 want_exit=1; fi
   run_step "history-$i" "$want_exit" run "$here" --var degrade="$degrade" --var seed="v$i" \
-    --history "$out/history/history.db" --label "v$i" --out "$out/history/$i"
+    --history "$out/history/history.db" --label "v$i" --out "$out/history/$i" --report-html "$out/history/$i.html"
   want "history-$i" "history: recorded run $i (v$i) of suite \"release-gates\", target \"demo\""
   if [ "$i" -le 3 ]; then
     want "history-$i" "drift: no data: the history holds $((i - 1)) earlier run"
@@ -114,6 +115,7 @@ done
 want history-12 "FAIL  release-gates: 1/2 thresholds met · 221 passed, 57 failed" \
   "✓  核心       metrics.core.accuracy.ci_low >= 0.75" \
   "threshold \"准确率\": drift: accuracy fell from 0.908 (runs 2–11) to 0.795 at run 12 (label v12), the run where it changed: more than max_drop 0.02 beyond the runs' noise"
+grep -qF 'class="trend"' "$out/history/12.html" || fail "run 12's HTML report has no trend chart"
 run_step history-show 0 history show --history "$out/history/history.db" --metric metrics.accuracy
 want history-show "release-gates · demo metrics.accuracy" \
   "12  " "v12            0.795  [0.744, 0.838]    ◆" \
