@@ -57,6 +57,11 @@
 //	hotel_star  二星…五星, 三星级, 5星, five-star, 5 star …; normalized: integer
 //	flight_no   CA1234, MU5101, 3U8888 (two letters/digits + 3–4 digits); normalized: upper case
 //
+// Quality knobs (variant.go, docs/demo.md): /model/parse?degrade=0.1&seed=v2&flaky=true
+// answers a share of the inputs nlu_fallback (chosen by a seeded hash of
+// the text) and, with flaky, a close call's runner-up on even repetitions
+// (the request's optional "repeat", a whole number from 0).
+//
 // POST /iao — the IAO corpus-factory write-up's IAO NLU style, for queries of the form
 // "{查询操作}{手机号}的{伴随关系}人员" (查询操作: 查询, 查一下, 帮我查, 搜索, …;
 // 手机号: 11 digits, 1[3-9]…). Request {"query": "查询13301791708的酒店同房间人员"}.

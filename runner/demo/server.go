@@ -87,6 +87,16 @@ func decodeField(w http.ResponseWriter, r *http.Request, name string) (string, b
 // decodeFields reads a JSON object body and returns its string fields
 // names, in order; like decodeField it answers errors itself.
 func decodeFields(w http.ResponseWriter, r *http.Request, names ...string) ([]string, bool) {
+	fields, ok := decodeObject(w, r)
+	if !ok {
+		return nil, false
+	}
+	return stringFields(w, fields, names...)
+}
+
+// decodeObject reads a JSON object body into its members; like
+// decodeField it answers errors itself.
+func decodeObject(w http.ResponseWriter, r *http.Request) (map[string]json.RawMessage, bool) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -102,6 +112,13 @@ func decodeFields(w http.ResponseWriter, r *http.Request, names ...string) ([]st
 		writeError(w, http.StatusBadRequest, "request body is not a JSON object: "+err.Error())
 		return nil, false
 	}
+	return fields, true
+}
+
+// stringFields returns the string members names of fields, in order (a
+// name ending in "?" is optional: "" when absent); it answers errors
+// itself.
+func stringFields(w http.ResponseWriter, fields map[string]json.RawMessage, names ...string) ([]string, bool) {
 	out := make([]string, len(names))
 	for i, name := range names {
 		name, optional := strings.CutSuffix(name, "?")
@@ -121,12 +138,35 @@ func decodeFields(w http.ResponseWriter, r *http.Request, names ...string) ([]st
 	return out, true
 }
 
+// handleParse answers /model/parse: {"text": "…"} and, for a Variant
+// (the query's degrade, seed, flaky), an optional "repeat": the
+// repetition, a whole number from 0.
 func handleParse(w http.ResponseWriter, r *http.Request) {
-	text, ok := decodeField(w, r, "text")
+	v, err := ParseVariant(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	fields, ok := decodeObject(w, r)
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, Parse(text))
+	text, ok := stringFields(w, fields, "text")
+	if !ok {
+		return
+	}
+	repeat := 0
+	if raw, ok := fields["repeat"]; ok {
+		if err := json.Unmarshal(raw, &repeat); err != nil || repeat < 0 {
+			writeError(w, http.StatusBadRequest, `field "repeat" must be a whole number from 0 (the repetition)`)
+			return
+		}
+	}
+	if v == (Variant{}) {
+		writeJSON(w, http.StatusOK, Parse(text[0]))
+		return
+	}
+	writeJSON(w, http.StatusOK, v.Parse(text[0], repeat))
 }
 
 func handleIAO(w http.ResponseWriter, r *http.Request) {

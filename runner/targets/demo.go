@@ -23,7 +23,11 @@ import (
 // {"premise": judge.fact, "hypothesis": judge.answer, "expect":
 // judge.expect} → {"label": …}) or "agent" (the tool-using agent of
 // POST /v1/chat/completions, offered the suite's tool blocks and answered
-// by them, as an openai target is: openai_tools.go).
+// by them, as an openai target is: openai_tools.go). The rasa endpoint
+// also takes the quality knobs of demo.Variant: degrade (the share of
+// inputs answered nlu_fallback), seed (which ones) and flaky (close calls
+// answer the runner-up on even repetitions; the request then carries the
+// case's repetition as "repeat").
 //
 //	demo {
 //	  endpoint = "iao"
@@ -31,10 +35,13 @@ import (
 type demoKind struct{}
 
 var demoSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "endpoint"}},
+	Attributes: []hcl.AttributeSchema{{Name: "endpoint"}, {Name: "degrade"}, {Name: "seed"}, {Name: "flaky"}},
 }
 
-type demoConfig struct{ Endpoint string }
+type demoConfig struct {
+	Endpoint string
+	Variant  demo.Variant
+}
 
 func (demoKind) Name() string { return "demo" }
 
@@ -47,11 +54,24 @@ func (demoKind) Decode(d *spec.TargetDecoder) (any, bool) {
 	if ep == "agent" {
 		d.RefuseBotFirst("the demo's agent answers user messages over the chat-completions API, which has no welcome. Leave this conversation out of the run (--filter).")
 	}
-	return &demoConfig{Endpoint: ep}, true
+	v := demo.Variant{
+		Degrade: d.Number(c.Attributes, "degrade", 0, 0, 1),
+		Seed:    d.String(c.Attributes, "seed", ""),
+		Flaky:   d.Bool(c.Attributes, "flaky", false),
+	}
+	if ep != "rasa" {
+		for _, name := range []string{"degrade", "seed", "flaky"} {
+			if a, ok := c.Attributes[name]; ok {
+				d.Errorf(a.NameRange.Ptr(), "Quality knob of the rasa endpoint", "degrade, seed and flaky set how well the demo's rasa endpoint (/model/parse) answers; the %q endpoint has no such knob. Remove %s, or use endpoint = \"rasa\".", ep, name)
+			}
+		}
+	}
+	return &demoConfig{Endpoint: ep, Variant: v}, true
 }
 
 func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) {
-	ep := b.Target.Config.(*demoConfig).Endpoint
+	cfg := b.Target.Config.(*demoConfig)
+	ep := cfg.Endpoint
 	// The service outlives an interrupt: calls in flight finish against
 	// it, and the caller's Close stops it.
 	base, stop, err := demo.Start(context.WithoutCancel(ctx))
@@ -89,6 +109,12 @@ func (demoKind) NewCaller(ctx context.Context, b *Build) (runner.Caller, error) 
 	default:
 		hc.url = base + "/model/parse"
 		hc.fixedBody = textBody("text")
+		if q := cfg.Variant.Query(); q != "" {
+			hc.url += "?" + q
+		}
+		if cfg.Variant.Flaky {
+			hc.fixedBody = repeatBody
+		}
 	}
 	return hc, nil
 }
@@ -129,4 +155,13 @@ func bookingReply(r *schema.Result, _ *hcl.EvalContext) error {
 	}
 	r.Reply = a.Reply
 	return nil
+}
+
+// repeatBody is {"text": …, "repeat": …}: the case's repetition under
+// --repeat N (0 without), which a flaky demo.Variant answers by.
+func repeatBody(c *schema.Case, _ []schema.Message) ([]byte, error) {
+	return json.Marshal(struct {
+		Text   string `json:"text"`
+		Repeat int    `json:"repeat"`
+	}{c.Text, c.Repeat})
 }

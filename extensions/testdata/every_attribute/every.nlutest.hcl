@@ -119,6 +119,15 @@ target "demo" {
   }
 }
 
+target "demo-variant" {
+  demo {
+    endpoint = "rasa"
+    degrade  = 0.1
+    seed     = "v1"
+    flaky    = true
+  }
+}
+
 schema "全部" {
   description = "the response of the bot"
   extends     = "rasa"
