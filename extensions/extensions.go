@@ -64,13 +64,14 @@ func builtinFamilies() assert.Families {
 	return append(assert.DefaultFamilies(), usage.Family{}, coverage.Family{})
 }
 
-// LoadOptions returns o with the set's source kinds, target kinds and
-// families' shapes: a suite loaded with them knows every block, kind and
-// metrics.* name of the set.
+// LoadOptions returns o with the set's source kinds, target kinds,
+// families' shapes and families' settings blocks: a suite loaded with
+// them knows every block, kind and metrics.* name of the set.
 func (x *Set) LoadOptions(o spec.Options) spec.Options {
 	o.SourceKinds = x.Sources
 	o.TargetKinds = targets.Decoders(x.Targets)
 	o.Families = x.Families.Shapes()
+	o.Settings = x.Families.SettingsBlocks()
 	return o
 }
 
@@ -113,6 +114,9 @@ func (x *Set) Validate() error {
 			errs = append(errs, fmt.Errorf("renderer %q has no Write", r.Name))
 		}
 		names[r.Name] = i
+	}
+	if err := spec.CheckSettingsBlocks(x.Families.SettingsBlocks(), x.Sources); err != nil {
+		errs = append(errs, fmt.Errorf("families' settings blocks: %w", err))
 	}
 	formats := map[string]int{}
 	for i, f := range x.Importers {

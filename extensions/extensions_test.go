@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/reporters"
@@ -173,6 +174,11 @@ func TestSetValidate(t *testing.T) {
 			[]string{`"errors"`}},
 		{"a source kind whose block is taken", func(x *Set) { x.Sources = append(x.Sources, x.Sources[1]) },
 			[]string{`source kind "dataset": the block type is taken`}},
+		{"a family's settings block named as a language block", func(x *Set) { x.Families = append(x.Families, settingsFamily{"text_metrics"}) },
+			[]string{`the settings block "text_metrics" is already a block of the suite language`}},
+		{"a family's settings block named as a source kind", func(x *Set) { x.Families = append(x.Families, settingsFamily{"dataset"}) },
+			[]string{`the settings block "dataset" is already a case source kind's block`}},
+		{"a family's settings block of its own", func(x *Set) { x.Families = append(x.Families, settingsFamily{"errors"}) }, nil},
 		{"two importers of one name", func(x *Set) { x.Importers = append(x.Importers, x.Importers[0]) },
 			[]string{fmt.Sprintf("importers 1 and %d are both named \"botium\", so both would be `import botium`", len(importer.DefaultFormats())+1)}},
 		{"three problems at once", func(x *Set) {
@@ -201,4 +207,21 @@ func TestSetValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// settingsFamily is errorsFamily with a settings block of the given type.
+type settingsFamily struct{ block string }
+
+func (settingsFamily) Shape() *schema.Family           { return errorsFamily{}.Shape() }
+func (settingsFamily) NewAcc(s *spec.Suite) assert.Acc { return errorsFamily{}.NewAcc(s) }
+func (f settingsFamily) Settings() spec.SettingsBlock  { return blockOnly(f.block) }
+
+// blockOnly is a settings block that takes no attributes.
+type blockOnly string
+
+func (b blockOnly) Block() string { return string(b) }
+func (blockOnly) Default() any    { return nil }
+func (blockOnly) Decode(d *spec.Decoder, b *hcl.Block) any {
+	d.Content(b, &hcl.BodySchema{})
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/format"
 )
 
 const builderTarget = `target "bot" {
@@ -74,7 +75,7 @@ func TestBuilderSuite(t *testing.T) {
 	if s == nil || diags.HasErrors() {
 		t.Fatalf("the suite does not load: %v\n%s", diags, out)
 	}
-	if fmtd, d := spec.FormatSource([]byte(out), "x.nlutest.hcl"); d.HasErrors() || string(fmtd) != out {
+	if fmtd, d := format.FormatSource([]byte(out), "x.nlutest.hcl"); d.HasErrors() || string(fmtd) != out {
 		t.Errorf("the suite is not in the canonical layout")
 	}
 	var texts []string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/format"
 )
 
 // quote writes s as an HCL string literal: backslash escapes for quotes,
@@ -139,7 +140,7 @@ func (s *suite) render(f Features, header, target string) ([]byte, error) {
 			return nil, s.tooBig(i+1, b.Len())
 		}
 	}
-	out, diags := spec.FormatSource([]byte(b.String()), s.name+spec.FileSuffix)
+	out, diags := format.FormatSource([]byte(b.String()), s.name+spec.FileSuffix)
 	if diags.HasErrors() {
 		return nil, &BugError{Err: "the written suite does not parse: " + diags.Error()}
 	}

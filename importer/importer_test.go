@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/format"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden suites under testdata/golden")
@@ -279,7 +279,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%d files", len(r.Files))
 			}
 			for _, body := range r.Files {
-				if out, d := spec.FormatSource(body, "x.nlutest.hcl"); d.HasErrors() || string(out) != string(body) {
+				if out, d := format.FormatSource(body, "x.nlutest.hcl"); d.HasErrors() || string(out) != string(body) {
 					t.Errorf("the suite is not canonical: %v", d)
 				}
 				golden := filepath.Join("testdata", "golden", tc.name+".nlutest.hcl")

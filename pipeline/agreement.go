@@ -2,12 +2,11 @@ package pipeline
 
 import (
 	"errors"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -40,65 +39,26 @@ func MemoryAgreement(dir, sheet string) (*schema.Agreement, error) {
 	if err != nil {
 		return nil, err
 	}
-	ag := agree(judged, human)
+	ag := assert.Agree(MemoryVerdicts, judged, human)
 	ag.Judge, ag.Run, ag.Sheet = "memory judge", dir, sheet
 	return ag, nil
-}
-
-// verdictRow is one rated answer: its id and verdict, and the line.
-type verdictRow struct {
-	id, verdict string
-	line        int
 }
 
 // readVerdicts reads the people's verdicts through readSheet (the sheet
 // reader judge agreement uses); a bad row is an error naming the file,
 // line and column.
-func readVerdicts(path string) ([]verdictRow, error) {
+func readVerdicts(path string) ([]assert.Rating, error) {
 	sh, err := readSheet(path, []string{"verdict"}, "")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]verdictRow, 0, len(sh.rows))
+	out := make([]assert.Rating, 0, len(sh.rows))
 	for _, r := range sh.rows {
 		v := strings.ToLower(r.value)
 		if !slices.Contains(MemoryVerdicts, v) {
 			return nil, invalidf("%s:%d:%d: %q is not a verdict; write one of %s", path, r.line, r.col, r.value, strings.Join(MemoryVerdicts[:4], ", "))
 		}
-		out = append(out, verdictRow{id: r.id, verdict: v, line: r.line})
+		out = append(out, assert.Rating{ID: r.id, Label: v})
 	}
 	return out, nil
-}
-
-// agree tabulates the judge's memory verdicts against people's.
-func agree(judged map[string]string, human []verdictRow) *schema.Agreement {
-	return agreeOn(MemoryVerdicts, judged, human)
-}
-
-// agreeOn tabulates the judge's verdicts against people's over labels,
-// the last being what a judge's verdict outside them counts as.
-func agreeOn(labels []string, judged map[string]string, human []verdictRow) *schema.Agreement {
-	ag := &schema.Agreement{Labels: labels, Table: square(len(labels))}
-	var a, b []float64
-	for _, h := range human {
-		j, ok := judged[h.id]
-		if !ok {
-			ag.Unmatched++
-			continue
-		}
-		ji, hi := slices.Index(labels, j), slices.Index(labels, h.verdict)
-		if ji < 0 {
-			ji = len(labels) - 1
-		}
-		ag.Table[ji][hi]++
-		a, b = append(a, float64(ji)), append(b, float64(hi))
-		ag.Items++
-		if ji == hi {
-			ag.Agreed++
-		}
-	}
-	if k := metrics.CohenKappa(a, b, metrics.WeightNone); !math.IsNaN(k) {
-		ag.Kappa = &k
-	}
-	return ag
 }

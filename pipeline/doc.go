@@ -28,8 +28,18 @@
 //     `run --resume`, `eval` and `merge`, and the offline evaluation and
 //     merging of run directories (offline.go);
 //   - figures from files the suite imports at report time (external.go):
-//     rating sheets joined to the run's cases, added before the report is
-//     built (a bad sheet is a *SheetError, exit 2).
+//     rating sheets joined to the run's cases (checked against the replies'
+//     digests, ratings.ReplyDigests), added before the report is built (a
+//     bad sheet is a *SheetError, exit 2);
+//   - judge agreement (agreement.go, judge_agreement.go): reading a run's
+//     memory or rubric verdicts and people's CSV sheet, with located
+//     refusals; the tables and Cohen's kappa are assert's (assert.Agree,
+//     assert.AgreeScores).
+//
+// pipeline owns orchestration only: the concepts it wires together live
+// with their owners — the rating sheet's items, digests and CSV files in
+// ratings, agreement and every metric in assert, the suite language in
+// spec, calling targets in runner.
 //
 // pipeline never prints: progress goes to a callback, notices to
 // Options.Notice, warnings into the report, and refusals come back as

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/ratings"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -17,12 +18,12 @@ func (e *SheetError) Error() string { return e.Diags.Error() }
 // importExternal adds the figures that come from files rather than calls
 // (assert.ImportExternal) to col: rating sheets joined to the cases of
 // the run directories dirs, checked against the digests of their replies
-// (ReplyDigests). Rows of cases the suite s has but the run did not call
+// (ratings.ReplyDigests). Rows of cases the suite s has but the run did not call
 // (a subset run) are left out. It returns the files' warnings, one
 // sentence each, for the report.
 func importExternal(col *assert.Collector, s *spec.Suite, dirs []string) ([]string, error) {
 	run := &spec.SheetRun{
-		Replies: func() (map[string]string, error) { return ReplyDigests(dirs) },
+		Replies: func() (map[string]string, error) { return ratings.ReplyDigests(dirs) },
 		InSuite: suiteItems(s),
 	}
 	diags := assert.ImportExternal(col, run)

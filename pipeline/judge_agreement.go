@@ -4,14 +4,13 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -22,7 +21,7 @@ import (
 var RubricVerdicts = []string{schema.RubricPass, schema.RubricFail, schema.Unanswered, schema.Unparseable}
 
 // RubricScores are the labels of a scored rubric's agreement table.
-var RubricScores = []string{"1", "2", "3", "4", "5"}
+var RubricScores = assert.RubricScores
 
 // JudgeAgreement compares a judge's verdicts recorded in the run directory
 // dir with people's ratings of the same cases in the CSV file sheet
@@ -142,7 +141,7 @@ func agreeVerdicts(judged map[string]schema.RubricVerdict, sh *sheetRows, name s
 	for id, v := range judged {
 		m[id] = v.Verdict
 	}
-	var human []verdictRow
+	var human []assert.Rating
 	for _, r := range sh.rows {
 		v := strings.ToLower(r.value)
 		if pv, ok := spec.ParseRubricVerdict(v); ok {
@@ -151,66 +150,32 @@ func agreeVerdicts(judged map[string]schema.RubricVerdict, sh *sheetRows, name s
 		if v != schema.RubricPass && v != schema.RubricFail {
 			return nil, invalidf("%s:%d:%d: %q is not a verdict; write pass or fail", sh.path, r.line, r.col, r.value)
 		}
-		human = append(human, verdictRow{id: r.id, verdict: v, line: r.line})
+		human = append(human, assert.Rating{ID: r.id, Label: v})
 	}
-	return agreeOn(RubricVerdicts, m, human), nil
+	return assert.Agree(RubricVerdicts, m, human), nil
 }
 
-// agreeScores tabulates a scored rubric's 1–5 scores against people's.
+// agreeScores checks people's 1–5 scores of a scored rubric and
+// tabulates the judge's against them (assert.AgreeScores).
 func agreeScores(judged map[string]schema.RubricVerdict, sh *sheetRows, name string) (*schema.Agreement, error) {
-	m := map[string]string{}
+	m := map[string]int{}
 	anyScore := false
 	for id, v := range judged {
-		if v.Score > 0 {
-			m[id] = strconv.Itoa(v.Score)
-			anyScore = true
-		} else {
-			m[id] = ""
-		}
+		m[id] = v.Score
+		anyScore = anyScore || v.Score > 0
 	}
 	if !anyScore && len(judged) > 0 {
 		return nil, invalidf("%s: rubric %q gives pass or fail, not scores (it has no pass condition); rate it in a verdict column", sh.path, name)
 	}
-	ag := &schema.Agreement{Labels: RubricScores, Table: square(len(RubricScores))}
-	var a, b []float64
+	human := make([]assert.Rating, 0, len(sh.rows))
 	for _, r := range sh.rows {
 		s, ok := spec.ParseRubricScore(r.value)
 		if !ok {
 			return nil, invalidf("%s:%d:%d: %q is not a score; write a whole number from 1 to 5", sh.path, r.line, r.col, r.value)
 		}
-		j, judgedID := m[r.id]
-		switch {
-		case !judgedID:
-			ag.Unmatched++
-			continue
-		case j == "":
-			ag.Unscored++
-			continue
-		}
-		js, _ := strconv.Atoi(j)
-		ag.Table[js-1][s-1]++
-		a, b = append(a, float64(js)), append(b, float64(s))
-		ag.Items++
-		if js == s {
-			ag.Agreed++
-		}
+		human = append(human, assert.Rating{ID: r.id, Label: strconv.Itoa(s)})
 	}
-	if k := metrics.CohenKappa(a, b, metrics.WeightNone); !math.IsNaN(k) {
-		ag.Kappa = &k
-	}
-	if k := metrics.CohenKappa(a, b, metrics.WeightQuadratic); !math.IsNaN(k) {
-		ag.QuadraticKappa = &k
-	}
-	ag.Scored = true
-	return ag, nil
-}
-
-func square(n int) [][]int {
-	t := make([][]int, n)
-	for i := range t {
-		t[i] = make([]int, n)
-	}
-	return t
+	return assert.AgreeScores(m, human), nil
 }
 
 // sheetRows are the rated rows of a ratings sheet.

@@ -282,7 +282,7 @@ func FuzzNormalizePath(f *testing.F) {
 // FuzzLiteralSubRange: a character of a string written as an HCL quoted
 // literal (escapes, $${ and %%{ as needed) maps to the source bytes that
 // spell it, on the literal's line, columns counting from the literal's
-// (the literal written by hclQuote, as nlutest fmt and annotate write them).
+// (the literal written by QuoteString, as nlutest fmt and annotate write them).
 func FuzzLiteralSubRange(f *testing.F) {
 	for _, s := range []string{"$.槽位['城市", `$.a["b"]`, "a\\b\nc", "${x}%{y}", "e\u0301", "\t中文 ", ""} {
 		f.Add(s)
@@ -291,7 +291,7 @@ func FuzzLiteralSubRange(f *testing.F) {
 		if !utf8.ValidString(s) || len(s) > 256 {
 			return // every character is mapped: keep a run short
 		}
-		src := []byte("k = " + hclQuote(s) + "\n")
+		src := []byte("k = " + QuoteString(s) + "\n")
 		expr, diags := hclsyntax.ParseExpression(src[4:len(src)-1], "f", hcl.Pos{Line: 1, Column: 5, Byte: 4})
 		if diags.HasErrors() {
 			t.Fatalf("%q: %s", src, diags)

@@ -48,6 +48,9 @@ type Options struct {
 	// schema.BuiltinFamilies. The suite's Tree is built from them and the
 	// source kinds.
 	Families []*schema.Family
+	// Settings are the metric families' settings blocks (SettingsBlock),
+	// each decoded by its family; Suite.Settings gives their values.
+	Settings []SettingsBlock
 	// AllowOutside lets the files a suite names (materials, dataset,
 	// ranking, ratings and replay sources, TREC and TLS files, file())
 	// be outside the suite directory (--allow-outside); see FileAccess.
@@ -77,7 +80,7 @@ var fileSchemaBase = &hcl.BodySchema{
 // fileSchema is the schema of a suite file: fileSchemaBase and a labelled
 // block per case source kind.
 func (s *Suite) fileSchema() *hcl.BodySchema {
-	fs := &hcl.BodySchema{Blocks: slices.Clone(fileSchemaBase.Blocks)}
+	fs := &hcl.BodySchema{Blocks: settingsSchema(slices.Clone(fileSchemaBase.Blocks), s.settingBlocks)}
 	for _, k := range s.SourceKindNames() {
 		fs.Blocks = append(fs.Blocks, hcl.BlockHeaderSchema{Type: k, LabelNames: []string{"name"}})
 	}
@@ -209,11 +212,14 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	if err == nil {
 		err = uniqueTargetKinds(opts.TargetKinds)
 	}
+	if err == nil {
+		err = CheckSettingsBlocks(opts.Settings, kinds)
+	}
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid extensions",
 			Detail: "The program's source kinds or metric families do not fit together: " + err.Error() + "."}}
 	}
-	s.Tree, s.kinds = tree, byBlock
+	s.Tree, s.kinds, s.settingBlocks = tree, byBlock, opts.Settings
 	fileSchema := s.fileSchema()
 	files, dir, err := suiteFiles(path)
 	if err != nil {
@@ -411,6 +417,7 @@ func (l *loader) decode() {
 	l.decodeStatistics(byType["statistics"])
 	l.decodeRatings(byType["ratings"])
 	l.decodeCoverage(byType["coverage"])
+	l.decodeSettings(byType)
 	l.checkReferences()
 	l.checkThresholdHistory()
 	l.rewriteIntervalRefs()

@@ -17,6 +17,10 @@ type Suite struct {
 	Tree *schema.Tree
 	// kinds are the case source kinds it was loaded with, by block type.
 	kinds map[string]SourceKind
+	// settingBlocks are the families' settings blocks it was loaded with;
+	// settings their values by block type (Settings).
+	settingBlocks []SettingsBlock
+	settings      map[string]any
 
 	Name        string
 	Description string

@@ -317,3 +317,14 @@ split "test"  { fraction = 0.1 }
 
 // itoa writes i's last three digits, zero-padded ("007").
 func itoa(i int) string { return fmt.Sprintf("%03d", i%1000) }
+
+// loadAnnotSuite loads the suite file src, failing the test on an error.
+func loadAnnotSuite(t *testing.T, src string) *Suite {
+	t.Helper()
+	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
+	s, diags := Load(dir, Options{})
+	if diags.HasErrors() {
+		t.Fatalf("load: %s", diags.Error())
+	}
+	return s
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/annotate"
 )
 
 // AnnotationsSuffix ends the file `nlutest annotate` writes beside a suite
@@ -107,7 +108,7 @@ func (a *App) templatesToAnnotate(s *spec.Suite, only string) ([]*spec.Template,
 	var todo []*spec.Template
 	if only == "" {
 		for _, t := range s.Templates {
-			if t.NeedsAnnotation() {
+			if annotate.NeedsAnnotation(t) {
 				todo = append(todo, t)
 			}
 		}
@@ -127,7 +128,7 @@ func (a *App) templatesToAnnotate(s *spec.Suite, only string) ([]*spec.Template,
 		}
 		return nil, usagef("the suite has no template %q.%s (templates: %s)", only, hint, strings.Join(names, ", "))
 	}
-	if !todo[0].NeedsAnnotation() {
+	if !annotate.NeedsAnnotation(todo[0]) {
 		fmt.Fprintf(a.Stderr, "nlutest: template %q already has reviewed expectations; drafting new ones because --template names it.\n", only)
 	}
 	return todo, nil
@@ -173,12 +174,12 @@ func (a *App) annotateJobs(s *spec.Suite, todo []*spec.Template, n int) ([]annot
 // printing a line per draft (and why a template got none). It stops when
 // ctx is cancelled (interrupted). failed counts templates with no usable
 // response.
-func (a *App) draftAll(ctx context.Context, s *spec.Suite, caller runner.Caller, jobs []annotateJob, n int) (drafts []*spec.Draft, failed int, interrupted bool) {
-	call := func(c *schema.Case) spec.Observation {
+func (a *App) draftAll(ctx context.Context, s *spec.Suite, caller runner.Caller, jobs []annotateJob, n int) (drafts []*annotate.Draft, failed int, interrupted bool) {
+	call := func(c *schema.Case) annotate.Observation {
 		return observe(runner.CallOne(ctx, caller, c), s.Schema)
 	}
 	for _, j := range jobs {
-		d := s.DraftExpect(j.t, j.samples, call)
+		d := annotate.DraftExpect(s, j.t, j.samples, call)
 		if ctx.Err() != nil {
 			return nil, 0, true
 		}
@@ -203,25 +204,25 @@ func (a *App) draftAll(ctx context.Context, s *spec.Suite, caller runner.Caller,
 
 // observe turns a call's result into the flattened response annotate
 // reads: ignored paths dropped, empty values skipped (assert.Flatten).
-func observe(r *schema.Result, sc *spec.Schema) spec.Observation {
+func observe(r *schema.Result, sc *spec.Schema) annotate.Observation {
 	if r.Error != nil {
-		return spec.Observation{Err: r.Error.Type + ": " + r.Error.Message}
+		return annotate.Observation{Err: r.Error.Type + ": " + r.Error.Message}
 	}
 	// Values typed as the evaluator types them (jsondoc), so a drafted
 	// number equals the response it came from.
 	var doc jsondoc.Doc
 	if err := doc.Parse(r.Response); err != nil {
-		return spec.Observation{Err: schema.ErrInvalidJSON + ": " + err.Error()}
+		return annotate.Observation{Err: schema.ErrInvalidJSON + ": " + err.Error()}
 	}
-	var o spec.Observation
+	var o annotate.Observation
 	for _, lf := range assert.Flatten(doc.Value(doc.Root()), sc.Ignored) {
-		o.Leaves = append(o.Leaves, spec.ObservedLeaf{Path: lf.Path, Value: lf.Value})
+		o.Leaves = append(o.Leaves, annotate.ObservedLeaf{Path: lf.Path, Value: lf.Value})
 	}
 	return o
 }
 
 // draftHeader is the comment block at the top of a drafted expect map.
-func draftHeader(d *spec.Draft, target string, where bool) []string {
+func draftHeader(d *annotate.Draft, target string, where bool) []string {
 	first := fmt.Sprintf("drafted by nlutest annotate from target %q (%d sample%s, %d probe call%s); review every line, then remove reviewed = false",
 		target, len(d.Samples), plural(len(d.Samples)), d.Probes, plural(d.Probes))
 	if where {
@@ -246,8 +247,8 @@ func jsonString(s string) string {
 
 // byFile groups drafts by the suite file that holds their template, in
 // file order.
-func byFile(drafts []*spec.Draft) ([]string, map[string][]*spec.Draft) {
-	m := map[string][]*spec.Draft{}
+func byFile(drafts []*annotate.Draft) ([]string, map[string][]*annotate.Draft) {
+	m := map[string][]*annotate.Draft{}
 	var files []string
 	for _, d := range drafts {
 		f := d.Template.DeclRange.Filename
@@ -270,7 +271,7 @@ func AnnotationsPath(f string) string {
 	return base + AnnotationsSuffix
 }
 
-func (a *App) writeAnnotations(s *spec.Suite, drafts []*spec.Draft, target string) error {
+func (a *App) writeAnnotations(s *spec.Suite, drafts []*annotate.Draft, target string) error {
 	files, m := byFile(drafts)
 	for _, f := range files {
 		out := AnnotationsPath(f)
@@ -284,7 +285,7 @@ func (a *App) writeAnnotations(s *spec.Suite, drafts []*spec.Draft, target strin
 			"Review each template's expect map, then paste it and reviewed = false into the",
 			"template of the same name, or run `nlutest annotate --write` to edit the suite file.",
 		}
-		src, err := spec.UpdateAnnotations(old, out, header, m[f], func(d *spec.Draft) []string { return draftHeader(d, target, true) })
+		src, err := annotate.UpdateAnnotations(old, out, header, m[f], func(d *annotate.Draft) []string { return draftHeader(d, target, true) })
 		if err != nil {
 			return err
 		}
@@ -304,7 +305,7 @@ func (a *App) writeAnnotations(s *spec.Suite, drafts []*spec.Draft, target strin
 // writeInPlace sets each drafted template's expect and reviewed = false
 // in its suite file, writes the files atomically, and loads the suite
 // again; when it no longer loads, the files are restored.
-func (a *App) writeInPlace(s *spec.Suite, path string, lf *loadFlags, drafts []*spec.Draft, target string) error {
+func (a *App) writeInPlace(s *spec.Suite, path string, lf *loadFlags, drafts []*annotate.Draft, target string) error {
 	files, m := byFile(drafts)
 	originals := map[string][]byte{}
 	edited := map[string][]byte{}
@@ -315,7 +316,7 @@ func (a *App) writeInPlace(s *spec.Suite, path string, lf *loadFlags, drafts []*
 		}
 		originals[f] = src
 		for _, d := range m[f] {
-			src, err = spec.SetTemplateExpect(src, f, d.Template.Name, d, draftHeader(d, target, false))
+			src, err = annotate.SetTemplateExpect(src, f, d.Template.Name, d, draftHeader(d, target, false))
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/format"
 )
 
 // cmdFmt rewrites suite files in the canonical layout (docs/annotate.md#fmt).
@@ -57,7 +58,7 @@ func (a *App) cmdFmt(args []string) int {
 			failed++
 			continue
 		}
-		out, d := spec.FormatSource(src, f)
+		out, d := format.FormatSource(src, f)
 		if d.HasErrors() {
 			sources[f] = src
 			diags = append(diags, d...)

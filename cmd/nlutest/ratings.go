@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/ratings"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/spec"
@@ -15,7 +16,7 @@ import (
 
 // cmdRatings is `nlutest ratings export RUN -o sheet.csv`: the sheet
 // people fill in to rate a run's replies, and the rubric beside it
-// (pipeline.WriteSheet, pipeline.WriteRubric).
+// (ratings.WriteSheet, ratings.WriteRubric).
 func (a *App) cmdRatings(args []string) int {
 	if len(args) == 0 || args[0] != "export" {
 		return a.fail(usagef("ratings takes the subcommand export: nlutest ratings export RUN -o sheet.csv"))
@@ -71,13 +72,13 @@ func (a *App) cmdRatings(args []string) int {
 	// old file.
 	var items int
 	err = reporters.WriteFile(*out, func(w io.Writer) (err error) {
-		items, err = pipeline.WriteSheet(w, filepath.Join(pos[0], runner.ResultsFile), block, n)
+		items, err = ratings.WriteSheet(w, filepath.Join(pos[0], runner.ResultsFile), block, n)
 		return err
 	})
 	if err != nil {
 		return a.fail(err)
 	}
-	if err := reporters.WriteFile(*rubricPath, func(w io.Writer) error { return pipeline.WriteRubric(w, block) }); err != nil {
+	if err := reporters.WriteFile(*rubricPath, func(w io.Writer) error { return ratings.WriteRubric(w, block) }); err != nil {
 		return a.fail(err)
 	}
 	fmt.Fprintf(a.Stdout, "wrote %s (%d cases × %d raters) and the rubric %s\n", *out, items, n, *rubricPath)

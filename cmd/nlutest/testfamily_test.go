@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -34,10 +35,46 @@ type charsFamily struct{}
 func (charsFamily) Shape() *schema.Family { return charsShape }
 
 // NewAcc applies the family to every suite: it is only in the set of
-// testExtensions, so the other tests of this package never see it.
-func (charsFamily) NewAcc(*spec.Suite) assert.Acc { return &charsAcc{} }
+// testExtensions, so the other tests of this package never see it. What
+// counts as long comes from the suite's chars block (charsSettings).
+func (charsFamily) NewAcc(s *spec.Suite) assert.Acc {
+	longOver, _ := s.Settings("chars").(int)
+	if longOver == 0 {
+		longOver = 10 // a suite loaded without the family's settings
+	}
+	return &charsAcc{longOver: longOver}
+}
 
-type charsAcc struct{ cases, runes, long int }
+// Settings makes the family an assert.SettingsFamily: its settings block
+// is the family's own, decoded through spec's public Decoder.
+func (charsFamily) Settings() spec.SettingsBlock { return charsSettings{} }
+
+// charsSettings is the family's settings block:
+//
+//	chars {
+//	  long_over = 10   # an input longer than this many characters is long
+//	}
+type charsSettings struct{}
+
+func (charsSettings) Block() string { return "chars" }
+func (charsSettings) Default() any  { return 10 }
+
+var charsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "long_over", Required: true}}}
+
+func (charsSettings) Decode(d *spec.Decoder, b *hcl.Block) any {
+	c, ok := d.Content(b, charsSchema)
+	if !ok {
+		return nil
+	}
+	n := d.Int(c.Attributes, "long_over", 10, 1)
+	if n > 1000 {
+		d.Errorf(c.Attributes["long_over"].Expr.Range().Ptr(), "Value out of range", "long_over is at most 1000 characters; it is %d.", n)
+		return nil
+	}
+	return n
+}
+
+type charsAcc struct{ longOver, cases, runes, long int }
 
 type charsValue struct {
 	Cases     int          `json:"cases"`
@@ -49,7 +86,7 @@ func (a *charsAcc) Add(o *assert.Observation) {
 	n := utf8.RuneCountInString(o.Result.Text)
 	a.cases++
 	a.runes += n
-	if n > 10 {
+	if n > a.longOver {
 		a.long++
 	}
 }
@@ -89,7 +126,7 @@ threshold "inputs" {
 	}
 	rep := loadReport(t, run)
 	m := rep.Metrics
-	var want charsAcc
+	want := charsAcc{longOver: 10}
 	for _, c := range rep.Cases {
 		want.Add(&assert.Observation{Result: &schema.Result{Case: schema.Case{Text: c.Text}}})
 	}
@@ -159,5 +196,59 @@ threshold "inputs" {
 	code, _, errs = runCLIWith(t, testExtensions(), dir, nil, "validate", dir)
 	if code != ExitInvalid || !strings.Contains(errs, `chars has no "means". Did you mean "mean"?`) {
 		t.Errorf("validate of metrics.chars.means: exit %d\n%s", code, errs)
+	}
+}
+
+// TestFamilySettingsBlock: the test-only family brings its own settings
+// block (chars { long_over = N }), decoded by the family through spec's
+// public Decoder: the figures follow it, a bad value is refused by
+// validate with the file, line and column, a second block is a duplicate,
+// and the default set does not know the block.
+func TestFamilySettingsBlock(t *testing.T) {
+	suite := func(settings string) string {
+		return `suite "设置" {}
+target "回声" {
+  echo { intent = "greet" }
+}
+fixture "问候" {
+  utterances = ["你好", "早上好，今天天气真不错呀"]
+}
+` + settings
+	}
+	x := testExtensions()
+	for _, c := range []struct {
+		settings string
+		long     string
+	}{
+		{"", "0.5 (1/2)"}, // the default: longer than 10 characters
+		{"chars {\n  long_over = 1\n}\n", "1 (2/2)"},
+		{"chars {\n  long_over = 20\n}\n", "0 (0/2)"},
+	} {
+		dir := writeSuite(t, suite(c.settings))
+		run := filepath.Join(dir, "run")
+		if code, out, errs := runCLIWith(t, x, dir, nil, "run", dir, "--out", run); code != ExitPass {
+			t.Fatalf("run with %q: exit %d\n%s%s", c.settings, code, out, errs)
+		}
+		_, list, _ := runCLIWith(t, x, dir, nil, "eval", run, "--list-metrics")
+		if want := "metrics.chars.long_share = " + c.long; !strings.Contains(list, want) {
+			t.Errorf("with %q: --list-metrics lacks %q:\n%s", c.settings, want, list)
+		}
+	}
+	for _, c := range []struct{ settings, summary, at string }{
+		{"chars {\n  long_over = 0\n}\n", "Error: ", "suite.nlutest.hcl:9:15:"},
+		{"chars {\n  long_over = 5000\n}\n", "Error: Value out of range", "suite.nlutest.hcl:9:15:"},
+		{"chars {\n  long_over = \"长\"\n}\n", "Error: ", "suite.nlutest.hcl:9:15:"},
+		{"chars {\n  longer = 3\n}\n", "Error: Unsupported argument", "suite.nlutest.hcl:9:3:"},
+		{"chars {\n  long_over = 3\n}\nchars {\n  long_over = 4\n}\n", "Error: Duplicate chars block", "suite.nlutest.hcl:11:1:"},
+	} {
+		dir := writeSuite(t, suite(c.settings))
+		code, _, errs := runCLIWith(t, x, dir, nil, "validate", dir)
+		if code != ExitInvalid || !strings.Contains(errs, c.summary) || !strings.Contains(errs, c.at) {
+			t.Errorf("validate with %q: exit %d, want %d, %q at %q\n%s", c.settings, code, ExitInvalid, c.summary, c.at, errs)
+		}
+	}
+	dir := writeSuite(t, "suite \"默认\" {}\nchars {\n  long_over = 3\n}\n")
+	if code, _, errs := runCLI(t, dir, nil, "validate", dir); code != ExitInvalid || !strings.Contains(errs, "Unsupported block type") {
+		t.Errorf("the default set must not know the chars block: exit %d\n%s", code, errs)
 	}
 }

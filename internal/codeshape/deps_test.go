@@ -78,7 +78,10 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		reason string
 	}{
 		{"reporters", []string{"spec", "spec/stats", "assert", "runner", "pipeline"}, "reporters render a finished report (schema) and need no suite"},
-		{"spec", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters"}, "spec never touches the network and knows nothing of evaluation"},
+		{"spec", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "spec/format", "spec/annotate", "ratings"}, "spec never touches the network and knows nothing of evaluation; the tools over the language (fmt, annotate) and the rating sheets are built on it, not in it"},
+		{"spec/format", []string{"runner", "assert", "pipeline", "reporters", "spec/annotate"}, "fmt lays suite files out; it never runs or evaluates them"},
+		{"spec/annotate", []string{"runner", "assert", "pipeline", "reporters"}, "annotate drafts from the observations its caller makes; calling the target is the command's"},
+		{"ratings", []string{"assert", "pipeline", "reporters"}, "rating sheets are read and written for pipeline and the command, which import ratings, never the other way"},
 		{"schema", []string{"spec", "runner", "assert", "pipeline", "reporters"}, "schema is the records every stage shares"},
 		{"runner", []string{"assert", "pipeline", "reporters"}, "runner calls targets; it never evaluates or prints"},
 		{"assert", []string{"runner", "pipeline", "reporters"}, "assert evaluates results, whoever made them"},

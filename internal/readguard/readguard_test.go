@@ -26,10 +26,10 @@ var allowed = map[string]string{
 	// Files nlutest writes, or reads back from its own run directory (the
 	// response cache's entries and key are read through FileAccess.Open:
 	// whoever shares the working directory may put a FIFO there).
-	"runner/results.go:ReadLinesAt":    "reads a run directory's results.jsonl, which nlutest wrote",
-	"pipeline/sheet.go:ReadSheetItems": "reads a run's results.jsonl back by span for ratings export",
-	"runner/repair.go:RepairResults":   "truncates the run's torn last line",
-	"pipeline/lock.go:lockDir":         "creates the run directory's lock file",
+	"runner/results.go:ReadLinesAt":   "reads a run directory's results.jsonl, which nlutest wrote",
+	"ratings/sheet.go:ReadSheetItems": "reads a run's results.jsonl back by span for ratings export",
+	"runner/repair.go:RepairResults":  "truncates the run's torn last line",
+	"pipeline/lock.go:lockDir":        "creates the run directory's lock file",
 	// Test support.
 	"internal/browsertest/browsertest.go:Load": "reads back the screenshot it asked the browser for (tests only)",
 }

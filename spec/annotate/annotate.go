@@ -1,4 +1,10 @@
-package spec
+// Package annotate owns pre-annotation (`nlutest annotate`): drafting a
+// template's expect map from the target's answers to sample cases
+// (DraftExpect, with probe calls for doubtful placeholders), and writing
+// the drafts into suite files (SetTemplateExpect, UpdateAnnotations) or
+// as new template blocks. It is a tool over the language, built on spec's
+// exported API and spec/format's layout.
+package annotate
 
 // Pre-annotation (SPEC §7, the IAO corpus-factory write-up §4.1.4): turn live responses into a
 // draft `expect` map whose values name the template's slots.
@@ -31,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 	"github.com/ohler55/ojg/jp"
 	"golang.org/x/text/unicode/norm"
 )
@@ -59,7 +66,7 @@ type CallFunc func(c *schema.Case) Observation
 // Draft is the pre-annotation of one template: the expectations the samples
 // agree on, and the notes a reviewer needs.
 type Draft struct {
-	Template *Template
+	Template *spec.Template
 	// Samples are the generated cases whose responses were annotated.
 	Samples []*schema.Case
 	// Usable counts the samples whose call gave a usable response.
@@ -106,24 +113,20 @@ func (d *Draft) Comments() int {
 
 // NeedsAnnotation reports whether `nlutest annotate` drafts expectations
 // for t without being asked by name: t has none, or they are not reviewed.
-func (t *Template) NeedsAnnotation() bool { return !t.Reviewed || len(t.Expect) == 0 }
+func NeedsAnnotation(t *spec.Template) bool { return !t.Reviewed || len(t.Expect) == 0 }
 
-// SuggestName returns the option closest to name (a likely misspelling),
-// or "" when none is close; for did-you-mean hints.
-func SuggestName(name string, options []string) string { return suggest(name, options) }
-
-// DraftExpect calls the target with each sample case of template t, turns
-// every response into path = value pairs with slot values replaced by
-// their placeholders, checks doubtful placeholders with probe calls, and
-// keeps the pairs all usable samples agree on.
-func (s *Suite) DraftExpect(t *Template, samples []*schema.Case, call CallFunc) *Draft {
+// DraftExpect calls the target with each sample case of template t of
+// suite s, turns every response into path = value pairs with slot values
+// replaced by their placeholders, checks doubtful placeholders with probe
+// calls, and keeps the pairs all usable samples agree on.
+func DraftExpect(s *spec.Suite, t *spec.Template, samples []*schema.Case, call CallFunc) *Draft {
 	d := &Draft{Template: t, Samples: samples}
 	a := &annotator{s: s, t: t, call: call, d: d, obs: map[string]Observation{}}
 	var drafts []*sampleDraft
 	for _, c := range samples {
 		o := a.observe(c, false)
 		if o.Err != "" {
-			d.Notes = append(d.Notes, fmt.Sprintf("case %s %s: the call failed, so it is left out: %s", c.ID, hclQuote(c.Text), o.Err))
+			d.Notes = append(d.Notes, fmt.Sprintf("case %s %s: the call failed, so it is left out: %s", c.ID, spec.QuoteString(c.Text), o.Err))
 			continue
 		}
 		drafts = append(drafts, a.draftSample(c, o))
@@ -134,8 +137,8 @@ func (s *Suite) DraftExpect(t *Template, samples []*schema.Case, call CallFunc) 
 }
 
 type annotator struct {
-	s    *Suite
-	t    *Template
+	s    *spec.Suite
+	t    *spec.Template
 	call CallFunc
 	d    *Draft
 	// obs caches calls by case id, so a probe equal to a sample (or to an
@@ -211,7 +214,7 @@ func (a *annotator) draftSample(c *schema.Case, o Observation) *sampleDraft {
 		var uses []slotUse
 		var notes []string
 		v := templatize(lf.Value, cands, func(u slotUse) { uses = append(uses, u) }, func(text string, keys []string) {
-			notes = append(notes, fmt.Sprintf("%s: %s is the value of %s: kept literal; write the placeholder that is meant", path, hclQuote(text), braceList(keys)))
+			notes = append(notes, fmt.Sprintf("%s: %s is the value of %s: kept literal; write the placeholder that is meant", path, spec.QuoteString(text), braceList(keys)))
 		})
 		for _, key := range probeKeys(uses) {
 			var note string
@@ -234,7 +237,7 @@ func (a *annotator) draftSample(c *schema.Case, o Observation) *sampleDraft {
 // collection path ($.entities[0].entity, $.entities[0].value, …) as the
 // one expectation that lists them, compared in any order:
 // "$.entities" = [{ entity = "city", value = "{城市}" }, …] (docs/metrics.md).
-func (sd *sampleDraft) collectItems(sc *Schema) {
+func (sd *sampleDraft) collectItems(sc *spec.Schema) {
 	if sc == nil {
 		return
 	}
@@ -243,7 +246,7 @@ func (sd *sampleDraft) collectItems(sc *Schema) {
 	for i, path := range sd.paths {
 		x := sd.exprs[i]
 		n := len(x)
-		var dim *Dimension
+		var dim *spec.Dimension
 		if n >= 3 {
 			dim = sc.CollectionOf(x[:n-2])
 		}
@@ -300,7 +303,7 @@ func probeKeys(uses []slotUse) []string {
 // case c) and returns v, with the placeholder reverted to its literal when
 // the probe shows the answer does not follow the slot, and a note.
 func (a *annotator) check(c *schema.Case, key, path string, v any) (any, string) {
-	p := a.s.ProbeCase(a.t, c, key)
+	p := ProbeCase(a.s, a.t, c, key)
 	if p == nil {
 		// Every value the template may draw for this slot expects the
 		// same string: placeholder and literal mean the same thing.
@@ -420,7 +423,7 @@ func doubleBraces(s string) string {
 func revertKey(v any, key, literal string) any {
 	switch t := v.(type) {
 	case string:
-		lits, phs, err := ParsePlaceholders(t)
+		lits, phs, err := spec.ParsePlaceholders(t)
 		if err != nil {
 			return t
 		}
@@ -450,7 +453,7 @@ func revertKey(v any, key, literal string) any {
 func fillPlaceholders(v any, slots map[string]schema.Slot) any {
 	switch t := v.(type) {
 	case string:
-		return FillExpected(t, slots)
+		return spec.FillExpected(t, slots)
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
@@ -465,7 +468,7 @@ func fillPlaceholders(v any, slots map[string]schema.Slot) any {
 func countPlaceholders(v any) int {
 	switch t := v.(type) {
 	case string:
-		_, phs, err := ParsePlaceholders(t)
+		_, phs, err := spec.ParsePlaceholders(t)
 		if err != nil {
 			return 0
 		}
@@ -488,7 +491,7 @@ func rawValueNotes(path string, v any, c *schema.Case, schemaName string) []stri
 	walk = func(v any) {
 		switch t := v.(type) {
 		case string:
-			if ls, _, err := ParsePlaceholders(t); err == nil {
+			if ls, _, err := spec.ParsePlaceholders(t); err == nil {
 				lits = append(lits, ls...)
 			}
 		case []any:
@@ -506,7 +509,7 @@ func rawValueNotes(path string, v any, c *schema.Case, schemaName string) []stri
 		}
 		raw := norm.NFC.String(sl.Value)
 		if slices.ContainsFunc(lits, func(l string) bool { return strings.Contains(l, raw) }) {
-			out = append(out, fmt.Sprintf("%s holds {%s}'s raw value %s, but in expect {%s} means its %s value %s: kept literal", path, k, hclQuote(sl.Value), k, schemaName, hclQuote(sl.Normalized)))
+			out = append(out, fmt.Sprintf("%s holds {%s}'s raw value %s, but in expect {%s} means its %s value %s: kept literal", path, k, spec.QuoteString(sl.Value), k, schemaName, spec.QuoteString(sl.Normalized)))
 		}
 	}
 	return out
@@ -602,7 +605,7 @@ func braceList(keys []string) string {
 // to the same path: $.data[0].content.ont, $['a b'], $.槽位.城市.
 func canonicalPath(x jp.Expr) (string, bool) {
 	s := x.String()
-	if back, _, err := CompilePath(s); err == nil && reflect.DeepEqual(back, x) {
+	if back, _, err := spec.CompilePath(s); err == nil && reflect.DeepEqual(back, x) {
 		return s, true
 	}
 	var b strings.Builder
@@ -621,23 +624,23 @@ func canonicalPath(x jp.Expr) (string, bool) {
 		}
 	}
 	s = b.String()
-	if back, _, err := CompilePath(s); err == nil && reflect.DeepEqual(back, x) {
+	if back, _, err := spec.CompilePath(s); err == nil && reflect.DeepEqual(back, x) {
 		return s, true
 	}
 	return "", false
 }
 
-// ProbeCase returns a copy of case c of template t in which only the slot
+// ProbeCase returns a copy of case c of template t of suite s in which only the slot
 // key takes another value of its materials — one whose raw and expected
 // values differ from the current ones and from the other slots' — with the
 // text and id rebuilt. It prefers a value of the same material level. It
 // returns nil when the materials offer no such value.
-func (s *Suite) ProbeCase(t *Template, c *schema.Case, key string) *schema.Case {
+func ProbeCase(s *spec.Suite, t *spec.Template, c *schema.Case, key string) *schema.Case {
 	cur, ok := c.Slots[key]
 	if !ok {
 		return nil
 	}
-	var ref *SlotRef
+	var ref *spec.SlotRef
 	for i := range t.Slots {
 		if t.Slots[i].Key == key {
 			ref = &t.Slots[i]
@@ -677,7 +680,7 @@ func (s *Suite) ProbeCase(t *Template, c *schema.Case, key string) *schema.Case 
 		}
 	}
 	p.Text = b.String()
-	p.ID = CaseID(t.Name, p.Slots)
+	p.ID = spec.CaseID(t.Name, p.Slots)
 	p.Expect = nil
 	return &p
 }
@@ -686,7 +689,7 @@ func (s *Suite) ProbeCase(t *Template, c *schema.Case, key string) *schema.Case 
 // current value cur in case c for a probe: a level the template allows,
 // and raw and expected values that differ from the current ones and from
 // the other slots'.
-func probeUsable(t *Template, c *schema.Case, key string, cur schema.Slot, mv MaterialValue, schemaKey string) bool {
+func probeUsable(t *spec.Template, c *schema.Case, key string, cur schema.Slot, mv spec.MaterialValue, schemaKey string) bool {
 	if len(t.MaterialLevels) > 0 && !slices.Contains(t.MaterialLevels, mv.Level) {
 		return false
 	}

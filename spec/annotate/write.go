@@ -1,141 +1,24 @@
-package spec
+package annotate
 
-// HCL output: the canonical layout of suite files (`nlutest fmt`), the
-// rendering of drafted expectations, and the in-place edit of a template's
-// expect attribute (`nlutest annotate --write`) through hclwrite.
+// Writing drafts as HCL: the rendering of drafted expectations, and the
+// in-place edit of a template's expect attribute (`nlutest annotate
+// --write`) through hclwrite.
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/format"
 	"github.com/zclconf/go-cty/cty"
 )
 
-var utf8BOM = []byte("\xef\xbb\xbf")
-
-// FormatSource returns src in the canonical layout of suite files:
-// hclwrite's format (indentation by nesting, one space around operators,
-// aligned `=` in runs of attributes and map items), no trailing blank
-// lines, one final newline. Block and attribute order and every comment are
-// kept; a UTF-8 BOM and CRLF line ends are kept as they were. A file that
-// does not parse is returned unchanged with its diagnostics.
-func FormatSource(src []byte, filename string) ([]byte, hcl.Diagnostics) {
-	body, bom, crlf := splitSource(src)
-	if diags := CheckSource(filename, body); diags.HasErrors() {
-		return src, diags
-	}
-	if _, diags := hclsyntax.ParseConfig(body, filename, hcl.InitialPos); diags.HasErrors() {
-		return src, capDiags(improveSyntaxDiags(diags, body), filename)
-	}
-	out := hclwrite.Format(body)
-	out = append(bytes.TrimRight(out, " \t\n"), '\n')
-	if len(bytes.TrimSpace(out)) == 0 {
-		out = nil
-	}
-	return joinSource(out, bom, crlf), nil
-}
-
-// splitSource strips a BOM and turns CRLF line ends into LF, reporting
-// both so joinSource can restore them.
-func splitSource(src []byte) (body []byte, bom, crlf bool) {
-	if bytes.HasPrefix(src, utf8BOM) {
-		src, bom = src[len(utf8BOM):], true
-	}
-	lf := bytes.Count(src, []byte("\n"))
-	if lf > 0 && bytes.Count(src, []byte("\r\n")) == lf {
-		return bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")), bom, true
-	}
-	return src, bom, false
-}
-
-func joinSource(body []byte, bom, crlf bool) []byte {
-	if crlf {
-		body = bytes.ReplaceAll(body, []byte("\n"), []byte("\r\n"))
-	}
-	if bom {
-		body = append(append([]byte{}, utf8BOM...), body...)
-	}
-	return body
-}
-
-// hclQuote writes s as an HCL quoted string: backslash escapes for quotes,
-// backslashes and control characters, `$${` and `%%{` for literal template
-// openers.
-func hclQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			b.WriteString(`\"`)
-		case c == '\\':
-			b.WriteString(`\\`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		case (c == '$' || c == '%') && i+1 < len(s) && s[i+1] == '{':
-			b.WriteByte(c)
-			b.WriteByte(c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// renderValue writes a generic JSON value as an HCL expression.
-func renderValue(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return hclQuote(t)
-	case bool:
-		return strconv.FormatBool(t)
-	case int64:
-		return strconv.FormatInt(t, 10)
-	case int:
-		return strconv.Itoa(t)
-	case json.Number:
-		return string(t) // a number float64 does not hold exactly, as written
-	case float64:
-		if math.IsInf(t, 0) || math.IsNaN(t) {
-			return hclQuote(strconv.FormatFloat(t, 'g', -1, 64))
-		}
-		return strconv.FormatFloat(t, 'g', -1, 64)
-	case []any:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			parts[i] = renderValue(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := annotSortedKeys(t)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = hclQuote(k) + " = " + renderValue(t[k])
-		}
-		return "{ " + strings.Join(parts, ", ") + " }"
-	}
-	return hclQuote(fmt.Sprint(v))
-}
-
 // renderNote writes a value for a comment: HCL syntax, on one line.
-func renderNote(v any) string { return renderValue(v) }
+func renderNote(v any) string { return format.Value(v) }
 
 // Comment prefixes of the lines annotate writes; a later annotate --write
 // drops them instead of carrying them over as the user's comments.
@@ -221,7 +104,7 @@ func (d *Draft) renderExpect(header []string, kept *keptComments) string {
 		for _, n := range e.Notes {
 			line(commentLine(notePrefix + n))
 		}
-		s := hclQuote(e.Path) + " = " + renderValue(e.Value)
+		s := spec.QuoteString(e.Path) + " = " + format.Value(e.Value)
 		if kept != nil && kept.trailing[e.Path] != "" {
 			s += " " + kept.trailing[e.Path]
 		}
@@ -239,7 +122,7 @@ func (d *Draft) TemplateBlock(header []string) []byte {
 }
 
 func (d *Draft) templateBlock(header []string, kept *keptComments) []byte {
-	src := "template " + hclQuote(d.Template.Name) + " {\n  expect = " + d.renderExpect(header, kept) + "\n  reviewed = false\n}\n"
+	src := "template " + spec.QuoteString(d.Template.Name) + " {\n  expect = " + d.renderExpect(header, kept) + "\n  reviewed = false\n}\n"
 	return hclwrite.Format([]byte(src))
 }
 
@@ -250,7 +133,7 @@ func (d *Draft) templateBlock(header []string, kept *keptComments) []byte {
 // paths they annotate; every other byte of the file is kept. A BOM and
 // CRLF line ends are kept.
 func SetTemplateExpect(src []byte, filename, name string, d *Draft, header []string) ([]byte, error) {
-	body, bom, crlf := splitSource(src)
+	body, bom, crlf := format.SplitSource(src)
 	f, diags := hclwrite.ParseConfig(body, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("%s does not parse: %s", filename, diags.Error())
@@ -305,7 +188,7 @@ func SetTemplateExpect(src []byte, filename, name string, d *Draft, header []str
 	if _, err := f.BuildTokens(nil).WriteTo(&out); err != nil {
 		return nil, err
 	}
-	return joinSource(out.Bytes(), bom, crlf), nil
+	return format.JoinSource(out.Bytes(), bom, crlf), nil
 }
 
 // reindent scales the indentation of every line after the first of toks
@@ -543,7 +426,7 @@ func (cc *commentCollector) finishKey() {
 	if diags.HasErrors() || v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
 		return
 	}
-	x, _, err := CompilePath(v.AsString())
+	x, _, err := spec.CompilePath(v.AsString())
 	if err != nil {
 		return
 	}
@@ -570,7 +453,7 @@ func UpdateAnnotations(src []byte, filename string, header []string, drafts []*D
 		src = []byte(b.String())
 	}
 	for _, d := range drafts {
-		body, _, _ := splitSource(src)
+		body, _, _ := format.SplitSource(src)
 		f, diags := hclwrite.ParseConfig(body, filename, hcl.InitialPos)
 		if diags.HasErrors() {
 			return nil, fmt.Errorf("%s does not parse, so it cannot be updated (%s); move it away and annotate again", filename, diags.Error())
@@ -597,7 +480,7 @@ func UpdateAnnotations(src []byte, filename string, header []string, drafts []*D
 		}
 		src = append(out, d.TemplateBlock(draftHeader(d))...)
 	}
-	out, diags := FormatSource(src, filename)
+	out, diags := format.FormatSource(src, filename)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("internal error: the annotations file does not parse: %s", diags.Error())
 	}

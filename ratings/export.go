@@ -1,4 +1,4 @@
-package pipeline
+package ratings
 
 import (
 	"encoding/csv"

@@ -1,4 +1,4 @@
-package spec
+package annotate
 
 import (
 	"bytes"
@@ -6,12 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/format"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -42,10 +45,10 @@ func annotGolden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("%v (run go test ./spec -update to create it)", err)
+		t.Fatalf("%v (run go test ./spec/annotate -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./spec -update refreshes it)\n--- got\n%s\n--- want\n%s", p, got, want)
+		t.Errorf("%s differs from the golden file (go test ./spec/annotate -update refreshes it)\n--- got\n%s\n--- want\n%s", p, got, want)
 	}
 }
 
@@ -122,7 +125,7 @@ func TestCanonicalPath(t *testing.T) {
 			t.Errorf("%v: no canonical path", x)
 			continue
 		}
-		back, _, err := CompilePath(p)
+		back, _, err := spec.CompilePath(p)
 		if err != nil || !reflect.DeepEqual(back, x) {
 			t.Errorf("%v → %q → %v (%v): does not read back", x, p, back, err)
 		}
@@ -134,7 +137,7 @@ func TestCanonicalPath(t *testing.T) {
 
 func TestHCLQuoteRoundTrip(t *testing.T) {
 	for _, s := range []string{"", "酒店同房间同宿", `say "hi"`, `a\b`, "line\nbreak\ttab\r", "${var.x}", "%{ if }", "$", "100%", "{手机号11位}", "\x01\x7f", "$${x}"} {
-		src := hclQuote(s)
+		src := spec.QuoteString(s)
 		expr, diags := hclsyntax.ParseExpression([]byte(src), "q", hcl.InitialPos)
 		if diags.HasErrors() {
 			t.Errorf("%q → %s: %s", s, src, diags.Error())
@@ -145,7 +148,7 @@ func TestHCLQuoteRoundTrip(t *testing.T) {
 			t.Errorf("%q → %s → %q (%v)", s, src, v.AsString(), diags)
 		}
 	}
-	if got := renderValue([]any{"SIM_Card", "Person", int64(200), 0.5, true, nil}); got != `["SIM_Card", "Person", 200, 0.5, true, null]` {
+	if got := format.Value([]any{"SIM_Card", "Person", int64(200), 0.5, true, nil}); got != `["SIM_Card", "Person", 200, 0.5, true, null]` {
 		t.Errorf("renderValue = %s", got)
 	}
 }
@@ -168,20 +171,20 @@ template "hotel-roommates" {
 }
 `
 
-func loadAnnotSuite(t *testing.T, src string) *Suite {
+func loadAnnotSuite(t *testing.T, src string) *spec.Suite {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-	s, diags := Load(dir, Options{})
+	s, diags := spec.Load(dir, spec.Options{})
 	if diags.HasErrors() {
 		t.Fatalf("load: %s", diags.Error())
 	}
 	return s
 }
 
-func annotSamples(t *testing.T, s *Suite, name string, n int) []*schema.Case {
+func annotSamples(t *testing.T, s *spec.Suite, name string, n int) []*schema.Case {
 	t.Helper()
 	var out []*schema.Case
-	_ = s.Generate(GenOptions{}, func(c *schema.Case) error {
+	_ = s.Generate(spec.GenOptions{}, func(c *schema.Case) error {
 		if c.Template == name && len(out) < n {
 			out = append(out, c)
 		}
@@ -237,7 +240,7 @@ func TestDraftExpectCorpusFactory(t *testing.T) {
 		t.Fatalf("first case %q", samples[0].Text)
 	}
 	var calls []string
-	d := s.DraftExpect(s.Templates[0], samples, fakeIAO(t, &calls, seedAnswer))
+	d := DraftExpect(s, s.Templates[0], samples, fakeIAO(t, &calls, seedAnswer))
 	got := map[string]any{}
 	for _, e := range d.Entries {
 		got[e.Path] = e.Value
@@ -280,7 +283,7 @@ func TestDraftExpectProbeOutcomes(t *testing.T) {
 	samples := annotSamples(t, s, "hotel-roommates", 1)
 	t.Run("probe call fails: placeholder kept, noted", func(t *testing.T) {
 		var calls []string
-		d := s.DraftExpect(s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
+		d := DraftExpect(s, s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
 			if c.Slots["手机号11位"].Value != "13301791708" {
 				return map[string]any{"error": "Timeout: no answer within 10s"}
 			}
@@ -293,7 +296,7 @@ func TestDraftExpectProbeOutcomes(t *testing.T) {
 	})
 	t.Run("probe answers something else: placeholder kept, noted", func(t *testing.T) {
 		var calls []string
-		d := s.DraftExpect(s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
+		d := DraftExpect(s, s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
 			m := seedAnswer(c)
 			m["$.data[0].content.des.phone_number"] = "1361234"
 			if c.Slots["手机号11位"].Value == "13301791708" {
@@ -308,7 +311,7 @@ func TestDraftExpectProbeOutcomes(t *testing.T) {
 	})
 	t.Run("sample call fails: no entries, noted", func(t *testing.T) {
 		var calls []string
-		d := s.DraftExpect(s.Templates[0], samples, fakeIAO(t, &calls, func(*schema.Case) map[string]any {
+		d := DraftExpect(s, s.Templates[0], samples, fakeIAO(t, &calls, func(*schema.Case) map[string]any {
 			return map[string]any{"error": "HTTPError: 503 Service Unavailable"}
 		}))
 		if d.Usable != 0 || len(d.Entries) != 0 || len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "503") {
@@ -317,7 +320,7 @@ func TestDraftExpectProbeOutcomes(t *testing.T) {
 	})
 	t.Run("raw value of a normalised slot", func(t *testing.T) {
 		var calls []string
-		d := s.DraftExpect(s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
+		d := DraftExpect(s, s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
 			m := seedAnswer(c)
 			m["$.data[0].content.rel[0].rel[0].relName"] = c.Slots["伴随关系"].Value
 			return m
@@ -350,7 +353,7 @@ template "路线" {
 `)
 	samples := annotSamples(t, s, "路线", 3)
 	var calls []string
-	d := s.DraftExpect(s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
+	d := DraftExpect(s, s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
 		from, to := c.Slots["出发城市"].Value, c.Slots["到达城市"].Value
 		m := map[string]any{"$.intent": "route", "$.from": from, "$.to": to, "$.text": c.Text}
 		if from == to {
@@ -364,7 +367,7 @@ template "路线" {
 	}
 	var paths []string
 	for _, e := range d.Entries {
-		paths = append(paths, e.Path+"="+renderValue(e.Value))
+		paths = append(paths, e.Path+"="+format.Value(e.Value))
 	}
 	// $.from and $.to are "北京" for both slots in the first sample, so they
 	// stay literal there and disagree with the others.
@@ -384,7 +387,7 @@ template "路线" {
 
 	// One sample: the value both slots share is literal with a note
 	// naming both.
-	d = s.DraftExpect(s.Templates[0], samples[:1], fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
+	d = DraftExpect(s, s.Templates[0], samples[:1], fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
 		return map[string]any{"$.from": c.Slots["出发城市"].Value}
 	}))
 	e := draftEntry(d, "$.from")
@@ -411,7 +414,7 @@ template "两城" {
 }
 `)
 	c := annotSamples(t, s, "两城", 1)[0]
-	p := s.ProbeCase(s.Templates[0], c, "城市")
+	p := ProbeCase(s, s.Templates[0], c, "城市")
 	if p == nil {
 		t.Fatal("no probe")
 	}
@@ -425,10 +428,10 @@ template "两城" {
 		t.Errorf("probe changed other slots: %v vs %v", p.Slots, c.Slots)
 	}
 	wantText := "从" + p.Slots["城市"].Value + "到" + p.Slots["城市#2"].Value + "只有一个"
-	if p.Text != wantText || p.ID != CaseID("两城", p.Slots) || p.ID == c.ID {
+	if p.Text != wantText || p.ID != spec.CaseID("两城", p.Slots) || p.ID == c.ID {
 		t.Errorf("probe text %q id %s, want %q", p.Text, p.ID, wantText)
 	}
-	if s.ProbeCase(s.Templates[0], c, "单值") != nil {
+	if ProbeCase(s, s.Templates[0], c, "单值") != nil {
 		t.Error("a single-valued slot has no probe")
 	}
 }
@@ -444,7 +447,7 @@ template "订票" { text = "明天去{城市}" }
 `)
 	samples := annotSamples(t, s, "订票", 2)
 	var calls []string
-	d := s.DraftExpect(s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
+	d := DraftExpect(s, s.Templates[0], samples, fakeIAO(t, &calls, func(c *schema.Case) map[string]any {
 		return map[string]any{
 			"$.intent.name":        "book_flight",
 			"$.entities[0].entity": "date",
@@ -467,4 +470,27 @@ template "订票" { text = "明天去{城市}" }
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("entries:\n got %v\nwant %v (notes %v)", got, want, d.Notes)
 	}
+}
+
+// writeFiles writes files (name → content) under a new temporary
+// directory and returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// commentLines returns the text of every comment of src (approximately:
+// '#' inside strings counts too, which only makes the check stricter).
+func commentLines(src []byte) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(#|//)[^\n]*|/\*(?s:.*?)\*/`).FindAll(src, -1) {
+		out = append(out, strings.TrimSpace(string(m)))
+	}
+	return out
 }

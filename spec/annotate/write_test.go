@@ -1,110 +1,24 @@
-package spec
+package annotate
 
 import (
 	"bytes"
+	"math/big"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/format"
+	"github.com/zclconf/go-cty/cty"
 )
-
-func TestFormatSource(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("testdata", "fmt", "messy.input.hcl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, diags := FormatSource(src, "messy.input.hcl")
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	annotGolden(t, filepath.Join("fmt", "messy.golden.hcl"), out)
-	again, _ := FormatSource(out, "messy.golden.hcl")
-	if !bytes.Equal(again, out) {
-		t.Errorf("formatting twice differs from once:\n%s\n---\n%s", out, again)
-	}
-	for _, c := range commentLines(src) {
-		if !bytes.Contains(out, []byte(c)) {
-			t.Errorf("comment %q lost", c)
-		}
-	}
-
-	// A BOM and CRLF line ends stay as they were.
-	crlf := append([]byte("\xef\xbb\xbf"), bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n"))...)
-	got, diags := FormatSource(crlf, "crlf.nlutest.hcl")
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	want := append([]byte("\xef\xbb\xbf"), bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))...)
-	if !bytes.Equal(got, want) {
-		t.Errorf("CRLF+BOM file:\n%q\nwant\n%q", got, want)
-	}
-}
-
-func TestFormatSourceBroken(t *testing.T) {
-	src := []byte("suite \"坏\" {\n  description = \"未闭合\n}\n")
-	out, diags := FormatSource(src, "bad.nlutest.hcl")
-	if !diags.HasErrors() {
-		t.Fatal("no diagnostics for a file that does not parse")
-	}
-	if !bytes.Equal(out, src) {
-		t.Error("a broken file was changed")
-	}
-	d := diags[0]
-	if d.Subject == nil || d.Subject.Filename != "bad.nlutest.hcl" || d.Subject.Start.Line != 2 {
-		t.Errorf("diagnostic %+v does not point at bad.nlutest.hcl:2", d)
-	}
-}
-
-// TestFormatExampleSuites: every example suite is formatted, and formatting
-// it again changes nothing, byte for byte.
-func TestFormatExampleSuites(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "suites", "*", "*"+FileSuffix))
-	presets, _ := filepath.Glob(filepath.Join("..", "schema", "presets", "*"+FileSuffix))
-	files = append(files, presets...)
-	if len(files) < 3 {
-		t.Fatalf("found only %v", files)
-	}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		once, diags := FormatSource(src, f)
-		if diags.HasErrors() {
-			t.Fatalf("%s: %s", f, diags.Error())
-		}
-		twice, _ := FormatSource(once, f)
-		if !bytes.Equal(once, twice) {
-			t.Errorf("%s: fmt is not idempotent", f)
-		}
-		for _, c := range commentLines(src) {
-			if !bytes.Contains(once, []byte(c)) {
-				t.Errorf("%s: comment %q lost", f, c)
-			}
-		}
-	}
-}
-
-var commentRE = regexp.MustCompile(`(#|//)[^\n]*|/\*(?s:.*?)\*/`)
-
-// commentLines returns the text of every comment of src (approximately:
-// '#' inside strings counts too, which only makes the check stricter).
-func commentLines(src []byte) []string {
-	var out []string
-	for _, m := range commentRE.FindAll(src, -1) {
-		out = append(out, strings.TrimSpace(string(m)))
-	}
-	return out
-}
 
 // draftFixture is a hand-made draft of the IAO corpus-factory write-up's example, with a note and
 // a disagreement, for the rendering and editing tests.
 func draftFixture() *Draft {
 	return &Draft{
-		Template: &Template{Name: "hotel-roommates"},
+		Template: &spec.Template{Name: "hotel-roommates"},
 		Samples:  []*schema.Case{{ID: "6d47b2342ceb4c34", Text: "查询13301791708的酒店同房间人员"}},
 		Usable:   1,
 		Probes:   2,
@@ -133,7 +47,7 @@ func TestSetTemplateExpect(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := draftFixture()
-	d2.Template = &Template{Name: "without-expect"}
+	d2.Template = &spec.Template{Name: "without-expect"}
 	d2.Entries = d2.Entries[:2]
 	d2.Notes = nil
 	out, err = SetTemplateExpect(out, path, "without-expect", d2, header[:1])
@@ -162,7 +76,7 @@ func TestSetTemplateExpect(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := Load(dir, Options{})
+	s, diags := spec.Load(dir, spec.Options{})
 	if diags.HasErrors() {
 		t.Fatalf("the edited suite does not load:\n%s", diags.Error())
 	}
@@ -179,8 +93,8 @@ func TestSetTemplateExpect(t *testing.T) {
 		if e.Path != d.Entries[i].Path {
 			t.Errorf("expect %d: path %s, want %s", i, e.Path, d.Entries[i].Path)
 		}
-		if got := ctyToGeneric(e.Value); renderValue(got) != renderValue(d.Entries[i].Value) {
-			t.Errorf("expect %s = %s, want %s", e.Path, renderValue(got), renderValue(d.Entries[i].Value))
+		if got := generic(e.Value); format.Value(got) != format.Value(d.Entries[i].Value) {
+			t.Errorf("expect %s = %s, want %s", e.Path, format.Value(got), format.Value(d.Entries[i].Value))
 		}
 	}
 
@@ -222,7 +136,7 @@ func TestUpdateAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := draftFixture()
-	other.Template = &Template{Name: "订机票"}
+	other.Template = &spec.Template{Name: "订机票"}
 	other.Entries = []DraftEntry{{Path: "$.intent.name", Value: "book_flight"}}
 	other.Notes = nil
 	out2, err := UpdateAnnotations(out, "s.annotations.hcl", nil, []*Draft{other}, hdr)
@@ -245,14 +159,14 @@ func TestUpdateAnnotations(t *testing.T) {
 	if _, err := UpdateAnnotations([]byte("template {"), "s.annotations.hcl", nil, []*Draft{d}, hdr); err == nil {
 		t.Error("a broken annotations file was overwritten")
 	}
-	if _, diags := FormatSource(out3, "x"); diags.HasErrors() {
+	if _, diags := format.FormatSource(out3, "x"); diags.HasErrors() {
 		t.Error(diags.Error())
 	}
 }
 
 func TestSetTemplateExpectSingleLineBlocks(t *testing.T) {
 	src := "materials \"城市\" { values = [\"北京\", \"上海\"] }\ntemplate \"单行\" { text = \"去{城市}\" } # 单行模板\ntemplate \"空\" { text = \"空\" }\n"
-	d := &Draft{Template: &Template{Name: "单行"}, Entries: []DraftEntry{{Path: "$.intent", Value: "去{城市}"}}}
+	d := &Draft{Template: &spec.Template{Name: "单行"}, Entries: []DraftEntry{{Path: "$.intent", Value: "去{城市}"}}}
 	out, err := SetTemplateExpect([]byte(src), "s.nlutest.hcl", "单行", d, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +176,43 @@ func TestSetTemplateExpectSingleLineBlocks(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": string(out)})
-	if _, diags := Load(dir, Options{}); diags.HasErrors() {
+	if _, diags := spec.Load(dir, spec.Options{}); diags.HasErrors() {
 		t.Errorf("does not load: %s", diags.Error())
 	}
+}
+
+// generic is a loaded expectation's value in the generic JSON form of
+// drafts (whole numbers int64), to compare with what was drafted.
+func generic(v cty.Value) any {
+	if v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return v.AsString()
+	case ty == cty.Bool:
+		return v.True()
+	case ty == cty.Number:
+		if i, acc := v.AsBigFloat().Int64(); acc == big.Exact {
+			return i
+		}
+		f, _ := v.AsBigFloat().Float64()
+		return f
+	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
+		out := []any{}
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			out = append(out, generic(e))
+		}
+		return out
+	case ty.IsMapType() || ty.IsObjectType():
+		out := map[string]any{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			out[k.AsString()] = generic(e)
+		}
+		return out
+	}
+	return nil
 }
