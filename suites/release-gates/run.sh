@@ -98,6 +98,29 @@ want_re flaky " 帮我订去北京的票 +3 +2 +0 +5 +4 +PFPFP " " 帮我订去�
   "^ +5 +9 +0\.778 \(7/9\) +0\.444 \(4/9\) *$"
 show flaky "^PASS|^Flaky|^Consistent|PFPFP|FFFFF|pass_at_1 "
 
+echo "== 3. comparisons: candidate (10 % lost) is significantly worse, patch (1 %) is not (exit 0; diff --fail-on-worse: 1, 0)"
+run_step compare-candidate 0 run "$here" --target demo --target candidate --out "$out/compare/candidate"
+want compare-candidate "PASS  release-gates: 2/2 targets pass · 17 of 278 cases differ between demo, candidate" \
+  "candidate is worse than demo on 14 metrics (accuracy −6.1 points, p < 0.0001"
+# metric, demo, candidate, Δ, CI of Δ, p, Holm p, verdict: McNemar exact, 17 discordant pairs, all one way
+want_re compare-candidate "metrics\.accuracy \(⚑\) +0\.9353 +0\.8741 +-0\.06115 +\[-0\.0899, -0\.0324\] +<0\.0001 +<0\.0001 +worse"
+show compare-candidate "^PASS|is worse than|metrics\.accuracy \(|metrics\.core\.accuracy \("
+run_step compare-patch 0 run "$here" --target demo --target patch --out "$out/compare/patch"
+want compare-patch "PASS  release-gates: 2/2 targets pass · 3 of 278 cases differ between demo, patch" \
+  "patch is not worse than demo on any metric, no detectable difference on 16"
+# 3 discordant pairs: p = 2 · 0.5³ = 0.25
+want_re compare-patch "metrics\.accuracy \(⚑\) +0\.9353 +0\.9245 +-0\.01079 +\[-0\.0252, 0\] +0\.25 +0\.5 +no detectable difference"
+show compare-patch "^PASS|is not worse than|metrics\.accuracy \(|metrics\.core\.accuracy \("
+run_step diff-candidate 1 diff "$out/compare/candidate/demo" "$out/compare/candidate/candidate" --fail-on-worse
+want diff-candidate "cases: 17 cases got worse (pass → fail/error) · 0 got better" \
+  "nlutest: B is significantly worse than A (α = 0.05) on 2 gated metrics:" \
+  "metrics.accuracy 0.9353 → 0.8741 (Δ -0.06115, p < 0.0001, Holm-adjusted <0.0001)"
+show diff-candidate "^nlutest|cases: |metrics\.accuracy 0"
+run_step diff-patch 0 diff "$out/compare/patch/demo" "$out/compare/patch/patch" --fail-on-worse
+want diff-patch "nlutest diff: B is not worse than A on any metric, no detectable difference on 16" \
+  "cases: 3 cases got worse (pass → fail/error) · 0 got better"
+show diff-patch "^nlutest|cases: "
+
 echo "== 4. history: 12 runs, a drop planted in run 12 (exit 0 × 11, then 1)"
 for i in $(seq 1 12); do
   degrade=0.03 want_exit=0
