@@ -2,7 +2,6 @@ package annotate
 
 import (
 	"bytes"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/format"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // draftFixture is a hand-made draft of the IAO corpus-factory write-up's example, with a note and
@@ -93,7 +91,7 @@ func TestSetTemplateExpect(t *testing.T) {
 		if e.Path != d.Entries[i].Path {
 			t.Errorf("expect %d: path %s, want %s", i, e.Path, d.Entries[i].Path)
 		}
-		if got := generic(e.Value); format.Value(got) != format.Value(d.Entries[i].Value) {
+		if got := spec.GenericValue(e.Value); format.Value(got) != format.Value(d.Entries[i].Value) {
 			t.Errorf("expect %s = %s, want %s", e.Path, format.Value(got), format.Value(d.Entries[i].Value))
 		}
 	}
@@ -179,40 +177,4 @@ func TestSetTemplateExpectSingleLineBlocks(t *testing.T) {
 	if _, diags := spec.Load(dir, spec.Options{}); diags.HasErrors() {
 		t.Errorf("does not load: %s", diags.Error())
 	}
-}
-
-// generic is a loaded expectation's value in the generic JSON form of
-// drafts (whole numbers int64), to compare with what was drafted.
-func generic(v cty.Value) any {
-	if v.IsNull() || !v.IsKnown() {
-		return nil
-	}
-	ty := v.Type()
-	switch {
-	case ty == cty.String:
-		return v.AsString()
-	case ty == cty.Bool:
-		return v.True()
-	case ty == cty.Number:
-		if i, acc := v.AsBigFloat().Int64(); acc == big.Exact {
-			return i
-		}
-		f, _ := v.AsBigFloat().Float64()
-		return f
-	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
-		out := []any{}
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			out = append(out, generic(e))
-		}
-		return out
-	case ty.IsMapType() || ty.IsObjectType():
-		out := map[string]any{}
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			out[k.AsString()] = generic(e)
-		}
-		return out
-	}
-	return nil
 }
