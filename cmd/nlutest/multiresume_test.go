@@ -117,8 +117,10 @@ func normalComparison(t *testing.T, dir string) map[string]any {
 					continue
 				}
 				// Sums over cases (a Brier score) are added in another
-				// order when shards merge: the last bits differ, as
-				// report.json's 9 significant digits already hide.
+				// order when shards merge, so the last bits of a row's
+				// figures may differ (0.16999999999999998 against …96);
+				// report.json hides the same by writing ratios to 9
+				// decimals. p-values far below 1e-9 keep their digits.
 				for k, v := range row {
 					if f, ok := v.(float64); ok {
 						row[k], _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', 9, 64), 64)
