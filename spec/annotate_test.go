@@ -171,7 +171,7 @@ template "hotel-roommates" {
 func loadAnnotSuite(t *testing.T, src string) *Suite {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatalf("load: %s", diags.Error())
 	}

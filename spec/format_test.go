@@ -162,7 +162,7 @@ func TestSetTemplateExpect(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatalf("the edited suite does not load:\n%s", diags.Error())
 	}
@@ -262,7 +262,7 @@ func TestSetTemplateExpectSingleLineBlocks(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": string(out)})
-	if _, diags := Load(dir, Options{}); diags.HasErrors() {
+	if _, diags := testLoad(dir, Options{}); diags.HasErrors() {
 		t.Errorf("does not load: %s", diags.Error())
 	}
 }
