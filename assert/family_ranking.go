@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/ranking"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -34,7 +35,7 @@ func (rankingFamily) NewAcc(s *spec.Suite) Acc {
 	}
 	a := &rankingAcc{suite: s, byName: map[string]int{}}
 	for _, src := range s.CaseSources {
-		if rs, ok := src.(*spec.RankingSource); ok {
+		if rs, ok := src.(*ranking.Source); ok {
 			a.byName[rs.Name()] = len(a.srcs)
 			a.srcs = append(a.srcs, rs)
 		}
@@ -73,7 +74,7 @@ func figuresOf(a *metrics.RankAcc) *RankFigures {
 // the questions, and the questions of TREC pairs.
 type rankingAcc struct {
 	suite  *spec.Suite
-	srcs   []*spec.RankingSource
+	srcs   []*ranking.Source
 	byName map[string]int
 	obs    []rankObs
 	ext    []rankExt
@@ -90,12 +91,12 @@ type rankObs struct {
 // rankExt is one question of a TREC pair.
 type rankExt struct {
 	src int
-	q   spec.TRECQuestion
+	q   ranking.TRECQuestion
 }
 
 func (a *rankingAcc) Add(o *Observation) {
 	r := o.Result
-	if r.SourceKind != spec.KindRanking {
+	if r.SourceKind != ranking.Block {
 		return
 	}
 	ob, _ := o.Memo(rankingFamily{}, func() any { return a.observe(r) }).(*rankObs)
@@ -194,7 +195,7 @@ type rankTally struct {
 	bySrc   map[string]*metrics.RankAcc
 }
 
-func (t *rankTally) add(rs *spec.RankingSource, ranked, judged []float64, relevantAt func(float64) int) {
+func (t *rankTally) add(rs *ranking.Source, ranked, judged []float64, relevantAt func(float64) int) {
 	for i, lv := range rs.Levels {
 		qs := metrics.ScoreQuestion(ranked, lv, relevantAt(lv), judged)
 		g := t.byGrade[lv]
@@ -260,7 +261,7 @@ func (a *rankingAcc) Fill(n *schema.Node) {
 
 // rankedGrades ranks one question's observed cases and returns the
 // candidates' grades in rank order.
-func rankedGrades(rs *spec.RankingSource, obs []rankObs) []float64 {
+func rankedGrades(rs *ranking.Source, obs []rankObs) []float64 {
 	cands := rs.Questions[obs[0].q].Candidates
 	if rs.Order != nil {
 		out := make([]float64, 0, len(cands))
@@ -298,7 +299,7 @@ func ImportRankingFiles(c *Collector) hcl.Diagnostics {
 		if rs.Qrels == "" {
 			continue
 		}
-		qs, d := spec.ReadTREC(rs)
+		qs, d := ranking.ReadTREC(rs)
 		diags = append(diags, d...)
 		for _, q := range qs {
 			proto.ext = append(proto.ext, rankExt{src: i, q: q})

@@ -73,7 +73,7 @@ func loadTrusted(t *testing.T, src string) *spec.Suite {
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{AllowOutside: true})
+	s, diags := spec.Load(dir, spec.Options{AllowOutside: true, SourceKinds: testSourceKinds()})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

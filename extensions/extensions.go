@@ -21,6 +21,7 @@ import (
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/ranking"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -47,12 +48,23 @@ type Set struct {
 // Default returns the extension points nlutest ships.
 func Default() *Set {
 	return &Set{
-		Sources:   spec.DefaultSourceKinds(),
+		Sources:   builtinSources(),
 		Targets:   targets.DefaultKinds(),
 		Families:  assert.InOrder(schema.BuiltinFamilies(), builtinFamilies()),
 		Renderers: reporters.DefaultRenderers(),
 		Importers: importer.DefaultFormats(),
 	}
+}
+
+// builtinSources are the case source kinds nlutest ships, in the order
+// messages list them: those in packages of their own (sources/…) and
+// those still built into spec (spec.DefaultSourceKinds), by block type.
+func builtinSources() []spec.SourceKind {
+	in := map[string]spec.SourceKind{}
+	for _, k := range spec.DefaultSourceKinds() {
+		in[k.Block()] = k
+	}
+	return []spec.SourceKind{in["template"], in["dataset"], in["conversation"], ranking.Kind{}, in["memory"], in["scenario"]}
 }
 
 // builtinFamilies are the metric families nlutest ships: assert's and

@@ -161,7 +161,7 @@ func TestWriteBenchSuite(t *testing.T) {
 	if err := writeBenchSuite(dir); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if len(diags) > 0 {
 		t.Fatalf("the bench suite should load without diagnostics: %v", diags)
 	}
@@ -198,7 +198,7 @@ func BenchmarkLoadMaterials300k(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		s, diags := Load(dir, Options{})
+		s, diags := testLoad(dir, Options{})
 		if diags.HasErrors() || len(s.Materials["手机号11位"].Values) != benchPhones {
 			b.Fatalf("load: %v", diags)
 		}
@@ -215,7 +215,7 @@ func BenchmarkGenerate1M(b *testing.B) {
 	if err := writeBenchSuite(dir); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}
@@ -247,7 +247,7 @@ func BenchmarkGenerate1MDiscard(b *testing.B) {
 	if err := writeBenchSuite(dir); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}

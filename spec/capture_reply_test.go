@@ -82,7 +82,7 @@ func TestCaptureReplyDiagnostics(t *testing.T) {
 			t.Fatal("the test suite did not change")
 		}
 		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-		_, diags := Load(dir, Options{})
+		_, diags := testLoad(dir, Options{})
 		if !diags.HasErrors() {
 			t.Errorf("%s: no error", tc.summary)
 			continue

@@ -209,7 +209,7 @@ materials "双名" {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": "suite \"组合\" {}\n" + c.src})
-			_, diags := Load(dir, Options{})
+			_, diags := testLoad(dir, Options{})
 			d := findDiag(diags, c.summary)
 			if d == nil {
 				t.Fatalf("want %q, got %v", c.summary, diags)
@@ -262,7 +262,7 @@ template "t" { text = "{城市}{只有块}" }
 `,
 		"more.txt": "广州\n深圳\n",
 	})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -67,7 +67,7 @@ func TestWriteDatasetBench(t *testing.T) {
 	if err := writeDatasetBench(dir, 10_000); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -102,7 +102,7 @@ func BenchmarkDatasetGenerate1M(b *testing.B) {
 	if err := writeDatasetBench(dir, datasetBenchRows); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}

@@ -76,7 +76,7 @@ func TestDatasetRowsRefusedWhereTheyAre(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": tc.suite, tc.file: tc.data})
-			s, diags := Load(dir, Options{})
+			s, diags := testLoad(dir, Options{})
 			var d = findDiag(diags, tc.summary)
 			if s != nil && !diags.HasErrors() {
 				de := datasetErr(t, s)
@@ -117,7 +117,7 @@ func TestDatasetCSVDuplicateColumn(t *testing.T) {
   source = "d.csv"
   text   = row.问题
 }`, "d.csv": "问题,意图,问题\n你好,greet,再见\n"})
-	_, diags := Load(dir, Options{})
+	_, diags := testLoad(dir, Options{})
 	d := findDiag(diags, "Duplicate column")
 	if d == nil || d.Subject.Start.Line != 1 || !strings.Contains(d.Detail, `the column "问题" twice (fields 1 and 3)`) {
 		t.Errorf("diagnostics %v", diags)
@@ -147,7 +147,7 @@ func TestDatasetRowTooLong(t *testing.T) {
 				suite = `dataset "d" { source = "nlu.yml" }`
 			}
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": suite, tc.file: tc.data})
-			s, diags := Load(dir, Options{})
+			s, diags := testLoad(dir, Options{})
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
@@ -242,7 +242,7 @@ dataset "短" {
 	type loaded struct{ load, data hcl.Diagnostics }
 	done := make(chan loaded, 1)
 	go func() {
-		s, diags := Load(dir, Options{})
+		s, diags := testLoad(dir, Options{})
 		if diags.HasErrors() {
 			done <- loaded{load: diags}
 			return

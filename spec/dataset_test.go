@@ -133,7 +133,7 @@ func TestDatasetBadRows(t *testing.T) {
   source = "d.csv"
   text   = row.txt
 }`, "d.csv": "text,intent\na,b\n"})
-	_, diags := Load(dir, Options{})
+	_, diags := testLoad(dir, Options{})
 	if d := findDiag(diags, "Unknown dataset column"); d == nil || !strings.Contains(d.Detail, `Did you mean "text"?`) || d.Subject.Start.Line != 3 {
 		t.Errorf("unknown CSV column: %v", diags)
 	}

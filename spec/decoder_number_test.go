@@ -66,7 +66,7 @@ template "问候" {
 `
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
 			var got float64
-			_, diags := Load(dir, Options{TargetKinds: []TargetKind{gaugeKind{&got}}})
+			_, diags := testLoad(dir, Options{TargetKinds: []TargetKind{gaugeKind{&got}}})
 			if c.where == "" {
 				if diags.HasErrors() {
 					t.Fatalf("unexpected diagnostics: %v", diags)

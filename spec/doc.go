@@ -28,9 +28,10 @@
 // (threshold_check.go), and rubric pass conditions against the judge's
 // 1–5 scale (rubric_judge.go).
 //
-// Case sources are one file per kind (template, dataset*.go, ranking.go:
-// questions with graded candidates, and TREC qrels and run files read at
-// report time by ranking_trec.go). The ratings block (ratings.go) is not a
+// Case sources are one file per kind (template, dataset*.go …); the kinds
+// that left spec live under sources/ (sources/ranking: questions with
+// graded candidates, and TREC qrels and run files read at report time),
+// built on Decoder alone. The ratings block (ratings.go) is not a
 // case source: its sheets are read at report time and joined to a run's
 // cases by id; rubric.go holds YD/T 4394.2-2023's rating rubrics.
 package spec

@@ -90,7 +90,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		s, diags := Load(path, Options{Env: func(string) (string, bool) { return "", false }})
+		s, diags := testLoad(path, Options{Env: func(string) (string, bool) { return "", false }})
 		var sources map[string][]byte
 		if s != nil {
 			sources = s.Sources

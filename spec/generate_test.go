@@ -22,7 +22,7 @@ func genSuite(t *testing.T, src string, files ...string) *Suite {
 	for i := 0; i+1 < len(files); i += 2 {
 		m[files[i]] = files[i+1]
 	}
-	s, diags := Load(writeFiles(t, m), Options{})
+	s, diags := testLoad(writeFiles(t, m), Options{})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}

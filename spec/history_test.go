@@ -48,7 +48,7 @@ func TestThresholdHistoryBlock(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": historyHead + "threshold \"t\" {\n  " + c.block + "\n}\n"})
-			s, diags := Load(dir, Options{})
+			s, diags := testLoad(dir, Options{})
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
@@ -110,7 +110,7 @@ func TestThresholdHistoryDiagnostics(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src := historyHead + "threshold \"t\" {\n  " + c.block + "\n}\n"
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-			_, diags := Load(dir, Options{})
+			_, diags := testLoad(dir, Options{})
 			d := findDiag(diags, c.summary)
 			if d == nil || d.Subject == nil {
 				t.Fatalf("want %q, got %v", c.summary, diags)

@@ -39,7 +39,7 @@ func inlineSuite(tb testing.TB, n int, forExpr bool) string {
 }
 
 func loadInline(tb testing.TB, p string, n int) {
-	s, diags := Load(p, Options{})
+	s, diags := testLoad(p, Options{})
 	if diags.HasErrors() {
 		tb.Fatal(diags)
 	}

@@ -40,7 +40,7 @@ split "冒烟" { where = case.level == "S1" }
 `
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": suite +
 		"threshold \"t\" { condition = metrics.split.冒烟.accuracy.ci_low >= 0.85 && metrics.label.intent.macro_f1[\"ci_high\"] > 0.2 && metrics.accuracy > 0 }\n"})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -57,7 +57,7 @@ split "冒烟" { where = case.level == "S1" }
 	}
 
 	dir = writeFiles(t, map[string]string{"s.nlutest.hcl": suite + "threshold \"t\" { condition = metrics.split[var.s].accuracy.ci_low >= 0.85 }\n"})
-	_, diags = Load(dir, Options{})
+	_, diags = testLoad(dir, Options{})
 	d := findDiag(diags, "Interval of a computed address")
 	if d == nil || !strings.Contains(d.Detail, `metrics.split["smoke"].accuracy.ci_low`) || d.Subject == nil || d.Subject.Start.Line != 10 {
 		t.Errorf("computed address: %v", diags)

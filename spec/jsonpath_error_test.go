@@ -41,7 +41,7 @@ func TestBadJSONPathDiagnostic(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"x" + FileSuffix: tt.src})
-			s, diags := Load(dir, Options{})
+			s, diags := testLoad(dir, Options{})
 			var bad []*hcl.Diagnostic
 			for _, d := range diags {
 				if d.Summary == "Invalid JSONPath" {

@@ -127,13 +127,13 @@ func TestMemoryJudgeTargetDiagnostics(t *testing.T) {
 	} {
 		src := strings.Replace(judgeTestSuite, `judge = "nli"`, "judge = "+tc.judge, 1)
 		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-		_, diags := Load(dir, Options{})
+		_, diags := testLoad(dir, Options{})
 		if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.want) || !strings.Contains(diags.Error(), "s.nlutest.hcl:30,") {
 			t.Errorf("judge = %s: %v", tc.judge, diags)
 		}
 	}
 	dup := strings.Replace(judgeTestSuite, "  judge {}\n", "  judge {}\n  judge {}\n", 1)
-	_, diags := Load(writeFiles(t, map[string]string{"s.nlutest.hcl": dup}), Options{})
+	_, diags := testLoad(writeFiles(t, map[string]string{"s.nlutest.hcl": dup}), Options{})
 	if !strings.Contains(diags.Error(), "Duplicate judge block") {
 		t.Errorf("two judge blocks: %v", diags)
 	}

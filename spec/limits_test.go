@@ -18,7 +18,7 @@ import (
 func loadText(t *testing.T, src string) (*Suite, string, []byte) {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{"x" + FileSuffix: src})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	var out bytes.Buffer
 	var sources map[string][]byte
 	if s != nil {
@@ -157,7 +157,7 @@ template "t" { text = "{m}" }
 			done := make(chan struct{})
 			var s *Suite
 			var diags hcl.Diagnostics
-			go func() { s, diags = Load(p, Options{AllowOutside: tt.allow}); close(done) }()
+			go func() { s, diags = testLoad(p, Options{AllowOutside: tt.allow}); close(done) }()
 			select {
 			case <-done:
 			case <-time.After(3 * time.Minute): // only a blocked Load gets here

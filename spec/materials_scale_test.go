@@ -166,7 +166,7 @@ func TestMaterialRowSnippet(t *testing.T) {
 		"s.nlutest.hcl": "suite \"坏\" {}\nmaterials \"名\" { source = \"m/n.jsonl\" }\ntemplate \"t\" { text = \"{名}\" }\n",
 		"m/n.jsonl":     "{\"value\": \"张三\"}\n{\"value\": \"李四\", \"levl\": \"M2\"}\n",
 	})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if !diags.HasErrors() {
 		t.Fatal("want an error")
 	}

@@ -147,7 +147,7 @@ memory "m" {
   judge = "contain"
 }
 `})
-	_, diags := Load(dir, Options{})
+	_, diags := testLoad(dir, Options{})
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), "s.nlutest.hcl:11,11") || !strings.Contains(diags.Error(), `Did you mean "contains"?`) {
 		t.Errorf("diagnostics: %v", diags)
 	}
@@ -230,7 +230,7 @@ memory "m" {
   judge = ` + tc.judge + `
 }
 `})
-		_, diags := Load(dir, Options{})
+		_, diags := testLoad(dir, Options{})
 		if tc.summary == "" {
 			if diags.HasErrors() {
 				t.Errorf("judge = %s: %v", tc.judge, diags)

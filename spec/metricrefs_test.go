@@ -100,7 +100,7 @@ split "smoke" { where = case.level == "S1" }
 	} {
 		t.Run(c.cond, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": suite + "threshold \"t\" { condition = " + c.cond + " }\n"})
-			_, diags := Load(dir, Options{})
+			_, diags := testLoad(dir, Options{})
 			if c.summary == "" {
 				if diags.HasErrors() {
 					t.Fatalf("unexpected diagnostics: %v", diags)
@@ -138,7 +138,7 @@ func TestBuiltinFamiliesWithoutAssert(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "s"+FileSuffix), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, diags := Load(dir, Options{})
+		_, diags := testLoad(dir, Options{})
 		if diags.HasErrors() == c.ok {
 			t.Errorf("%s: %v", c.cond, diags)
 		}
@@ -172,7 +172,7 @@ func TestDocumentedResponseTypeValidates(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "s"+FileSuffix), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, diags := Load(dir, Options{})
+		_, diags := testLoad(dir, Options{})
 		switch {
 		case c.want == "" && diags.HasErrors():
 			t.Errorf("the documented example does not validate: %v", diags)

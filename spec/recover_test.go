@@ -140,7 +140,7 @@ template "a" { text = "{城市}到{城市#2}" }
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, diags := Load(writeFiles(t, c.files), Options{})
+			_, diags := testLoad(writeFiles(t, c.files), Options{})
 			if got := errorPlaces(diags); strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("errors %v, want %v\n%v", got, c.want, diags)
 			}
@@ -175,7 +175,7 @@ dataset "更多" {
 		"more.csv": "id,question\n7,好\n8,坏,多\n",
 	}
 	want := []string{"Bad dataset row@qa.jsonl:2", "Dataset row is not an object@qa.jsonl:3", "Duplicate case id@qa.jsonl:5", "Invalid CSV row@more.csv:3"}
-	s, diags := Load(writeFiles(t, files), Options{})
+	s, diags := testLoad(writeFiles(t, files), Options{})
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
@@ -187,7 +187,7 @@ dataset "更多" {
 		t.Errorf("the shared problem: %s", d)
 	}
 	files["s.nlutest.hcl"] += "threshold \"t\" { condition = metrics.accuracyy > 0 }\n"
-	_, diags = Load(writeFiles(t, files), Options{})
+	_, diags = testLoad(writeFiles(t, files), Options{})
 	if got := errorPlaces(diags); strings.Join(got, " ") != strings.Join(append([]string{"Unknown metric@s.nlutest.hcl:12"}, want...), " ") {
 		t.Errorf("load with another error: %v", got)
 	}
@@ -283,7 +283,7 @@ threshold "门槛" {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, diags := Load(writeFiles(t, map[string]string{"s.nlutest.hcl": head + c.body}), Options{})
+			_, diags := testLoad(writeFiles(t, map[string]string{"s.nlutest.hcl": head + c.body}), Options{})
 			if got := errorPlaces(diags); strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("errors %v, want %v\n%v", got, c.want, diags)
 			}

@@ -126,7 +126,7 @@ func TestRubricDiagnostics(t *testing.T) {
 		{"no criteria", `criteria = "回复礼貌。"`, ``, `"criteria" is required`},
 	} {
 		src := strings.Replace(rubricTestSuite, tc.from, tc.to, 1)
-		_, diags := Load(writeFiles(t, map[string]string{"s.nlutest.hcl": src}), Options{})
+		_, diags := testLoad(writeFiles(t, map[string]string{"s.nlutest.hcl": src}), Options{})
 		if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.want) || !strings.Contains(diags.Error(), "s.nlutest.hcl:") {
 			t.Errorf("%s: %v", tc.name, diags)
 		}

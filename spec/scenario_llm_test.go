@@ -132,7 +132,7 @@ scenario "s" {
   success { condition = true }
 }
 `})
-		_, diags := Load(dir, Options{})
+		_, diags := testLoad(dir, Options{})
 		if !diags.HasErrors() {
 			t.Errorf("%s: loaded without errors", tc.user)
 			continue
@@ -167,7 +167,7 @@ func TestSimulatorMaxTokens(t *testing.T) {
 	} {
 		src := strings.Replace(llmScenarioSuite, `simulator { persona = "一位说话简短的乘客" }`, "simulator {\n    "+tc.attr+"\n  }", 1)
 		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-		s, diags := Load(dir, Options{})
+		s, diags := testLoad(dir, Options{})
 		if tc.summary != "" {
 			if !diags.HasErrors() || diags[0].Summary != tc.summary || !strings.Contains(diags.Error(), "s.nlutest.hcl:11,18") {
 				t.Errorf("%s: %v, want %q at s.nlutest.hcl:11,18", tc.attr, diags, tc.summary)

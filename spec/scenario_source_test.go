@@ -173,7 +173,7 @@ scenario "s" {
   ` + tc.body + `
 }
 `})
-		_, diags := Load(dir, Options{})
+		_, diags := testLoad(dir, Options{})
 		if !diags.HasErrors() {
 			t.Errorf("%s: loaded without errors", tc.body)
 			continue

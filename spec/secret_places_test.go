@@ -59,7 +59,7 @@ conversation "评分" {
 		t.Run(tc.name, func(t *testing.T) {
 			src := suite(tc.inform, tc.pass)
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-			_, diags := Load(dir, Options{Env: env})
+			_, diags := testLoad(dir, Options{Env: env})
 			d := findDiag(diags, "Sensitive variable outside a target")
 			if d == nil || d.Subject == nil {
 				t.Fatalf("want the secret refused, got %v", diags)
@@ -83,7 +83,7 @@ conversation "评分" {
 		})
 	}
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": suite(`"1234"`, `"score >= 4"`)})
-	if _, diags := Load(dir, Options{Env: env}); diags.HasErrors() {
+	if _, diags := testLoad(dir, Options{Env: env}); diags.HasErrors() {
 		t.Errorf("the suite without a secret in inform: %v", diags)
 	}
 }

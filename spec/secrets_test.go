@@ -23,7 +23,7 @@ variable "token" {
 }
 variable "plain" { default = "public-value" }
 `})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

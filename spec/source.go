@@ -147,12 +147,14 @@ type SourceKind interface {
 	Decode(d *Decoder, b *hcl.Block) Source
 }
 
-// DefaultSourceKinds returns the suite language's case source kinds, in
-// the order messages list them. A new built-in kind is a file with its
-// SourceKind and Source, and a line here; a program adds its own through
+// DefaultSourceKinds returns the case source kinds still built into spec
+// (Load's kinds when Options.SourceKinds is nil). The kinds nlutest
+// ships, in the order messages list them, are extensions.Default's
+// Sources: these and those in packages of their own (sources/ranking …),
+// each built on Decoder alone; a program adds its own through
 // Options.SourceKinds.
 func DefaultSourceKinds() []SourceKind {
-	return []SourceKind{templateKind{}, datasetKind{}, conversationKind{}, rankingKind{}, memoryKind{}, scenarioKind{}}
+	return []SourceKind{templateKind{}, datasetKind{}, conversationKind{}, memoryKind{}, scenarioKind{}}
 }
 
 // buildTree returns the metrics tree's descriptor for the families and the

@@ -116,7 +116,7 @@ template "t" { text = "{城市}{关系}{姓名}" }
 		"m/rel.csv":     "value,level,normalize.IAO,tags\n酒店同房间,M1,酒店同房间同宿,住宿|伴随\n同行,M2,,\n",
 		"m/names.jsonl": "{\"value\": \"张三\", \"level\": \"M2\"}\n{\"value\": \"李四\", \"normalize\": {\"IAO\": \"李四\"}}\n",
 	})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatalf("unexpected errors: %v", diags)
 	}
@@ -149,7 +149,7 @@ template "t" { text = "{关系}{姓名}{无}" }
 		"rel.csv":     "value,level\n酒店同房间,M1\n\"unterminated,M2\n",
 		"names.jsonl": "{\"value\": \"张三\"}\n{\"value\": 3}\n{\"name\": \"李四\"}\nnot json\n",
 	})
-	_, diags := Load(dir, Options{})
+	_, diags := testLoad(dir, Options{})
 	want := map[string]int{"rel.csv": 3, "names.jsonl": 2}
 	for file, line := range want {
 		found := false
@@ -195,7 +195,7 @@ target "t" {
 	})
 	env := map[string]string{"TOKEN": "s3cret-token", "NLUTEST_VAR_url": "http://env"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	s, diags := Load(dir, Options{Env: lookup})
+	s, diags := testLoad(dir, Options{Env: lookup})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -205,7 +205,7 @@ target "t" {
 	if s.Vars["token"].AsString() != "s3cret-token" || len(s.Secrets) != 1 {
 		t.Errorf("env() in default: %v, secrets %v", s.Vars["token"], s.Secrets)
 	}
-	s, diags = Load(dir, Options{Env: lookup, VarFiles: []string{filepath.Join(dir, "vars.hcl")}, Vars: []string{"rate=7"}})
+	s, diags = testLoad(dir, Options{Env: lookup, VarFiles: []string{filepath.Join(dir, "vars.hcl")}, Vars: []string{"rate=7"}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -215,7 +215,7 @@ target "t" {
 	if r := s.Targets[0].Rate; r != 7 {
 		t.Errorf("--var should override the var file and convert to a number: rate %v", r)
 	}
-	_, diags = Load(dir, Options{Vars: []string{"urll=x", "rate=fast"}})
+	_, diags = testLoad(dir, Options{Vars: []string{"urll=x", "rate=fast"}})
 	if d := findDiag(diags, "Undeclared variable"); d == nil || !strings.Contains(d.Detail, `Did you mean "url"`) {
 		t.Errorf("want an undeclared variable diagnostic with did-you-mean, got %v", diags)
 	}
@@ -231,7 +231,7 @@ target "t" {
   http { url = env("URL") }
 }
 `})
-	_, diags := Load(dir, Options{})
+	_, diags := testLoad(dir, Options{})
 	d := findDiag(diags, "env() outside a variable default")
 	if d == nil || d.Subject.Start.Line != 4 {
 		t.Fatalf("want env() rejected at line 4, got %v", diags)
@@ -256,7 +256,7 @@ template "t" {
   }
 }
 `})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -296,7 +296,7 @@ split "test"  { fraction = 0.1 }
 		vals = append(vals, `"v`+strings.Repeat("x", i%7)+string(rune('a'+i%26))+itoa(i)+`"`)
 	}
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": strings.Replace(src, "%s", strings.Join(vals, ","), 1)})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -26,7 +26,7 @@ func loadTask(t *testing.T, task, final string) (*Suite, error) {
 	t.Helper()
 	src := strings.Replace(strings.Replace(taskScenario, "TASK", task, 1), "FINAL", final, 1)
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		return s, diags
 	}

@@ -55,7 +55,7 @@ threshold "t" {
 		t.Run(tc.cond, func(t *testing.T) {
 			src := head + tc.cond + "\n}\n"
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-			_, diags := Load(dir, Options{})
+			_, diags := testLoad(dir, Options{})
 			if tc.summary == "" {
 				if diags.HasErrors() {
 					t.Fatalf("a working condition refused: %v", diags)
@@ -115,7 +115,7 @@ conversation "问候" {
 }
 `
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-			_, diags := Load(dir, Options{})
+			_, diags := testLoad(dir, Options{})
 			if tc.summary == "" {
 				if diags.HasErrors() {
 					t.Fatalf("pass = %s refused: %v", tc.pass, diags)

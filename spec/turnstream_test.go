@@ -110,7 +110,7 @@ func loadSummary(t *testing.T, dir string, stream bool) string {
 	old := streamTurns
 	streamTurns = stream
 	defer func() { streamTurns = old }()
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	var b bytes.Buffer
 	if s != nil {
 		WriteDiagnostics(&b, diags, s.Sources, false)
@@ -244,7 +244,7 @@ func TestLazyTurnsAreTheEagerOnes(t *testing.T) {
 		old := lazyTurnsAfter
 		lazyTurnsAfter = after
 		defer func() { lazyTurnsAfter = old }()
-		s, diags := Load(dir, Options{})
+		s, diags := testLoad(dir, Options{})
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
@@ -332,7 +332,7 @@ conversation "长" {
 		old := streamTurns
 		streamTurns = stream
 		defer func() { streamTurns = old }()
-		_, diags := Load(writeFiles(t, map[string]string{"s.nlutest.hcl": src}), Options{})
+		_, diags := testLoad(writeFiles(t, map[string]string{"s.nlutest.hcl": src}), Options{})
 		var out []string
 		for _, d := range diags {
 			if strings.Contains(d.Summary+d.Detail, "7302") {

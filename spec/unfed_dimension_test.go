@@ -23,7 +23,7 @@ threshold "ent" { condition = metrics.dimension.entity.recall >= 0.9 }
 `
 	}
 	warnings := func(src string) []string {
-		_, diags := Load(writeFiles(t, map[string]string{"s.nlutest.hcl": src}), Options{})
+		_, diags := testLoad(writeFiles(t, map[string]string{"s.nlutest.hcl": src}), Options{})
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}

@@ -24,7 +24,7 @@ variable "token" {
   sensitive = true
 }
 `})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -98,3 +98,33 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		}
 	}
 }
+
+// sourceKindImports are the module packages a case source kind under
+// sources/ may import: spec's public API (the Decoder, Suite, Gen …) and
+// the leaves it is built from. A kind that reached for the runner, the
+// evaluation or the pipeline would no longer be a block of the suite
+// language on the public Decoder alone (issue 38).
+var sourceKindImports = []string{"spec", "spec/combine", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
+
+// TestSourceKindsImportOnlyThePublicAPI walks the imports of every
+// package under sources/ (each a built-in case source kind): each may
+// import only sourceKindImports and the other sources/ packages.
+func TestSourceKindsImportOnlyThePublicAPI(t *testing.T) {
+	graph := imports(t)
+	var kinds []string
+	for pkg := range graph {
+		if strings.HasPrefix(pkg, "sources/") {
+			kinds = append(kinds, pkg)
+		}
+	}
+	if !slices.Contains(kinds, "sources/ranking") {
+		t.Fatalf("no package sources/ranking among %v", kinds)
+	}
+	for _, pkg := range kinds {
+		for _, dep := range graph[pkg] {
+			if !slices.Contains(sourceKindImports, dep) && !strings.HasPrefix(dep, "sources/") {
+				t.Errorf("%s imports %s: a source kind is built on spec's public API and %v only", pkg, dep, sourceKindImports)
+			}
+		}
+	}
+}

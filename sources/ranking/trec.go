@@ -1,4 +1,4 @@
-package spec
+package ranking
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // TRECQuestion is one query of a TREC run: its retrieved documents in
@@ -38,7 +39,7 @@ var TRECUnjudged = math.Inf(-1)
 // is no relevance information" (and queries of the qrels the run did not
 // retrieve for, without -c). The run's rank column is ignored, as
 // trec_eval does. A malformed line is a diagnostic at its file and line.
-func ReadTREC(rs *RankingSource) ([]TRECQuestion, hcl.Diagnostics) {
+func ReadTREC(rs *Source) ([]TRECQuestion, hcl.Diagnostics) {
 	qrels := map[string]map[string]float64{}
 	diags := rs.eachField(rs.Qrels, rs.qrelsAt, "qrels", 4, func(f []string, line int) *hcl.Diagnostic {
 		g, err := strconv.ParseFloat(f[3], 64)
@@ -112,11 +113,11 @@ func lineDiag(path string, line int, summary, detail string) *hcl.Diagnostic {
 // eachField calls fn with the whitespace-separated fields of each
 // non-blank line of path (the block's attribute what, at rng), which must
 // have n fields.
-func (rs *RankingSource) eachField(path string, rng hcl.Range, what string, n int, fn func(f []string, line int) *hcl.Diagnostic) hcl.Diagnostics {
-	f, err := rs.s.Access.Open("", path, MaxDataBytes)
+func (rs *Source) eachField(path string, rng hcl.Range, what string, n int, fn func(f []string, line int) *hcl.Diagnostic) hcl.Diagnostics {
+	f, err := rs.s.Access.Open("", path, spec.MaxDataBytes)
 	if err != nil {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read TREC file", Subject: rng.Ptr(),
-			Detail: fmt.Sprintf("ranking %q %s: %s. The path is resolved from the directory of the suite file that names it.", rs.name, what, FileError(err))}}
+			Detail: fmt.Sprintf("ranking %q %s: %s. The path is resolved from the directory of the suite file that names it.", rs.name, what, spec.FileError(err))}}
 	}
 	defer f.Close()
 	var diags hcl.Diagnostics

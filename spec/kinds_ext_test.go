@@ -1,0 +1,11 @@
+package spec_test
+
+import (
+	"github.com/nlutest/nlutest/extensions"
+	"github.com/nlutest/nlutest/spec"
+)
+
+// init gives spec's internal tests the source kinds nlutest ships (see
+// export_test.go): they live outside spec, so only an external test file
+// may import them.
+func init() { spec.SetTestSourceKinds(extensions.Default().Sources) }
