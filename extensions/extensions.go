@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/assert/coverage"
@@ -21,6 +22,7 @@ import (
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/dataset"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -47,12 +49,20 @@ type Set struct {
 // Default returns the extension points nlutest ships.
 func Default() *Set {
 	return &Set{
-		Sources:   spec.DefaultSourceKinds(),
+		Sources:   builtinSources(),
 		Targets:   targets.DefaultKinds(),
 		Families:  assert.InOrder(schema.BuiltinFamilies(), builtinFamilies()),
 		Renderers: reporters.DefaultRenderers(),
 		Importers: importer.DefaultFormats(),
 	}
+}
+
+// builtinSources are the case source kinds nlutest ships, in the order
+// messages list them: spec's (template, conversation, ranking, memory,
+// scenario) with those in packages of their own (sources/dataset) in
+// their places.
+func builtinSources() []spec.SourceKind {
+	return slices.Insert(spec.DefaultSourceKinds(), 1, spec.SourceKind(dataset.Kind{}))
 }
 
 // builtinFamilies are the metric families nlutest ships: assert's and

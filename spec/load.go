@@ -40,7 +40,9 @@ type Options struct {
 	// the target.
 	TargetKinds []TargetKind
 	// SourceKinds are the case source kinds a suite may declare, in the
-	// order messages list them. Nil: DefaultSourceKinds.
+	// order messages list them. Nil: DefaultSourceKinds, which lacks the
+	// kinds in packages of their own (sources/dataset …): a program
+	// passes extensions.Default().LoadOptions for every built-in kind.
 	SourceKinds []SourceKind
 	// Families are the metric families' shapes, in the order of the
 	// metrics tree (the first four the node families: cases, dimension,

@@ -147,12 +147,13 @@ type SourceKind interface {
 	Decode(d *Decoder, b *hcl.Block) Source
 }
 
-// DefaultSourceKinds returns the suite language's case source kinds, in
-// the order messages list them. A new built-in kind is a file with its
-// SourceKind and Source, and a line here; a program adds its own through
-// Options.SourceKinds.
+// DefaultSourceKinds returns the case source kinds spec itself still
+// holds, in the order messages list them. The built-in kinds in packages
+// of their own (sources/dataset …) import spec, so spec cannot list them:
+// extensions.Default puts the whole set together, and a program passes it
+// through Options.SourceKinds (extensions.Set.LoadOptions).
 func DefaultSourceKinds() []SourceKind {
-	return []SourceKind{templateKind{}, datasetKind{}, conversationKind{}, rankingKind{}, memoryKind{}, scenarioKind{}}
+	return []SourceKind{templateKind{}, conversationKind{}, rankingKind{}, memoryKind{}, scenarioKind{}}
 }
 
 // buildTree returns the metrics tree's descriptor for the families and the
@@ -322,9 +323,8 @@ type Gen struct {
 	s    *Suite
 	opts GenOptions
 	sp   splitter
-	// ids holds the explicit dataset ids the generation has seen, shared
-	// by its sources.
-	ids *caseIDs
+	// shared holds the values the generation's sources share (Shared).
+	shared map[any]any
 }
 
 // Suite is the suite generating.

@@ -83,6 +83,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		{"runner", []string{"assert", "pipeline", "reporters"}, "runner calls targets; it never evaluates or prints"},
 		{"assert", []string{"runner", "pipeline", "reporters"}, "assert evaluates results, whoever made them"},
 		{"pipeline", []string{"reporters"}, "pipeline never prints"},
+		{"sources/dataset", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind reads files and makes cases; it never calls, evaluates or prints"},
 	} {
 		d := deps(graph, rule.pkg)
 		if len(graph[rule.pkg]) == 0 && len(d) == 0 {
@@ -93,5 +94,40 @@ func TestDependenciesPointOneWay(t *testing.T) {
 				t.Errorf("%s depends on %s: %s", rule.pkg, bad, rule.reason)
 			}
 		}
+	}
+}
+
+// sourceKindImports are the module's packages a built-in case source kind
+// (a package under sources/) may import: spec's public API and the
+// records and helpers every stage shares. A kind that reached the loader
+// through another door, or the runner, evaluation or reports, would no
+// longer be one a program could add through spec.Decoder alone.
+var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "schema", "jsondoc", "redact"}
+
+// TestSourceKindsUsePublicAPI walks the imports of every package under
+// sources/ (issue 38): each imports only sourceKindImports, and nothing
+// imports a kind but extensions (which builds nlutest's set) and the
+// kinds' own tests.
+func TestSourceKindsUsePublicAPI(t *testing.T) {
+	graph := imports(t)
+	kinds := 0
+	for pkg, ims := range graph {
+		if strings.HasPrefix(pkg, "sources/") {
+			kinds++
+			for _, im := range ims {
+				if !slices.Contains(sourceKindImports, im) && !strings.HasPrefix(im, "sources/") {
+					t.Errorf("%s imports %s: a source kind imports only %s", pkg, im, strings.Join(sourceKindImports, ", "))
+				}
+			}
+			continue
+		}
+		for _, im := range ims {
+			if strings.HasPrefix(im, "sources/") && pkg != "extensions" {
+				t.Errorf("%s imports %s: only extensions puts the source kinds together", pkg, im)
+			}
+		}
+	}
+	if kinds == 0 {
+		t.Error("no package under sources/")
 	}
 }
