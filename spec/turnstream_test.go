@@ -252,7 +252,8 @@ func TestLazyTurnsAreTheEagerOnes(t *testing.T) {
 		err := s.GenerateScripts(GenOptions{}, func(sc *schema.Script) error {
 			if sc.Rest != nil {
 				lazy++
-				if len(sc.Turns) != 1 || sc.Len() != 1+sc.RestLen || sc.At(2) == sc.At(2) {
+				first, again := sc.At(2), sc.At(2)
+				if len(sc.Turns) != 1 || sc.Len() != 1+sc.RestLen || first == again {
 					t.Errorf("script %s: %d turns held, Len %d, RestLen %d; At must make a new case each time", sc.ID, len(sc.Turns), sc.Len(), sc.RestLen)
 				}
 			}
