@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/dataset"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -39,7 +40,7 @@ nlu:
 			t.Fatal(err)
 		}
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), dataset.Kind{})})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

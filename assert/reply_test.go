@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/dataset"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -199,7 +200,7 @@ memory "m" {
   }
 }
 `)
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), dataset.Kind{})})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

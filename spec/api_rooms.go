@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // SuggestName returns the option closest to name (a likely misspelling),
@@ -65,8 +64,3 @@ func QuoteString(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
-
-// GenericValue is v in the generic JSON form expectations use (whole
-// numbers as int64, other numbers as the JSON reader gives them, lists and
-// maps of the same): the form drafts are written in and compared with.
-func GenericValue(v cty.Value) any { return ctyToGeneric(v) }

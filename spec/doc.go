@@ -3,10 +3,8 @@
 // mistake as an hcl.Diagnostic with an exact source range, checks the names
 // each expression uses before anything runs, builds the evaluation contexts
 // and function table that expressions see, and generates cases from its
-// case sources: templates (placeholders, strategies, splits) and datasets
-// (JSONL, CSV and Rasa nlu.yml rows streamed from a file, their attributes
-// expressions over row), with the perturbed variants of a perturb block,
-// and conversations (ordered turns sharing one slot assignment, with
+// case sources: templates (placeholders, strategies, splits), with the
+// perturbed variants of a perturb block, and conversations (ordered turns sharing one slot assignment, with
 // per-turn expectations, asserts and captures: conversation_source.go).
 //
 // spec never touches the network: expressions that depend on a case or a
@@ -28,10 +26,14 @@
 // (threshold_check.go), and rubric pass conditions against the judge's
 // 1–5 scale (rubric_judge.go).
 //
-// Case sources are one file per kind (template, dataset*.go …); the kinds
-// that left spec live under sources/ (sources/ranking: questions with
-// graded candidates, and TREC qrels and run files read at report time),
-// built on Decoder alone. The ratings block (ratings.go) is not a
+// The case source kinds the load is given (Options.SourceKinds) decode
+// their blocks through Decoder and generate through Gen. The built-in
+// kinds in packages of their own use that public API alone:
+// sources/dataset (rows of data files; a kind that reads data files row by
+// row is a DataChecker: Suite.CheckData, Suite.CheckCaseIDs) and
+// sources/ranking (questions with graded candidates, and TREC qrels and
+// run files read at report time). The kinds still here are one file per
+// kind (template …). The ratings block (ratings.go) is not a
 // case source: its sheets are read at report time and joined to a run's
 // cases by id; rubric.go holds YD/T 4394.2-2023's rating rubrics.
 package spec

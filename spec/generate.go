@@ -291,9 +291,9 @@ func (s *Suite) produce(sources []Source, opts GenOptions, batches chan<- []genI
 	inner.Warn = func(r hcl.Range, msg string) { _ = push(genItem{warnAt: r, warn: msg}) }
 	emit := func(sc *schema.Script) error { return push(genItem{sc: sc}) }
 	var err error
-	ids := &caseIDs{}
+	shared := map[any]any{}
 	for _, src := range sources {
-		g := &Gen{s: s, opts: inner, sp: splitter{s: s}, ids: ids}
+		g := &Gen{s: s, opts: inner, sp: splitter{s: s}, shared: shared}
 		if err = src.Generate(g, emit); err != nil {
 			break
 		}

@@ -41,8 +41,9 @@ type Options struct {
 	TargetKinds []TargetKind
 	// SourceKinds are the case source kinds a suite may declare, in the
 	// order messages list them. Nil: DefaultSourceKinds, the kinds still
-	// built into spec, without those in packages of their own (ranking):
-	// a program passes extensions.Default().LoadOptions for them all.
+	// built into spec, without those in packages of their own
+	// (sources/dataset, sources/ranking …): a program passes
+	// extensions.Default().LoadOptions for every built-in kind.
 	SourceKinds []SourceKind
 	// Families are the metric families' shapes, in the order of the
 	// metrics tree (the first four the node families: cases, dimension,

@@ -150,11 +150,12 @@ type SourceKind interface {
 // DefaultSourceKinds returns the case source kinds still built into spec
 // (Load's kinds when Options.SourceKinds is nil). The kinds nlutest
 // ships, in the order messages list them, are extensions.Default's
-// Sources: these and those in packages of their own (sources/ranking …),
-// each built on Decoder alone; a program adds its own through
-// Options.SourceKinds.
+// Sources: these and those in packages of their own (sources/dataset,
+// sources/ranking …), each built on Decoder alone; spec cannot list them
+// (they import spec), and a program passes the whole set through
+// Options.SourceKinds (extensions.Set.LoadOptions).
 func DefaultSourceKinds() []SourceKind {
-	return []SourceKind{templateKind{}, datasetKind{}, conversationKind{}, memoryKind{}, scenarioKind{}}
+	return []SourceKind{templateKind{}, conversationKind{}, memoryKind{}, scenarioKind{}}
 }
 
 // buildTree returns the metrics tree's descriptor for the families and the
@@ -324,9 +325,8 @@ type Gen struct {
 	s    *Suite
 	opts GenOptions
 	sp   splitter
-	// ids holds the explicit dataset ids the generation has seen, shared
-	// by its sources.
-	ids *caseIDs
+	// shared holds the values the generation's sources share (Shared).
+	shared map[any]any
 }
 
 // Suite is the suite generating.

@@ -1,8 +1,9 @@
-package spec
+package dataset
 
 import (
 	"bufio"
 	"fmt"
+	"github.com/nlutest/nlutest/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -67,7 +68,7 @@ func TestWriteDatasetBench(t *testing.T) {
 	if err := writeDatasetBench(dir, 10_000); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := testLoad(dir, Options{})
+	s, diags := load(dir)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -77,10 +78,10 @@ func TestWriteDatasetBench(t *testing.T) {
 }
 
 // encodeAll generates s's cases and writes them as JSONL to w.
-func encodeAll(s *Suite, w io.Writer) (int, error) {
+func encodeAll(s *spec.Suite, w io.Writer) (int, error) {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	n := 0
-	err := s.Generate(GenOptions{}, func(c *schema.Case) error {
+	err := s.Generate(spec.GenOptions{}, func(c *schema.Case) error {
 		line, err := schema.EncodeLine(c)
 		if err != nil {
 			return err
@@ -102,7 +103,7 @@ func BenchmarkDatasetGenerate1M(b *testing.B) {
 	if err := writeDatasetBench(dir, datasetBenchRows); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := testLoad(dir, Options{})
+	s, diags := load(dir)
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}

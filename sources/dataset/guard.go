@@ -1,4 +1,4 @@
-package spec
+package dataset
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/jsondoc"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // This file holds the checks every dataset row passes before it is read
@@ -27,7 +28,7 @@ const MaxDataRowBytes = 16 << 20
 // path.
 func dataErrorAt(path string, line, col int, summary, detail string, args ...any) error {
 	pos := hcl.Pos{Line: line, Column: col}
-	return &DiagnosticError{hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary,
+	return &spec.DiagnosticError{Diags: hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary,
 		Detail: fmt.Sprintf(detail, args...), Subject: &hcl.Range{Filename: path, Start: pos, End: hcl.Pos{Line: line, Column: col + 1}}}}}
 }
 
@@ -254,7 +255,7 @@ func (g *csvGuard) checkUTF8(b []byte, eof bool) {
 			g.pending = append(g.pending[:0], rest[cut:]...)
 			return
 		}
-		i := pos + firstInvalidUTF8(rest)
+		i := pos + spec.FirstInvalidUTF8(rest)
 		g.noteBad(g.badAt(b, i), g.off+int64(i))
 		nl := bytes.IndexByte(b[i:], '\n')
 		if nl < 0 {

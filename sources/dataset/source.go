@@ -1,4 +1,10 @@
-package spec
+// Package dataset owns the dataset case source kind: a team's own
+// labelled test set (JSONL, CSV with a header row, or Rasa nlu.yml
+// training data), one case per row (or per Rasa example), its attributes
+// expressions over `row`. Rows stream from the file: generating a million
+// rows keeps memory flat. It reads its blocks through spec's public
+// Decoder and generates through spec.Gen, like any kind a program adds.
+package dataset
 
 import (
 	"crypto/sha256"
@@ -9,47 +15,49 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// This file is the dataset case source kind: a team's own labelled test
-// set (JSONL, CSV with a header row, or Rasa nlu.yml training data), one
-// case per row (or per Rasa example), its attributes expressions over
-// `row`. Rows stream from the file: generating a million rows keeps memory
-// flat. The row readers are in dataset_rows.go and dataset_rasa.go, the
-// expressions in dataset_expr.go.
+// This file is the kind itself: its block schema, its decoding and its
+// spec.Source. The row readers are in rows.go, rasa.go and guard.go, the
+// expressions in expr.go, the id checks in ids.go and validate's reading
+// of every row in check.go.
 
 // KindDataset is the source kind of dataset blocks.
 const KindDataset = "dataset"
 
-type datasetKind struct{}
+// Kind is the dataset source kind (a spec.SourceKind and
+// spec.DataChecker), for extensions' set.
+type Kind struct{}
 
-func (datasetKind) Block() string { return KindDataset }
+// Block is the block type, "dataset".
+func (Kind) Block() string { return KindDataset }
 
 var datasetSchema = &hcl.BodySchema{
 	Attributes: append([]hcl.AttributeSchema{
 		{Name: "source", Required: true}, {Name: "format"}, {Name: "text"}, {Name: "expect"},
 		{Name: "references"}, {Name: "id"}, {Name: "level"}, {Name: "core"}, {Name: "scene"},
 		{Name: "tags"}, {Name: "meta"},
-	}, textMinimumAttrs()...),
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, RubricBlockType},
+	}, spec.TextMinimumAttrs()...),
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, spec.RubricBlockType},
 }
 
 // datasetSource is a dataset block as a case source.
 type datasetSource struct {
-	s      *Suite
+	s      *spec.Suite
 	name   string
 	rng    hcl.Range
 	path   string // the file, resolved
 	format string // jsonl, csv or rasa
 	header []string
-	info   SourceInfo
+	info   spec.SourceInfo
 	core   bool
 
 	text, id, level, references, scene, tags *rowExpr
 	expect                                   []expectExpr
 	meta                                     []metaExpr
-	perturb                                  *Perturb
+	perturb                                  *spec.Perturb
 
 	// index maps ids to rows for Rebuild, made on its first call.
 	once  sync.Once
@@ -68,22 +76,22 @@ type expectExpr struct {
 	val  *rowExpr
 }
 
-func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
-	l := d.l
+// Decode decodes a dataset block (spec.SourceKind).
+func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	c, ok := d.Content(b, datasetSchema)
-	ds := &datasetSource{s: l.suite, name: label(b), rng: b.DefRange}
+	ds := &datasetSource{s: d.Suite(), name: spec.BlockLabel(b), rng: b.DefRange}
 	// Without a readable file (its format and CSV header unknown) the rest
 	// of the block is still checked, but for what depends on the file.
-	if !ds.decodeFile(l, c) {
+	if !ds.decodeFile(d, c) {
 		ok = false
 		ds.format, ds.header = "", nil
 	}
-	ds.core = l.boolean(c.Attributes, "core", false)
-	ds.info = SourceInfo{Core: ds.core, Slots: []string{}, Reviewed: true}
-	if !ds.decodeExprs(l, c, b) {
+	ds.core = d.Bool(c.Attributes, "core", false)
+	ds.info = spec.SourceInfo{Core: ds.core, Slots: []string{}, Reviewed: true}
+	if !ds.decodeExprs(d, c, b) {
 		ok = false
 	}
-	ds.decodeBlocks(l, c)
+	ds.decodeBlocks(d, c)
 	if !ok {
 		return nil
 	}
@@ -92,39 +100,39 @@ func (datasetKind) Decode(d *Decoder, b *hcl.Block) Source {
 
 // decodeBlocks reads the dataset's rubric, assert, perturb and reply
 // blocks and its text minimums.
-func (ds *datasetSource) decodeBlocks(l *loader, c *hcl.BodyContent) {
+func (ds *datasetSource) decodeBlocks(d *spec.Decoder, c *hcl.BodyContent) {
 	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
 		switch ab.Type {
-		case RubricBlockType.Type:
-			if r := l.decodeRubric(ab, seen); r != nil {
+		case spec.RubricBlockType.Type:
+			if r := d.RubricBlock(ab, seen); r != nil {
 				ds.info.Rubrics = append(ds.info.Rubrics, r)
 			}
 		case "assert":
-			if a := l.decodeAssert(ab); a != nil {
+			if a := d.Assert(ab); a != nil {
 				ds.info.Asserts = append(ds.info.Asserts, a)
 			}
 		case "perturb":
 			if ds.perturb != nil {
-				l.errorf(ab.DefRange.Ptr(), "Duplicate perturb block", "A dataset has one perturb block; list every kind in its kinds.")
+				d.Errorf(ab.DefRange.Ptr(), "Duplicate perturb block", "A dataset has one perturb block; list every kind in its kinds.")
 				continue
 			}
-			ds.perturb = l.decodePerturb(ab)
+			ds.perturb = d.Perturb(ab)
 		}
 	}
 	ds.info.Perturb = ds.perturb
 	ds.info.References = ds.references != nil
-	ds.info.TextMinimums = l.decodeTextMinimums(c.Attributes, ds.info.References)
-	ds.info.Reply = constReply(l.replyBlocks(c.Blocks, nil, ds.info.References))
+	ds.info.TextMinimums = d.TextMinimums(c.Attributes, ds.info.References)
+	ds.info.Reply = spec.ConstReply(d.ReplyBlocks(c.Blocks, nil, ds.info.References))
 }
 
 // decodeFile reads source and format, and a CSV file's header row.
-func (ds *datasetSource) decodeFile(l *loader, c *hcl.BodyContent) bool {
+func (ds *datasetSource) decodeFile(d *spec.Decoder, c *hcl.BodyContent) bool {
 	a, ok := c.Attributes["source"]
 	if !ok {
 		return false // reported: a required argument
 	}
-	rel := l.str(c.Attributes, "source", "")
+	rel := d.String(c.Attributes, "source", "")
 	if rel == "" {
 		return false
 	}
@@ -132,25 +140,25 @@ func (ds *datasetSource) decodeFile(l *loader, c *hcl.BodyContent) bool {
 	if !filepath.IsAbs(rel) {
 		ds.path = filepath.Join(filepath.Dir(a.Range.Filename), rel)
 	}
-	ds.format = l.str(c.Attributes, "format", formatOf(ds.path))
+	ds.format = d.String(c.Attributes, "format", formatOf(ds.path))
 	switch ds.format {
 	case "jsonl", "csv", "rasa":
 	case "":
-		l.errorf(a.Expr.Range().Ptr(), "Unknown dataset file type", "%s: a dataset is a .jsonl (or .ndjson), a .csv file with a header row, or a Rasa nlu.yml (.yml, .yaml); set format = \"jsonl\", \"csv\" or \"rasa\" for another extension.", rel)
+		d.Errorf(a.Expr.Range().Ptr(), "Unknown dataset file type", "%s: a dataset is a .jsonl (or .ndjson), a .csv file with a header row, or a Rasa nlu.yml (.yml, .yaml); set format = \"jsonl\", \"csv\" or \"rasa\" for another extension.", rel)
 		return false
 	default:
-		l.errorf(c.Attributes["format"].Expr.Range().Ptr(), "Unknown dataset format", "format is \"jsonl\", \"csv\" or \"rasa\", not %q.", ds.format)
+		d.Errorf(c.Attributes["format"].Expr.Range().Ptr(), "Unknown dataset format", "format is \"jsonl\", \"csv\" or \"rasa\", not %q.", ds.format)
 		return false
 	}
-	_, err := l.suite.Access.Check(filepath.Dir(a.Range.Filename), rel, MaxDataBytes)
+	_, err := d.Suite().Access.Check(filepath.Dir(a.Range.Filename), rel, spec.MaxDataBytes)
 	if err != nil {
-		l.errorf(a.Expr.Range().Ptr(), "Cannot read dataset file", "%s. The path is resolved from the directory of the suite file that names it.", err)
+		d.Errorf(a.Expr.Range().Ptr(), "Cannot read dataset file", "%s. The path is resolved from the directory of the suite file that names it.", err)
 		return false
 	}
 	if ds.format == "csv" {
-		h, diag := readCSVHeader(l.suite.Access, ds.path)
+		h, diag := readCSVHeader(d.Suite().Access, ds.path)
 		if diag != nil {
-			l.diags = append(l.diags, diag)
+			d.Report(diag)
 			return false
 		}
 		ds.header = h
@@ -172,34 +180,34 @@ func formatOf(path string) string {
 
 // decodeExprs compiles the row expressions; a Rasa file's text and expect
 // default to its examples' text, intent and entities.
-func (ds *datasetSource) decodeExprs(l *loader, c *hcl.BodyContent, b *hcl.Block) bool {
+func (ds *datasetSource) decodeExprs(d *spec.Decoder, c *hcl.BodyContent, b *hcl.Block) bool {
 	ok := true
 	get := func(name string) *rowExpr {
 		a, has := c.Attributes[name]
 		if !has {
 			return nil
 		}
-		e, good := ds.compile(l, a.Expr, name)
+		e, good := ds.compile(d, a.Expr, name)
 		ok = ok && good
 		return e
 	}
 	ds.text = get("text")
 	if ds.text == nil && ds.format != "rasa" && ds.format != "" {
-		l.errorf(b.DefRange.Ptr(), "Missing text", "A %s dataset needs text = row.COLUMN (the utterance of each row).", ds.format)
+		d.Errorf(b.DefRange.Ptr(), "Missing text", "A %s dataset needs text = row.COLUMN (the utterance of each row).", ds.format)
 		return false
 	}
 	ds.id, ds.level, ds.references = get("id"), get("level"), get("references")
 	ds.scene, ds.tags = get("scene"), get("tags")
 	if a, has := c.Attributes["expect"]; has {
-		ok = ds.decodeExpect(l, a) && ok
+		ok = ds.decodeExpect(d, a) && ok
 	}
 	if a, has := c.Attributes["meta"]; has {
-		ok = ds.decodeMeta(l, a) && ok
+		ok = ds.decodeMeta(d, a) && ok
 	}
 	if ds.level != nil && ds.level.constant {
 		ds.info.Level = ds.level.constStr
 	} else if ds.level == nil {
-		ds.info.Level = l.suite.Defaults.Level
+		ds.info.Level = d.Suite().Defaults.Level
 	}
 	if ds.scene != nil && ds.scene.constant {
 		ds.info.Scene = ds.scene.constList
@@ -209,67 +217,67 @@ func (ds *datasetSource) decodeExprs(l *loader, c *hcl.BodyContent, b *hcl.Block
 
 // decodeExpect reads expect = { PATH = EXPR }: the paths are JSONPaths as
 // in templates, the values expressions over row.
-func (ds *datasetSource) decodeExpect(l *loader, a *hcl.Attribute) bool {
+func (ds *datasetSource) decodeExpect(d *spec.Decoder, a *hcl.Attribute) bool {
 	pairs, diags := hcl.ExprMap(a.Expr)
 	if diags.HasErrors() {
-		l.errorf(a.Expr.Range().Ptr(), "Invalid expect", "expect is a map from JSONPath to an expression over row, e.g. expect = { \"$.intent.name\" = row.intent }.")
+		d.Errorf(a.Expr.Range().Ptr(), "Invalid expect", "expect is a map from JSONPath to an expression over row, e.g. expect = { \"$.intent.name\" = row.intent }.")
 		return false
 	}
 	ok := true
 	seen := map[string]bool{}
 	for _, p := range pairs {
-		kv, diags := p.Key.Value(l.staticCtx())
-		l.diags = append(l.diags, diags...)
+		kv, diags := p.Key.Value(d.StaticContext())
+		d.Report(diags...)
 		if !diags.HasErrors() && (kv.IsNull() || kv.Type() != cty.String) {
-			l.errorf(p.Key.Range().Ptr(), "Invalid expect key", "Each expect key is a JSONPath string such as \"$.intent.name\".")
+			d.Errorf(p.Key.Range().Ptr(), "Invalid expect key", "Each expect key is a JSONPath string such as \"$.intent.name\".")
 		}
 		if diags.HasErrors() || kv.IsNull() || kv.Type() != cty.String {
 			ok = false
 			continue
 		}
-		x, norm, state, err := CompileExpectPath(kv.AsString())
+		x, norm, state, err := spec.CompileExpectPath(kv.AsString())
 		if err != nil {
-			l.pathError(p.Key, kv.AsString(), err)
+			d.PathError(p.Key, kv.AsString(), err)
 			ok = false
 			continue
 		}
 		if seen[norm] {
-			l.errorf(p.Key.Range().Ptr(), "Duplicate expectation", "The path %s is expected twice.", norm)
+			d.Errorf(p.Key.Range().Ptr(), "Duplicate expectation", "The path %s is expected twice.", norm)
 			ok = false
 			continue
 		}
 		seen[norm] = true
-		e, good := ds.compile(l, p.Value, "expected value")
+		e, good := ds.compile(d, p.Value, "expected value")
 		if !good {
 			ok = false
 			continue
 		}
 		ds.expect = append(ds.expect, expectExpr{path: norm, val: e})
-		ds.info.Expect = append(ds.info.Expect, &ExpectSpec{Path: norm, Expr: x, State: state, Value: cty.DynamicVal, Range: p.Key.Range()})
+		ds.info.Expect = append(ds.info.Expect, &spec.ExpectSpec{Path: norm, Expr: x, State: state, Value: cty.DynamicVal, Range: p.Key.Range()})
 	}
 	return ok
 }
 
 // decodeMeta reads meta = { KEY = EXPR }: extra fields of each case.
-func (ds *datasetSource) decodeMeta(l *loader, a *hcl.Attribute) bool {
+func (ds *datasetSource) decodeMeta(d *spec.Decoder, a *hcl.Attribute) bool {
 	pairs, diags := hcl.ExprMap(a.Expr)
 	if diags.HasErrors() {
-		l.errorf(a.Expr.Range().Ptr(), "Invalid meta", "meta is a map from a name to an expression over row, e.g. meta = { source = row.source }.")
+		d.Errorf(a.Expr.Range().Ptr(), "Invalid meta", "meta is a map from a name to an expression over row, e.g. meta = { source = row.source }.")
 		return false
 	}
 	ok := true
 	for _, p := range pairs {
 		key := hcl.ExprAsKeyword(p.Key)
 		if key == "" {
-			kv, diags := p.Key.Value(l.staticCtx())
+			kv, diags := p.Key.Value(d.StaticContext())
 			if diags.HasErrors() || kv.IsNull() || kv.Type() != cty.String {
-				l.errorf(p.Key.Range().Ptr(), "Invalid meta key", "Each meta key is a name or a string.")
+				d.Errorf(p.Key.Range().Ptr(), "Invalid meta key", "Each meta key is a name or a string.")
 				ok = false
 				continue
 			}
 			key = kv.AsString()
 		}
-		e, good := ds.compile(l, p.Value, "meta."+key)
+		e, good := ds.compile(d, p.Value, "meta."+key)
 		if !good {
 			ok = false
 			continue
@@ -279,14 +287,14 @@ func (ds *datasetSource) decodeMeta(l *loader, a *hcl.Attribute) bool {
 	return ok
 }
 
-func (ds *datasetSource) Name() string         { return ds.name }
-func (ds *datasetSource) Kind() string         { return KindDataset }
-func (ds *datasetSource) DeclRange() hcl.Range { return ds.rng }
-func (ds *datasetSource) Info() *SourceInfo    { return &ds.info }
+func (ds *datasetSource) Name() string           { return ds.name }
+func (ds *datasetSource) Kind() string           { return KindDataset }
+func (ds *datasetSource) DeclRange() hcl.Range   { return ds.rng }
+func (ds *datasetSource) Info() *spec.SourceInfo { return &ds.info }
 
 // Generate streams the file's rows as cases, each followed by its
 // perturbations (which share its splits).
-func (ds *datasetSource) Generate(g *Gen, yield func(*schema.Script) error) error {
+func (ds *datasetSource) Generate(g *spec.Gen, yield func(*schema.Script) error) error {
 	rd, err := ds.open()
 	if err != nil {
 		return err
@@ -307,7 +315,7 @@ func (ds *datasetSource) Generate(g *Gen, yield func(*schema.Script) error) erro
 			return err
 		}
 		if ds.id != nil {
-			if err := g.ids.add(ds, c.ID, r.line); err != nil {
+			if err := sharedIDs(g).add(ds, c.ID, r.line); err != nil {
 				return err
 			}
 		}
@@ -322,7 +330,7 @@ func (ds *datasetSource) Generate(g *Gen, yield func(*schema.Script) error) erro
 			return err
 		}
 		if ds.perturb != nil {
-			if err := ds.perturb.each(c, yield); err != nil {
+			if err := ds.perturb.Each(c, yield); err != nil {
 				return err
 			}
 		}
@@ -413,7 +421,7 @@ func rowSum(name string, raw []byte) [32]byte {
 // the first call) and builds it again from the file as it is now; a
 // perturbed case is rebuilt from its original's row. A case whose text
 // changed is not rebuilt (its saved response answers another text).
-func (ds *datasetSource) Rebuild(saved Saved) (*schema.Case, bool) {
+func (ds *datasetSource) Rebuild(saved spec.Saved) (*schema.Case, bool) {
 	id, text := saved.ID, saved.Text
 	if saved.Case != nil {
 		id, text = saved.Case.ID, saved.Case.Text
@@ -425,7 +433,7 @@ func (ds *datasetSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	rowID := id
 	r, ok := ds.index.row(id)
 	if !ok && ds.perturb != nil {
-		if orig, isVariant := splitPerturbedID(id); isVariant {
+		if orig, isVariant := spec.SplitPerturbedID(id); isVariant {
 			rowID = orig
 			r, ok = ds.index.row(orig)
 		}
@@ -439,7 +447,7 @@ func (ds *datasetSource) Rebuild(saved Saved) (*schema.Case, bool) {
 		return nil, false
 	}
 	if rowID != id {
-		if c, ok = ds.perturb.variant(c, id); !ok {
+		if c, ok = ds.perturb.Variant(c, id); !ok {
 			return nil, false
 		}
 	}

@@ -1,7 +1,8 @@
-package spec
+package dataset
 
 import (
 	"errors"
+	"github.com/nlutest/nlutest/spec"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ dataset "qa" {
 // blank line is skipped.
 func TestDatasetJSONL(t *testing.T) {
 	s := genSuite(t, datasetSuite, "qa.jsonl", datasetJSONL)
-	cases, _ := genCases(t, s, GenOptions{})
+	cases, _ := genCases(t, s, spec.GenOptions{})
 	if len(cases) != 3 {
 		t.Fatalf("%d cases, want 3", len(cases))
 	}
@@ -49,16 +50,16 @@ func TestDatasetJSONL(t *testing.T) {
 		t.Errorf("references %q, %q", cases[0].References, cases[2].References)
 	}
 	// the same suite gives the same cases; eval rebuilds them by id
-	again, _ := genCases(t, s, GenOptions{})
+	again, _ := genCases(t, s, spec.GenOptions{})
 	if !reflect.DeepEqual(cases, again) {
 		t.Error("a second generation differs")
 	}
 	src := s.SourceByKind(KindDataset, "qa")
-	rc, ok := src.Rebuild(Saved{ID: "q2", Text: "Who wrote Hamlet?"})
+	rc, ok := src.Rebuild(spec.Saved{ID: "q2", Text: "Who wrote Hamlet?"})
 	if !ok || !reflect.DeepEqual(rc, want) {
 		t.Errorf("Rebuild: %v %+v", ok, rc)
 	}
-	if _, ok := src.Rebuild(Saved{ID: "q2", Text: "another text"}); ok {
+	if _, ok := src.Rebuild(spec.Saved{ID: "q2", Text: "another text"}); ok {
 		t.Error("Rebuild of a case whose text changed succeeded")
 	}
 }
@@ -75,7 +76,7 @@ dataset "csv" {
   references = [row.answer, "${row.answer}!"]
 }
 `, "d.csv", csvData)
-	cases, _ := genCases(t, s, GenOptions{})
+	cases, _ := genCases(t, s, spec.GenOptions{})
 	if len(cases) != 2 || cases[1].Text != "hello, there" || cases[1].Expect[0].Value != "greet" {
 		t.Fatalf("cases %+v", cases)
 	}
@@ -85,7 +86,7 @@ dataset "csv" {
 	if got := cases[0].References; !reflect.DeepEqual(got, []string{"好的", "好的!"}) {
 		t.Errorf("references %q", got)
 	}
-	rc, ok := s.CaseSources[0].Rebuild(Saved{ID: cases[1].ID, Text: cases[1].Text})
+	rc, ok := s.CaseSources[0].Rebuild(spec.Saved{ID: cases[1].ID, Text: cases[1].Text})
 	if !ok || !reflect.DeepEqual(rc, cases[1]) {
 		t.Errorf("Rebuild of a CSV row: %v %+v", ok, rc)
 	}
@@ -109,8 +110,8 @@ func TestDatasetBadRows(t *testing.T) {
   text   = row.text
   expect = { "$.intent.name" = row.intent }
 }`, "d.jsonl", tc.data)
-		err := s.Generate(GenOptions{}, func(*schema.Case) error { return nil })
-		var de *DiagnosticError
+		err := s.Generate(spec.GenOptions{}, func(*schema.Case) error { return nil })
+		var de *spec.DiagnosticError
 		if !errors.As(err, &de) {
 			t.Errorf("%s: error %v, want a DiagnosticError", tc.name, err)
 			continue
@@ -124,8 +125,8 @@ func TestDatasetBadRows(t *testing.T) {
   source = "d.csv"
   text   = row.text
 }`, "d.csv", "text\na\nb,c\n")
-	err := s.Generate(GenOptions{}, func(*schema.Case) error { return nil })
-	var de *DiagnosticError
+	err := s.Generate(spec.GenOptions{}, func(*schema.Case) error { return nil })
+	var de *spec.DiagnosticError
 	if !errors.As(err, &de) || de.Diags[0].Subject.Start.Line != 3 {
 		t.Errorf("CSV row with an extra field: %v", err)
 	}
@@ -133,7 +134,7 @@ func TestDatasetBadRows(t *testing.T) {
   source = "d.csv"
   text   = row.txt
 }`, "d.csv": "text,intent\na,b\n"})
-	_, diags := testLoad(dir, Options{})
+	_, diags := load(dir)
 	if d := findDiag(diags, "Unknown dataset column"); d == nil || !strings.Contains(d.Detail, `Did you mean "text"?`) || d.Subject.Start.Line != 3 {
 		t.Errorf("unknown CSV column: %v", diags)
 	}
@@ -167,7 +168,7 @@ rules:
 // other sections are skipped.
 func TestDatasetRasaNLU(t *testing.T) {
 	s := genSuite(t, `dataset "rasa" { source = "nlu.yml" }`, "nlu.yml", rasaNLU)
-	cases, _ := genCases(t, s, GenOptions{})
+	cases, _ := genCases(t, s, spec.GenOptions{})
 	var texts []string
 	for _, c := range cases {
 		texts = append(texts, c.Text)
@@ -192,13 +193,13 @@ func TestDatasetRasaNLU(t *testing.T) {
   text   = upper(row.text)
   expect = { "$.intent.name" = row.intent, "$.n" = length(row.entities) }
 }`, "nlu.yml", rasaNLU)
-	cases, _ = genCases(t, s2, GenOptions{})
+	cases, _ = genCases(t, s2, spec.GenOptions{})
 	if cases[1].Text != "FLY TO NEW YORK ON MONDAY" || cases[1].Expect[1].Path != "$.n" {
 		t.Errorf("expressions over a Rasa example: %+v", cases[1])
 	}
 	bad := genSuite(t, `dataset "rasa" { source = "nlu.yml" }`, "nlu.yml", "nlu:\n- intent: x\n  examples: |\n    - a [b]{\"value\": 1}\n")
-	err := bad.Generate(GenOptions{}, func(*schema.Case) error { return nil })
-	var de *DiagnosticError
+	err := bad.Generate(spec.GenOptions{}, func(*schema.Case) error { return nil })
+	var de *spec.DiagnosticError
 	if !errors.As(err, &de) || de.Diags[0].Subject.Start.Line != 4 || de.Diags[0].Summary != "Invalid entity annotation" {
 		t.Errorf("bad annotation: %v", err)
 	}
@@ -232,7 +233,7 @@ dataset "qa" {
   }
 }
 `, "qa.jsonl", datasetJSONL)
-	cases, _ := genCases(t, s, GenOptions{})
+	cases, _ := genCases(t, s, spec.GenOptions{})
 	byOrig := map[string][]*schema.Case{}
 	originals := map[string]*schema.Case{}
 	ids := map[string]bool{}
@@ -263,13 +264,13 @@ dataset "qa" {
 			if !reflect.DeepEqual(v.Expect, o.Expect) || !strings.HasPrefix(v.ID, o.ID+"-"+v.Perturbation) {
 				t.Errorf("variant %s of %s: expect %v id", v.ID, o.ID, v.Expect)
 			}
-			rc, ok := s.SourceByKind(v.SourceKind, v.Source).Rebuild(Saved{Case: v})
+			rc, ok := s.SourceByKind(v.SourceKind, v.Source).Rebuild(spec.Saved{Case: v})
 			if !ok || !reflect.DeepEqual(rc, v) {
 				t.Errorf("Rebuild of %s: %v %+v", v.ID, ok, rc)
 			}
 		}
 	}
-	for _, k := range PerturbKinds {
+	for _, k := range spec.PerturbKinds {
 		if kinds[k] == 0 {
 			t.Errorf("no %s variants", k)
 		}

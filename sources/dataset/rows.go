@@ -1,4 +1,4 @@
-package spec
+package dataset
 
 import (
 	"bufio"
@@ -14,32 +14,13 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/jsondoc"
+	"github.com/nlutest/nlutest/spec"
 )
-
-// DiagnosticError is a problem found while generating, reported as
-// diagnostics with file and line (a bad dataset row): the command line
-// prints them and exits 2.
-type DiagnosticError struct{ Diags hcl.Diagnostics }
-
-func (e *DiagnosticError) Error() string {
-	var parts []string
-	for _, d := range e.Diags {
-		msg := d.Summary
-		if d.Detail != "" {
-			msg += ": " + d.Detail
-		}
-		if d.Subject != nil {
-			msg = fmt.Sprintf("%s:%d:%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, msg)
-		}
-		parts = append(parts, msg)
-	}
-	return strings.Join(parts, "; ")
-}
 
 // dataError is a DiagnosticError at line of path.
 func dataError(path string, line int, summary, detail string, args ...any) error {
 	pos := hcl.Pos{Line: line, Column: 1}
-	return &DiagnosticError{hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary,
+	return &spec.DiagnosticError{Diags: hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary,
 		Detail: fmt.Sprintf(detail, args...), Subject: &hcl.Range{Filename: path, Start: pos, End: pos}}}}
 }
 
@@ -65,7 +46,7 @@ type rowReader interface {
 
 // open starts reading the dataset file.
 func (ds *datasetSource) open() (rowReader, error) {
-	f, err := ds.s.Access.Open("", ds.path, MaxDataBytes)
+	f, err := ds.s.Access.Open("", ds.path, spec.MaxDataBytes)
 	if err != nil {
 		return nil, fmt.Errorf("dataset %q: %w", ds.name, err)
 	}
@@ -110,7 +91,7 @@ func (r *jsonlReader) next() (*dsRow, error) {
 		}
 		r.line++
 		if !utf8.Valid(line) {
-			return nil, notUTF8(r.path, r.line, line, firstInvalidUTF8(line), start)
+			return nil, notUTF8(r.path, r.line, line, spec.FirstInvalidUTF8(line), start)
 		}
 		trimmed := bytes.TrimSpace(line)
 		if r.line == 1 {
@@ -200,8 +181,8 @@ func (r *jsonlReader) skipLine() error {
 }
 
 // readCSVHeader reads the header row of a CSV dataset.
-func readCSVHeader(fa FileAccess, path string) ([]string, *hcl.Diagnostic) {
-	f, err := fa.Open("", path, MaxDataBytes)
+func readCSVHeader(fa spec.FileAccess, path string) ([]string, *hcl.Diagnostic) {
+	f, err := fa.Open("", path, spec.MaxDataBytes)
 	if err != nil {
 		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read dataset file", Detail: err.Error()}
 	}
@@ -213,7 +194,7 @@ func readCSVHeader(fa FileAccess, path string) ([]string, *hcl.Diagnostic) {
 		err = cmp.Or(g.take(cr.InputOffset()), err)
 	}
 	if err != nil {
-		var de *DiagnosticError
+		var de *spec.DiagnosticError
 		if gerr := cmp.Or(g.Err(), err); errors.As(gerr, &de) {
 			return nil, de.Diags[0]
 		}
@@ -262,7 +243,7 @@ func newCSVReader(f *os.File, path string, columns int) (*csvReader, error) {
 	}
 	if err != nil {
 		f.Close()
-		var de *DiagnosticError
+		var de *spec.DiagnosticError
 		if gerr := cmp.Or(g.Err(), err); errors.As(gerr, &de) {
 			return nil, gerr
 		}
@@ -391,7 +372,7 @@ func (ds *datasetSource) buildIndex() *rowIndex {
 		}
 		ix.at[id] = loc
 	}
-	if ix.f, err = ds.s.Access.Open("", ds.path, MaxDataBytes); err != nil {
+	if ix.f, err = ds.s.Access.Open("", ds.path, spec.MaxDataBytes); err != nil {
 		return nil
 	}
 	return ix

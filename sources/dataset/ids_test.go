@@ -1,7 +1,8 @@
-package spec
+package dataset
 
 import (
 	"errors"
+	"github.com/nlutest/nlutest/spec"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestDuplicateDatasetIDs(t *testing.T) {
 			path := s.SourceByKind(KindDataset, "d").(*datasetSource).path
 			wantDup := func(err error) {
 				t.Helper()
-				var de *DiagnosticError
+				var de *spec.DiagnosticError
 				if !errors.As(err, &de) || len(de.Diags) != 1 {
 					t.Fatalf("want one located diagnostic, got %v", err)
 				}
@@ -49,7 +50,7 @@ func TestDuplicateDatasetIDs(t *testing.T) {
 					t.Errorf("diagnostic %s:%d %q %q", d.Subject.Filename, d.Subject.Start.Line, d.Summary, d.Detail)
 				}
 			}
-			wantDup(s.Generate(GenOptions{}, discardCase))
+			wantDup(s.Generate(spec.GenOptions{}, discardCase))
 			wantDup(s.CheckCaseIDs())
 		})
 	}
@@ -94,7 +95,7 @@ func TestIdenticalRowsNumbered(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := genSuite(t, tc.block, tc.file, tc.data)
-			cases, _ := genCases(t, s, GenOptions{})
+			cases, _ := genCases(t, s, spec.GenOptions{})
 			if len(cases) != 4 {
 				t.Fatalf("%d cases", len(cases))
 			}
@@ -107,7 +108,7 @@ func TestIdenticalRowsNumbered(t *testing.T) {
 			}
 			src := s.SourceByKind(KindDataset, "d")
 			for _, c := range cases {
-				rc, ok := src.Rebuild(Saved{ID: c.ID, Text: c.Text})
+				rc, ok := src.Rebuild(spec.Saved{ID: c.ID, Text: c.Text})
 				if !ok || rc.ID != c.ID {
 					t.Errorf("Rebuild(%s): %v %+v", c.ID, ok, rc)
 				}

@@ -1,4 +1,4 @@
-package spec
+package dataset
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -88,7 +89,7 @@ func readRasaNLU(r io.Reader, path string) ([]rasaExample, error) {
 	for sc.Scan() {
 		line := sc.Bytes()
 		if !utf8.Valid(line) {
-			return nil, notUTF8(path, len(p.lines)+1, line, firstInvalidUTF8(line), off)
+			return nil, notUTF8(path, len(p.lines)+1, line, spec.FirstInvalidUTF8(line), off)
 		}
 		off += int64(len(line)) + 1
 		p.lines = append(p.lines, strings.TrimRight(string(line), "\r"))
@@ -256,7 +257,7 @@ func (p *rasaParser) examples(kind, intent string, keyIndent int) error {
 		}
 		ex, err := parseAnnotated(raw)
 		if err != nil {
-			return p.fail(p.i, "Invalid entity annotation", "%s. Annotate entities as [text](entity) or [text]{\"entity\": \"NAME\", \"value\": \"VALUE\"}.", capitalize(err.Error()))
+			return p.fail(p.i, "Invalid entity annotation", "%s. Annotate entities as [text](entity) or [text]{\"entity\": \"NAME\", \"value\": \"VALUE\"}.", spec.Capitalize(err.Error()))
 		}
 		ex.line, ex.intent, ex.raw = p.i, intent, raw
 		p.out = append(p.out, ex)

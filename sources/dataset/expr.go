@@ -1,17 +1,16 @@
-package spec
+package dataset
 
 import (
 	"fmt"
 	"math/big"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/jsondoc"
+	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // rowExpr is one expression of a dataset block over `row`. The common
@@ -38,9 +37,9 @@ type rowExpr struct {
 var rasaFields = []string{"text", "intent", "entities"}
 
 // compile checks and prepares an expression over row.
-func (ds *datasetSource) compile(l *loader, expr hcl.Expression, what string) (*rowExpr, bool) {
+func (ds *datasetSource) compile(d *spec.Decoder, expr hcl.Expression, what string) (*rowExpr, bool) {
 	e := &rowExpr{expr: expr, what: what, col: -1}
-	if !l.checkExpr(expr, "dataset "+what, []string{"row", "var"}, nil) || !l.noSensitive(expr) {
+	if !d.CheckExpr(expr, "dataset "+what, []string{"row", "var"}, nil) || !d.NoSensitive(expr) {
 		return nil, false
 	}
 	usesRow := false
@@ -49,22 +48,22 @@ func (ds *datasetSource) compile(l *loader, expr hcl.Expression, what string) (*
 			continue
 		}
 		usesRow = true
-		if !ds.checkRowRef(l, tr) {
+		if !ds.checkRowRef(d, tr) {
 			return nil, false
 		}
 	}
-	if l.usesUnset(expr) {
+	if d.UsesUnset(expr) {
 		return nil, false // the variable's own error is reported
 	}
 	if !usesRow {
-		v, diags := expr.Value(l.staticCtx())
-		l.diags = append(l.diags, diags...)
+		v, diags := expr.Value(d.StaticContext())
+		d.Report(diags...)
 		if diags.HasErrors() {
 			return nil, false
 		}
 		e.constant, e.constVal = true, v
-		e.constStr, _ = ctyString(v)
-		e.constList, _ = ctyStrings(v)
+		e.constStr, _ = spec.CtyString(v)
+		e.constList, _ = spec.CtyStrings(v)
 		return e, true
 	}
 	ds.fastPath(e, expr)
@@ -89,7 +88,7 @@ func (ds *datasetSource) fastPath(e *rowExpr, expr hcl.Expression) {
 		return
 	}
 	if tr, diags := hcl.AbsTraversalForExpr(expr); !diags.HasErrors() && len(tr) == 2 && tr.RootName() == "row" {
-		if name, ok := stepName(tr[1]); ok {
+		if name, ok := spec.StepName(tr[1]); ok {
 			e.field, e.fast = name, true
 			e.col = slices.Index(ds.header, name)
 		}
@@ -98,11 +97,11 @@ func (ds *datasetSource) fastPath(e *rowExpr, expr hcl.Expression) {
 
 // checkRowRef checks that row.NAME names a column of a CSV dataset or a
 // field of a Rasa example (JSONL rows are checked row by row).
-func (ds *datasetSource) checkRowRef(l *loader, tr hcl.Traversal) bool {
+func (ds *datasetSource) checkRowRef(d *spec.Decoder, tr hcl.Traversal) bool {
 	if len(tr) < 2 {
 		return true
 	}
-	name, ok := stepName(tr[1])
+	name, ok := spec.StepName(tr[1])
 	if !ok {
 		return true
 	}
@@ -122,19 +121,8 @@ func (ds *datasetSource) checkRowRef(l *loader, tr hcl.Traversal) bool {
 	if ds.format == "rasa" {
 		what = "field of a Rasa example"
 	}
-	l.errorf(tr.SourceRange().Ptr(), "Unknown dataset column", "row.%s is no %s (it has: %s).%s", name, what, joinQuoted(known), didYouMean(name, known))
+	d.Errorf(tr.SourceRange().Ptr(), "Unknown dataset column", "row.%s is no %s (it has: %s).%s", name, what, spec.JoinQuoted(known), spec.DidYouMean(name, known))
 	return false
-}
-
-func joinQuoted(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ", "
-		}
-		out += strconv.Quote(x)
-	}
-	return out
 }
 
 // rowEval evaluates a source's expressions on one row.
@@ -175,7 +163,7 @@ func (ev *rowEval) eval(ds *datasetSource, e *rowExpr) (cty.Value, error) {
 		return e.constVal, nil
 	}
 	if ev.ctx == nil {
-		ev.ctx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(ds.s.Vars)}, Functions: Functions(ds.s.Access)}
+		ev.ctx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.ObjectVal(ds.s.Vars)}, Functions: spec.Functions(ds.s.Access)}
 	}
 	ev.ctx.Variables["row"] = ev.value(ds)
 	v, diags := e.expr.Value(ev.ctx)
@@ -237,7 +225,7 @@ func (ds *datasetSource) strOf(ev *rowEval, e *rowExpr) (string, bool, error) {
 	if v.IsNull() {
 		return "", true, nil
 	}
-	s, err := ctyString(v)
+	s, err := spec.CtyString(v)
 	return s, false, err
 }
 
@@ -288,7 +276,7 @@ func (ds *datasetSource) strsOf(ev *rowEval, e *rowExpr) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ctyStrings(v)
+	return spec.CtyStrings(v)
 }
 
 func docStrings(d *jsondoc.Doc, ref jsondoc.Ref) ([]string, error) {
@@ -316,7 +304,7 @@ func docStrings(d *jsondoc.Doc, ref jsondoc.Ref) ([]string, error) {
 // generic evaluates an expected value into ojg's generic form.
 func (ds *datasetSource) generic(ev *rowEval, e *rowExpr) (any, error) {
 	if e.constant {
-		return ctyToGeneric(e.constVal), nil
+		return spec.GenericValue(e.constVal), nil
 	}
 	if e.fast && ev.r.cols != nil {
 		return ev.r.cols[e.col], nil
@@ -332,12 +320,12 @@ func (ds *datasetSource) generic(ev *rowEval, e *rowExpr) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ctyToGeneric(v), nil
+	return spec.GenericValue(v), nil
 }
 
 // rowError is a bad value of e on row r: a diagnostic at the row's line.
 func (ds *datasetSource) rowError(r *dsRow, e *rowExpr, err error) error {
-	if _, ok := err.(*DiagnosticError); ok {
+	if _, ok := err.(*spec.DiagnosticError); ok {
 		return err
 	}
 	rng := e.expr.Range()
@@ -346,7 +334,7 @@ func (ds *datasetSource) rowError(r *dsRow, e *rowExpr, err error) error {
 }
 
 // exprText is the source text of an expression, for messages.
-func exprText(s *Suite, rng hcl.Range) string {
+func exprText(s *spec.Suite, rng hcl.Range) string {
 	if src, ok := s.Sources[rng.Filename]; ok && rng.End.Byte <= len(src) {
 		return string(src[rng.Start.Byte:rng.End.Byte])
 	}
@@ -367,49 +355,6 @@ func kindName(k jsondoc.Kind) string {
 		return "an array"
 	}
 	return "an object"
-}
-
-// ctyString converts a primitive value to a string.
-func ctyString(v cty.Value) (string, error) {
-	if v.IsNull() || !v.IsKnown() {
-		return "", nil
-	}
-	s, err := convert.Convert(v, cty.String)
-	if err != nil {
-		return "", fmt.Errorf("want a string, got %s", v.Type().FriendlyName())
-	}
-	return s.AsString(), nil
-}
-
-// ctyStrings converts a string or a list, set or tuple of strings.
-func ctyStrings(v cty.Value) ([]string, error) {
-	if v.IsNull() || !v.IsKnown() {
-		return nil, nil
-	}
-	t := v.Type()
-	if t.IsPrimitiveType() {
-		s, err := ctyString(v)
-		return []string{s}, err
-	}
-	if !t.IsListType() && !t.IsTupleType() && !t.IsSetType() {
-		return nil, fmt.Errorf("want a string or a list of strings, got %s", t.FriendlyName())
-	}
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, ev := it.Element()
-		if ev.IsNull() {
-			continue
-		}
-		if !ev.Type().IsPrimitiveType() {
-			return nil, fmt.Errorf("want a list of strings, got an element of %s", ev.Type().FriendlyName())
-		}
-		s, err := ctyString(ev)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 // docToCty converts a JSON value of a tape into cty.

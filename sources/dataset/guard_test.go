@@ -1,8 +1,9 @@
-package spec
+package dataset
 
 import (
 	"errors"
 	"fmt"
+	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,13 +17,13 @@ import (
 
 // datasetErr generates the suite's cases and returns the diagnostic that
 // stops them (nil when none does).
-func datasetErr(t *testing.T, s *Suite) *DiagnosticError {
+func datasetErr(t *testing.T, s *spec.Suite) *spec.DiagnosticError {
 	t.Helper()
-	err := s.Generate(GenOptions{}, func(*schema.Case) error { return nil })
+	err := s.Generate(spec.GenOptions{}, func(*schema.Case) error { return nil })
 	if err == nil {
 		return nil
 	}
-	var de *DiagnosticError
+	var de *spec.DiagnosticError
 	if !errors.As(err, &de) {
 		t.Fatalf("error %v, want a DiagnosticError", err)
 	}
@@ -76,12 +77,12 @@ func TestDatasetRowsRefusedWhereTheyAre(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": tc.suite, tc.file: tc.data})
-			s, diags := testLoad(dir, Options{})
+			s, diags := load(dir)
 			var d = findDiag(diags, tc.summary)
 			if s != nil && !diags.HasErrors() {
 				de := datasetErr(t, s)
 				if de == nil {
-					cases, _ := genCases(t, s, GenOptions{})
+					cases, _ := genCases(t, s, spec.GenOptions{})
 					t.Fatalf("no diagnostic; %d cases, the first %+v", len(cases), cases[0])
 				}
 				d = de.Diags[0]
@@ -102,11 +103,11 @@ func TestDatasetRowsRefusedWhereTheyAre(t *testing.T) {
 	// Chinese text cut across reads, and Rasa annotations side by side,
 	// are fine.
 	s := genSuite(t, csvSuite, "d.csv", "text\n"+chinese+"\n\""+chinese+"\n"+chinese+"\"\n")
-	if cases, _ := genCases(t, s, GenOptions{}); len(cases) != 2 || cases[1].Text != chinese+"\n"+chinese {
+	if cases, _ := genCases(t, s, spec.GenOptions{}); len(cases) != 2 || cases[1].Text != chinese+"\n"+chinese {
 		t.Errorf("%d cases of a file of Chinese text", len(cases))
 	}
 	s = genSuite(t, rasaSuite, "nlu.yml", "nlu:\n- intent: x\n  examples: |\n    - [a](b)[c](d) 和 [北京](city)\n")
-	if cases, _ := genCases(t, s, GenOptions{}); len(cases) != 1 || cases[0].Text != "ac 和 北京" {
+	if cases, _ := genCases(t, s, spec.GenOptions{}); len(cases) != 1 || cases[0].Text != "ac 和 北京" {
 		t.Errorf("annotations side by side: %+v", cases)
 	}
 }
@@ -117,7 +118,7 @@ func TestDatasetCSVDuplicateColumn(t *testing.T) {
   source = "d.csv"
   text   = row.问题
 }`, "d.csv": "问题,意图,问题\n你好,greet,再见\n"})
-	_, diags := testLoad(dir, Options{})
+	_, diags := load(dir)
 	d := findDiag(diags, "Duplicate column")
 	if d == nil || d.Subject.Start.Line != 1 || !strings.Contains(d.Detail, `the column "问题" twice (fields 1 and 3)`) {
 		t.Errorf("diagnostics %v", diags)
@@ -147,7 +148,7 @@ func TestDatasetRowTooLong(t *testing.T) {
 				suite = `dataset "d" { source = "nlu.yml" }`
 			}
 			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": suite, tc.file: tc.data})
-			s, diags := testLoad(dir, Options{})
+			s, diags := load(dir)
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
@@ -167,7 +168,7 @@ func TestDatasetRowTooLong(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ds := &datasetSource{s: &Suite{Access: FileAccess{Dir: filepath.Dir(path)}}, path: path, format: "jsonl"}
+	ds := &datasetSource{s: &spec.Suite{Access: spec.FileAccess{Dir: filepath.Dir(path)}}, path: path, format: "jsonl"}
 	rd, err := ds.open()
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestDatasetRowTooLong(t *testing.T) {
   source = "d.jsonl"
   text   = row.text
 }`, "d.jsonl", "{\"text\": \""+long[:(MaxDataRowBytes-20)/3*3]+"\"}\n")
-	if cases, _ := genCases(t, s, GenOptions{}); len(cases) != 1 {
+	if cases, _ := genCases(t, s, spec.GenOptions{}); len(cases) != 1 {
 		t.Errorf("%d cases of a row under the cap", len(cases))
 	}
 }
@@ -242,7 +243,7 @@ dataset "短" {
 	type loaded struct{ load, data hcl.Diagnostics }
 	done := make(chan loaded, 1)
 	go func() {
-		s, diags := testLoad(dir, Options{})
+		s, diags := load(dir)
 		if diags.HasErrors() {
 			done <- loaded{load: diags}
 			return

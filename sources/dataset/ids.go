@@ -1,9 +1,11 @@
-package spec
+package dataset
 
 import (
 	"encoding/binary"
 	"hash/fnv"
 	"strconv"
+
+	"github.com/nlutest/nlutest/spec"
 )
 
 // This file keeps dataset case ids unique, the same way in every command
@@ -27,6 +29,14 @@ import (
 type caseIDs struct {
 	seen    hashSet
 	sources []*datasetSource
+}
+
+// idsKey keys a generation's caseIDs (spec.Gen.Shared).
+type idsKey struct{}
+
+// sharedIDs is the set of explicit ids g's dataset sources have seen.
+func sharedIDs(g *spec.Gen) *caseIDs {
+	return g.Shared(idsKey{}, func() any { return &caseIDs{} }).(*caseIDs)
 }
 
 // hashSet is a set of 64-bit hashes: open addressing in a slice at most
@@ -197,11 +207,11 @@ func checkIndexIDs(earlier []*datasetSource, ds *datasetSource) error {
 	return nil
 }
 
-// CheckCaseIDs refuses dataset rows that share a case id, as generation
+// CheckCaseIDs (spec.DataChecker) refuses dataset rows that share a case id, as generation
 // does, for a command that rebuilds recorded cases without generating
 // them (eval, merge). It builds each dataset's rebuild index, which the
 // rebuild then uses.
-func (s *Suite) CheckCaseIDs() error {
+func (Kind) CheckCaseIDs(s *spec.Suite) error {
 	var done []*datasetSource
 	for _, src := range s.CaseSources {
 		ds, ok := src.(*datasetSource)

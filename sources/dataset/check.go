@@ -1,4 +1,4 @@
-package spec
+package dataset
 
 import (
 	"errors"
@@ -7,9 +7,10 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
-// CheckData reads every row of the suite's datasets and returns the
+// CheckData (spec.DataChecker) reads every row of the suite's datasets and returns the
 // problems of their rows, so one validate reports the bad rows of every
 // dataset, and of every kind, at once: generation stops at the first bad
 // row, and a load that has other errors never generates. Each dataset is
@@ -18,7 +19,7 @@ import (
 // naming the other rows that have it: a dataset whose every row lacks the
 // column text reads is one mistake, not a diagnostic per row. Ids are
 // checked across the datasets as generation checks them.
-func (s *Suite) CheckData() hcl.Diagnostics {
+func (Kind) CheckData(s *spec.Suite) hcl.Diagnostics {
 	var out hcl.Diagnostics
 	ids := &caseIDs{}
 	for _, src := range s.CaseSources {
@@ -56,7 +57,7 @@ func (ds *datasetSource) check(ids *caseIDs) hcl.Diagnostics {
 		c        schema.Case
 	)
 	add := func(err error) bool {
-		var de *DiagnosticError
+		var de *spec.DiagnosticError
 		if !errors.As(err, &de) || len(de.Diags) == 0 {
 			problems = append(problems, &rowProblem{d: ds.diagsOf(err)[0]})
 			return false
@@ -130,7 +131,7 @@ func (ds *datasetSource) problemDiags(problems []*rowProblem) hcl.Diagnostics {
 // diagsOf is err as diagnostics: its own for a DiagnosticError, else one
 // at the dataset block.
 func (ds *datasetSource) diagsOf(err error) hcl.Diagnostics {
-	var de *DiagnosticError
+	var de *spec.DiagnosticError
 	if errors.As(err, &de) && len(de.Diags) > 0 {
 		return de.Diags
 	}
