@@ -122,7 +122,7 @@ func (conversationKind) Decode(d *Decoder, b *hcl.Block) Source {
 		return nil
 	}
 	t.Parts = append(t.Parts, Part{Literal: "", Slot: -1})
-	slots := t.slotKeys()
+	slots := t.SlotKeys()
 	l.slotsUnknown = !textOK
 	cs.readChecks(d, &tb, batches, slots)
 	final := l.finalStateBlocks(c.Blocks, slots)
@@ -456,7 +456,7 @@ func TurnsOf(src Source) []*Turn {
 }
 
 func (cs *conversationSource) Generate(g *Gen, yield func(*schema.Script) error) error {
-	return cs.s.generateTemplateWith(cs.t, g, yield, cs.script)
+	return cs.s.GenerateTemplate(cs.t, g, yield, cs.script)
 }
 
 // lazyTurnsAfter is the length from which a conversation's scripts make
@@ -466,7 +466,7 @@ var lazyTurnsAfter = 64
 
 // script cuts the joined case c into the conversation's turns and assigns
 // the splits of its first turn to every turn.
-func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Script, error) {
+func (cs *conversationSource) script(c *schema.Case, sp *Splitter) (*schema.Script, error) {
 	texts := strings.Split(c.Text, turnSep)
 	n := len(cs.turns)
 	eager := n
@@ -479,7 +479,7 @@ func (cs *conversationSource) script(c *schema.Case, sp *splitter) (*schema.Scri
 		cs.fillTurn(&turns[i], c, texts, i)
 		sc.Turns[i] = &turns[i]
 	}
-	if err := sp.assign(sc.Turns[0]); err != nil {
+	if err := sp.Assign(sc.Turns[0]); err != nil {
 		return nil, err
 	}
 	split := sc.Turns[0].Split
@@ -655,7 +655,7 @@ func (cs *conversationSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	if !ok {
 		return nil, false
 	}
-	sc, err := cs.script(joined, &splitter{s: cs.s})
+	sc, err := cs.script(joined, &Splitter{s: cs.s})
 	if err != nil {
 		return nil, false
 	}

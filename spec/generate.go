@@ -293,7 +293,7 @@ func (s *Suite) produce(sources []Source, opts GenOptions, batches chan<- []genI
 	var err error
 	shared := map[any]any{}
 	for _, src := range sources {
-		g := &Gen{s: s, opts: inner, sp: splitter{s: s}, shared: shared}
+		g := &Gen{s: s, opts: inner, sp: Splitter{s: s}, shared: shared}
 		if err = src.Generate(g, emit); err != nil {
 			break
 		}
@@ -388,7 +388,7 @@ type caseBuilder struct {
 	idBuf     []byte
 	srcBuf    []byte
 	textBuf   []byte
-	sp        splitter
+	sp        Splitter
 	// keys is the number of distinct slot keys of t: a reused slot map
 	// holding that many after fill holds t's keys only.
 	keys int
@@ -406,22 +406,27 @@ func (s *Suite) newCaseBuilder(t *Template, g *genTemplate) *caseBuilder {
 	for _, sr := range t.Slots {
 		keys[sr.Key] = true
 	}
-	return &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), sp: splitter{s: s, useMemo: true}, keys: len(keys)}
+	return &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), sp: Splitter{s: s, useMemo: true}, keys: len(keys)}
 }
 
 // generateTemplate yields the cases of template t, each a script of one
 // turn.
 func (s *Suite) generateTemplate(t *Template, gen *Gen, yield func(*schema.Script) error) error {
-	return s.generateTemplateWith(t, gen, yield, nil)
+	return s.GenerateTemplate(t, gen, yield, nil)
 }
 
-// scriptOf turns the case of one slot assignment into the script yielded
+// ScriptOf turns the case of one slot assignment into the script yielded
 // and assigns its splits (a conversation cuts it into turns).
-type scriptOf func(c *schema.Case, sp *splitter) (*schema.Script, error)
+type ScriptOf func(c *schema.Case, sp *Splitter) (*schema.Script, error)
 
-// generateTemplateWith is generateTemplate with each case made into a
-// script by conv (nil: the case alone).
-func (s *Suite) generateTemplateWith(t *Template, gen *Gen, yield func(*schema.Script) error, conv scriptOf) error {
+// GenerateTemplate yields the cases of template t — one per slot
+// assignment its strategy, limit, count and seed draw, with stable ids
+// and Gen's filters and splits applied — each made into a script by conv
+// (nil: the case alone, a script of one turn). A source kind built on
+// templates (conversation, memory, scenario) generates through it: conv
+// assigns the splits (sp.Assign) and cuts or extends the case into the
+// script it yields.
+func (s *Suite) GenerateTemplate(t *Template, gen *Gen, yield func(*schema.Script) error, conv ScriptOf) error {
 	g := s.prepare(t)
 	sizes, ok := g.sizes(t, gen)
 	if !ok {
@@ -540,7 +545,7 @@ type tupleGen struct {
 	seenID  map[string]struct{}
 	yield   func(*schema.Script) error
 	yerr    error
-	conv    scriptOf
+	conv    ScriptOf
 	// bare, when set (GenOptions.CountOnly), is yielded for every case
 	// instead of a case built from the tuple.
 	bare *schema.Script
@@ -588,7 +593,7 @@ func (tg *tupleGen) emit(tuple []int) bool {
 	if tg.conv != nil {
 		return tg.emitScript(c)
 	}
-	if err := tg.cb.sp.assign(c); err != nil {
+	if err := tg.cb.sp.Assign(c); err != nil {
 		tg.yerr = err
 		return false
 	}
@@ -818,8 +823,8 @@ func FillExpected(s string, slots map[string]schema.Slot) string {
 	return b.String()
 }
 
-// splitter assigns cases to splits.
-type splitter struct {
+// Splitter assigns cases to splits.
+type Splitter struct {
 	s *Suite
 	// sets interns the split lists: cases in the same splits share one
 	// (full, so appending copies) slice.
@@ -831,9 +836,9 @@ type splitter struct {
 	useMemo bool
 }
 
-// assign sets c.Split: the splits whose where condition holds or whose
+// Assign sets c.Split: the splits whose where condition holds or whose
 // share of the unit interval holds the hash of the case id.
-func (sp *splitter) assign(c *schema.Case) error {
+func (sp *Splitter) Assign(c *schema.Case) error {
 	s := sp.s
 	if len(s.Splits) == 0 {
 		return nil
@@ -884,7 +889,7 @@ func (sp *splitter) assign(c *schema.Case) error {
 }
 
 // where evaluates split i's condition for c, building *ctx on first need.
-func (sp *splitter) where(i int, split *Split, c *schema.Case, ctx **hcl.EvalContext) (bool, error) {
+func (sp *Splitter) where(i int, split *Split, c *schema.Case, ctx **hcl.EvalContext) (bool, error) {
 	if *ctx == nil {
 		*ctx = sp.s.SplitContext(c)
 	}

@@ -132,7 +132,7 @@ func (memoryKind) Decode(d *Decoder, b *hcl.Block) Source {
 	if !ms.decodeFacts(l, facts) {
 		return nil
 	}
-	ms.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget(),
+	ms.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.SlotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget(),
 		Rubrics: rubrics, RubricQuestionsOnly: true}
 	if ms.hasReply {
 		ms.info.Reply = ms.questionReply
@@ -334,7 +334,7 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 	}
 	ms.t.Parts = append(ms.t.Parts, Part{Literal: "", Slot: -1})
 	for i, f := range ms.facts {
-		if f.Reply = l.replyBlocks(bodies[i].Blocks, ms.t.slotKeys(), false); f.Reply != nil {
+		if f.Reply = l.replyBlocks(bodies[i].Blocks, ms.t.SlotKeys(), false); f.Reply != nil {
 			ms.hasReply = true
 		}
 		if lits, phs, err := ParsePlaceholders(f.Expect); err == nil && len(phs) == 1 && lits[0] == "" && lits[1] == "" {
@@ -364,13 +364,13 @@ func (ms *memorySource) Info() *SourceInfo    { return &ms.info }
 // Generate yields one script per slot assignment and distance, the
 // distances of one assignment together in the order of the distance list.
 func (ms *memorySource) Generate(g *Gen, yield func(*schema.Script) error) error {
-	base := func(c *schema.Case, sp *splitter) (*schema.Script, error) {
-		if err := sp.assign(c); err != nil {
+	base := func(c *schema.Case, sp *Splitter) (*schema.Script, error) {
+		if err := sp.Assign(c); err != nil {
 			return nil, err
 		}
 		return &schema.Script{ID: c.ID, Turns: []*schema.Case{c}}, nil
 	}
-	return ms.s.generateTemplateWith(ms.t, g, func(sc *schema.Script) error {
+	return ms.s.GenerateTemplate(ms.t, g, func(sc *schema.Script) error {
 		for _, d := range ms.distance {
 			if err := yield(ms.script(sc.Turns[0], d)); err != nil {
 				return err

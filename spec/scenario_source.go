@@ -133,7 +133,7 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	}
 	ss.decodePhrases(l, c.Attributes)
 	if ss.replyBlock != nil {
-		ss.reply = d.ReplyBlock(ss.replyBlock, t.slotKeys())
+		ss.reply = d.ReplyBlock(ss.replyBlock, t.SlotKeys())
 	}
 	if !ss.decodeTools(l, c.Blocks) {
 		return nil
@@ -141,7 +141,7 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	// Every turn carries the final-state expectations: which turn ends
 	// the scenario is known only when it ran, and only that turn checks
 	// them.
-	final := l.finalStateBlocks(c.Blocks, t.slotKeys())
+	final := l.finalStateBlocks(c.Blocks, t.SlotKeys())
 	if final != nil {
 		t.Expect = final.Expect
 		ss.final = final.Query(l.suite)
@@ -150,7 +150,7 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 	if !ok {
 		return nil
 	}
-	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.slotKeys(), Reviewed: true, Expect: t.Expect, FinalState: final,
+	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.SlotKeys(), Reviewed: true, Expect: t.Expect, FinalState: final,
 		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns, Task: task}
 	if ss.sim != nil {
 		ss.info.Simulator = ss.sim.Name
@@ -243,7 +243,7 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 // would need expectations on every turn's case.
 func (ss *scenarioSource) decodeTools(l *loader, blocks hcl.Blocks) bool {
 	before := len(l.diags.Errs())
-	slots := ss.t.slotKeys()
+	slots := ss.t.SlotKeys()
 	ss.tools, _ = l.toolsBlocks(ss.toolBlocks, slots, true)
 	ss.scriptTools, _ = l.toolsBlocks(blocks, slots, true)
 	return len(l.diags.Errs()) == before
@@ -408,7 +408,7 @@ func (ss *scenarioSource) Info() *SourceInfo    { return &ss.info }
 // Generate yields one script per slot assignment: its opening turn, and
 // a Next that plays the simulated user.
 func (ss *scenarioSource) Generate(g *Gen, yield func(*schema.Script) error) error {
-	return ss.s.generateTemplateWith(ss.t, g, yield, ss.script)
+	return ss.s.GenerateTemplate(ss.t, g, yield, ss.script)
 }
 
 // agendaState is the agenda simulator's state after a user turn: which
@@ -426,8 +426,8 @@ type agendaState struct {
 
 // script makes the scenario instance c into its script: the opening turn,
 // then what Next computes.
-func (ss *scenarioSource) script(c *schema.Case, sp *splitter) (*schema.Script, error) {
-	if err := sp.assign(c); err != nil {
+func (ss *scenarioSource) script(c *schema.Case, sp *Splitter) (*schema.Script, error) {
+	if err := sp.Assign(c); err != nil {
 		return nil, err
 	}
 	st := &agendaState{base: c, texts: strings.Split(c.Text, turnSep), given: make([]bool, len(ss.inform))}
@@ -613,7 +613,7 @@ func (ss *scenarioSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	if !ok {
 		return nil, false
 	}
-	sc, err := ss.script(joined, &splitter{s: ss.s})
+	sc, err := ss.script(joined, &Splitter{s: ss.s})
 	if err != nil {
 		return nil, false
 	}

@@ -316,15 +316,15 @@ func StaticExpectations(specs []*ExpectSpec) schema.Expectations {
 // (Source.Rebuild): the splits whose condition or share holds.
 func (s *Suite) AssignSplits(c *schema.Case) error {
 	c.Split = nil
-	sp := splitter{s: s}
-	return sp.assign(c)
+	sp := Splitter{s: s}
+	return sp.Assign(c)
 }
 
 // Gen is the generation of one Suite.Generate call, as a source sees it.
 type Gen struct {
 	s    *Suite
 	opts GenOptions
-	sp   splitter
+	sp   Splitter
 	// shared holds the values the generation's sources share (Shared).
 	shared map[any]any
 }
@@ -344,7 +344,7 @@ func (g *Gen) Warn(rng hcl.Range, msg string) {
 
 // Admit sets c.Split and reports whether c is in the selected split.
 func (g *Gen) Admit(c *schema.Case) (bool, error) {
-	if err := g.sp.assign(c); err != nil {
+	if err := g.sp.Assign(c); err != nil {
 		return false, err
 	}
 	return g.opts.Split == "" || InSplit(c, g.opts.Split), nil

@@ -37,7 +37,7 @@ type templateSource struct {
 func newTemplateSource(s *Suite, t *Template) *templateSource {
 	return &templateSource{s: s, t: t, info: SourceInfo{
 		Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Asserts: t.Asserts,
-		Slots: t.slotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb, Reply: constReply(t.Reply), Rubrics: t.Rubrics,
+		Slots: t.SlotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb, Reply: constReply(t.Reply), Rubrics: t.Rubrics,
 		Tools: constTools(t.Tools),
 	}}
 }
@@ -77,8 +77,8 @@ func (ts *templateSource) Generate(g *Gen, yield func(*schema.Script) error) err
 	})
 }
 
-// slotKeys lists the template's placeholders as written ("城市", "城市#2").
-func (t *Template) slotKeys() []string {
+// SlotKeys lists the template's placeholders as written ("城市", "城市#2").
+func (t *Template) SlotKeys() []string {
 	keys := make([]string, len(t.Slots))
 	for i, sr := range t.Slots {
 		keys[i] = sr.Key
@@ -225,7 +225,7 @@ func (ts *templateSource) build(cb *caseBuilder, tuple []int, id, text string, i
 	if (c.ID != id && !variant) || (text != anyText && c.Text != text && !variant) {
 		return nil, false
 	}
-	if err := cb.sp.assign(c); err != nil {
+	if err := cb.sp.Assign(c); err != nil {
 		return nil, false
 	}
 	if variant {
@@ -315,11 +315,11 @@ func (l *loader) templateParts(t *Template) bool {
 // perturb and assert blocks.
 func (l *loader) templateChecks(t *Template, c *hcl.BodyContent) {
 	if a, ok := c.Attributes["expect"]; ok {
-		t.Expect = l.decodeExpect(a, t.slotKeys())
+		t.Expect = l.decodeExpect(a, t.SlotKeys())
 	}
-	t.Reply = l.replyBlocks(c.Blocks, t.slotKeys(), false)
+	t.Reply = l.replyBlocks(c.Blocks, t.SlotKeys(), false)
 	var args []*ExpectSpec
-	t.Tools, args = l.toolsBlocks(c.Blocks, t.slotKeys(), false)
+	t.Tools, args = l.toolsBlocks(c.Blocks, t.SlotKeys(), false)
 	t.Expect = append(t.Expect, args...)
 	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
