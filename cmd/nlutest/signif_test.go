@@ -195,8 +195,8 @@ func flagged(sig *schema.Significance) []string {
 // unadjusted McNemar p-value must fall below 0.05 in about 5 % of the
 // trials too: at least 3 (the exact test is a little conservative).
 func TestDiffAATest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("200 diffs of 2,000 cases")
+	if testing.Short() || underRace {
+		t.Skip("200 diffs of 2,000 cases (80 s; six minutes under -race, which .ci/run skips: a statistical check, run there without it)")
 	}
 	b := newSignifBench(t, 2000, `threshold "意图" { condition = metrics.label.intent.macro_f1 >= 0.5 }`)
 	n, raw := 0, 0
@@ -234,8 +234,8 @@ func TestDiffAATest(t *testing.T) {
 // --fail-on-worse exits 1 naming it first, in every one of 20 seeded
 // trials (McNemar's power here is about 98 %).
 func TestDiffFlagsFivePointDrop(t *testing.T) {
-	if testing.Short() {
-		t.Skip("20 diffs of 2,000 cases")
+	if testing.Short() || underRace {
+		t.Skip("20 diffs of 2,000 cases (a statistical check .ci/run runs without -race)")
 	}
 	b := newSignifBench(t, 2000, "")
 	for trial := range 20 {
