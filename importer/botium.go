@@ -5,17 +5,35 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/nlutest/nlutest/spec"
 	"gopkg.in/yaml.v3"
 )
 
-// memoryVar is a Botium scripting memory variable: $name.
-var memoryVar = regexp.MustCompile(`\$[\p{L}_][\p{L}\p{N}_]*`)
+// hasMemoryVar reports whether text holds a Botium scripting memory
+// variable, $name: a dollar sign before a letter or an underscore. (A
+// scan rather than a regexp: it runs on every bot line an include bomb
+// inlines, and regexp's matcher state comes from a sync.Pool that the
+// race detector empties at random.)
+func hasMemoryVar(text string) bool {
+	for i := strings.IndexByte(text, '$'); i >= 0; {
+		r, _ := utf8.DecodeRuneInString(text[i+1:])
+		if r == '_' || unicode.IsLetter(r) {
+			return true
+		}
+		j := strings.IndexByte(text[i+1:], '$')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
 
 // botium is one Botium import in progress.
 type botium struct {
@@ -191,7 +209,9 @@ func (b *botium) convo(bc *bConvo) *convo {
 		c.name = strings.TrimSuffix(filepath.Base(bc.file), ".convo.txt")
 	}
 	var cur *turn
-	for _, st := range b.expand(c, bc.steps, nil) {
+	var expanded []*bStep
+	b.expand(c, bc.steps, nil, &expanded)
+	for _, st := range expanded {
 		switch st.sender {
 		case "me":
 			if t := b.meTurn(c, st); t != nil {
@@ -224,8 +244,12 @@ func (b *botium) convo(bc *bConvo) *convo {
 }
 
 // expand inlines partial convos: #include sections and INCLUDE hooks.
-func (b *botium) expand(c *convo, steps []*bStep, stack []string) []*bStep {
-	var out []*bStep
+// expand appends steps to *out with every include inlined, and reports
+// false once the import's copy budget is spent. One output slice and one
+// include stack serve the whole walk: returning and re-appending a slice
+// per level, and copying the stack per include, made refusing an include
+// bomb allocate its depth times over.
+func (b *botium) expand(c *convo, steps []*bStep, stack []string, out *[]*bStep) bool {
 	for _, st := range steps {
 		var names []string
 		line := st.line
@@ -248,11 +272,12 @@ func (b *botium) expand(c *convo, steps []*bStep, stack []string) []*bStep {
 				}
 				keep.items = append(keep.items, it)
 			}
-			out = append(out, &keep)
+			*out = append(*out, &keep)
 		}
 		for _, n := range names {
 			if i := indexOf(stack, n); i >= 0 {
-				b.s.problem(st.file, line, "Circular partial convo", "The partial convo %q includes itself (%s); break the cycle.", n, strings.Join(append(stack[i:], n), " → "))
+				cycle := append(append([]string(nil), stack[i:]...), n)
+				b.s.problem(st.file, line, "Circular partial convo", "The partial convo %q includes itself (%s); break the cycle.", n, strings.Join(cycle, " → "))
 				continue
 			}
 			p, ok := b.partials[n]
@@ -261,12 +286,14 @@ func (b *botium) expand(c *convo, steps []*bStep, stack []string) []*bStep {
 				continue
 			}
 			if nodes, bytes := stepsSize(p.steps); !b.s.spend(nodes, bytes, b.s.rangeAt(st.file, line, 1), fmt.Sprintf("Including the partial convo %q here", n)) {
-				return out
+				return false
 			}
-			out = append(out, b.expand(c, p.steps, append(append([]string(nil), stack...), n))...)
+			if !b.expand(c, p.steps, append(stack, n), out) {
+				return false
+			}
 		}
 	}
-	return out
+	return true
 }
 
 // stepsSize is what inlining steps copies: a node for each step and each
@@ -309,7 +336,7 @@ func (b *botium) meTurn(c *convo, st *bStep) *turn {
 			b.untranslated(c, t, st.file, st.textLine, st.text, "a #me section sends either a button or text")
 		case st.not || st.optional:
 			b.untranslated(c, t, st.file, st.textLine, st.rawText, "a negated or optional user message has no meaning in nlutest")
-		case memoryVar.MatchString(st.text):
+		case hasMemoryVar(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "scripting memory variables ($name) have no nlutest equivalent")
 		case isJSON(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "a JSON message is structured data, which nlutest's user text is not")
@@ -351,7 +378,7 @@ func (b *botium) botChecks(c *convo, t *turn, st *bStep) {
 		switch {
 		case st.optional:
 			b.untranslated(c, t, st.file, st.textLine, st.rawText, "optional bot messages have no nlutest equivalent")
-		case memoryVar.MatchString(st.text):
+		case hasMemoryVar(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "scripting memory variables ($name) have no nlutest equivalent")
 		case isJSON(st.text):
 			b.untranslated(c, t, st.file, st.textLine, st.text, "Botium compares a JSON message with the bot's structured message, which reply checks do not read")

@@ -410,3 +410,17 @@ func TestBotFirst(t *testing.T) {
 		t.Errorf("problems: %s%s", problems(r), problems(r2))
 	}
 }
+
+// TestHasMemoryVar: Botium's scripting memory names start with a letter
+// or an underscore after the dollar sign (Botium's docs, "Scripting
+// Memory"); a price is not one.
+func TestHasMemoryVar(t *testing.T) {
+	for text, want := range map[string]bool{
+		"我叫$名字": true, "$_x": true, "$$x": true, "a $b c": true,
+		"价格 $5": false, "a$": false, "$": false, "$ x": false, "无": false, "$5 or $": false,
+	} {
+		if got := hasMemoryVar(text); got != want {
+			t.Errorf("hasMemoryVar(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
