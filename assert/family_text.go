@@ -30,11 +30,11 @@ func (textFamily) Shape() *schema.Family { return schema.TextFamily }
 
 // NewAcc applies to suites with a source whose cases carry references.
 func (textFamily) NewAcc(s *spec.Suite) Acc {
-	a := &textAcc{opts: spec.TextMetrics{Smooth: metrics.SmoothExp}, meanCap: meanCap(spec.DefaultStatistics())}
+	a := &textAcc{opts: DefaultTextMetrics(), meanCap: meanCap(spec.DefaultStatistics())}
 	if s == nil {
 		return a
 	}
-	a.opts = s.TextMetrics
+	a.opts = TextMetricsOf(s)
 	a.meanCap = meanCap(s.Statistics)
 	for _, src := range s.CaseSources {
 		if src.Info().References {
@@ -46,7 +46,7 @@ func (textFamily) NewAcc(s *spec.Suite) Acc {
 
 // textAcc accumulates one node's text metrics.
 type textAcc struct {
-	opts               spec.TextMetrics
+	opts               TextMetrics
 	cases, zh          int
 	nrefs              int // references per case; -1 when they vary
 	em, f1, r1, r2, rl float64
@@ -126,7 +126,7 @@ func (a *textAcc) Add(o *Observation) {
 }
 
 // newTextCase scores one case's reply against its references.
-func newTextCase(r *schema.Result, opts spec.TextMetrics) *textCase {
+func newTextCase(r *schema.Result, opts TextMetrics) *textCase {
 	refs := r.References
 	reply := r.Reply
 	tc := &textCase{nrefs: len(refs)}

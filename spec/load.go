@@ -71,7 +71,6 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "split", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
-		{Type: "text_metrics"},
 		{Type: "statistics"},
 		{Type: "coverage"},
 		{Type: "ratings", LabelNames: []string{"name"}},
@@ -416,7 +415,6 @@ func (l *loader) decode() {
 	for _, b := range byType["threshold"] {
 		l.decodeThreshold(b)
 	}
-	l.decodeTextMetrics(byType["text_metrics"])
 	l.decodeStatistics(byType["statistics"])
 	l.decodeRatings(byType["ratings"])
 	l.decodeCoverage(byType["coverage"])

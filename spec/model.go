@@ -62,8 +62,6 @@ type Suite struct {
 	ToolOrder []string
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
-	// TextMetrics is the text_metrics block (defaults without one).
-	TextMetrics TextMetrics
 	// Statistics is the statistics block: the confidence intervals'
 	// settings (DefaultStatistics without one).
 	Statistics Statistics
