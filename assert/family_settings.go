@@ -13,10 +13,11 @@ type SettingsFamily interface {
 	Settings() spec.SettingsBlock
 }
 
-// SettingsBlocks returns the settings blocks of the families that have
-// one (SettingsFamily), in the families' order.
+// SettingsBlocks returns assert's own statistics block (the intervals'
+// settings of every family's figures) and then the settings blocks of the
+// families that have one (SettingsFamily), in the families' order.
 func (fs Families) SettingsBlocks() []spec.SettingsBlock {
-	var out []spec.SettingsBlock
+	out := []spec.SettingsBlock{statisticsSettings{}}
 	for _, f := range fs {
 		if sf, ok := f.(SettingsFamily); ok {
 			out = append(out, sf.Settings())

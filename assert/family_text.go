@@ -30,12 +30,12 @@ func (textFamily) Shape() *schema.Family { return schema.TextFamily }
 
 // NewAcc applies to suites with a source whose cases carry references.
 func (textFamily) NewAcc(s *spec.Suite) Acc {
-	a := &textAcc{opts: DefaultTextMetrics(), meanCap: meanCap(spec.DefaultStatistics())}
+	a := &textAcc{opts: DefaultTextMetrics(), meanCap: meanCap(DefaultStatistics())}
 	if s == nil {
 		return a
 	}
 	a.opts = TextMetricsOf(s)
-	a.meanCap = meanCap(s.Statistics)
+	a.meanCap = meanCap(StatisticsOf(s))
 	for _, src := range s.CaseSources {
 		if src.Info().References {
 			return a
@@ -67,7 +67,7 @@ type textAcc struct {
 
 // meanCap is the most distinct scores a mean bootstraps within the work
 // budget at the suite's resamples; past it, the t interval.
-func meanCap(st spec.Statistics) int {
+func meanCap(st Statistics) int {
 	return int(infer.DefaultBudget / int64(max(st.Resamples, 1)))
 }
 

@@ -71,7 +71,6 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "split", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
-		{Type: "statistics"},
 		{Type: "coverage"},
 		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
@@ -415,7 +414,6 @@ func (l *loader) decode() {
 	for _, b := range byType["threshold"] {
 		l.decodeThreshold(b)
 	}
-	l.decodeStatistics(byType["statistics"])
 	l.decodeRatings(byType["ratings"])
 	l.decodeCoverage(byType["coverage"])
 	l.decodeSettings(byType)

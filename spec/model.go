@@ -62,9 +62,6 @@ type Suite struct {
 	ToolOrder []string
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
-	// Statistics is the statistics block: the confidence intervals'
-	// settings (DefaultStatistics without one).
-	Statistics Statistics
 	// Ratings are the ratings blocks: rating sheets imported at report
 	// time (metrics.ratings).
 	Ratings []*Ratings
