@@ -71,7 +71,6 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "split", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
-		{Type: "coverage"},
 		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
 		{Type: "tool", LabelNames: []string{"name"}},
@@ -415,7 +414,6 @@ func (l *loader) decode() {
 		l.decodeThreshold(b)
 	}
 	l.decodeRatings(byType["ratings"])
-	l.decodeCoverage(byType["coverage"])
 	l.decodeSettings(byType)
 	l.checkReferences()
 	l.checkThresholdHistory()

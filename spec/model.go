@@ -65,9 +65,6 @@ type Suite struct {
 	// Ratings are the ratings blocks: rating sheets imported at report
 	// time (metrics.ratings).
 	Ratings []*Ratings
-	// Coverage is the coverage block (nil without one): the bot's own
-	// model metrics.coverage counts.
-	Coverage *Coverage
 
 	// Vars holds the resolved value of every variable (var.NAME).
 	Vars map[string]cty.Value
