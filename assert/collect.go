@@ -61,7 +61,7 @@ func (n *nodeAcc) fill() *schema.Node {
 // node's canonical address (metrics, metrics.split["smoke"]).
 func (c *Collector) node(n *nodeAcc, addr string) *schema.Node {
 	out := n.fill()
-	setIntervals(c.suite.Tree, c.suite.Statistics, out, addr, n.accs)
+	setIntervals(c.suite.Tree, StatisticsOf(c.suite), out, addr, n.accs)
 	return out
 }
 

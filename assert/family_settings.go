@@ -14,13 +14,25 @@ type SettingsFamily interface {
 }
 
 // SettingsBlocks returns the settings blocks of the families that have
-// one (SettingsFamily), in the families' order.
+// one (SettingsFamily), in the families' order, and assert's own
+// statistics block (the intervals' settings of every family's figures):
+// right after the text family's text_metrics, the order the loader has
+// always decoded them in (so validate lists their mistakes as it did),
+// or first without the text family.
 func (fs Families) SettingsBlocks() []spec.SettingsBlock {
 	var out []spec.SettingsBlock
+	placed := false
 	for _, f := range fs {
 		if sf, ok := f.(SettingsFamily); ok {
 			out = append(out, sf.Settings())
 		}
+		if _, ok := f.(textFamily); ok {
+			out = append(out, statisticsSettings{})
+			placed = true
+		}
+	}
+	if !placed {
+		out = append([]spec.SettingsBlock{statisticsSettings{}}, out...)
 	}
 	return out
 }

@@ -30,12 +30,12 @@ func (textFamily) Shape() *schema.Family { return schema.TextFamily }
 
 // NewAcc applies to suites with a source whose cases carry references.
 func (textFamily) NewAcc(s *spec.Suite) Acc {
-	a := &textAcc{opts: spec.TextMetrics{Smooth: metrics.SmoothExp}, meanCap: meanCap(spec.DefaultStatistics())}
+	a := &textAcc{opts: DefaultTextMetrics(), meanCap: meanCap(DefaultStatistics())}
 	if s == nil {
 		return a
 	}
-	a.opts = s.TextMetrics
-	a.meanCap = meanCap(s.Statistics)
+	a.opts = TextMetricsOf(s)
+	a.meanCap = meanCap(StatisticsOf(s))
 	for _, src := range s.CaseSources {
 		if src.Info().References {
 			return a
@@ -46,7 +46,7 @@ func (textFamily) NewAcc(s *spec.Suite) Acc {
 
 // textAcc accumulates one node's text metrics.
 type textAcc struct {
-	opts               spec.TextMetrics
+	opts               TextMetrics
 	cases, zh          int
 	nrefs              int // references per case; -1 when they vary
 	em, f1, r1, r2, rl float64
@@ -67,7 +67,7 @@ type textAcc struct {
 
 // meanCap is the most distinct scores a mean bootstraps within the work
 // budget at the suite's resamples; past it, the t interval.
-func meanCap(st spec.Statistics) int {
+func meanCap(st Statistics) int {
 	return int(infer.DefaultBudget / int64(max(st.Resamples, 1)))
 }
 
@@ -126,7 +126,7 @@ func (a *textAcc) Add(o *Observation) {
 }
 
 // newTextCase scores one case's reply against its references.
-func newTextCase(r *schema.Result, opts spec.TextMetrics) *textCase {
+func newTextCase(r *schema.Result, opts TextMetrics) *textCase {
 	refs := r.References
 	reply := r.Reply
 	tc := &textCase{nrefs: len(refs)}

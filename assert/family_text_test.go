@@ -7,7 +7,6 @@ import (
 
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/nlutest/nlutest/spec"
 )
 
 // The text family's node figures: BLEU from summed statistics equals
@@ -21,9 +20,9 @@ func TestTextFamilyNode(t *testing.T) {
 		{"It was not unexpected.", "No one was surprised."},
 		{"The man bit him first.", "The man had bitten the dog."},
 	}
-	suite := &spec.Suite{CaseSources: nil, TextMetrics: spec.TextMetrics{Smooth: metrics.SmoothExp}}
-	one := &textAcc{opts: suite.TextMetrics}
-	parts := []*textAcc{{opts: suite.TextMetrics}, {opts: suite.TextMetrics}}
+	opts := TextMetrics{Smooth: metrics.SmoothExp}
+	one := &textAcc{opts: opts}
+	parts := []*textAcc{{opts: opts}, {opts: opts}}
 	for i, h := range hyps {
 		r := &schema.Result{Case: schema.Case{References: refs[i]}, Reply: h, Outcome: schema.Pass}
 		one.Add(&Observation{Result: r})
@@ -44,7 +43,7 @@ func TestTextFamilyNode(t *testing.T) {
 			t.Errorf("%s: EM %+v, want 1/3", name, v.ExactMatch)
 		}
 	}
-	opts := spec.TextMetrics{Tokenize: metrics.TokChr, Smooth: metrics.SmoothFloor, SmoothValue: 0.1}
+	opts = TextMetrics{Tokenize: metrics.TokChr, Smooth: metrics.SmoothFloor, SmoothValue: 0.1}
 	a := &textAcc{opts: opts}
 	a.Add(&Observation{Result: &schema.Result{Case: schema.Case{References: []string{"北京"}}, Reply: "北京"}})
 	var n schema.Node
@@ -70,7 +69,7 @@ func TestTextFamilyNode(t *testing.T) {
 func TestDistinctNodeTokenizer(t *testing.T) {
 	en := &schema.Result{Case: schema.Case{References: []string{"He said yes, 3 ok"}}, Reply: "He said \u201cyes\u201d \u2014 3. ok"}
 	zh := &schema.Result{Case: schema.Case{References: []string{"你好世界"}}, Reply: "你好，世界。"}
-	opts := spec.TextMetrics{Smooth: metrics.SmoothExp}
+	opts := TextMetrics{Smooth: metrics.SmoothExp}
 	mixed, parts := &textAcc{opts: opts}, []*textAcc{{opts: opts}, {opts: opts}}
 	for i, r := range []*schema.Result{en, zh} {
 		mixed.Add(&Observation{Result: r})
@@ -98,7 +97,7 @@ func TestDistinctNodeTokenizer(t *testing.T) {
 // sentences, the best of two references), an English one in 13a tokens
 // ("The Cats were RUNNING": 0.6388888888888888, stems and case).
 func TestTextFamilyMeteor(t *testing.T) {
-	a := &textAcc{opts: spec.TextMetrics{Smooth: metrics.SmoothExp}}
+	a := &textAcc{opts: TextMetrics{Smooth: metrics.SmoothExp}}
 	for _, r := range []*schema.Result{
 		{Case: schema.Case{References: []string{"今天我想去北京的天安门看看", "我想去上海"}}, Reply: "我今天想去北京看看天安门"},
 		{Case: schema.Case{References: []string{"The Cats were RUNNING"}}, Reply: "the cat is running"},
@@ -130,7 +129,7 @@ func TestTextLowestCases(t *testing.T) {
 	}
 	rs = append(rs, &schema.Result{Case: schema.Case{ID: "wrong", Text: "澳大利亚的首都是哪里", References: []string{"堪培拉"}}, Reply: "悉尼"})
 	for _, by := range []string{"f1", "rougeL"} {
-		opts := spec.TextMetrics{Smooth: metrics.SmoothExp, LowestBy: by}
+		opts := TextMetrics{Smooth: metrics.SmoothExp, LowestBy: by}
 		one, a, b := &textAcc{opts: opts}, &textAcc{opts: opts}, &textAcc{opts: opts}
 		for i, r := range rs {
 			one.Add(&Observation{Result: r})

@@ -47,12 +47,12 @@ func (r *Resampler) Options(obj string) infer.Options {
 
 // InferOptions are the suite's statistics settings as infer takes them
 // (confidence, resamples, seed, and infer.DefaultBudget).
-func InferOptions(st spec.Statistics) infer.Options { return inferOptions(st) }
+func InferOptions(st Statistics) infer.Options { return inferOptions(st) }
 
 // inferOptions are the suite's statistics settings as infer takes them.
-func inferOptions(st spec.Statistics) infer.Options {
+func inferOptions(st Statistics) infer.Options {
 	if st.Resamples == 0 {
-		st = spec.DefaultStatistics()
+		st = DefaultStatistics()
 	}
 	return infer.Options{Resamples: st.Resamples, Conf: st.Confidence, Seed: st.Seed, Budget: infer.DefaultBudget}
 }
@@ -60,13 +60,13 @@ func inferOptions(st spec.Statistics) infer.Options {
 // ReportIntervals returns the settings report.json states once for the
 // intervals of a run of s.
 func ReportIntervals(s *spec.Suite) *schema.Intervals {
-	o := inferOptions(s.Statistics)
+	o := inferOptions(StatisticsOf(s))
 	return &schema.Intervals{Confidence: o.Conf, Resamples: o.Resamples, Seed: o.Seed, Budget: o.Budget}
 }
 
 // setIntervals sets the intervals of node n, filled by the accumulators
 // accs, whose address is addr.
-func setIntervals(tree *schema.Tree, st spec.Statistics, n *schema.Node, addr string, accs []Acc) {
+func setIntervals(tree *schema.Tree, st Statistics, n *schema.Node, addr string, accs []Acc) {
 	o := inferOptions(st)
 	tree.NodeRatios(n, addr, func(_ string, a schema.Attr, r *schema.Ratio) {
 		if a.CI != schema.CIWilson || r.Den <= 0 {

@@ -291,7 +291,7 @@ func (textFamily) pairedContribs(s *spec.Suite, _ *Pairing) []contrib {
 	if (textFamily{}).NewAcc(s) == nil {
 		return nil
 	}
-	opts := s.TextMetrics
+	opts := TextMetricsOf(s)
 	c := contrib{unit: schema.UnitCases, width: 7,
 		add: func(o *Observation, v []float64) bool {
 			if len(o.Result.References) == 0 {

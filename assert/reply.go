@@ -137,7 +137,7 @@ func (e *Evaluator) similar(r *schema.Result, rc *spec.ReplyCheck, reply string)
 		e.replyFail(r, rc, spec.ReplySimilarName, fmt.Sprintf("similar %s: the case has no references to compare %q with", sim.Metric, reply))
 		return
 	}
-	score := ReplySimilarity(sim.Metric, reply, refs, e.suite.TextMetrics)
+	score := ReplySimilarity(sim.Metric, reply, refs, TextMetricsOf(e.suite))
 	if score >= sim.Min {
 		return
 	}
@@ -156,7 +156,7 @@ func quotedList(xs []string) string {
 // over them) by metric: "rougeL" (ROUGE-L F), "f1" (SQuAD token F1) or
 // "bleu" (sentence BLEU, 0–1), tokenised and smoothed as the text_metrics
 // block says, Chinese when a reference holds a CJK character.
-func ReplySimilarity(metric, reply string, refs []string, opts spec.TextMetrics) float64 {
+func ReplySimilarity(metric, reply string, refs []string, opts TextMetrics) float64 {
 	zh := opts.Tokenize == metrics.TokZh || opts.Tokenize == metrics.TokChr
 	for _, ref := range refs {
 		zh = zh || metrics.HasCJK(ref)

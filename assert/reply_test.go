@@ -106,7 +106,7 @@ func TestReplyChecks(t *testing.T) {
 // The similar scores are the text metrics' own: ROUGE-L F and token F1
 // on Chinese characters, sentence BLEU with the zh tokenizer.
 func TestReplySimilarity(t *testing.T) {
-	opts := spec.TextMetrics{}
+	opts := TextMetrics{}
 	refs := []string{"好的，请问哪天出发？"}
 	reply := "好的，去上海。请问哪天出发？"
 	// ROUGE-L on Chinese characters, punctuation dropped: the LCS

@@ -91,7 +91,7 @@ func (e *Evaluator) textMinimums(r *schema.Result, sc *sourceChecks) {
 	if sc == nil || len(sc.minimums) == 0 || len(r.References) == 0 {
 		return
 	}
-	tc := newTextCase(r, e.suite.TextMetrics)
+	tc := newTextCase(r, TextMetricsOf(e.suite))
 	for _, m := range sc.minimums {
 		v := tc.score(m.Metric)
 		if v >= m.Min {

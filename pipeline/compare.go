@@ -55,7 +55,7 @@ func Compare(s *spec.Suite, dir string, runs []TargetRun, o PairOptions) *schema
 		for i, tr := range runs {
 			units[i], errs[i] = RunUnits(s, tr.Dir, p, o)
 		}
-		co := compare.Options{Alpha: o.Alpha, Stats: assert.InferOptions(s.Statistics), Gated: addrs}
+		co := compare.Options{Alpha: o.Alpha, Stats: assert.InferOptions(assert.StatisticsOf(s)), Gated: addrs}
 		base := compare.Run{Metrics: s.Tree.ReadMetrics(runs[0].Report.Metrics), Units: units[0]}
 		for i := 1; i < len(runs); i++ {
 			oi := co

@@ -33,7 +33,13 @@
 // row is a DataChecker: Suite.CheckData, Suite.CheckCaseIDs) and
 // sources/ranking (questions with graded candidates, and TREC qrels and
 // run files read at report time). The kinds still here are one file per
-// kind (template …). The ratings block (ratings.go) is not a
+// kind (template …).
+//
+// A metric family's settings block (text_metrics, statistics, coverage:
+// SettingsBlock) is declared and decoded by its family, outside spec; spec
+// keeps the mechanism (settings.go: the schema, at most one block of a
+// type, Suite.Settings) and the Decoder methods such a block uses
+// (api_settings.go). The ratings block (ratings.go) is not a
 // case source: its sheets are read at report time and joined to a run's
 // cases by id; rubric.go holds YD/T 4394.2-2023's rating rubrics.
 package spec

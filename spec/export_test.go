@@ -10,6 +10,8 @@ import "github.com/hashicorp/hcl/v2"
 // its init, before any test runs, and the internal tests load suites with
 // testLoad, which passes them when the test gives no SourceKinds of its
 // own. A test of one kind's own behaviour belongs in that kind's package.
+// The metric families' settings blocks reach testLoad the same way
+// (SetTestSettings).
 
 // testKinds are the source kinds testLoad passes; set by
 // SetTestSourceKinds.
@@ -19,10 +21,23 @@ var testKinds []SourceKind
 // suites with (exported to the external test package only).
 func SetTestSourceKinds(kinds []SourceKind) { testKinds = kinds }
 
-// testLoad is Load with the test source kinds when opts names none.
+// testSettings are the settings blocks testLoad passes (the metric
+// families' text_metrics, statistics …, decoded outside spec); set by
+// SetTestSettings.
+var testSettings []SettingsBlock
+
+// SetTestSettings sets the settings blocks spec's internal tests load
+// suites with (exported to the external test package only).
+func SetTestSettings(settings []SettingsBlock) { testSettings = settings }
+
+// testLoad is Load with the test source kinds and settings blocks when
+// opts names none.
 func testLoad(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	if opts.SourceKinds == nil {
 		opts.SourceKinds = testKinds
+	}
+	if opts.Settings == nil {
+		opts.Settings = testSettings
 	}
 	return Load(path, opts)
 }

@@ -71,9 +71,6 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "split", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
-		{Type: "text_metrics"},
-		{Type: "statistics"},
-		{Type: "coverage"},
 		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
 		{Type: "tool", LabelNames: []string{"name"}},
@@ -416,10 +413,7 @@ func (l *loader) decode() {
 	for _, b := range byType["threshold"] {
 		l.decodeThreshold(b)
 	}
-	l.decodeTextMetrics(byType["text_metrics"])
-	l.decodeStatistics(byType["statistics"])
 	l.decodeRatings(byType["ratings"])
-	l.decodeCoverage(byType["coverage"])
 	l.decodeSettings(byType)
 	l.checkReferences()
 	l.checkThresholdHistory()

@@ -135,6 +135,15 @@ func TestJSONLRows(t *testing.T) {
 		{row: `["value"]`, err: "starts with {"},
 		{row: "{\"value\": \"\xff\"}", err: "not valid UTF-8"},
 		{row: "{\"value\": \"\xff\\n\"}", err: "not valid UTF-8"},
+		// The column of the value at fault, in characters after Chinese text.
+		{row: `{"value": "北京", "tags": ["城市", 3]}`, err: "every tag must be a string (at column 32)"},
+		{row: `{"值": "北京"}`, err: `unknown field "值"`},
+		{row: `{"value": "北京", "level": 2}`, err: `"level" must be a string (at column 26)`},
+		{row: `{"value": "北京\q"}`, err: "a string has an invalid escape (at column 11)"},
+		{row: "{\"value\": \"北京\x01\"}", err: "a control character inside a string must be escaped (at column 14)"},
+		{row: `{"value": "北京"} {"value": "上海"}`, err: "more text follows the object (at column 17)"},
+		{row: `{"value": "北京", "tags": ["城市"`, err: "(the line ends early)"},
+		{row: `{"value" "北京"}`, err: "(at column 10)"},
 	}
 	for _, c := range cases {
 		r := &matReader{lvl: "M1"}

@@ -102,6 +102,9 @@ type matReader struct {
 	more       int
 	moreErrors bool
 	lower      map[string]string // normalize keys, lower-cased once
+	// buf and doc parse a JSONL row, reused from row to row.
+	buf []byte
+	doc jsondoc.Doc
 }
 
 func rowDiag(path string, line int, summary, detail string) *hcl.Diagnostic {
@@ -349,34 +352,32 @@ type jsonlRow struct {
 
 // parseRow decodes one JSONL row: an object with the keys value, level
 // (strings), tags (list of strings) and normalize (object of strings);
-// null stands for absent, any other key is an error. Strings without
-// escapes are substrings of line, so a row allocates only its tags and
-// normalize map.
+// null stands for absent, any other key is an error. The row is parsed by
+// jsondoc, the JSON reader of every other JSON nlutest reads; each problem
+// names the column (in characters) of the value at fault. Strings
+// without escapes are substrings of line, so a row allocates only its
+// tags and normalize map.
 func (r *matReader) parseRow(line string) (jsonlRow, error) {
 	var row jsonlRow
-	p := jsonScan{s: line}
-	if !p.byte('{') {
-		return row, p.fail("a row is a JSON object and starts with {")
+	r.buf = append(r.buf[:0], line...)
+	d := &r.doc
+	if err := d.Parse(r.buf); err != nil {
+		return row, r.syntaxError(err)
 	}
-	first := true
-	for {
-		if p.byte('}') {
-			break
-		}
-		if !first && !p.byte(',') {
-			return row, p.fail("expected , or } after an object member")
-		}
-		first = false
-		key, err := p.str()
+	root := d.Root()
+	if d.Kind(root) != jsondoc.Object {
+		return row, r.failAt(d.Offset(root), "a row is a JSON object and starts with {")
+	}
+	k := root + 1
+	for range d.Len(root) {
+		v := k + 1
+		key, err := r.str(line, k)
 		if err != nil {
 			return row, err
 		}
-		if !p.byte(':') {
-			return row, p.fail("expected : after an object key")
-		}
 		switch key {
 		case "value", "level":
-			s, null, err := p.strOrNull(`"` + key + `"`)
+			s, null, err := r.strOrNull(line, v, `"`+key+`"`)
 			if err != nil {
 				return row, err
 			}
@@ -386,163 +387,156 @@ func (r *matReader) parseRow(line string) (jsonlRow, error) {
 				row.level = s
 			}
 		case "tags":
-			if p.null() {
-				row.tags = nil
-				continue
-			}
-			if !p.byte('[') {
-				return row, p.fail(`"tags" must be a list of strings`)
-			}
-			row.tags = nil
-			for i := 0; !p.byte(']'); i++ {
-				if i > 0 && !p.byte(',') {
-					return row, p.fail(`expected , or ] in "tags"`)
-				}
-				t, err := p.strField(`every tag`)
-				if err != nil {
-					return row, err
-				}
-				row.tags = append(row.tags, t)
+			if row.tags, err = r.tags(line, v); err != nil {
+				return row, err
 			}
 		case "normalize":
-			if p.null() {
-				row.normalize = nil
-				continue
-			}
-			if !p.byte('{') {
-				return row, p.fail(`"normalize" must be an object from schema name to value, e.g. {"iao": "北京市"}`)
-			}
-			row.normalize = nil
-			for i := 0; !p.byte('}'); i++ {
-				if i > 0 && !p.byte(',') {
-					return row, p.fail(`expected , or } in "normalize"`)
-				}
-				k, err := p.str()
-				if err != nil {
-					return row, err
-				}
-				if !p.byte(':') {
-					return row, p.fail("expected : after an object key")
-				}
-				v, null, err := p.strOrNull(`a normalize value`)
-				if err != nil {
-					return row, err
-				}
-				if null {
-					continue
-				}
-				if row.normalize == nil {
-					row.normalize = map[string]string{}
-				}
-				row.normalize[r.lowerKey(k)] = v
+			if row.normalize, err = r.normalize(line, v); err != nil {
+				return row, err
 			}
 		default:
 			return row, fmt.Errorf("unknown field %q (a row has value, level, tags and normalize)", key)
 		}
-	}
-	if p.skip(); p.i < len(p.s) {
-		return row, p.fail("one object per line; more text follows the object")
+		k = d.Next(v)
 	}
 	return row, nil
 }
 
-// jsonScan reads the JSON tokens of a material row from a string, with
-// the column of each problem for the row's diagnostic; strings with
-// escapes decode with jsondoc.Unquote, as every JSON string nlutest reads.
-type jsonScan struct {
-	s string
-	i int
-}
-
-func (p *jsonScan) skip() {
-	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\r' || p.s[p.i] == '\n') {
-		p.i++
+// tags reads a row's tags: a list of strings, or null.
+func (r *matReader) tags(line string, v jsondoc.Ref) ([]string, error) {
+	d := &r.doc
+	switch d.Kind(v) {
+	case jsondoc.Null:
+		return nil, nil
+	case jsondoc.Array:
+	default:
+		return nil, r.failAt(d.Offset(v), `"tags" must be a list of strings`)
 	}
-}
-
-// byte consumes c (after spaces) when it comes next.
-func (p *jsonScan) byte(c byte) bool {
-	p.skip()
-	if p.i < len(p.s) && p.s[p.i] == c {
-		p.i++
-		return true
+	var out []string
+	e := v + 1
+	for range d.Len(v) {
+		if d.Kind(e) != jsondoc.String {
+			return nil, r.failAt(d.Offset(e), "every tag must be a string")
+		}
+		t, err := r.str(line, e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+		e = d.Next(e)
 	}
-	return false
+	return out, nil
 }
 
-func (p *jsonScan) null() bool {
-	p.skip()
-	if strings.HasPrefix(p.s[p.i:], "null") {
-		p.i += 4
-		return true
+// normalize reads a row's normalize: an object from schema name to a
+// string (a null value is left out), or null.
+func (r *matReader) normalize(line string, v jsondoc.Ref) (map[string]string, error) {
+	d := &r.doc
+	switch d.Kind(v) {
+	case jsondoc.Null:
+		return nil, nil
+	case jsondoc.Object:
+	default:
+		return nil, r.failAt(d.Offset(v), `"normalize" must be an object from schema name to value, e.g. {"iao": "北京市"}`)
 	}
-	return false
+	var out map[string]string
+	k := v + 1
+	for range d.Len(v) {
+		name, err := r.str(line, k)
+		if err != nil {
+			return nil, err
+		}
+		val, null, err := r.strOrNull(line, k+1, "a normalize value")
+		if err != nil {
+			return nil, err
+		}
+		if !null {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[r.lowerKey(name)] = val
+		}
+		k = d.Next(k + 1)
+	}
+	return out, nil
 }
 
-func (p *jsonScan) fail(msg string) error {
-	if p.i >= len(p.s) {
+// strOrNull reads the string or null v; what names the field in errors.
+func (r *matReader) strOrNull(line string, v jsondoc.Ref, what string) (string, bool, error) {
+	switch r.doc.Kind(v) {
+	case jsondoc.Null:
+		return "", true, nil
+	case jsondoc.String:
+		s, err := r.str(line, v)
+		return s, false, err
+	}
+	return "", false, r.failAt(r.doc.Offset(v), what+" must be a string")
+}
+
+// str is the string v of the row line (a key or a value). One without
+// escapes is a substring of the line; one with escapes is decoded.
+func (r *matReader) str(line string, v jsondoc.Ref) (string, error) {
+	d := &r.doc
+	raw := d.StrBytes(v)
+	if !utf8.Valid(raw) {
+		return "", r.failAt(d.Offset(v), "a string is not valid UTF-8")
+	}
+	if d.Plain(v) {
+		start := d.Offset(v) + 1
+		return line[start : start+len(raw)], nil
+	}
+	return d.Str(v), nil
+}
+
+// failAt is a row's problem at byte offset off of the row.
+func (r *matReader) failAt(off int, msg string) error {
+	if off >= len(r.buf) {
 		return fmt.Errorf("%s (the line ends early)", msg)
 	}
-	return fmt.Errorf("%s (at column %d)", msg, utf8.RuneCountInString(p.s[:p.i])+1)
+	_, col := jsondoc.LineColumn(r.buf, off)
+	return fmt.Errorf("%s (at column %d)", msg, col)
 }
 
-// strOrNull reads a string or null; what names the field in errors.
-func (p *jsonScan) strOrNull(what string) (string, bool, error) {
-	if p.null() {
-		return "", true, nil
+// syntaxError words jsondoc's syntax error of a row for the people who
+// write material files, at the column it found.
+func (r *matReader) syntaxError(err error) error {
+	var se *jsondoc.SyntaxError
+	if !errors.As(err, &se) {
+		return err
 	}
-	s, err := p.strField(what)
-	return s, false, err
+	reason, at := se.Reason(), se.Offset
+	msg := reason
+	switch {
+	case strings.HasSuffix(reason, "after top-level value"):
+		msg = "one object per line; more text follows the object"
+	case reason == "unexpected end of JSON input in string literal":
+		msg = "a string is not closed"
+	case strings.Contains(reason, "escape"):
+		// At the string, as the row's other string problems are.
+		msg, at = "a string has an invalid escape", stringStart(r.buf, at)
+	case strings.HasSuffix(reason, "in string literal"):
+		msg = "a control character inside a string must be escaped"
+	case strings.HasPrefix(reason, "unexpected end of JSON input"):
+		msg = "the JSON object is not complete"
+	}
+	return r.failAt(at, msg)
 }
 
-func (p *jsonScan) strField(what string) (string, error) {
-	p.skip()
-	if p.i >= len(p.s) || p.s[p.i] != '"' {
-		return "", p.fail(what + " must be a string")
-	}
-	return p.str()
-}
-
-// str reads a JSON string. One without escapes is a substring of the
-// line; one with escapes is decoded by encoding/json.
-func (p *jsonScan) str() (string, error) {
-	p.skip()
-	if p.i >= len(p.s) || p.s[p.i] != '"' {
-		return "", p.fail("expected a string in double quotes")
-	}
-	start := p.i
-	escaped := false
-	for j := start + 1; j < len(p.s); j++ {
-		switch c := p.s[j]; {
-		case c == '\\':
-			escaped = true
-			j++
-		case c < 0x20:
-			p.i = j
-			return "", p.fail("a control character inside a string must be escaped")
-		case c == '"':
-			p.i = j + 1
-			tok := p.s[start:p.i]
-			if !escaped {
-				s := tok[1 : len(tok)-1]
-				if !utf8.ValidString(s) {
-					p.i = start
-					return "", p.fail("a string is not valid UTF-8")
-				}
-				return s, nil
-			}
-			if !utf8.ValidString(tok) {
-				p.i = start
-				return "", p.fail("a string is not valid UTF-8")
-			}
-			s, err := jsondoc.Unquote([]byte(tok))
-			if err != nil {
-				p.i = start
-				return "", p.fail("a string has an invalid escape")
-			}
-			return s, nil
+// stringStart is the offset of the opening quote of the string of the
+// JSON text b that holds offset off (off itself when none does).
+func stringStart(b []byte, off int) int {
+	start, in := off, false
+	for i := 0; i < off && i < len(b); i++ {
+		switch {
+		case in && b[i] == '\\':
+			i++
+		case b[i] == '"':
+			in = !in
+			start = i
 		}
 	}
-	p.i = len(p.s)
-	return "", p.fail("a string is not closed")
+	if !in {
+		return off
+	}
+	return start
 }

@@ -62,17 +62,9 @@ type Suite struct {
 	ToolOrder []string
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
-	// TextMetrics is the text_metrics block (defaults without one).
-	TextMetrics TextMetrics
-	// Statistics is the statistics block: the confidence intervals'
-	// settings (DefaultStatistics without one).
-	Statistics Statistics
 	// Ratings are the ratings blocks: rating sheets imported at report
 	// time (metrics.ratings).
 	Ratings []*Ratings
-	// Coverage is the coverage block (nil without one): the bot's own
-	// model metrics.coverage counts.
-	Coverage *Coverage
 
 	// Vars holds the resolved value of every variable (var.NAME).
 	Vars map[string]cty.Value

@@ -32,7 +32,7 @@ type SettingsBlock interface {
 
 // CheckSettingsBlocks reports settings blocks that cannot join the
 // language with the source kinds sources: a block type the language has
-// (suite, target, text_metrics …), one a source kind declares, or two
+// (suite, target, threshold …), one a source kind declares, or two
 // blocks of one type. The error names every clash; it is the program's
 // mistake, not its user's.
 func CheckSettingsBlocks(settings []SettingsBlock, sources []SourceKind) error {

@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"slices"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert/metrics"
 )
@@ -42,19 +40,4 @@ func (l *loader) decodeTextMinimums(attrs hcl.Attributes, references bool) []Tex
 		out = append(out, TextMinimum{Metric: m, Min: l.number(attrs, "min_"+m, 0, 0, 1), Range: a.Range})
 	}
 	return out
-}
-
-// decodeLowestBy reads text_metrics' lowest_by: the per-case score the
-// reports' lowest-scoring cases are ordered by (f1 by default).
-func (l *loader) decodeLowestBy(attrs hcl.Attributes) string {
-	a, ok := attrs["lowest_by"]
-	if !ok {
-		return "f1"
-	}
-	by := l.str(attrs, "lowest_by", "")
-	if !slices.Contains(metrics.CaseTextScores, by) {
-		l.errorf(a.Expr.Range().Ptr(), "Unknown text metric", "lowest_by names a text metric with a value per case: %s, not %q.%s", joinQuoted(metrics.CaseTextScores), by, didYouMean(by, metrics.CaseTextScores))
-		return "f1"
-	}
-	return by
 }

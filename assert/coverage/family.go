@@ -23,10 +23,11 @@ func (Family) Shape() *schema.Family { return schema.CoverageFamily }
 
 // NewAcc applies to suites with a coverage block whose model loaded.
 func (Family) NewAcc(s *spec.Suite) assert.Acc {
-	if s == nil || s.Coverage == nil || s.Coverage.Model == nil {
+	cov := Of(s)
+	if cov == nil || cov.Model == nil {
 		return nil
 	}
-	ix := s.Coverage.Memo(func() any { return newIndex(s) }).(*index)
+	ix := cov.Memo(func() any { return newIndex(s) }).(*index)
 	return &acc{ix: ix, items: make([]schema.CoverageItem, len(ix.m.Items))}
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // index is what analysing a case needs of the suite and the model, built
-// once per suite (spec.Coverage.Memo) and shared by every node.
+// once per suite (Settings.Memo) and shared by every node.
 type index struct {
 	m *botmodel.Model
 	// intentDim and entityDim are the schema's dimensions whose expected
@@ -62,13 +62,14 @@ type ref struct {
 }
 
 func newIndex(s *spec.Suite) *index {
-	ix := &index{m: s.Coverage.Model, sources: map[sourceKey]*sourceRefs{}}
+	cov := Of(s)
+	ix := &index{m: cov.Model, sources: map[sourceKey]*sourceRefs{}}
 	if sc := s.Schema; sc != nil {
 		for _, d := range sc.Dimensions {
 			switch {
-			case d.Name == s.Coverage.IntentDimension && d.Kind == schema.KindLabel && d.Label != nil:
+			case d.Name == cov.IntentDimension && d.Kind == schema.KindLabel && d.Label != nil:
 				ix.intentDim = d
-			case d.Name == s.Coverage.EntityDimension && d.Kind == schema.KindItems && d.Items != nil && d.TypeKey != "":
+			case d.Name == cov.EntityDimension && d.Kind == schema.KindItems && d.Items != nil && d.TypeKey != "":
 				ix.entityDim = d
 			}
 		}

@@ -76,7 +76,7 @@ func (a *App) cmdCoverage(_ context.Context, args []string) int {
 	if rep == nil {
 		return code
 	}
-	cr := coverage.Report(s.Coverage.Model, schema.CoverageOf(&rep.Metrics.Node))
+	cr := coverage.Report(coverage.Of(s).Model, schema.CoverageOf(&rep.Metrics.Node))
 	cr.Suite, cr.Run, cr.Cases = s.Name, runDir, rep.Metrics.Total
 	a.relativePaths(cr)
 	return a.writeCoverage(cr, &cf)
@@ -137,7 +137,7 @@ func (a *App) coverageModel(s *spec.Suite, cf *coverageFlags) int {
 		if len(p.NLU) > 0 || len(p.Flows) > 0 {
 			return a.fail(usagef("--nlu and --flows add to a model named by --domain (or --items); give --domain FILE too"))
 		}
-		if s.Coverage == nil {
+		if coverage.Of(s) == nil {
 			return a.fail(usagef("coverage needs the bot's model: --domain FILE (a Rasa domain, with --nlu and --flows if you have them) or --items FILE (a plain list), or a coverage block in the suite (docs/language.md#coverage)"))
 		}
 		return ExitPass
@@ -159,11 +159,11 @@ func (a *App) coverageModel(s *spec.Suite, cf *coverageFlags) int {
 		fmt.Fprintf(a.Stderr, "nlutest: the bot's model has %d error%s; nothing was evaluated.\n", n, plural(n))
 		return ExitInvalid
 	}
-	cov := &spec.Coverage{Paths: p, Model: m, IntentDimension: "intent", EntityDimension: "entity"}
-	if old := s.Coverage; old != nil {
+	cov := &coverage.Settings{Paths: p, Model: m, IntentDimension: "intent", EntityDimension: "entity"}
+	if old := coverage.Of(s); old != nil {
 		cov.IntentDimension, cov.EntityDimension = old.IntentDimension, old.EntityDimension
 	}
-	s.Coverage = cov
+	coverage.SetOf(s, cov)
 	return ExitPass
 }
 

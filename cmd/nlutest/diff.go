@@ -255,7 +255,7 @@ func (a *App) diffPaired(pos []string, suites [2]*spec.Suite, df *diffFlags) (ra
 	t := reps[0].Descriptor()
 	sig = compare.Runs(compare.Run{Metrics: t.ReadMetrics(reps[0].Metrics), Units: units[0]},
 		compare.Run{Metrics: reps[1].Descriptor().ReadMetrics(reps[1].Metrics), Units: units[1]},
-		compare.Options{Alpha: df.alpha, Stats: assert.InferOptions(suites[0].Statistics), Gated: gated})
+		compare.Options{Alpha: df.alpha, Stats: assert.InferOptions(assert.StatisticsOf(suites[0])), Gated: gated})
 	return reps[0], reps[1], sig, ExitPass
 }
 

@@ -65,7 +65,7 @@ func TestPairedFiguresMatchReport(t *testing.T) {
 			p := assert.NewPairing(nil)
 			s, rep, units := pairedRun(t, dir, run, p)
 			r := compare.Run{Metrics: s.Tree.ReadMetrics(rep.Metrics), Units: units}
-			sig := compare.Runs(r, r, compare.Options{Stats: assert.InferOptions(s.Statistics)})
+			sig := compare.Runs(r, r, compare.Options{Stats: assert.InferOptions(assert.StatisticsOf(s))})
 			want := map[string]*schema.Metric{}
 			eachMetric(s.Tree, rep.Metrics, func(_ string, _ *float64, _ string, m *schema.Metric) { want[m.Addr] = m })
 			var tested []string

@@ -1,11 +1,38 @@
-package spec
+package assert
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/assert/infer"
+	"github.com/nlutest/nlutest/spec"
 )
+
+// loadSettings loads src (one suite file, x.nlutest.hcl) with the default
+// families' settings blocks and returns the suite, its diagnostics'
+// summaries joined by "|" and the diagnostics as validate prints them.
+func loadSettings(t *testing.T, src string) (*spec.Suite, string, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x"+spec.FileSuffix), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, diags := spec.Load(dir, spec.Options{Settings: DefaultFamilies().SettingsBlocks()})
+	var out bytes.Buffer
+	var sources map[string][]byte
+	if s != nil {
+		sources = s.Sources
+	}
+	spec.WriteDiagnostics(&out, diags, sources, false)
+	var sums []string
+	for _, d := range diags {
+		sums = append(sums, d.Summary)
+	}
+	return s, strings.Join(sums, "|"), out.Bytes()
+}
 
 // The statistics block sets the intervals' confidence, resamples and
 // seed; without it the defaults apply; a bad value is a located error
@@ -33,12 +60,12 @@ func TestStatisticsBlock(t *testing.T) {
 		{"two blocks", "statistics {}\nstatistics {}\n", Statistics{}, "Duplicate statistics block", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, sums, out := loadText(t, head+c.block)
+			s, sums, out := loadSettings(t, head+c.block)
 			if c.summary == "" {
 				if sums != "" {
 					t.Fatalf("diagnostics: %s", out)
 				}
-				got := s.Statistics
+				got := StatisticsOf(s)
 				got.DeclRange = Statistics{}.DeclRange
 				if got != c.want {
 					t.Errorf("got %+v, want %+v", got, c.want)
