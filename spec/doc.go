@@ -32,7 +32,10 @@
 // sources/dataset (rows of data files; a kind that reads data files row by
 // row is a DataChecker: Suite.CheckData, Suite.CheckCaseIDs) and
 // sources/ranking (questions with graded candidates, and TREC qrels and
-// run files read at report time). The kinds still here are one file per
+// run files read at report time) and sources/memory (facts, fillers and
+// questions, built on the template-generation API of template_api.go and
+// api_memory.go; KindMemory and Fold, which assert and the scenario kind
+// read, stay here). The kinds still here are one file per
 // kind (template …). The ratings block (ratings.go) is not a
 // case source: its sheets are read at report time and joined to a run's
 // cases by id; rubric.go holds YD/T 4394.2-2023's rating rubrics.

@@ -76,7 +76,7 @@ memory "m" {
 // failed judge call, a failing expression or a value that is no verdict
 // is unparseable, with the reason.
 func TestJudgeVerdict(t *testing.T) {
-	s := loadAnnotSuite(t, judgeTestSuite)
+	s := genSuite(t, judgeTestSuite)
 	nli, llm := s.Target("nli"), s.Target("llm")
 	in := &schema.JudgeInput{Fact: "我叫甲。", Question: "我叫什么？", Answer: "你叫甲。", Expect: "甲"}
 	resp := func(s string) *schema.Judgement {
@@ -154,7 +154,7 @@ target "bot" {
   }
 }
 `
-	s := loadAnnotSuite(t, src)
+	s := genSuite(t, src)
 	if s.Targets[0].Name != "nli" {
 		t.Fatalf("the fixture should declare the judge first, got %q", s.Targets[0].Name)
 	}
