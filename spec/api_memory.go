@@ -94,3 +94,16 @@ func part(texts []string, i int) string {
 	}
 	return ""
 }
+
+// JudgeText is the text judge target t's judgement j is read from: the
+// value of its judge block's verdict expression over response, reply and
+// judge (in, what the judge was sent), or the reply when it has none. An
+// error says why the expression gave no text (the response is not JSON,
+// a member is missing, the value is not a string). ParseVerdict and
+// ParseRubricVerdict read the verdict from the text.
+func (s *Suite) JudgeText(t *Target, in *schema.JudgeInput, j *schema.Judgement) (string, error) {
+	if t.Judge == nil || t.Judge.Verdict == nil {
+		return j.Reply, nil
+	}
+	return s.evalVerdict(t.Judge.Verdict, in, j)
+}

@@ -487,7 +487,7 @@ func (ms *memorySource) Judge(r *schema.Result, reply string) (verdict, detail s
 	}
 	if ms.judgeBy != nil {
 		in := &schema.JudgeInput{Fact: c.Fact, Question: c.Text, Answer: reply, Expect: c.Expected}
-		return ms.s.JudgeVerdict(ms.judgeBy, in, r.Judge)
+		return judgeVerdict(ms.s, ms.judgeBy, in, r.Judge)
 	}
 	if ms.judge == JudgeRegex {
 		return ms.judgeRegex(c.Expected, reply), ""
