@@ -107,3 +107,11 @@ func (s *Suite) JudgeText(t *Target, in *schema.JudgeInput, j *schema.Judgement)
 	}
 	return s.evalVerdict(t.Judge.Verdict, in, j)
 }
+
+// RubricPasses reports whether rubric r's pass condition holds for the
+// judge's score (1–5); an error says how the condition failed or gave
+// something other than true or false. The load tries every score, so a
+// loaded suite's condition gives a bool for each.
+func (s *Suite) RubricPasses(r *RubricSpec, score int) (bool, error) {
+	return s.rubricPasses(r.Pass, score)
+}

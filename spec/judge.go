@@ -78,12 +78,3 @@ func DiagText(diags hcl.Diagnostics) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
