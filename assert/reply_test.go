@@ -10,6 +10,7 @@ import (
 
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/sources/dataset"
+	"github.com/nlutest/nlutest/sources/memory"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -200,7 +201,7 @@ memory "m" {
   }
 }
 `)
-	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), dataset.Kind{})})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), dataset.Kind{}, memory.Kind{})})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

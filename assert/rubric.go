@@ -41,7 +41,7 @@ func (e *Evaluator) rubrics(r *schema.Result, sc *sourceChecks) {
 			if judged != nil {
 				j = judged.Judge
 			}
-			v = e.suite.RubricVerdict(rs, spec.RubricInput(rs, &r.Case, reply, nil), j)
+			v = rubricVerdict(e.suite, rs, spec.RubricInput(rs, &r.Case, reply, nil), j)
 		}
 		out = append(out, v)
 		if v.Verdict != schema.RubricPass {
@@ -65,4 +65,62 @@ func containsRubric(specs []*spec.RubricSpec, name string) bool {
 		}
 	}
 	return false
+}
+
+// rubricVerdict reads rubric r's verdict from the judgement j of the
+// reply in, with suite s as it is now: pass or fail (and the score, for a
+// rubric with a pass condition), or unparseable with the reason. The
+// judge target's verdict expression, when it has one, gives the text
+// read (spec.Suite.JudgeText).
+func rubricVerdict(s *spec.Suite, r *spec.RubricSpec, in *schema.JudgeInput, j *schema.Judgement) schema.RubricVerdict {
+	out := schema.RubricVerdict{Name: r.Name, Judge: j, Verdict: schema.Unparseable}
+	name := r.Judge.Name
+	switch {
+	case j == nil:
+		out.Detail = fmt.Sprintf("no judgement by %q is recorded for this reply (run the suite again to judge it)", name)
+		return out
+	case j.Error != nil:
+		out.Detail = fmt.Sprintf("judge %q failed: %s: %s", name, j.Error.Type, j.Error.Message)
+		return out
+	}
+	text, err := s.JudgeText(r.Judge, in, j)
+	if err != nil {
+		out.Detail = fmt.Sprintf("judge %q: %v", name, err)
+		return out
+	}
+	if !r.Scored() {
+		v, ok := spec.ParseRubricVerdict(text)
+		if !ok {
+			out.Detail = fmt.Sprintf("judge %q said %q, which is not a verdict (pass or fail)", name, clipRunes(text, 200))
+			return out
+		}
+		out.Verdict, out.Detail = v, fmt.Sprintf("judge %q said %q", name, text)
+		return out
+	}
+	score, ok := spec.ParseRubricScore(text)
+	if !ok {
+		out.Detail = fmt.Sprintf("judge %q said %q, which is not a score (one digit from 1 to 5)", name, clipRunes(text, 200))
+		return out
+	}
+	out.Score = score
+	pass, err := s.RubricPasses(r, score)
+	if err != nil {
+		out.Detail = fmt.Sprintf("pass condition %q %v", r.PassText, err)
+		return out
+	}
+	out.Verdict = schema.RubricFail
+	if pass {
+		out.Verdict = schema.RubricPass
+	}
+	out.Detail = fmt.Sprintf("judge %q gave %d (pass = %q)", name, score, r.PassText)
+	return out
+}
+
+// clipRunes shortens s to at most n runes, marking the cut.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

@@ -32,8 +32,11 @@
 // sources/dataset (rows of data files; a kind that reads data files row by
 // row is a DataChecker: Suite.CheckData, Suite.CheckCaseIDs) and
 // sources/ranking (questions with graded candidates, and TREC qrels and
-// run files read at report time). The kinds still here are one file per
-// kind (template …).
+// run files read at report time) and sources/memory (facts, fillers and
+// questions, built on the template-generation API of template_api.go and
+// api_memory.go; KindMemory and Fold, which assert and the scenario kind
+// read, stay here). The kinds still here are one file per kind (template
+// …).
 //
 // A metric family's settings block (text_metrics, statistics, coverage:
 // SettingsBlock) is declared and decoded by its family, outside spec; spec

@@ -11,10 +11,11 @@ import (
 )
 
 // This file reads a judge target's verdicts (SPEC §13): a target with a
-// judge block judges memory answers; its judge block's verdict expression
-// (default: the reply) names the verdict, which ParseVerdict reads
-// strictly. A judgement that does not name a verdict is unparseable:
-// counted apart, never guessed.
+// judge block judges memory answers (sources/memory) and rubrics
+// (assert); its judge block's verdict expression (default: the reply)
+// gives the text (Suite.JudgeText), and ParseVerdict reads a memory
+// verdict from it strictly. A judgement that does not name a verdict is
+// unparseable: counted apart, never guessed.
 
 // verdictWords are the words a verdict may be given as (case and
 // surrounding white space aside, one trailing full stop allowed): NLI
@@ -33,34 +34,6 @@ func ParseVerdict(s string) (verdict string, ok bool) {
 	w = strings.TrimSuffix(strings.TrimSuffix(w, "."), "。")
 	v, ok := verdictWords[strings.ToLower(strings.TrimSpace(w))]
 	return v, ok
-}
-
-// JudgeVerdict is the verdict target t's judgement j gives the answer in:
-// entailed, neutral or contradicted, or unparseable with detail saying
-// why (the judge call failed, the verdict expression failed, or its value
-// is not a verdict).
-func (s *Suite) JudgeVerdict(t *Target, in *schema.JudgeInput, j *schema.Judgement) (verdict, detail string) {
-	if j == nil {
-		return schema.Unparseable, fmt.Sprintf("no judgement by %q is recorded for this answer (run the suite again to judge it)", t.Name)
-	}
-	if j.Error != nil {
-		return schema.Unparseable, fmt.Sprintf("judge %q failed: %s: %s", t.Name, j.Error.Type, j.Error.Message)
-	}
-	var verdictExpr hcl.Expression
-	if t.Judge != nil {
-		verdictExpr = t.Judge.Verdict
-	}
-	text := j.Reply
-	if verdictExpr != nil {
-		var err error
-		if text, err = s.evalVerdict(verdictExpr, in, j); err != nil {
-			return schema.Unparseable, fmt.Sprintf("judge %q: %v", t.Name, err)
-		}
-	}
-	if v, ok := ParseVerdict(text); ok {
-		return v, fmt.Sprintf("judge %q said %q", t.Name, text)
-	}
-	return schema.Unparseable, fmt.Sprintf("judge %q said %q, which is not a verdict (entailment, neutral or contradiction)", t.Name, clip(text, 200))
 }
 
 // evalVerdict evaluates the verdict expression on judgement j.
@@ -104,13 +77,4 @@ func DiagText(diags hcl.Diagnostics) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

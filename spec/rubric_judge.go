@@ -23,7 +23,9 @@ import (
 //
 // A rubric is an expectation of the case: a verdict other than pass fails
 // it. The judge's answer is read strictly (ParseRubricVerdict,
-// ParseRubricScore): anything else is unparseable, never guessed.
+// ParseRubricScore): anything else is unparseable, never guessed. The
+// evaluator (assert) reads a recorded judgement's verdict with these,
+// Suite.JudgeText and Suite.RubricPasses.
 
 // RubricSpec is one rubric block.
 type RubricSpec struct {
@@ -243,57 +245,6 @@ func ParseRubricScore(s string) (score int, ok bool) {
 		return 0, false
 	}
 	return int(w[0] - '0'), true
-}
-
-// RubricVerdict reads rubric r's verdict from the judgement j of the
-// reply in: pass or fail (and the score, for a rubric with a pass
-// condition), or unparseable with the reason. The judge target's verdict
-// expression, when it has one, gives the text read.
-func (s *Suite) RubricVerdict(r *RubricSpec, in *schema.JudgeInput, j *schema.Judgement) schema.RubricVerdict {
-	out := schema.RubricVerdict{Name: r.Name, Judge: j, Verdict: schema.Unparseable}
-	name := r.Judge.Name
-	switch {
-	case j == nil:
-		out.Detail = fmt.Sprintf("no judgement by %q is recorded for this reply (run the suite again to judge it)", name)
-		return out
-	case j.Error != nil:
-		out.Detail = fmt.Sprintf("judge %q failed: %s: %s", name, j.Error.Type, j.Error.Message)
-		return out
-	}
-	text := j.Reply
-	if r.Judge.Judge != nil && r.Judge.Judge.Verdict != nil {
-		var err error
-		if text, err = s.evalVerdict(r.Judge.Judge.Verdict, in, j); err != nil {
-			out.Detail = fmt.Sprintf("judge %q: %v", name, err)
-			return out
-		}
-	}
-	if !r.Scored() {
-		v, ok := ParseRubricVerdict(text)
-		if !ok {
-			out.Detail = fmt.Sprintf("judge %q said %q, which is not a verdict (pass or fail)", name, clip(text, 200))
-			return out
-		}
-		out.Verdict, out.Detail = v, fmt.Sprintf("judge %q said %q", name, text)
-		return out
-	}
-	score, ok := ParseRubricScore(text)
-	if !ok {
-		out.Detail = fmt.Sprintf("judge %q said %q, which is not a score (one digit from 1 to 5)", name, clip(text, 200))
-		return out
-	}
-	out.Score = score
-	pass, err := s.rubricPasses(r.Pass, score)
-	if err != nil {
-		out.Detail = fmt.Sprintf("pass condition %q %v", r.PassText, err)
-		return out
-	}
-	out.Verdict = schema.RubricFail
-	if pass {
-		out.Verdict = schema.RubricPass
-	}
-	out.Detail = fmt.Sprintf("judge %q gave %d (pass = %q)", name, score, r.PassText)
-	return out
 }
 
 // RubricsFor are the rubrics case c carries: its source's, its turn's in

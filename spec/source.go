@@ -151,11 +151,11 @@ type SourceKind interface {
 // (Load's kinds when Options.SourceKinds is nil). The kinds nlutest
 // ships, in the order messages list them, are extensions.Default's
 // Sources: these and those in packages of their own (sources/dataset,
-// sources/ranking …), each built on Decoder alone; spec cannot list them
-// (they import spec), and a program passes the whole set through
-// Options.SourceKinds (extensions.Set.LoadOptions).
+// sources/ranking, sources/memory …), each built on Decoder alone; spec
+// cannot list them (they import spec), and a program passes the whole
+// set through Options.SourceKinds (extensions.Set.LoadOptions).
 func DefaultSourceKinds() []SourceKind {
-	return []SourceKind{templateKind{}, conversationKind{}, memoryKind{}, scenarioKind{}}
+	return []SourceKind{templateKind{}, conversationKind{}, scenarioKind{}}
 }
 
 // buildTree returns the metrics tree's descriptor for the families and the
@@ -232,8 +232,8 @@ func (s *Suite) ScriptTurns(c *schema.Case) int {
 	if n := src.Info().Turns; n > 0 {
 		return n
 	}
-	if v, ok := src.(interface{ scriptTurns(*schema.Case) int }); ok {
-		return v.scriptTurns(c)
+	if v, ok := src.(ScriptTurner); ok {
+		return v.ScriptTurns(c)
 	}
 	return 0
 }

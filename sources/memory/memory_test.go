@@ -1,4 +1,4 @@
-package spec
+package memory
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 const memoryTestSuite = `
@@ -48,9 +49,9 @@ memory "r" {
 // question carrying its fact and expected answer; the source rebuilds
 // every turn.
 func TestMemoryScripts(t *testing.T) {
-	s := loadAnnotSuite(t, memoryTestSuite)
+	s := loadSuite(t, memoryTestSuite)
 	var scripts []*schema.Script
-	if err := s.GenerateScripts(GenOptions{}, func(sc *schema.Script) error { scripts = append(scripts, sc); return nil }); err != nil {
+	if err := s.GenerateScripts(spec.GenOptions{}, func(sc *schema.Script) error { scripts = append(scripts, sc); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	var m []*schema.Script
@@ -77,19 +78,19 @@ func TestMemoryScripts(t *testing.T) {
 	if q.Fact != "I live in "+city+"." || q.Expected != city || q.Distance != 3 || q.Turn != 8 || sc.Turns[2].Fact != "" {
 		t.Errorf("question turn: fact %q expected %q distance %d turn %d", q.Fact, q.Expected, q.Distance, q.Turn)
 	}
-	src := s.SourceByKind(KindMemory, "m")
+	src := s.SourceByKind(spec.KindMemory, "m")
 	for _, c := range sc.Turns {
 		raw, _ := json.Marshal(c.Slots)
-		back, ok := src.Rebuild(Saved{ID: c.ID, Text: c.Text, Slots: raw, Script: c.Script, Turn: c.Turn})
+		back, ok := src.Rebuild(spec.Saved{ID: c.ID, Text: c.Text, Slots: raw, Script: c.Script, Turn: c.Turn})
 		if !ok || back.Text != c.Text || back.Fact != c.Fact || back.Distance != c.Distance {
 			t.Errorf("turn %d does not rebuild: %v %+v", c.Turn, ok, back)
 		}
 		cp := *c
-		if back, ok := src.Rebuild(Saved{Case: &cp}); !ok || back.ID != c.ID {
+		if back, ok := src.Rebuild(spec.Saved{Case: &cp}); !ok || back.ID != c.ID {
 			t.Errorf("turn %d does not rebuild from a whole case", c.Turn)
 		}
 	}
-	if _, ok := src.Rebuild(Saved{ID: "x", Text: q.Text, Script: strings.TrimSuffix(sc.ID, "-d3") + "-d5", Turn: 8}); ok {
+	if _, ok := src.Rebuild(spec.Saved{ID: "x", Text: q.Text, Script: strings.TrimSuffix(sc.ID, "-d3") + "-d5", Turn: 8}); ok {
 		t.Error("a distance no longer listed rebuilt")
 	}
 }
@@ -99,8 +100,8 @@ func TestMemoryScripts(t *testing.T) {
 // holds another value of the materials; neutral otherwise; unanswered when
 // empty. The regex judge matches the expected pattern.
 func TestMemoryJudges(t *testing.T) {
-	s := loadAnnotSuite(t, memoryTestSuite)
-	judge := s.SourceByKind(KindMemory, "m").Info().Judge
+	s := loadSuite(t, memoryTestSuite)
+	judge := s.SourceByKind(spec.KindMemory, "m").Info().Judge
 	name := &schema.Case{Turn: 3, Fact: "我叫张伟。", Expected: "张伟", Slots: map[string]schema.Slot{"姓名": {Value: "张伟"}}}
 	city := &schema.Case{Turn: 5, Fact: "I live in Beijing.", Expected: "Beijing", Slots: map[string]schema.Slot{"city": {Value: "Beijing", Normalized: "BJ"}}}
 	for _, tc := range []struct {
@@ -122,7 +123,7 @@ func TestMemoryJudges(t *testing.T) {
 			t.Errorf("judge(%q, %q) = %q, want %q", tc.c.Expected, tc.reply, got, tc.want)
 		}
 	}
-	rj := s.SourceByKind(KindMemory, "r").Info().Judge
+	rj := s.SourceByKind(spec.KindMemory, "r").Info().Judge
 	c := &schema.Case{Turn: 2, Fact: "f", Expected: "^你叫.*张伟"}
 	if got, _ := rj(&schema.Result{Case: *c}, "你叫老张伟"); got != schema.Entailed {
 		t.Errorf("regex judge: %q", got)
@@ -147,7 +148,7 @@ memory "m" {
   judge = "contain"
 }
 `})
-	_, diags := testLoad(dir, Options{})
+	_, diags := load(dir)
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), "s.nlutest.hcl:11,11") || !strings.Contains(diags.Error(), `Did you mean "contains"?`) {
 		t.Errorf("diagnostics: %v", diags)
 	}
@@ -179,7 +180,7 @@ memory "排他" {
 // contradicted; a value written inside the right one (北京 in 北京市) does
 // not count.
 func TestMemoryContainsExclusive(t *testing.T) {
-	s := loadAnnotSuite(t, exclusiveTestSuite)
+	s := loadSuite(t, exclusiveTestSuite)
 	const hedge = "我不确定，可能是北京、上海、广州或深圳。"
 	asked := func(city string) *schema.Case {
 		return &schema.Case{Turn: 2, Fact: "我住在" + city + "。", Expected: city, Slots: map[string]schema.Slot{"城市": {Value: city}}}
@@ -199,7 +200,7 @@ func TestMemoryContainsExclusive(t *testing.T) {
 		{"排他", "上海", "是上海，不是北京市。", schema.Contradicted},
 		{"排他", "北京", "  ", schema.Unanswered},
 	} {
-		judge := s.SourceByKind(KindMemory, tc.block).Info().Judge
+		judge := s.SourceByKind(spec.KindMemory, tc.block).Info().Judge
 		if got, _ := judge(&schema.Result{Case: *asked(tc.city)}, tc.reply); got != tc.want {
 			t.Errorf("%s: judge(%q, %q) = %q, want %q", tc.block, tc.city, tc.reply, got, tc.want)
 		}
@@ -230,7 +231,7 @@ memory "m" {
   judge = ` + tc.judge + `
 }
 `})
-		_, diags := testLoad(dir, Options{})
+		_, diags := load(dir)
 		if tc.summary == "" {
 			if diags.HasErrors() {
 				t.Errorf("judge = %s: %v", tc.judge, diags)
@@ -240,5 +241,29 @@ memory "m" {
 		if len(diags) == 0 || diags[0].Summary != tc.summary || !strings.Contains(diags[0].Detail, tc.detail) || !strings.Contains(diags.Error(), "s.nlutest.hcl:9,11") {
 			t.Errorf("judge = %s: %v; want %q (%q) at s.nlutest.hcl:9,11", tc.judge, diags, tc.summary, tc.detail)
 		}
+	}
+}
+
+// A memory block's scripts differ in length, one per distance: the suite
+// gives every recorded turn the length of its own script (a resumed run
+// checks recorded scripts against it), not 0 for "not known".
+func TestMemoryScriptTurns(t *testing.T) {
+	s := loadSuite(t, memoryTestSuite)
+	seen := map[int]bool{}
+	err := s.GenerateScripts(spec.GenOptions{}, func(sc *schema.Script) error {
+		for _, c := range sc.Turns {
+			if got := s.ScriptTurns(c); got != len(sc.Turns) {
+				t.Errorf("%s: ScriptTurns = %d, want %d", c.ID, got, len(sc.Turns))
+			}
+		}
+		seen[len(sc.Turns)] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// m: 2 facts + 3 questions at distances 0 and 3; r: 1 fact + 1 question.
+	if !seen[5] || !seen[8] || !seen[2] {
+		t.Errorf("script lengths %v, want 5, 8 and 2", seen)
 	}
 }

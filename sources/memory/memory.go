@@ -1,18 +1,4 @@
-package spec
-
-import (
-	"regexp"
-	"strconv"
-	"strings"
-	"sync"
-	"unicode"
-
-	"github.com/hashicorp/hcl/v2"
-	"github.com/nlutest/nlutest/schema"
-	"github.com/zclconf/go-cty/cty"
-)
-
-// This file is the memory case source kind (SPEC §13, the chatbot
+// Package memory is the memory case source kind (SPEC §13, the chatbot
 // memory-test patent 一种测试方法、装置、设备及计算机可读存储介质): facts
 // told to the bot, filler turns, then questions about the facts, each
 // answer judged against the fact. One case is one slot assignment × one
@@ -21,11 +7,24 @@ import (
 //
 // Like a conversation, the block is generated as a template whose text is
 // the facts' sentences, the questions and the expected answers joined by
-// turnSep (so strategies, limits and ids are the template's); each
-// generated case is then cut into one script per distance.
+// spec.TurnSep (so strategies, limits and ids are the template's); each
+// generated case is then cut into one script per distance. The kind is
+// built on spec's public API alone (spec.Decoder, the template-generation
+// API); its block type, spec.KindMemory, and spec.Fold stay in spec, where
+// assert's memory family and the scenario kind read them.
+package memory
 
-// KindMemory is the source kind of memory blocks.
-const KindMemory = "memory"
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
+	"github.com/zclconf/go-cty/cty"
+)
 
 // Built-in memory judges; any other judge names a judge target.
 const (
@@ -33,13 +32,15 @@ const (
 	JudgeRegex    = "regex"
 )
 
-type memoryKind struct{}
+// Kind is the memory source kind: memory "NAME" { fact { … } … } blocks.
+type Kind struct{}
 
-func (memoryKind) Block() string { return KindMemory }
+// Block is the kind's block type, spec.KindMemory.
+func (Kind) Block() string { return spec.KindMemory }
 
 // SourceGroup: metrics.memory is the memory family's, so a memory
 // block's node is metrics.memory_source["NAME"].
-func (memoryKind) SourceGroup() string { return "memory_source" }
+func (Kind) SourceGroup() string { return "memory_source" }
 
 var memorySchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
@@ -47,7 +48,7 @@ var memorySchema = &hcl.BodySchema{
 		{Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
 		{Name: "filler"}, {Name: "distance"}, {Name: "judge"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "fact"}, RubricBlockType},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "fact"}, spec.RubricBlockType},
 }
 
 var factSchema = &hcl.BodySchema{
@@ -67,13 +68,13 @@ type Fact struct {
 	slot int
 	// Reply is the fact's reply block, checked on the answers to its
 	// questions (nil without one).
-	Reply *ReplyCheck
+	Reply *spec.ReplyCheck
 }
 
 // memorySource is a memory block as a case source.
 type memorySource struct {
-	s        *Suite
-	t        *Template
+	s        *spec.Suite
+	t        *spec.Template
 	facts    []*Fact
 	filler   []string
 	distance []int
@@ -83,11 +84,11 @@ type memorySource struct {
 	// contradicted, even when it names the right one.
 	exclusive bool
 	// judgeBy is the judge target (judge = "NAME"); nil for a built-in judge.
-	judgeBy *Target
+	judgeBy *spec.Target
 	// questionFact[i] is the fact of the i-th question.
 	questionFact []int
-	info         SourceInfo
-	ts           *templateSource
+	info         spec.SourceInfo
+	ts           spec.Source
 	// others caches, per materials name, the values of the materials as
 	// the contains judge looks for them.
 	others  sync.Map
@@ -96,48 +97,49 @@ type memorySource struct {
 	hasReply bool
 }
 
-func (memoryKind) Decode(d *Decoder, b *hcl.Block) Source {
+// Decode decodes a memory block: its generation settings, facts, filler,
+// distances, judge and rubric blocks.
+func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	c, ok := d.Content(b, memorySchema)
 	if !ok {
 		return nil
 	}
-	l := d.l
-	s := l.suite
-	t := &Template{Name: label(b), DeclRange: b.DefRange, TextRange: b.DefRange}
-	l.generationSettings(t, c, b)
+	s := d.Suite()
+	t := &spec.Template{Name: spec.BlockLabel(b), DeclRange: b.DefRange, TextRange: b.DefRange}
+	d.GenerationSettings(t, c, b)
 	if len(c.Blocks) == 0 {
-		l.errorf(b.DefRange.Ptr(), "Memory without facts", "A memory block needs at least one fact block: fact { say = \"我叫{姓名}。\", ask = \"我叫什么名字？\", expect = \"{姓名}\" }.")
+		d.Errorf(b.DefRange.Ptr(), "Memory without facts", "A memory block needs at least one fact block: fact { say = \"我叫{姓名}。\", ask = \"我叫什么名字？\", expect = \"{姓名}\" }.")
 		return nil
 	}
-	ms := &memorySource{s: s, t: t, filler: l.strList(c.Attributes, "filler")}
-	ms.distance = ms.decodeDistance(l, c.Attributes)
-	ms.judge = ms.decodeJudge(l, c.Attributes)
+	ms := &memorySource{s: s, t: t, filler: d.Strings(c.Attributes, "filler")}
+	ms.distance = ms.decodeDistance(d, c.Attributes)
+	ms.judge = ms.decodeJudge(d, c.Attributes)
 	var facts hcl.Blocks
-	var rubrics []*RubricSpec
+	var rubrics []*spec.RubricSpec
 	seen := map[string]hcl.Range{}
 	for _, fb := range c.Blocks {
-		if fb.Type != RubricBlockType.Type {
+		if fb.Type != spec.RubricBlockType.Type {
 			facts = append(facts, fb)
-		} else if r := l.decodeRubric(fb, seen); r != nil {
+		} else if r := d.RubricBlock(fb, seen); r != nil {
 			rubrics = append(rubrics, r)
 		}
 	}
 	if len(facts) == 0 {
-		l.errorf(b.DefRange.Ptr(), "Memory without facts", "A memory block needs at least one fact block: fact { say = \"我叫{姓名}。\", ask = \"我叫什么名字？\", expect = \"{姓名}\" }.")
+		d.Errorf(b.DefRange.Ptr(), "Memory without facts", "A memory block needs at least one fact block: fact { say = \"我叫{姓名}。\", ask = \"我叫什么名字？\", expect = \"{姓名}\" }.")
 		return nil
 	}
 	if len(ms.filler) == 0 && slicesMax(ms.distance) > 0 {
-		l.errorf(b.DefRange.Ptr(), "Memory without filler", "A distance above 0 needs filler turns to say between the facts and the questions: filler = [\"今天天气怎么样？\", …].")
+		d.Errorf(b.DefRange.Ptr(), "Memory without filler", "A distance above 0 needs filler turns to say between the facts and the questions: filler = [\"今天天气怎么样？\", …].")
 	}
-	if !ms.decodeFacts(l, facts) {
+	if !ms.decodeFacts(d, facts) {
 		return nil
 	}
-	ms.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.SlotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget(),
+	ms.info = spec.SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.SlotKeys(), Reviewed: true, Judge: ms.Judge, JudgeTarget: ms.judgeTarget(),
 		Rubrics: rubrics, RubricQuestionsOnly: true}
 	if ms.hasReply {
 		ms.info.Reply = ms.questionReply
 	}
-	ms.ts = newTemplateSource(s, t)
+	ms.ts = spec.NewTemplateSource(s, t)
 	return ms
 }
 
@@ -150,12 +152,12 @@ func slicesMax(xs []int) int {
 }
 
 // decodeDistance reads the distance list (default [0]).
-func (ms *memorySource) decodeDistance(l *loader, attrs hcl.Attributes) []int {
+func (ms *memorySource) decodeDistance(d *spec.Decoder, attrs hcl.Attributes) []int {
 	a, ok := attrs["distance"]
 	if !ok {
 		return []int{0}
 	}
-	v, ok := l.static(a, cty.List(cty.Number), "\"distance\" attribute")
+	v, ok := d.Value(a, cty.List(cty.Number), "\"distance\" attribute")
 	if !ok || v.IsNull() {
 		return []int{0}
 	}
@@ -168,7 +170,7 @@ func (ms *memorySource) decodeDistance(l *loader, attrs hcl.Attributes) []int {
 			f, _ = e.AsBigFloat().Float64()
 		}
 		if f < 0 || f != float64(int(f)) || f > 1000 {
-			l.errorf(a.Expr.Range().Ptr(), "Invalid distance", "Each distance is a whole number of filler turns from 0 to 1000; %s is not.", e.GoString())
+			d.Errorf(a.Expr.Range().Ptr(), "Invalid distance", "Each distance is a whole number of filler turns from 0 to 1000; %s is not.", e.GoString())
 			continue
 		}
 		if !seen[int(f)] {
@@ -186,25 +188,25 @@ func (ms *memorySource) decodeDistance(l *loader, attrs hcl.Attributes) []int {
 // a target with a judge block (targets are decoded before sources),
 // written as the name or as { name = "…", exclusive = true } (exclusive:
 // contains only).
-func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
+func (ms *memorySource) decodeJudge(d *spec.Decoder, attrs hcl.Attributes) string {
 	a, ok := attrs["judge"]
 	if !ok {
 		return JudgeContains
 	}
-	j, ok := ms.judgeSetting(l, a)
+	j, ok := ms.judgeSetting(d, a)
 	if !ok {
 		return JudgeContains
 	}
 	rng := a.Expr.Range().Ptr()
 	if ms.exclusive && j != JudgeContains {
-		l.errorf(rng, "Setting of another judge", "exclusive is a setting of the contains judge; judge %q does not take it. Remove exclusive, or use name = \"contains\".", j)
+		d.Errorf(rng, "Setting of another judge", "exclusive is a setting of the contains judge; judge %q does not take it. Remove exclusive, or use name = \"contains\".", j)
 		ms.exclusive = false
 	}
 	if j == JudgeContains || j == JudgeRegex {
 		return j
 	}
 	var judges []string
-	for _, t := range l.suite.Targets {
+	for _, t := range d.Suite().Targets {
 		if t.Name != j {
 			if t.Judge != nil {
 				judges = append(judges, t.Name)
@@ -212,18 +214,18 @@ func (ms *memorySource) decodeJudge(l *loader, attrs hcl.Attributes) string {
 			continue
 		}
 		if t.Judge == nil {
-			l.errorf(rng, "Target is not a judge", "Target %q has no judge block, so it cannot judge answers: add judge { verdict = response.label } to it (the expression reads the verdict from its response; default: its reply), or use judge = \"contains\".", j)
+			d.Errorf(rng, "Target is not a judge", "Target %q has no judge block, so it cannot judge answers: add judge { verdict = response.label } to it (the expression reads the verdict from its response; default: its reply), or use judge = \"contains\".", j)
 			return JudgeContains
 		}
 		ms.judgeBy = t
 		return j
 	}
-	if l.isBroken("target", j) {
+	if d.TargetBroken(j) {
 		return JudgeContains // the target's own error is reported
 	}
 	names := append([]string{JudgeContains, JudgeRegex}, judges...)
-	l.errorf(rng, "Unknown judge",
-		"judge is \"contains\", \"regex\" or the name of a target with a judge block; %q is none of them.%s", j, didYouMean(j, names))
+	d.Errorf(rng, "Unknown judge",
+		"judge is \"contains\", \"regex\" or the name of a target with a judge block; %q is none of them.%s", j, spec.DidYouMean(j, names))
 	return JudgeContains
 }
 
@@ -232,8 +234,8 @@ var judgeSettings = []string{"name", "exclusive"}
 
 // judgeSetting reads the judge attribute: a name, or an object with the
 // name and the contains judge's exclusive setting (set on ms).
-func (ms *memorySource) judgeSetting(l *loader, a *hcl.Attribute) (string, bool) {
-	v, ok := l.static(a, cty.DynamicPseudoType, "\"judge\" attribute")
+func (ms *memorySource) judgeSetting(d *spec.Decoder, a *hcl.Attribute) (string, bool) {
+	v, ok := d.Value(a, cty.DynamicPseudoType, "\"judge\" attribute")
 	if !ok || v.IsNull() {
 		return "", false
 	}
@@ -243,7 +245,7 @@ func (ms *memorySource) judgeSetting(l *loader, a *hcl.Attribute) (string, bool)
 		return v.AsString(), true
 	}
 	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
-		l.errorf(rng, "Invalid judge", "The judge is %s. %s", typeName(v.Type()), how)
+		d.Errorf(rng, "Invalid judge", "The judge is %s. %s", spec.TypeName(v.Type()), how)
 		return "", false
 	}
 	name := ""
@@ -252,23 +254,23 @@ func (ms *memorySource) judgeSetting(l *loader, a *hcl.Attribute) (string, bool)
 		switch key := k.AsString(); key {
 		case "name":
 			if e.IsNull() || e.Type() != cty.String {
-				l.errorf(rng, "Invalid judge", "The judge's name must be a string: \"contains\", \"regex\" or a judge target's name. %s", how)
+				d.Errorf(rng, "Invalid judge", "The judge's name must be a string: \"contains\", \"regex\" or a judge target's name. %s", how)
 				return "", false
 			}
 			name = e.AsString()
 		case "exclusive":
 			if e.IsNull() || e.Type() != cty.Bool {
-				l.errorf(rng, "Invalid judge", "exclusive must be true or false. %s", how)
+				d.Errorf(rng, "Invalid judge", "exclusive must be true or false. %s", how)
 				return "", false
 			}
 			ms.exclusive = e.True()
 		default:
-			l.errorf(rng, "Unknown judge setting", "A judge object has name and exclusive; %q is neither.%s", key, didYouMean(key, judgeSettings))
+			d.Errorf(rng, "Unknown judge setting", "A judge object has name and exclusive; %q is neither.%s", key, spec.DidYouMean(key, judgeSettings))
 			return "", false
 		}
 	}
 	if name == "" {
-		l.errorf(rng, "Judge without a name", "The judge object needs its name: judge = { name = \"contains\", exclusive = true }.")
+		d.Errorf(rng, "Judge without a name", "The judge object needs its name: judge = { name = \"contains\", exclusive = true }.")
 		return "", false
 	}
 	return name, true
@@ -285,7 +287,7 @@ func (ms *memorySource) judgeTarget() string {
 // sentences, then every question, then every expected answer. A fact with
 // a mistake does not stop the checks of the others, nor of its reply
 // block (placeholders then go unchecked: the slots are not all known).
-func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
+func (ms *memorySource) decodeFacts(d *spec.Decoder, blocks hcl.Blocks) bool {
 	type text struct {
 		s   string
 		rng hcl.Range
@@ -293,15 +295,15 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 	var says, asks, expects []text
 	var bodies, bad []*hcl.BodyContent
 	for i, fb := range blocks {
-		fc, ok := l.content(fb.Body, factSchema)
+		fc, ok := d.Content(fb, factSchema)
 		if !ok {
 			bad = append(bad, fc)
 			continue
 		}
-		f := &Fact{Say: l.str(fc.Attributes, "say", ""), Expect: l.str(fc.Attributes, "expect", ""), slot: -1}
-		f.Ask = ms.decodeAsk(l, fc.Attributes["ask"])
+		f := &Fact{Say: d.String(fc.Attributes, "say", ""), Expect: d.String(fc.Attributes, "expect", ""), slot: -1}
+		f.Ask = ms.decodeAsk(d, fc.Attributes["ask"])
 		if len(f.Ask) == 0 || f.Expect == "" {
-			l.errorf(fb.DefRange.Ptr(), "Incomplete fact", "A fact needs say, at least one question in ask, and a non-empty expect.")
+			d.Errorf(fb.DefRange.Ptr(), "Incomplete fact", "A fact needs say, at least one question in ask, and a non-empty expect.")
 			bad = append(bad, fc)
 			continue
 		}
@@ -314,30 +316,29 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 		}
 		expects = append(expects, text{f.Expect, fc.Attributes["expect"].Expr.Range()})
 	}
-	cs := &conversationSource{s: ms.s, t: ms.t}
 	index := map[string]int{}
 	all := append(append(says, asks...), expects...)
 	for i, x := range all {
-		if !cs.addTurnText(l, &Turn{User: x.s, UserRange: x.rng}, i, index) {
+		if !d.AppendText(ms.t, i, x.s, x.rng, index) {
 			bad = append(bad, nil)
 		}
 	}
 	if len(bad) > 0 {
-		l.slotsUnknown = true
-		for _, fc := range append(bodies, bad...) {
-			if fc != nil {
-				l.replyBlocks(fc.Blocks, nil, false)
+		d.SlotsUnknown(func() {
+			for _, fc := range append(bodies, bad...) {
+				if fc != nil {
+					d.ReplyBlocks(fc.Blocks, nil, false)
+				}
 			}
-		}
-		l.slotsUnknown = false
+		})
 		return false
 	}
-	ms.t.Parts = append(ms.t.Parts, Part{Literal: "", Slot: -1})
+	ms.t.Parts = append(ms.t.Parts, spec.Part{Literal: "", Slot: -1})
 	for i, f := range ms.facts {
-		if f.Reply = l.replyBlocks(bodies[i].Blocks, ms.t.SlotKeys(), false); f.Reply != nil {
+		if f.Reply = d.ReplyBlocks(bodies[i].Blocks, ms.t.SlotKeys(), false); f.Reply != nil {
 			ms.hasReply = true
 		}
-		if lits, phs, err := ParsePlaceholders(f.Expect); err == nil && len(phs) == 1 && lits[0] == "" && lits[1] == "" {
+		if lits, phs, err := spec.ParsePlaceholders(f.Expect); err == nil && len(phs) == 1 && lits[0] == "" && lits[1] == "" {
 			f.slot = index[phs[0].Key]
 		}
 	}
@@ -345,26 +346,26 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 }
 
 // decodeAsk reads ask: one question or a list of them.
-func (ms *memorySource) decodeAsk(l *loader, a *hcl.Attribute) []string {
-	v, ok := l.static(a, cty.DynamicPseudoType, "\"ask\" attribute")
+func (ms *memorySource) decodeAsk(d *spec.Decoder, a *hcl.Attribute) []string {
+	v, ok := d.Value(a, cty.DynamicPseudoType, "\"ask\" attribute")
 	if !ok || v.IsNull() {
 		return nil
 	}
 	if v.Type() == cty.String {
 		return []string{v.AsString()}
 	}
-	return l.strList(hcl.Attributes{"ask": a}, "ask")
+	return d.Strings(hcl.Attributes{"ask": a}, "ask")
 }
 
-func (ms *memorySource) Name() string         { return ms.t.Name }
-func (ms *memorySource) Kind() string         { return KindMemory }
-func (ms *memorySource) DeclRange() hcl.Range { return ms.t.DeclRange }
-func (ms *memorySource) Info() *SourceInfo    { return &ms.info }
+func (ms *memorySource) Name() string           { return ms.t.Name }
+func (ms *memorySource) Kind() string           { return spec.KindMemory }
+func (ms *memorySource) DeclRange() hcl.Range   { return ms.t.DeclRange }
+func (ms *memorySource) Info() *spec.SourceInfo { return &ms.info }
 
 // Generate yields one script per slot assignment and distance, the
 // distances of one assignment together in the order of the distance list.
-func (ms *memorySource) Generate(g *Gen, yield func(*schema.Script) error) error {
-	base := func(c *schema.Case, sp *Splitter) (*schema.Script, error) {
+func (ms *memorySource) Generate(g *spec.Gen, yield func(*schema.Script) error) error {
+	base := func(c *schema.Case, sp *spec.Splitter) (*schema.Script, error) {
 		if err := sp.Assign(c); err != nil {
 			return nil, err
 		}
@@ -380,9 +381,9 @@ func (ms *memorySource) Generate(g *Gen, yield func(*schema.Script) error) error
 	}, base)
 }
 
-// scriptTurns is the number of turns of the script at c's distance: the
-// facts told, the fillers, the questions.
-func (ms *memorySource) scriptTurns(c *schema.Case) int {
+// ScriptTurns is the number of turns of the script at c's distance: the
+// facts told, the fillers, the questions (spec.ScriptTurner).
+func (ms *memorySource) ScriptTurns(c *schema.Case) int {
 	return len(ms.facts) + c.Distance + len(ms.questionFact)
 }
 
@@ -391,17 +392,17 @@ func scriptID(id string, d int) string { return id + "-d" + strconv.Itoa(d) }
 
 // script cuts the joined case c into the turns of its run at distance d.
 func (ms *memorySource) script(c *schema.Case, d int) *schema.Script {
-	texts := strings.Split(c.Text, turnSep)
+	texts := strings.Split(c.Text, spec.TurnSep)
 	nf, nq := len(ms.facts), len(ms.questionFact)
 	id := scriptID(c.ID, d)
 	n := nf + d + nq
-	sc := &schema.Script{ID: id, Source: ms.t.Name, SourceKind: KindMemory, Turns: make([]*schema.Case, n)}
+	sc := &schema.Script{ID: id, Source: ms.t.Name, SourceKind: spec.KindMemory, Turns: make([]*schema.Case, n)}
 	turns := make([]schema.Case, n)
 	for i := range turns {
 		tc := &turns[i]
 		*tc = *c
 		tc.ID = id + "/" + strconv.Itoa(i+1)
-		tc.Template, tc.Source, tc.SourceKind = "", ms.t.Name, KindMemory
+		tc.Template, tc.Source, tc.SourceKind = "", ms.t.Name, spec.KindMemory
 		tc.Script, tc.Turn, tc.Distance = id, i+1, d
 		tc.Expect = nil
 		switch {
@@ -431,9 +432,9 @@ func part(texts []string, i int) string {
 // Rebuild returns the turn the memory block now generates for a saved
 // turn: the slot assignment with the saved slots must have the saved id,
 // the distance must still be listed, and the turn must have the saved text.
-func (ms *memorySource) Rebuild(saved Saved) (*schema.Case, bool) {
+func (ms *memorySource) Rebuild(saved spec.Saved) (*schema.Case, bool) {
 	script, turn, text, slots := saved.Script, saved.Turn, saved.Text, saved.Slots
-	in := Saved{Text: anyText, Slots: slots}
+	in := spec.Saved{Text: spec.AnyText, Slots: slots}
 	if saved.Case != nil {
 		script, turn, text = saved.Case.Script, saved.Case.Turn, saved.Case.Text
 	}
@@ -447,7 +448,7 @@ func (ms *memorySource) Rebuild(saved Saved) (*schema.Case, bool) {
 	}
 	in.ID = script[:at]
 	if saved.Case != nil {
-		in = Saved{Case: &schema.Case{ID: in.ID, Text: anyText, Slots: saved.Case.Slots}}
+		in = spec.Saved{Case: &schema.Case{ID: in.ID, Text: spec.AnyText, Slots: saved.Case.Slots}}
 	}
 	joined, ok := ms.ts.Rebuild(in)
 	if !ok {
@@ -486,7 +487,7 @@ func (ms *memorySource) Judge(r *schema.Result, reply string) (verdict, detail s
 	}
 	if ms.judgeBy != nil {
 		in := &schema.JudgeInput{Fact: c.Fact, Question: c.Text, Answer: reply, Expect: c.Expected}
-		return ms.s.JudgeVerdict(ms.judgeBy, in, r.Judge)
+		return judgeVerdict(ms.s, ms.judgeBy, in, r.Judge)
 	}
 	if ms.judge == JudgeRegex {
 		return ms.judgeRegex(c.Expected, reply), ""
@@ -516,7 +517,7 @@ func (ms *memorySource) judgeRegex(expected, reply string) string {
 // too (a hedge naming every city) is contradicted.
 func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
 	f := ms.factOf(c)
-	folded := Fold(reply)
+	folded := spec.Fold(reply)
 	rights := []string{c.Expected}
 	var slot *schema.Slot
 	if f != nil && f.slot >= 0 {
@@ -527,7 +528,7 @@ func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
 	}
 	entailed := false
 	for _, r := range rights {
-		if r != "" && (strings.Contains(reply, r) || strings.Contains(folded, Fold(r))) {
+		if r != "" && (strings.Contains(reply, r) || strings.Contains(folded, spec.Fold(r))) {
 			entailed = true
 			break
 		}
@@ -543,13 +544,13 @@ func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
 		// The right value is taken out first, so another value written
 		// inside it (北京 in 北京市) is not counted as named.
 		for _, r := range rights {
-			if fr := Fold(r); fr != "" {
+			if fr := spec.Fold(r); fr != "" {
 				rest = strings.ReplaceAll(rest, fr, "\x00")
 			}
 		}
 	}
 	for _, o := range ms.otherValues(ms.t.Slots[f.slot].Material) {
-		if o == Fold(slot.Value) || o == Fold(slot.Normalized) {
+		if o == spec.Fold(slot.Value) || o == spec.Fold(slot.Normalized) {
 			continue
 		}
 		if strings.Contains(rest, o) {
@@ -564,7 +565,7 @@ func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
 
 // questionReply is SourceInfo.Reply: the reply block of the fact a
 // question turn asks about (nil on other turns).
-func (ms *memorySource) questionReply(c *schema.Case) *ReplyCheck {
+func (ms *memorySource) questionReply(c *schema.Case) *spec.ReplyCheck {
 	if c.Fact == "" {
 		return nil
 	}
@@ -592,11 +593,11 @@ func (ms *memorySource) otherValues(name string) []string {
 	var out []string
 	if m := ms.s.Materials[name]; m != nil {
 		for _, v := range m.Values {
-			if f := Fold(v.Value); f != "" {
+			if f := spec.Fold(v.Value); f != "" {
 				out = append(out, f)
 			}
 			for _, n := range v.Normalize {
-				if f := Fold(n); f != "" {
+				if f := spec.Fold(n); f != "" {
 					out = append(out, f)
 				}
 			}
@@ -604,20 +605,4 @@ func (ms *memorySource) otherValues(name string) []string {
 	}
 	ms.others.Store(name, out)
 	return out
-}
-
-// Fold is the normalised form the contains judge compares: lower case,
-// full-width ASCII forms as ASCII, white space removed.
-func Fold(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= 0xFF01 && r <= 0xFF5E {
-			r -= 0xFEE0
-		}
-		if unicode.IsSpace(r) || r == 0x3000 {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
 }
