@@ -4,8 +4,7 @@
 // each expression uses before anything runs, builds the evaluation contexts
 // and function table that expressions see, and generates cases from its
 // case sources: templates (placeholders, strategies, splits), with the
-// perturbed variants of a perturb block, and conversations (ordered turns sharing one slot assignment, with
-// per-turn expectations, asserts and captures: conversation_source.go).
+// perturbed variants of a perturb block.
 //
 // spec never touches the network: expressions that depend on a case or a
 // response are kept as hcl.Expression and evaluated later by runner and
@@ -32,7 +31,17 @@
 // sources/dataset (rows of data files; a kind that reads data files row by
 // row is a DataChecker: Suite.CheckData, Suite.CheckCaseIDs) and
 // sources/ranking (questions with graded candidates, and TREC qrels and
-// run files read at report time). The kinds still here are one file per
+// run files read at report time) and sources/conversation (ordered turns
+// sharing one slot assignment, with per-turn checks and captures). What
+// the dialogue kinds share stays here as the language's records and
+// loader steps (api_dialogue.go): the Turn and Capture records spec's
+// own checks read (a bot-first turn a target cannot open, botfirst.go; a
+// capture a later turn misses, capture_missing.go), the turn blocks as
+// the loader reads them (streamed in batches from a long file,
+// turnstream.go; fragments expanded, fragment.go), the joined-template
+// text, and the tools, tool and final_state blocks (tools.go,
+// tool_mock.go, final_state.go), which templates and the suite's mock
+// tools use too. The kinds still here are one file per
 // kind (template …). The ratings block (ratings.go) is not a
 // case source: its sheets are read at report time and joined to a run's
 // cases by id; rubric.go holds YD/T 4394.2-2023's rating rubrics.

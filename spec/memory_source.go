@@ -314,11 +314,10 @@ func (ms *memorySource) decodeFacts(l *loader, blocks hcl.Blocks) bool {
 		}
 		expects = append(expects, text{f.Expect, fc.Attributes["expect"].Expr.Range()})
 	}
-	cs := &conversationSource{s: ms.s, t: ms.t}
 	index := map[string]int{}
 	all := append(append(says, asks...), expects...)
 	for i, x := range all {
-		if !cs.addTurnText(l, &Turn{User: x.s, UserRange: x.rng}, i, index) {
+		if !l.appendTurnText(ms.t, x.s, x.rng, i, index) {
 			bad = append(bad, nil)
 		}
 	}

@@ -333,10 +333,9 @@ func (ss *scenarioSource) decodeTexts(l *loader, b *hcl.Block, attrs hcl.Attribu
 		affirm = []string{"是的"}
 	}
 	ss.affirm = add("affirm", affirm, rangeOf("affirm"))
-	cs := &conversationSource{s: ss.s, t: ss.t}
 	index := map[string]int{}
 	for i, x := range texts {
-		if !cs.addTurnText(l, &Turn{User: x.s, UserRange: x.rng}, i, index) {
+		if !l.appendTurnText(ss.t, x.s, x.rng, i, index) {
 			return false
 		}
 	}

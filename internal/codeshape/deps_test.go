@@ -87,6 +87,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		{"assert", []string{"runner", "pipeline", "reporters"}, "assert evaluates results, whoever made them"},
 		{"pipeline", []string{"reporters"}, "pipeline never prints"},
 		{"sources/dataset", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind reads files and makes cases; it never calls, evaluates or prints"},
+		{"sources/conversation", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind reads files and makes cases; it never calls, evaluates or prints"},
 	} {
 		d := deps(graph, rule.pkg)
 		if len(graph[rule.pkg]) == 0 && len(d) == 0 {
@@ -135,7 +136,7 @@ func TestSourceKindsImportOnlyThePublicAPI(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"sources/dataset", "sources/ranking"} {
+	for _, want := range []string{"sources/dataset", "sources/ranking", "sources/conversation"} {
 		if !slices.Contains(kinds, want) {
 			t.Errorf("no package %s among %v", want, kinds)
 		}
