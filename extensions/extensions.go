@@ -24,6 +24,7 @@ import (
 	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/sources/dataset"
 	"github.com/nlutest/nlutest/sources/ranking"
+	"github.com/nlutest/nlutest/sources/scenario"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -66,7 +67,7 @@ func builtinSources() []spec.SourceKind {
 	for _, k := range spec.DefaultSourceKinds() {
 		in[k.Block()] = k
 	}
-	return []spec.SourceKind{in["template"], dataset.Kind{}, conversation.Kind{}, ranking.Kind{}, in["memory"], in["scenario"]}
+	return []spec.SourceKind{in["template"], dataset.Kind{}, conversation.Kind{}, ranking.Kind{}, in["memory"], scenario.Kind{}}
 }
 
 // builtinFamilies are the metric families nlutest ships: assert's and

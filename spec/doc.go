@@ -26,23 +26,25 @@
 // 1–5 scale (rubric_judge.go).
 //
 // The case source kinds the load is given (Options.SourceKinds) decode
-// their blocks through Decoder and generate through Gen. The built-in
-// kinds in packages of their own use that public API alone:
-// sources/dataset (rows of data files; a kind that reads data files row by
-// row is a DataChecker: Suite.CheckData, Suite.CheckCaseIDs) and
-// sources/ranking (questions with graded candidates, and TREC qrels and
-// run files read at report time) and sources/conversation (ordered turns
-// sharing one slot assignment, with per-turn checks and captures). What
-// the dialogue kinds share stays here as the language's records and
-// loader steps (api_dialogue.go): the Turn and Capture records spec's
-// own checks read (a bot-first turn a target cannot open, botfirst.go; a
-// capture a later turn misses, capture_missing.go), the turn blocks as
-// the loader reads them (streamed in batches from a long file,
-// turnstream.go; fragments expanded, fragment.go), the joined-template
-// text, and the tools, tool and final_state blocks (tools.go,
-// tool_mock.go, final_state.go), which templates and the suite's mock
-// tools use too. The kinds still here are one file per
-// kind (template …). The ratings block (ratings.go) is not a
-// case source: its sheets are read at report time and joined to a run's
-// cases by id; rubric.go holds YD/T 4394.2-2023's rating rubrics.
+// their blocks through Decoder and generate through Gen. The built-in kinds
+// in packages of their own use that public API alone: sources/dataset (rows
+// of data files; a kind that reads data files row by row is a DataChecker:
+// Suite.CheckData, Suite.CheckCaseIDs), sources/ranking (questions with
+// graded candidates, and TREC qrels and run files read at report time),
+// sources/conversation (ordered turns sharing one slot assignment, with
+// per-turn checks and captures) and sources/scenario (goal-driven dialogues
+// whose user turns a simulator computes). What the dialogue kinds share
+// stays here as the language's records and loader steps (api_dialogue.go):
+// the Turn and Capture records spec's own checks read (a bot-first turn a
+// target cannot open, botfirst.go; a capture a later turn misses,
+// capture_missing.go), the turn blocks as the loader reads them (streamed
+// in batches from a long file, turnstream.go; fragments expanded,
+// fragment.go), the joined-template text, the tools, tool and final_state
+// blocks (tools.go, tool_mock.go, final_state.go), which templates and the
+// suite's mock tools use too, and the scenario records assert's families
+// read (KindScenario, ReasonSlot, the task block's TaskSpec: task.go). The
+// kinds still here are one file per kind (template …). The ratings block
+// (ratings.go) is not a case source: its sheets are read at report time and
+// joined to a run's cases by id; rubric.go holds YD/T 4394.2-2023's rating
+// rubrics.
 package spec

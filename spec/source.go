@@ -155,7 +155,7 @@ type SourceKind interface {
 // (they import spec), and a program passes the whole set through
 // Options.SourceKinds (extensions.Set.LoadOptions).
 func DefaultSourceKinds() []SourceKind {
-	return []SourceKind{templateKind{}, memoryKind{}, scenarioKind{}}
+	return []SourceKind{templateKind{}, memoryKind{}}
 }
 
 // buildTree returns the metrics tree's descriptor for the families and the
