@@ -231,11 +231,19 @@ func (d *Decoder) ToolsBlocks(blocks hcl.Blocks, slots []string, script bool) (*
 	return d.l.toolsBlocks(blocks, slots, script)
 }
 
-// FinalStateBlocks reads the one final_state block among blocks (nil
-// without one; a second is an error); its expectations (keys
-// "final:$.path") may use the placeholders slots.
-func (d *Decoder) FinalStateBlocks(blocks hcl.Blocks, slots []string) *FinalStateSpec {
-	return d.l.finalStateBlocks(blocks, slots)
+// FinalStateSpec is a conversation's or scenario's final_state block
+// (sources/conversation reads it, conversation.FinalState): after the
+// last turn the runner reads the end state — the mock tools' recorded
+// effects (from = "mocks") or a state endpoint (url) — and its expect map
+// checks it.
+type FinalStateSpec struct {
+	// Mocks: read the mock tools' recorded effects; else URL (and
+	// Headers, nil without) give the state endpoint's GET.
+	Mocks        bool
+	URL, Headers hcl.Expression
+	// Expect are the block's expectations, keys "final:$.path".
+	Expect    []*ExpectSpec
+	DeclRange hcl.Range
 }
 
 // NewSplitter returns a Splitter for suite s's cases, for a kind that

@@ -39,12 +39,12 @@
 // target cannot open, botfirst.go; a capture a later turn misses,
 // capture_missing.go), the turn blocks as the loader reads them (streamed
 // in batches from a long file, turnstream.go; fragments expanded,
-// fragment.go), the joined-template text, the tools, tool and final_state
-// blocks (tools.go, tool_mock.go, final_state.go), which templates and the
-// suite's mock tools use too, and the scenario records assert's families
-// read (KindScenario, ReasonSlot, the task block's TaskSpec: task.go). The
-// kinds still here are one file per kind (template …). The ratings block
-// (ratings.go) is not a case source: its sheets are read at report time and
-// joined to a run's cases by id; rubric.go holds YD/T 4394.2-2023's rating
-// rubrics.
+// fragment.go), the joined-template text, the tools and tool blocks
+// (tools.go, tool_mock.go), which templates and the suite's mock tools use
+// too, the final_state block's record (FinalStateSpec, in SourceInfo), and
+// the scenario records assert's families read (KindScenario, ReasonSlot,
+// the task block's TaskSpec: task.go). The kinds still here are one file
+// per kind (template …). The ratings block (ratings.go) is not a case
+// source: its sheets are read at report time and joined to a run's cases by
+// id; rubric.go holds YD/T 4394.2-2023's rating rubrics.
 package spec

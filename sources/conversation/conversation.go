@@ -77,7 +77,7 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	slots := t.SlotKeys()
 	d.SlotsUnknown(!textOK)
 	cs.readChecks(d, tb, batches, slots)
-	final := d.FinalStateBlocks(c.Blocks, slots)
+	final := FinalState(d, c.Blocks, slots)
 	if final != nil { // checked on the last turn
 		last := cs.turns[len(cs.turns)-1]
 		last.Expect = append(last.Expect, final.Expect...)
@@ -94,7 +94,7 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	cs.info = spec.SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Slots: slots, Reviewed: t.Reviewed, Turns: len(cs.turns)}
 	cs.info.ScriptTools, _ = d.ToolsBlocks(c.Blocks, slots, true)
 	cs.info.FinalState = final
-	cs.final = final.Query(s)
+	cs.final = FinalQuery(final, s)
 	for _, turn := range cs.turns {
 		cs.info.Asserts = append(cs.info.Asserts, turn.Asserts...)
 		cs.info.TurnAsserts = append(cs.info.TurnAsserts, turn.Asserts)

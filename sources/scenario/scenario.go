@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -150,10 +151,10 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	// Every turn carries the final-state expectations: which turn ends
 	// the scenario is known only when it ran, and only that turn checks
 	// them.
-	final := d.FinalStateBlocks(c.Blocks, t.SlotKeys())
+	final := conversation.FinalState(d, c.Blocks, t.SlotKeys())
 	if final != nil {
 		t.Expect = final.Expect
-		ss.final = final.Query(ss.s)
+		ss.final = conversation.FinalQuery(final, ss.s)
 	}
 	task, ok := ss.decodeTask(d, c.Blocks)
 	if !ok {
