@@ -31,7 +31,7 @@ split "冒烟" { where = case.level == "S1" }
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: testSourceKinds()})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

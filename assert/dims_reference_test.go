@@ -225,7 +225,7 @@ func loadRefSuite(t *testing.T, name, src, base string, iao bool, multi []string
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: testSourceKinds()})
 	if diags.HasErrors() {
 		t.Fatalf("%s: %v", name, diags)
 	}

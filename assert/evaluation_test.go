@@ -16,7 +16,7 @@ func loadSuite(t testing.TB, src string) *spec.Suite {
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: testSourceKinds()})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

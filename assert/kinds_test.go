@@ -1,7 +1,9 @@
 package assert
 
 import (
+	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/sources/ranking"
+	"github.com/nlutest/nlutest/sources/scenario"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -9,5 +11,5 @@ import (
 // with: extensions.Default's, listed here because extensions imports
 // assert (an internal test of assert cannot import it).
 func testSourceKinds() []spec.SourceKind {
-	return append(spec.DefaultSourceKinds(), ranking.Kind{})
+	return append(spec.DefaultSourceKinds(), conversation.Kind{}, ranking.Kind{}, scenario.Kind{})
 }

@@ -141,7 +141,7 @@ func TestReplyBlockDiagnostics(t *testing.T) {
 		t.Run(tc.summary, func(t *testing.T) {
 			dir := t.TempDir()
 			writeSuiteFile(t, dir, replySuite(tc.block))
-			_, diags := spec.Load(dir, spec.Options{})
+			_, diags := spec.Load(dir, spec.Options{SourceKinds: testSourceKinds()})
 			if !diags.HasErrors() {
 				t.Fatal("no error")
 			}
@@ -201,7 +201,7 @@ memory "m" {
   }
 }
 `)
-	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), dataset.Kind{}, memory.Kind{})})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(testSourceKinds(), dataset.Kind{}, memory.Kind{})})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

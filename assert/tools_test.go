@@ -281,6 +281,6 @@ func loadDiags(t *testing.T, src string) interface {
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, diags := spec.Load(dir, spec.Options{})
+	_, diags := spec.Load(dir, spec.Options{SourceKinds: testSourceKinds()})
 	return diags
 }

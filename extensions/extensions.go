@@ -21,9 +21,11 @@ import (
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/sources/dataset"
 	"github.com/nlutest/nlutest/sources/memory"
 	"github.com/nlutest/nlutest/sources/ranking"
+	"github.com/nlutest/nlutest/sources/scenario"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -66,7 +68,7 @@ func builtinSources() []spec.SourceKind {
 	for _, k := range spec.DefaultSourceKinds() {
 		in[k.Block()] = k
 	}
-	return []spec.SourceKind{in["template"], dataset.Kind{}, in["conversation"], ranking.Kind{}, memory.Kind{}, in["scenario"]}
+	return []spec.SourceKind{in["template"], dataset.Kind{}, conversation.Kind{}, ranking.Kind{}, memory.Kind{}, scenario.Kind{}}
 }
 
 // builtinFamilies are the metric families nlutest ships: assert's and

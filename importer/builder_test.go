@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/format"
 )
@@ -71,7 +72,7 @@ func TestBuilderSuite(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "意图.nlutest.hcl"), []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})})
 	if s == nil || diags.HasErrors() {
 		t.Fatalf("the suite does not load: %v\n%s", diags, out)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -255,7 +256,7 @@ func TestSlotValues(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tmp, "t.nlutest.hcl"), out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(tmp, spec.Options{})
+	s, diags := spec.Load(tmp, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})})
 	if s == nil || diags.HasErrors() {
 		t.Fatalf("the suite does not load: %v\n%s", diags, out)
 	}
@@ -313,7 +314,7 @@ func TestTurnlessTestsSkipped(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(tmp, tc.file), []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if s, diags := spec.Load(tmp, spec.Options{}); s == nil || diags.HasErrors() {
+		if s, diags := spec.Load(tmp, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})}); s == nil || diags.HasErrors() {
 			t.Errorf("the suite does not load: %v\n%s", diags, out)
 		}
 	}

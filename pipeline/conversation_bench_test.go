@@ -30,6 +30,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/demo"
 	"github.com/nlutest/nlutest/runner/targets"
+	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -88,7 +89,7 @@ func throughputSuite(b *testing.B, url string, values int, sources string) *spec
 	if err := os.WriteFile(path, []byte(fmt.Sprintf(throughputTarget, url)+sources), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds()})
+	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})})
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}
@@ -239,7 +240,7 @@ func demoBotSuite(b *testing.B, url string, values int, sources string) *spec.Su
 	if err := os.WriteFile(path, []byte(fmt.Sprintf(demoBotTarget, url)+sources), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds()})
+	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})})
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}

@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/sources/dataset"
+	"github.com/nlutest/nlutest/sources/scenario"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -114,7 +116,7 @@ func TestLeanCountMatchesFullGeneration(t *testing.T) {
 	}
 	dirs, _ := filepath.Glob("../suites/*")
 	for _, d := range dirs {
-		s, diags := spec.Load(d, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), dataset.Kind{})})
+		s, diags := spec.Load(d, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{}, dataset.Kind{}, scenario.Kind{})})
 		if diags.HasErrors() {
 			t.Logf("%s does not load here, left out: %v", d, diags)
 			continue
@@ -138,7 +140,7 @@ func loadLean(t *testing.T, src string) *spec.Suite {
 	if err := os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), dataset.Kind{})})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{}, dataset.Kind{}, scenario.Kind{})})
 	if diags.HasErrors() {
 		for _, d := range diags {
 			t.Log(d)

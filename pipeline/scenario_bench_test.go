@@ -24,6 +24,7 @@ import (
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/targets"
+	"github.com/nlutest/nlutest/sources/scenario"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -81,7 +82,7 @@ func scenarioBenchLoad(b *testing.B, sources string) *spec.Suite {
 	if err := os.WriteFile(path, []byte(scenarioBenchSuite+sources), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds()})
+	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: append(spec.DefaultSourceKinds(), scenario.Kind{})})
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -29,43 +28,6 @@ type ScriptTurner interface {
 	ScriptTurns(c *schema.Case) int
 }
 
-// TurnSep separates the turns' texts in the joined template text a kind
-// built on a template generates (a conversation's turns; a memory block's
-// facts, questions and expected answers): split a generated case's text
-// on it to cut the case into its turns.
-const TurnSep = turnSep
-
-// AnyText, as the Text of the Saved given to the Rebuild of a template
-// source (NewTemplateSource), makes it check the saved case's id only: a
-// kind that cuts the joined case into turns checks its turn's text itself.
-const AnyText = anyText
-
-// AppendText appends text, the i-th of the texts joined into t's text
-// (TurnSep before every one but the first), to t's parts: its literals,
-// and its placeholders as t's slots, a placeholder key seen before
-// (index, by key, filled as slots are added) reusing its slot. A bad
-// placeholder or one naming no materials block is reported at rng;
-// false after a problem.
-func (d *Decoder) AppendText(t *Template, i int, text string, rng hcl.Range, index map[string]int) bool {
-	cs := &conversationSource{s: d.l.suite, t: t}
-	return cs.addTurnText(d.l, &Turn{User: text, UserRange: rng}, i, index)
-}
-
-// SlotsUnknown runs f with the checks of placeholders against a block's
-// slots turned off: f reads the checks of a block whose text had a
-// mistake (its slots are not all known), so only their other mistakes
-// are reported.
-func (d *Decoder) SlotsUnknown(f func()) {
-	d.l.slotsUnknown = true
-	defer func() { d.l.slotsUnknown = false }()
-	f()
-}
-
-// TargetBroken reports whether a target block named name was declared
-// with an error already reported: a reference to it is not reported a
-// second time.
-func (d *Decoder) TargetBroken(name string) bool { return d.l.isBroken("target", name) }
-
 // TypeName names a value's type in a diagnostic's detail ("a string", "a
 // number", "a list" …).
 func TypeName(ty cty.Type) string { return typeName(ty) }
@@ -84,15 +46,6 @@ func Fold(s string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
-}
-
-// part is texts[i], "" past the end: a turn's text in a joined case cut
-// on TurnSep (the scenario kind's; the memory kind has its own copy).
-func part(texts []string, i int) string {
-	if i < len(texts) {
-		return texts[i]
-	}
-	return ""
 }
 
 // JudgeText is the text judge target t's judgement j is read from: the

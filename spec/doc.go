@@ -4,8 +4,7 @@
 // each expression uses before anything runs, builds the evaluation contexts
 // and function table that expressions see, and generates cases from its
 // case sources: templates (placeholders, strategies, splits), with the
-// perturbed variants of a perturb block, and conversations (ordered turns sharing one slot assignment, with
-// per-turn expectations, asserts and captures: conversation_source.go).
+// perturbed variants of a perturb block.
 //
 // spec never touches the network: expressions that depend on a case or a
 // response are kept as hcl.Expression and evaluated later by runner and
@@ -27,22 +26,34 @@
 // 1–5 scale (rubric_judge.go).
 //
 // The case source kinds the load is given (Options.SourceKinds) decode
-// their blocks through Decoder and generate through Gen. The built-in
-// kinds in packages of their own use that public API alone:
-// sources/dataset (rows of data files; a kind that reads data files row by
-// row is a DataChecker: Suite.CheckData, Suite.CheckCaseIDs) and
-// sources/ranking (questions with graded candidates, and TREC qrels and
-// run files read at report time) and sources/memory (facts, fillers and
-// questions, built on the template-generation API of template_api.go and
-// api_memory.go; KindMemory and Fold, which assert and the scenario kind
-// read, stay here). The kinds still here are one file per kind (template
-// …).
+// their blocks through Decoder and generate through Gen. The built-in kinds
+// in packages of their own use that public API alone: sources/dataset (rows
+// of data files; a kind that reads data files row by row is a DataChecker:
+// Suite.CheckData, Suite.CheckCaseIDs), sources/ranking (questions with
+// graded candidates, and TREC qrels and run files read at report time),
+// sources/memory (facts, fillers and questions, built on the
+// template-generation API of template_api.go and api_memory.go; KindMemory
+// and Fold, which assert and the scenario kind read, stay here),
+// sources/conversation (ordered turns sharing one slot assignment, with
+// per-turn checks and captures) and sources/scenario (goal-driven dialogues
+// whose user turns a simulator computes). What the dialogue kinds share
+// stays here as the language's records and loader steps (api_dialogue.go):
+// the Turn and Capture records spec's own checks read (a bot-first turn a
+// target cannot open, botfirst.go; a capture a later turn misses,
+// capture_missing.go), the turn blocks as the loader reads them (streamed
+// in batches from a long file, turnstream.go; fragments expanded,
+// fragment.go), the joined-template text, the tools and tool blocks
+// (tools.go, tool_mock.go), which templates and the suite's mock tools use
+// too, the final_state block's record (FinalStateSpec, in SourceInfo), and
+// the scenario records assert's families read (KindScenario, ReasonSlot,
+// the task block's TaskSpec: task.go). The kinds still here are one file
+// per kind (template …).
 //
 // A metric family's settings block (text_metrics, statistics, coverage:
 // SettingsBlock) is declared and decoded by its family, outside spec; spec
 // keeps the mechanism (settings.go: the schema, at most one block of a
 // type, Suite.Settings) and the Decoder methods such a block uses
-// (api_settings.go). The ratings block (ratings.go) is not a
-// case source: its sheets are read at report time and joined to a run's
-// cases by id; rubric.go holds YD/T 4394.2-2023's rating rubrics.
+// (api_settings.go). The ratings block (ratings.go) is not a case source:
+// its sheets are read at report time and joined to a run's cases by id;
+// rubric.go holds YD/T 4394.2-2023's rating rubrics.
 package spec

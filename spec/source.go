@@ -155,7 +155,7 @@ type SourceKind interface {
 // cannot list them (they import spec), and a program passes the whole
 // set through Options.SourceKinds (extensions.Set.LoadOptions).
 func DefaultSourceKinds() []SourceKind {
-	return []SourceKind{templateKind{}, conversationKind{}, scenarioKind{}}
+	return []SourceKind{templateKind{}}
 }
 
 // buildTree returns the metrics tree's descriptor for the families and the

@@ -231,62 +231,6 @@ func TestStreamedTurnsAgreeOnEditedSuites(t *testing.T) {
 	}
 }
 
-// A conversation longer than lazyTurnsAfter makes its turns after the
-// first on demand (schema.Script.Rest): the same cases as made at once,
-// each made anew when asked, and each rebuilt from its record as eval
-// does.
-func TestLazyTurnsAreTheEagerOnes(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "s"+FileSuffix), []byte(streamSamples["batches"]+streamSamples["lexical"][strings.Index(streamSamples["lexical"], "variable"):]), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	generate := func(after int) (lines []string, lazy int) {
-		old := lazyTurnsAfter
-		lazyTurnsAfter = after
-		defer func() { lazyTurnsAfter = old }()
-		s, diags := testLoad(dir, Options{})
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		rb := s.NewRebuilder()
-		err := s.GenerateScripts(GenOptions{}, func(sc *schema.Script) error {
-			if sc.Rest != nil {
-				lazy++
-				first, again := sc.At(2), sc.At(2)
-				if len(sc.Turns) != 1 || sc.Len() != 1+sc.RestLen || first == again {
-					t.Errorf("script %s: %d turns held, Len %d, RestLen %d; At must make a new case each time", sc.ID, len(sc.Turns), sc.Len(), sc.RestLen)
-				}
-			}
-			for i := range sc.Len() {
-				c := sc.At(i)
-				line, err := schema.EncodeLine(c)
-				if err != nil {
-					return err
-				}
-				lines = append(lines, string(line))
-				saved := *c
-				re, ok := rb.Rebuild(&saved)
-				if back, _ := schema.EncodeLine(re); !ok || string(back) != string(line) {
-					t.Errorf("turn %s rebuilds as %s (ok %v), want %s", c.ID, back, ok, line)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return lines, lazy
-	}
-	eager, n := generate(1 << 30)
-	lazy, m := generate(1)
-	if n != 0 || m != 4 { // 长 and 订票, 2 instances each; 短 (one turn) is made at once
-		t.Errorf("%d and %d lazy scripts, want 0 and 4", n, m)
-	}
-	if strings.Join(eager, "") != strings.Join(lazy, "") {
-		t.Errorf("lazy turns differ:\n%s\n---\n%s", strings.Join(eager, ""), strings.Join(lazy, ""))
-	}
-}
-
 // A sensitive variable in a streamed turn is refused exactly as in a turn
 // of a conversation parsed whole (the rule walks every attribute of every
 // block, secret_places.go): in turn 300 of 1,000, in a turn's tools block

@@ -88,6 +88,8 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		{"pipeline", []string{"reporters"}, "pipeline never prints"},
 		{"sources/dataset", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind reads files and makes cases; it never calls, evaluates or prints"},
 		{"sources/memory", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "the memory kind makes scripts and judges answers from what its cases record; it never calls, evaluates or prints"},
+		{"sources/conversation", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind reads files and makes cases; it never calls, evaluates or prints"},
+		{"sources/scenario", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind reads files and makes cases; it never calls, evaluates or prints"},
 	} {
 		d := deps(graph, rule.pkg)
 		if len(graph[rule.pkg]) == 0 && len(d) == 0 {
@@ -136,7 +138,7 @@ func TestSourceKindsImportOnlyThePublicAPI(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"sources/dataset", "sources/ranking", "sources/memory"} {
+	for _, want := range []string{"sources/dataset", "sources/ranking", "sources/memory", "sources/conversation", "sources/scenario"} {
 		if !slices.Contains(kinds, want) {
 			t.Errorf("no package %s among %v", want, kinds)
 		}

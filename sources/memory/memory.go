@@ -220,7 +220,7 @@ func (ms *memorySource) decodeJudge(d *spec.Decoder, attrs hcl.Attributes) strin
 		ms.judgeBy = t
 		return j
 	}
-	if d.TargetBroken(j) {
+	if d.IsBroken("target", j) {
 		return JudgeContains // the target's own error is reported
 	}
 	names := append([]string{JudgeContains, JudgeRegex}, judges...)
@@ -319,18 +319,18 @@ func (ms *memorySource) decodeFacts(d *spec.Decoder, blocks hcl.Blocks) bool {
 	index := map[string]int{}
 	all := append(append(says, asks...), expects...)
 	for i, x := range all {
-		if !d.AppendText(ms.t, i, x.s, x.rng, index) {
+		if !d.AppendTurnText(ms.t, x.s, x.rng, i, index) {
 			bad = append(bad, nil)
 		}
 	}
 	if len(bad) > 0 {
-		d.SlotsUnknown(func() {
-			for _, fc := range append(bodies, bad...) {
-				if fc != nil {
-					d.ReplyBlocks(fc.Blocks, nil, false)
-				}
+		d.SlotsUnknown(true)
+		for _, fc := range append(bodies, bad...) {
+			if fc != nil {
+				d.ReplyBlocks(fc.Blocks, nil, false)
 			}
-		})
+		}
+		d.SlotsUnknown(false)
 		return false
 	}
 	ms.t.Parts = append(ms.t.Parts, spec.Part{Literal: "", Slot: -1})

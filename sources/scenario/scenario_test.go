@@ -1,10 +1,11 @@
-package spec
+package scenario
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 const scenarioTestSuite = `
@@ -35,7 +36,7 @@ scenario "订机票" {
 func TestScenarioAgenda(t *testing.T) {
 	s := loadAnnotSuite(t, scenarioTestSuite)
 	var scripts []*schema.Script
-	if err := s.GenerateScripts(GenOptions{}, func(sc *schema.Script) error { scripts = append(scripts, sc); return nil }); err != nil {
+	if err := s.GenerateScripts(spec.GenOptions{}, func(sc *schema.Script) error { scripts = append(scripts, sc); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(scripts) != 2 {
@@ -73,7 +74,7 @@ func TestScenarioAgenda(t *testing.T) {
 	if len(stuck) != 6 {
 		t.Fatalf("%d turns against a bot that never understands, want max_turns 6", len(stuck))
 	}
-	info := s.SourceByKind(KindScenario, "订机票").Info()
+	info := s.SourceByKind(spec.KindScenario, "订机票").Info()
 	if g := info.Goal(sc.Turns[0]); g != `inform { city = "`+city+`", date = "`+date+`" } request [order_id]` {
 		t.Fatalf("goal %q", g)
 	}
@@ -98,10 +99,10 @@ func TestScenarioAgenda(t *testing.T) {
 func TestScenarioSuccessMemo(t *testing.T) {
 	s := loadAnnotSuite(t, scenarioTestSuite)
 	var sc *schema.Script
-	if err := s.GenerateScripts(GenOptions{}, func(x *schema.Script) error { sc = x; return nil }); err != nil {
+	if err := s.GenerateScripts(spec.GenOptions{}, func(x *schema.Script) error { sc = x; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	info := s.SourceByKind(KindScenario, "订机票").Info()
+	info := s.SourceByKind(spec.KindScenario, "订机票").Info()
 	r := &schema.Result{Case: *sc.Turns[0], Reply: "您的订单号是 AB12345", Outcome: schema.Pass}
 	if next := sc.Next(0, r); next != nil {
 		t.Fatalf("the simulator went on after the success condition held: %q", next.Text)
@@ -167,13 +168,13 @@ func TestScenarioErrors(t *testing.T) {
   opening = ["你好"]
   success { condition = strcontains(rely, "好") }`, "", "rely", "s.nlutest.hcl:"},
 	} {
-		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": `
+		dir := writeSuite(t, `
 materials "城市" { values = ["北京", "上海"] }
 scenario "s" {
-  ` + tc.body + `
+  `+tc.body+`
 }
-`})
-		_, diags := testLoad(dir, Options{})
+`)
+		_, diags := load(dir)
 		if !diags.HasErrors() {
 			t.Errorf("%s: loaded without errors", tc.body)
 			continue

@@ -1,4 +1,4 @@
-package spec
+package scenario
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 const llmScenarioSuite = `
@@ -44,7 +45,7 @@ func TestScenarioLLMNext(t *testing.T) {
 		t.Fatalf("default target %v, want bot (a simulator target is never the default)", d)
 	}
 	var scripts []*schema.Script
-	if err := s.GenerateScripts(GenOptions{}, func(sc *schema.Script) error { scripts = append(scripts, sc); return nil }); err != nil {
+	if err := s.GenerateScripts(spec.GenOptions{}, func(sc *schema.Script) error { scripts = append(scripts, sc); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(scripts) != 1 {
@@ -56,22 +57,22 @@ func TestScenarioLLMNext(t *testing.T) {
 	if us == nil || us.Target != "llm-user" || first.Reason != "opened" {
 		t.Fatalf("first turn %+v", first)
 	}
-	wantSys := strings.NewReplacer("{goal}", "- tell the city: \"上海\"\n- ask for the 订单号", "{persona}", "Your persona: 一位说话简短的乘客\n").Replace(SimulatorSystemPrompt)
+	wantSys := strings.NewReplacer("{goal}", "- tell the city: \"上海\"\n- ask for the 订单号", "{persona}", "Your persona: 一位说话简短的乘客\n").Replace(spec.SimulatorSystemPrompt)
 	if us.System != wantSys {
 		t.Fatalf("system prompt:\n%s\nwant:\n%s", us.System, wantSys)
 	}
-	if info := s.SourceByKind(KindScenario, "订机票").Info(); info.Simulator != "llm-user" {
+	if info := s.SourceByKind(spec.KindScenario, "订机票").Info(); info.Simulator != "llm-user" {
 		t.Fatalf("info.Simulator %q", info.Simulator)
 	}
 	res := func(turn *schema.Case, reply string, sim *schema.Judgement) *schema.Result {
 		return &schema.Result{Case: *turn, Reply: reply, Simulator: sim}
 	}
 	next := sc.Next(0, res(first, "去哪个城市？", &schema.Judgement{Reply: "  上海  "}))
-	if next == nil || next.Text != "上海" || next.Reason != ReasonLLM || next.Turn != 2 || next.UserSim != us {
+	if next == nil || next.Text != "上海" || next.Reason != spec.ReasonLLM || next.Turn != 2 || next.UserSim != us {
 		t.Fatalf("turn 2: %+v", next)
 	}
 	for name, sim := range map[string]*schema.Judgement{
-		"stop word": {Reply: StopWord}, "stop word in text": {Reply: "好的 " + StopWord}, "empty": {Reply: " "},
+		"stop word": {Reply: spec.StopWord}, "stop word in text": {Reply: "好的 " + spec.StopWord}, "empty": {Reply: " "},
 		"error": {Reply: "上海", Error: &schema.CallError{Type: schema.ErrHTTP}}, "no call": nil,
 	} {
 		if n := sc.Next(1, res(next, "哪天？", sim)); n != nil {
@@ -123,16 +124,16 @@ func TestScenarioLLMUserErrors(t *testing.T) {
   simulator {}
 }`, "u", "Duplicate simulator block", "at most one simulator block", "s.nlutest.hcl:7,3"},
 	} {
-		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": tc.targets + `
+		dir := writeSuite(t, tc.targets+`
 materials "城市" { values = ["北京"] }
 scenario "s" {
   goal { inform = { city = "{城市}" } }
   opening = ["你好"]
-  user = "` + tc.user + `"
+  user = "`+tc.user+`"
   success { condition = true }
 }
-`})
-		_, diags := testLoad(dir, Options{})
+`)
+		_, diags := load(dir)
 		if !diags.HasErrors() {
 			t.Errorf("%s: loaded without errors", tc.user)
 			continue
@@ -145,12 +146,12 @@ scenario "s" {
 
 // docs/language.md prints the simulator's default prompt as sent.
 func TestSimulatorPromptDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../docs/language.md")
+	doc, err := os.ReadFile("../../docs/language.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc), "```text\n"+SimulatorSystemPrompt+"\n```") || !strings.Contains(string(doc), "`"+StopWord+"`") {
-		t.Errorf("docs/language.md does not print the simulator prompt as sent:\n%s", SimulatorSystemPrompt)
+	if !strings.Contains(string(doc), "```text\n"+spec.SimulatorSystemPrompt+"\n```") || !strings.Contains(string(doc), "`"+spec.StopWord+"`") {
+		t.Errorf("docs/language.md does not print the simulator prompt as sent:\n%s", spec.SimulatorSystemPrompt)
 	}
 }
 
@@ -162,12 +163,12 @@ func TestSimulatorMaxTokens(t *testing.T) {
 		want    int
 		summary string
 	}{
-		{"", DefaultSimulatorMaxTokens, ""}, {"max_tokens = 64", 64, ""}, {"max_tokens = 0", 0, ""},
+		{"", spec.DefaultSimulatorMaxTokens, ""}, {"max_tokens = 64", 64, ""}, {"max_tokens = 0", 0, ""},
 		{"max_tokens = -1", 0, "Value out of range"}, {"max_tokens = 1.5", 0, "Whole number required"},
 	} {
 		src := strings.Replace(llmScenarioSuite, `simulator { persona = "一位说话简短的乘客" }`, "simulator {\n    "+tc.attr+"\n  }", 1)
-		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-		s, diags := testLoad(dir, Options{})
+		dir := writeSuite(t, src)
+		s, diags := load(dir)
 		if tc.summary != "" {
 			if !diags.HasErrors() || diags[0].Summary != tc.summary || !strings.Contains(diags.Error(), "s.nlutest.hcl:11,18") {
 				t.Errorf("%s: %v, want %q at s.nlutest.hcl:11,18", tc.attr, diags, tc.summary)

@@ -1,10 +1,11 @@
-package spec
+package conversation
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -81,8 +82,7 @@ func TestCaptureReplyDiagnostics(t *testing.T) {
 		if src == captureReplySuite {
 			t.Fatal("the test suite did not change")
 		}
-		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-		_, diags := testLoad(dir, Options{})
+		_, diags := load(writeSuite(t, src))
 		if !diags.HasErrors() {
 			t.Errorf("%s: no error", tc.summary)
 			continue
@@ -114,10 +114,10 @@ conversation "d" {
   }
 }
 `)
-	c := &schema.Case{Source: "c", SourceKind: KindConversation, Turn: 2, Captures: map[string]string{"id": "7"}}
+	c := &schema.Case{Source: "c", SourceKind: spec.KindConversation, Turn: 2, Captures: map[string]string{"id": "7"}}
 	d := *c
 	d.Source = "d"
-	asserts := s.SourceByKind(KindConversation, "d").Info().TurnAsserts[1]
+	asserts := s.SourceByKind(spec.KindConversation, "d").Info().TurnAsserts[1]
 	ctx := s.CheckContext(c)
 	_, diags := asserts[0].Condition.Value(ctx)
 	if got, want := s.MissingCapture(c, diags), `capture "order" is missing (turn 1 selected nothing)`; got != want {

@@ -1,4 +1,11 @@
-package spec
+// Package scenario owns the scenario case source kind (SPEC §14.6): a
+// goal-driven conversation whose user turns a simulator computes from the
+// bot's replies — the agenda simulator, or an LLM playing the user (an
+// openai target with a simulator block) — with its success condition,
+// each_turn checks, tools and final_state blocks and its task block. It
+// reads its blocks through spec's public Decoder, like any kind a program
+// adds.
+package scenario
 
 import (
 	"fmt"
@@ -9,6 +16,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/conversation"
+	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -21,14 +30,11 @@ import (
 // confirmation, or not understood) and the act on top answers it.
 //
 // Like a conversation, the block is generated as a template whose text is
-// every text with placeholders joined by turnSep — the inform values, the
+// every text with placeholders joined by spec.TurnSep — the inform values, the
 // openings, the answer paraphrases, the affirmations — so strategies,
 // limits, seeds and ids are the template's. A generated case is one
 // scenario instance: its script holds the opening turn and a Next that
 // computes every later turn from the previous result (schema.Script.Next).
-
-// KindScenario is the source kind of scenario blocks.
-const KindScenario = "scenario"
 
 // UserAgenda is the deterministic agenda simulator (user = "agenda").
 const UserAgenda = "agenda"
@@ -39,13 +45,16 @@ const DefaultMaxTurns = 8
 // DefaultRequestText phrases a request item; {name} is its name.
 const DefaultRequestText = "{name}是多少？"
 
-type scenarioKind struct{}
+// Kind is the scenario source kind (a spec.SourceKind), for extensions'
+// set.
+type Kind struct{}
 
-func (scenarioKind) Block() string { return KindScenario }
+// Block is the block type, "scenario".
+func (Kind) Block() string { return spec.KindScenario }
 
 // SourceGroup: metrics.scenario is the scenario family's, so a scenario
 // block's node is metrics.scenario_source["NAME"].
-func (scenarioKind) SourceGroup() string { return "scenario_source" }
+func (Kind) SourceGroup() string { return "scenario_source" }
 
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
@@ -63,8 +72,8 @@ var eachTurnSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "ass
 
 // scenarioSource is a scenario block as a case source.
 type scenarioSource struct {
-	s *Suite
-	t *Template // the joined template
+	s *spec.Suite
+	t *spec.Template // the joined template
 	// inform are the goal's slot names in source order; their texts are
 	// the first len(inform) parts of the joined text.
 	inform     []string
@@ -79,25 +88,25 @@ type scenarioSource struct {
 	phrases     []phrase
 	requestText string
 	maxTurns    int
-	success     *Assert
-	eachTurn    []*Assert
+	success     *spec.Assert
+	eachTurn    []*spec.Assert
 	// replyBlock is each_turn's reply block (decoded into reply once the
 	// slots are known); reply checks every turn's reply.
 	// sim is the target playing the user (user = "NAME"), nil for the
-	// agenda simulator (scenario_llm.go).
-	sim        *Target
+	// agenda simulator (llm.go).
+	sim        *spec.Target
 	replyBlock *hcl.Block
-	reply      *ReplyCheck
+	reply      *spec.ReplyCheck
 	// toolBlocks are each_turn's blocks, whose tools block (decoded once
 	// the slots are known) checks every turn's calls.
 	toolBlocks  hcl.Blocks
-	tools       *ToolChecks
-	scriptTools *ToolChecks
+	tools       *spec.ToolChecks
+	scriptTools *spec.ToolChecks
 	// final is how the runner reads the final state (nil without a
 	// final_state block).
 	final *schema.FinalStateQuery
-	info  SourceInfo
-	ts    *templateSource
+	info  spec.SourceInfo
+	ts    spec.Source // the joined template's own source, for rebuilds
 }
 
 // phrase is one asks or confirm phrase, folded (Fold).
@@ -106,69 +115,73 @@ type phrase struct {
 	slot string // "" for a confirm phrase
 }
 
-func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
+// Decode reads a scenario block: its generation settings, simulator,
+// goal, texts, phrases, checks, tools, final_state and task blocks.
+func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	c, ok := d.Content(b, scenarioSchema)
 	if !ok {
 		return nil
 	}
-	l := d.l
-	t := &Template{Name: label(b), DeclRange: b.DefRange, TextRange: b.DefRange}
-	l.generationSettings(t, c, b)
-	ss := &scenarioSource{s: l.suite, t: t, answers: map[string][]int{}}
-	ss.user = l.str(c.Attributes, "user", UserAgenda)
+	t := &spec.Template{Name: spec.BlockLabel(b), DeclRange: b.DefRange, TextRange: b.DefRange}
+	d.GenerationSettings(t, c, b)
+	ss := &scenarioSource{s: d.Suite(), t: t, answers: map[string][]int{}}
+	ss.user = d.String(c.Attributes, "user", UserAgenda)
 	if ss.user != UserAgenda {
-		ss.sim = l.simulatorTarget(c.Attributes["user"], ss.user)
+		ss.sim = simulatorTarget(d, c.Attributes["user"], ss.user)
 	}
-	ss.requestText = l.str(c.Attributes, "request_text", DefaultRequestText)
-	ss.maxTurns = l.integer(c.Attributes, "max_turns", DefaultMaxTurns, 1)
+	ss.requestText = d.String(c.Attributes, "request_text", DefaultRequestText)
+	ss.maxTurns = d.Int(c.Attributes, "max_turns", DefaultMaxTurns, 1)
 	if !ss.decodeBlocks(d, b, c) {
 		// The texts' slots come from the goal; but the opening does not.
-		if len(l.strList(c.Attributes, "opening")) == 0 {
-			l.errorf(b.DefRange.Ptr(), "Scenario without opening", openingNeeded)
+		if len(d.Strings(c.Attributes, "opening")) == 0 {
+			d.Errorf(b.DefRange.Ptr(), "Scenario without opening", openingNeeded)
 		}
 		return nil
 	}
-	if !ss.decodeTexts(l, b, c.Attributes) {
+	if !ss.decodeTexts(d, b, c.Attributes) {
 		return nil
 	}
-	ss.decodePhrases(l, c.Attributes)
+	ss.decodePhrases(d, c.Attributes)
 	if ss.replyBlock != nil {
 		ss.reply = d.ReplyBlock(ss.replyBlock, t.SlotKeys())
 	}
-	if !ss.decodeTools(l, c.Blocks) {
+	if !ss.decodeTools(d, c.Blocks) {
 		return nil
 	}
 	// Every turn carries the final-state expectations: which turn ends
 	// the scenario is known only when it ran, and only that turn checks
 	// them.
-	final := l.finalStateBlocks(c.Blocks, t.SlotKeys())
+	final := conversation.FinalState(d, c.Blocks, t.SlotKeys())
 	if final != nil {
 		t.Expect = final.Expect
-		ss.final = final.Query(l.suite)
+		ss.final = conversation.FinalQuery(final, ss.s)
 	}
-	task, ok := ss.decodeTask(l, c.Blocks)
+	task, ok := ss.decodeTask(d, c.Blocks)
 	if !ok {
 		return nil
 	}
-	ss.info = SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.SlotKeys(), Reviewed: true, Expect: t.Expect, FinalState: final,
+	ss.info = spec.SourceInfo{Level: t.Level, Core: t.Core, Scene: t.Scene, Slots: t.SlotKeys(), Reviewed: true, Expect: t.Expect, FinalState: final,
 		Asserts: ss.eachTurn, Success: ss.Succeeded, Goal: ss.Goal, MaxTurns: ss.maxTurns, Task: task}
 	if ss.sim != nil {
 		ss.info.Simulator = ss.sim.Name
 	}
 	if ss.reply != nil {
-		ss.info.Reply = func(*schema.Case) *ReplyCheck { return ss.reply }
+		ss.info.Reply = func(*schema.Case) *spec.ReplyCheck { return ss.reply }
 	}
-	ss.info.Tools, ss.info.ScriptTools = constTools(ss.tools), ss.scriptTools
+	if ss.tools != nil {
+		ss.info.Tools = func(*schema.Case) *spec.ToolChecks { return ss.tools }
+	}
+	ss.info.ScriptTools = ss.scriptTools
 	if ss.success != nil {
 		ss.info.Asserts = append(slices.Clip(ss.eachTurn), ss.success)
 		ss.info.SuccessRange = ss.success.DeclRange
 	}
 	// Per turn only each_turn's asserts; success is checked on the scenario.
-	ss.info.TurnAsserts = make([][]*Assert, ss.maxTurns)
+	ss.info.TurnAsserts = make([][]*spec.Assert, ss.maxTurns)
 	for i := range ss.info.TurnAsserts {
 		ss.info.TurnAsserts[i] = ss.eachTurn
 	}
-	ss.ts = newTemplateSource(l.suite, t)
+	ss.ts = spec.NewTemplateSource(ss.s, t)
 	return ss
 }
 
@@ -176,29 +189,28 @@ func (scenarioKind) Decode(d *Decoder, b *hcl.Block) Source {
 const openingNeeded = "A scenario needs what the user says first: opening = [\"我想订机票\"] (one or more; the simulator picks one by the instance's id)."
 
 // decodeBlocks reads the goal, success and each_turn blocks.
-func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyContent) bool {
-	l := d.l
+func (ss *scenarioSource) decodeBlocks(d *spec.Decoder, b *hcl.Block, c *hcl.BodyContent) bool {
 	var goal *hcl.Block
 	ok := true
 	for _, blk := range c.Blocks {
 		switch blk.Type {
 		case "goal":
 			if goal != nil {
-				l.errorf(blk.DefRange.Ptr(), "Duplicate goal", "A scenario has one goal block; merge the two.")
+				d.Errorf(blk.DefRange.Ptr(), "Duplicate goal", "A scenario has one goal block; merge the two.")
 				ok = false
 				continue
 			}
 			goal = blk
 		case "success":
 			if ss.success != nil {
-				l.errorf(blk.DefRange.Ptr(), "Duplicate success", "A scenario has one success block; join the conditions with &&.")
+				d.Errorf(blk.DefRange.Ptr(), "Duplicate success", "A scenario has one success block; join the conditions with &&.")
 				ok = false
 				continue
 			}
 			ss.success = d.Assert(blk)
 		case "each_turn":
 			ec, diags := blk.Body.Content(eachTurnSchema)
-			l.diags = append(l.diags, diags...)
+			d.Report(diags...)
 			for _, ab := range ec.Blocks {
 				if ab.Type == "tools" {
 					ss.toolBlocks = append(ss.toolBlocks, ab)
@@ -206,7 +218,7 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 				}
 				if ab.Type == "reply" {
 					if ss.replyBlock != nil {
-						l.errorf(ab.DefRange.Ptr(), "Duplicate reply", "each_turn has one reply block; merge the checks into it.")
+						d.Errorf(ab.DefRange.Ptr(), "Duplicate reply", "each_turn has one reply block; merge the checks into it.")
 					}
 					ss.replyBlock = ab
 					continue
@@ -218,53 +230,53 @@ func (ss *scenarioSource) decodeBlocks(d *Decoder, b *hcl.Block, c *hcl.BodyCont
 		}
 	}
 	if goal == nil {
-		l.errorf(b.DefRange.Ptr(), "Scenario without goal", "A scenario needs a goal: goal { inform = { city = \"{城市}\" }, request = [\"order_id\"] }.")
+		d.Errorf(b.DefRange.Ptr(), "Scenario without goal", "A scenario needs a goal: goal { inform = { city = \"{城市}\" }, request = [\"order_id\"] }.")
 		ok = false
 	}
 	if ss.success == nil && !slices.ContainsFunc(c.Blocks, func(blk *hcl.Block) bool { return blk.Type == "success" }) {
-		l.errorf(b.DefRange.Ptr(), "Scenario without success", "A scenario needs a success block saying when the goal is reached: success { condition = strcontains(reply, \"订单号\") }.")
+		d.Errorf(b.DefRange.Ptr(), "Scenario without success", "A scenario needs a success block saying when the goal is reached: success { condition = strcontains(reply, \"订单号\") }.")
 		ok = false
 	}
 	if !ok || ss.success == nil {
 		return false
 	}
 	gc, diags := goal.Body.Content(goalSchema)
-	l.diags = append(l.diags, diags...)
+	d.Report(diags...)
 	if diags.HasErrors() {
 		return false
 	}
-	ss.requests = l.strList(gc.Attributes, "request")
-	return ss.decodeInform(l, goal, gc.Attributes["inform"])
+	ss.requests = d.Strings(gc.Attributes, "request")
+	return ss.decodeInform(d, goal, gc.Attributes["inform"])
 }
 
 // decodeTools reads each_turn's tools block (over each turn's calls) and
 // the scenario's own (over the calls of every turn). A scenario's turns
 // are the simulator's, so each_turn's block checks names only: args
 // would need expectations on every turn's case.
-func (ss *scenarioSource) decodeTools(l *loader, blocks hcl.Blocks) bool {
-	before := len(l.diags.Errs())
+func (ss *scenarioSource) decodeTools(d *spec.Decoder, blocks hcl.Blocks) bool {
+	before := d.Errors()
 	slots := ss.t.SlotKeys()
-	ss.tools, _ = l.toolsBlocks(ss.toolBlocks, slots, true)
-	ss.scriptTools, _ = l.toolsBlocks(blocks, slots, true)
-	return len(l.diags.Errs()) == before
+	ss.tools, _ = d.ToolsBlocks(ss.toolBlocks, slots, true)
+	ss.scriptTools, _ = d.ToolsBlocks(blocks, slots, true)
+	return d.Errors() == before
 }
 
 // decodeInform reads the goal's inform map: slot name → text (its
 // placeholders are the scenario's slots), in source order.
-func (ss *scenarioSource) decodeInform(l *loader, goal *hcl.Block, a *hcl.Attribute) bool {
+func (ss *scenarioSource) decodeInform(d *spec.Decoder, goal *hcl.Block, a *hcl.Attribute) bool {
 	if a == nil {
 		if len(ss.requests) == 0 {
-			l.errorf(goal.DefRange.Ptr(), "Empty goal", "A goal informs slots, requests items, or both: inform = { city = \"{城市}\" }, request = [\"order_id\"].")
+			d.Errorf(goal.DefRange.Ptr(), "Empty goal", "A goal informs slots, requests items, or both: inform = { city = \"{城市}\" }, request = [\"order_id\"].")
 			return false
 		}
 		return true
 	}
-	if !l.noSensitive(a.Expr) {
+	if !d.NoSensitive(a.Expr) {
 		return false
 	}
 	pairs, diags := hcl.ExprMap(a.Expr)
 	if diags.HasErrors() {
-		l.errorf(a.Expr.Range().Ptr(), "Invalid inform", "inform is a map from a slot name to what the user says for it, e.g. inform = { city = \"{城市}\", date = \"{日期}\" }.")
+		d.Errorf(a.Expr.Range().Ptr(), "Invalid inform", "inform is a map from a slot name to what the user says for it, e.g. inform = { city = \"{城市}\", date = \"{日期}\" }.")
 		return false
 	}
 	for _, p := range pairs {
@@ -274,13 +286,13 @@ func (ss *scenarioSource) decodeInform(l *loader, goal *hcl.Block, a *hcl.Attrib
 				name = v.AsString()
 			}
 		}
-		v, diags := p.Value.Value(l.staticCtx())
+		v, diags := p.Value.Value(d.StaticContext())
 		if name == "" || diags.HasErrors() || v.Type() != cty.String || v.IsNull() {
-			l.errorf(p.Key.Range().Ptr(), "Invalid inform", "Each inform entry is SLOT = \"text\": a slot name, and what the user says for it (placeholders allowed), e.g. city = \"{城市}\".")
+			d.Errorf(p.Key.Range().Ptr(), "Invalid inform", "Each inform entry is SLOT = \"text\": a slot name, and what the user says for it (placeholders allowed), e.g. city = \"{城市}\".")
 			return false
 		}
 		if slices.Contains(ss.inform, name) {
-			l.errorf(p.Key.Range().Ptr(), "Duplicate slot", "The goal informs %q twice; keep one.", name)
+			d.Errorf(p.Key.Range().Ptr(), "Duplicate slot", "The goal informs %q twice; keep one.", name)
 			return false
 		}
 		ss.inform = append(ss.inform, name)
@@ -297,7 +309,7 @@ type scenarioText struct {
 
 // decodeTexts reads every text with placeholders — the inform values,
 // opening, answer and affirm — and builds the joined template of them.
-func (ss *scenarioSource) decodeTexts(l *loader, b *hcl.Block, attrs hcl.Attributes) bool {
+func (ss *scenarioSource) decodeTexts(d *spec.Decoder, b *hcl.Block, attrs hcl.Attributes) bool {
 	texts := slices.Clone(ss.informText)
 	add := func(name string, xs []string, rng hcl.Range) []int {
 		var at []int
@@ -313,12 +325,12 @@ func (ss *scenarioSource) decodeTexts(l *loader, b *hcl.Block, attrs hcl.Attribu
 		}
 		return b.DefRange
 	}
-	ss.opening = add("opening", l.strList(attrs, "opening"), rangeOf("opening"))
+	ss.opening = add("opening", d.Strings(attrs, "opening"), rangeOf("opening"))
 	if len(ss.opening) == 0 {
-		l.errorf(b.DefRange.Ptr(), "Scenario without opening", openingNeeded)
+		d.Errorf(b.DefRange.Ptr(), "Scenario without opening", openingNeeded)
 		return false
 	}
-	answers := ss.decodeAnswers(l, attrs)
+	answers := ss.decodeAnswers(d, attrs)
 	for _, slot := range slices.Sorted(func(yield func(string) bool) {
 		for k := range answers {
 			if !yield(k) {
@@ -328,29 +340,28 @@ func (ss *scenarioSource) decodeTexts(l *loader, b *hcl.Block, attrs hcl.Attribu
 	}) {
 		ss.answers[slot] = add("answer", answers[slot], rangeOf("answer"))
 	}
-	affirm := l.strList(attrs, "affirm")
+	affirm := d.Strings(attrs, "affirm")
 	if len(affirm) == 0 {
 		affirm = []string{"是的"}
 	}
 	ss.affirm = add("affirm", affirm, rangeOf("affirm"))
-	cs := &conversationSource{s: ss.s, t: ss.t}
 	index := map[string]int{}
 	for i, x := range texts {
-		if !cs.addTurnText(l, &Turn{User: x.s, UserRange: x.rng}, i, index) {
+		if !d.AppendTurnText(ss.t, x.s, x.rng, i, index) {
 			return false
 		}
 	}
-	ss.t.Parts = append(ss.t.Parts, Part{Literal: "", Slot: -1})
+	ss.t.Parts = append(ss.t.Parts, spec.Part{Literal: "", Slot: -1})
 	return true
 }
 
 // decodeAnswers reads answer = { slot = ["去{城市}", …] } and checks its
 // slots are informed.
-func (ss *scenarioSource) decodeAnswers(l *loader, attrs hcl.Attributes) map[string][]string {
-	out := ss.slotLists(l, attrs, "answer")
+func (ss *scenarioSource) decodeAnswers(d *spec.Decoder, attrs hcl.Attributes) map[string][]string {
+	out := ss.slotLists(d, attrs, "answer")
 	for slot := range out {
 		if !slices.Contains(ss.inform, slot) {
-			l.errorf(attrs["answer"].Expr.Range().Ptr(), "Unknown slot", "answer has paraphrases for %q, which the goal does not inform.%s Add it to goal's inform, or fix the name.", slot, didYouMean(slot, ss.inform))
+			d.Errorf(attrs["answer"].Expr.Range().Ptr(), "Unknown slot", "answer has paraphrases for %q, which the goal does not inform.%s Add it to goal's inform, or fix the name.", slot, spec.DidYouMean(slot, ss.inform))
 			delete(out, slot)
 		}
 	}
@@ -358,12 +369,12 @@ func (ss *scenarioSource) decodeAnswers(l *loader, attrs hcl.Attributes) map[str
 }
 
 // slotLists reads a map from a slot name to a list of strings.
-func (ss *scenarioSource) slotLists(l *loader, attrs hcl.Attributes, name string) map[string][]string {
+func (ss *scenarioSource) slotLists(d *spec.Decoder, attrs hcl.Attributes, name string) map[string][]string {
 	a, ok := attrs[name]
 	if !ok {
 		return nil
 	}
-	v, ok := l.static(a, cty.Map(cty.List(cty.String)), fmt.Sprintf("%q attribute", name))
+	v, ok := d.Value(a, cty.Map(cty.List(cty.String)), fmt.Sprintf("%q attribute", name))
 	if !ok || v.IsNull() {
 		return nil
 	}
@@ -381,33 +392,33 @@ func (ss *scenarioSource) slotLists(l *loader, attrs hcl.Attributes, name string
 }
 
 // decodePhrases reads asks (slot → phrases) and confirm (phrases).
-func (ss *scenarioSource) decodePhrases(l *loader, attrs hcl.Attributes) {
-	asks := ss.slotLists(l, attrs, "asks")
+func (ss *scenarioSource) decodePhrases(d *spec.Decoder, attrs hcl.Attributes) {
+	asks := ss.slotLists(d, attrs, "asks")
 	for _, slot := range ss.inform {
 		for _, p := range asks[slot] {
-			ss.phrases = append(ss.phrases, phrase{Fold(p), slot})
+			ss.phrases = append(ss.phrases, phrase{spec.Fold(p), slot})
 		}
 	}
 	for slot := range asks {
 		if !slices.Contains(ss.inform, slot) {
-			l.errorf(attrs["asks"].Expr.Range().Ptr(), "Unknown slot", "asks has phrases for %q, which the goal does not inform.%s The simulator answers an ask with the slot's inform value: add it to goal's inform, or fix the name.", slot, didYouMean(slot, ss.inform))
+			d.Errorf(attrs["asks"].Expr.Range().Ptr(), "Unknown slot", "asks has phrases for %q, which the goal does not inform.%s The simulator answers an ask with the slot's inform value: add it to goal's inform, or fix the name.", slot, spec.DidYouMean(slot, ss.inform))
 		}
 	}
-	for _, p := range l.strList(attrs, "confirm") {
+	for _, p := range d.Strings(attrs, "confirm") {
 		if p != "" {
-			ss.phrases = append(ss.phrases, phrase{Fold(p), ""})
+			ss.phrases = append(ss.phrases, phrase{spec.Fold(p), ""})
 		}
 	}
 }
 
-func (ss *scenarioSource) Name() string         { return ss.t.Name }
-func (ss *scenarioSource) Kind() string         { return KindScenario }
-func (ss *scenarioSource) DeclRange() hcl.Range { return ss.t.DeclRange }
-func (ss *scenarioSource) Info() *SourceInfo    { return &ss.info }
+func (ss *scenarioSource) Name() string           { return ss.t.Name }
+func (ss *scenarioSource) Kind() string           { return spec.KindScenario }
+func (ss *scenarioSource) DeclRange() hcl.Range   { return ss.t.DeclRange }
+func (ss *scenarioSource) Info() *spec.SourceInfo { return &ss.info }
 
 // Generate yields one script per slot assignment: its opening turn, and
 // a Next that plays the simulated user.
-func (ss *scenarioSource) Generate(g *Gen, yield func(*schema.Script) error) error {
+func (ss *scenarioSource) Generate(g *spec.Gen, yield func(*schema.Script) error) error {
 	return ss.s.GenerateTemplate(ss.t, g, yield, ss.script)
 }
 
@@ -420,27 +431,27 @@ type agendaState struct {
 	given     []bool       // per inform slot
 	requested int
 	cycle     int // volunteers made once everything was given and nothing is requested
-	// llm is an LLM simulator's request (scenario_llm.go), nil for the agenda.
+	// llm is an LLM simulator's request (llm.go), nil for the agenda.
 	llm *schema.UserSim
 }
 
 // script makes the scenario instance c into its script: the opening turn,
 // then what Next computes.
-func (ss *scenarioSource) script(c *schema.Case, sp *Splitter) (*schema.Script, error) {
+func (ss *scenarioSource) script(c *schema.Case, sp *spec.Splitter) (*schema.Script, error) {
 	if err := sp.Assign(c); err != nil {
 		return nil, err
 	}
-	st := &agendaState{base: c, texts: strings.Split(c.Text, turnSep), given: make([]bool, len(ss.inform))}
+	st := &agendaState{base: c, texts: strings.Split(c.Text, spec.TurnSep), given: make([]bool, len(ss.inform))}
 	st.llm = ss.userSim(c)
 	first := ss.turn(st, 1, ss.pickText(st, ss.opening, 1), "opened")
-	return &schema.Script{ID: c.ID, Source: ss.t.Name, SourceKind: KindScenario, Turns: []*schema.Case{first}, Next: ss.next, FinalState: ss.final}, nil
+	return &schema.Script{ID: c.ID, Source: ss.t.Name, SourceKind: spec.KindScenario, Turns: []*schema.Case{first}, Next: ss.next, FinalState: ss.final}, nil
 }
 
 // turn is user turn n of the instance st.base: text said for reason.
 func (ss *scenarioSource) turn(st *agendaState, n int, text, reason string) *schema.Case {
 	tc := *st.base
 	tc.ID = st.base.ID + "/" + strconv.Itoa(n)
-	tc.Template, tc.Source, tc.SourceKind = "", ss.t.Name, KindScenario
+	tc.Template, tc.Source, tc.SourceKind = "", ss.t.Name, spec.KindScenario
 	tc.Script, tc.Turn, tc.Text, tc.Reason = st.base.ID, n, text, reason
 	tc.Expect = st.base.Expect // the final-state expectations, or none
 	tc.Agenda, tc.UserSim = st, st.llm
@@ -504,7 +515,7 @@ func (ss *scenarioSource) next(_ int, r *schema.Result) *schema.Case {
 // position; at one position the longer phrase): asked is false when there
 // is none, slot is "" for a confirmation.
 func (ss *scenarioSource) classify(reply string) (slot string, asked bool) {
-	folded := Fold(reply)
+	folded := spec.Fold(reply)
 	best, bestLen := -1, 0
 	for _, p := range ss.phrases {
 		if p.text == "" {
@@ -547,7 +558,7 @@ func (ss *scenarioSource) succeeded(r *schema.Result) bool {
 	ctx := ss.s.CheckContext(&r.Case)
 	resp := cty.NullVal(cty.DynamicPseudoType)
 	if len(r.Response) > 0 {
-		if v, err := JSONToCty(r.Response); err == nil {
+		if v, err := spec.JSONToCty(r.Response); err == nil {
 			resp = v
 		}
 	}
@@ -556,7 +567,7 @@ func (ss *scenarioSource) succeeded(r *schema.Result) bool {
 	ctx.Variables["http"] = cty.ObjectVal(map[string]cty.Value{"status": cty.NumberIntVal(int64(r.Status)), "headers": cty.MapValEmpty(cty.String)})
 	ctx.Variables["latency_ms"] = cty.NumberFloatVal(r.LatencyMS)
 	v, diags := ss.success.Condition.Value(ctx)
-	v = Unmark(v)
+	v = spec.Unmark(v)
 	return !diags.HasErrors() && v.IsKnown() && !v.IsNull() && v.Type() == cty.Bool && v.True()
 }
 
@@ -581,7 +592,7 @@ func (ss *scenarioSource) informValue(c *schema.Case, name string) string {
 	if i < 0 {
 		return ""
 	}
-	lits, phs, err := ParsePlaceholders(ss.informText[i].s)
+	lits, phs, err := spec.ParsePlaceholders(ss.informText[i].s)
 	if err != nil {
 		return ss.informText[i].s
 	}
@@ -599,12 +610,12 @@ func (ss *scenarioSource) informValue(c *schema.Case, name string) string {
 // is the simulator's answer to the recorded replies, so the saved text is
 // kept (eval never simulates again); the opening must still be one of
 // the scenario's openings.
-func (ss *scenarioSource) Rebuild(saved Saved) (*schema.Case, bool) {
+func (ss *scenarioSource) Rebuild(saved spec.Saved) (*schema.Case, bool) {
 	script, turn, text := saved.Script, saved.Turn, saved.Text
-	in := Saved{ID: script, Text: anyText, Slots: saved.Slots}
+	in := spec.Saved{ID: script, Text: spec.AnyText, Slots: saved.Slots}
 	if saved.Case != nil {
 		script, turn, text = saved.Case.Script, saved.Case.Turn, saved.Case.Text
-		in = Saved{Case: &schema.Case{ID: script, Text: anyText, Slots: saved.Case.Slots}}
+		in = spec.Saved{Case: &schema.Case{ID: script, Text: spec.AnyText, Slots: saved.Case.Slots}}
 	}
 	if turn < 1 || turn > ss.maxTurns {
 		return nil, false
@@ -613,7 +624,7 @@ func (ss *scenarioSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	if !ok {
 		return nil, false
 	}
-	sc, err := ss.script(joined, &Splitter{s: ss.s})
+	sc, err := ss.script(joined, spec.NewSplitter(ss.s))
 	if err != nil {
 		return nil, false
 	}
@@ -626,18 +637,10 @@ func (ss *scenarioSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	return c, true
 }
 
-// ReasonSlot reads a scenario turn's reason: the slot it gave (answered
-// an ask for it, or volunteered it), and whether the bot asked for it.
-func ReasonSlot(reason string) (slot string, asked bool) {
-	for _, p := range []struct {
-		prefix string
-		asked  bool
-	}{{`answered ask `, true}, {`volunteered `, false}} {
-		if rest, ok := strings.CutPrefix(reason, p.prefix); ok {
-			if s, err := strconv.Unquote(rest); err == nil {
-				return s, p.asked
-			}
-		}
+// part is text i of a joined case's texts ("" past their end).
+func part(texts []string, i int) string {
+	if i < len(texts) {
+		return texts[i]
 	}
-	return "", false
+	return ""
 }
