@@ -588,6 +588,13 @@ func (ss *scenarioSource) Goal(c *schema.Case) string {
 // informValue is what the user says for inform slot name in case c: its
 // inform text with c's slot values.
 func (ss *scenarioSource) informValue(c *schema.Case, name string) string {
+	return ss.informWith(c, name, func(sl schema.Slot) string { return sl.Value })
+}
+
+// informWith is inform slot name's text in case c with each placeholder
+// replaced by value of its slot ("" for no inform slot name; the text as
+// written when its placeholders do not parse).
+func (ss *scenarioSource) informWith(c *schema.Case, name string, value func(schema.Slot) string) string {
 	i := slices.Index(ss.inform, name)
 	if i < 0 {
 		return ""
@@ -599,7 +606,7 @@ func (ss *scenarioSource) informValue(c *schema.Case, name string) string {
 	var b strings.Builder
 	for j, ph := range phs {
 		b.WriteString(lits[j])
-		b.WriteString(c.Slots[ph.Key].Value)
+		b.WriteString(value(c.Slots[ph.Key]))
 	}
 	b.WriteString(lits[len(lits)-1])
 	return b.String()

@@ -198,21 +198,7 @@ func (ss *scenarioSource) valueSource(d *spec.Decoder, e hcl.Expression, raw str
 // goalValue is the goal's value of inform slot name in case c, as an
 // expectation compares it: each placeholder its slot's Expected value.
 func (ss *scenarioSource) goalValue(c *schema.Case, name string) string {
-	i := slices.Index(ss.inform, name)
-	if i < 0 {
-		return ""
-	}
-	lits, phs, err := spec.ParsePlaceholders(ss.informText[i].s)
-	if err != nil {
-		return ss.informText[i].s
-	}
-	var b strings.Builder
-	for j, ph := range phs {
-		b.WriteString(lits[j])
-		b.WriteString(c.Slots[ph.Key].Expected())
-	}
-	b.WriteString(lits[len(lits)-1])
-	return b.String()
+	return ss.informWith(c, name, schema.Slot.Expected)
 }
 
 // quoteAll puts each of xs between double quotes, as written.
