@@ -412,23 +412,29 @@ func idSplits(t *testing.T, jsonl string) map[string]string {
 // shipped; the test fails if the gate's line is not found.
 func quickstartSuite(t *testing.T) string {
 	t.Helper()
+	dir := filepath.Join(t.TempDir(), "quickstart")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "quickstart.nlutest.hcl"), []byte(quickstartSource(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// quickstartSource is the text of suites/quickstart with its latency gate
+// relaxed as quickstartSuite explains.
+func quickstartSource(t *testing.T) string {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "suites", "quickstart", "quickstart.nlutest.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const gate = "metrics.latency.p95_ms < 500"
 	if !bytes.Contains(raw, []byte(gate)) {
-		t.Fatalf("suites/quickstart no longer has the gate %q; update quickstartSuite", gate)
+		t.Fatalf("suites/quickstart no longer has the gate %q; update quickstartSource", gate)
 	}
-	dir := filepath.Join(t.TempDir(), "quickstart")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	raw = bytes.Replace(raw, []byte(gate), []byte("metrics.latency.p95_ms < 500000"), 1)
-	if err := os.WriteFile(filepath.Join(dir, "quickstart.nlutest.hcl"), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return string(bytes.Replace(raw, []byte(gate), []byte("metrics.latency.p95_ms < 500000"), 1))
 }
 
 func TestQuickstartPasses(t *testing.T) {

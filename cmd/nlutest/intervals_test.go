@@ -20,11 +20,7 @@ func frac(r schema.Ratio) schema.Ratio { return schema.Ratio{Num: r.Num, Den: r.
 // NLU) with extra blocks appended, and returns its directory.
 func quickstartWith(t *testing.T, extra string) string {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "..", "suites", "quickstart", "quickstart.nlutest.hcl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return writeSuite(t, string(src)+extra)
+	return writeSuite(t, quickstartSource(t)+extra)
 }
 
 // wilsonRef are statsmodels 0.13.5's proportion_confint(k, n,

@@ -108,11 +108,7 @@ func (a *charsAcc) Fill(n *schema.Node) {
 // recomputes it from the saved results through forked collectors, and
 // --list-metrics and JUnit properties show it.
 func TestRegisteredFamilyEndToEnd(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "suites", "quickstart", "quickstart.nlutest.hcl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	suite := string(src) + `
+	suite := quickstartSource(t) + `
 threshold "inputs" {
   condition = metrics.chars.mean >= 5 && metrics.split.smoke.chars.long_share > 0
 }
