@@ -11,7 +11,7 @@ import (
 
 // SettingsBlock is the settings block a metric family brings to the suite
 // language: an unlabelled top-level block (`NAME { … }`, at most one per
-// suite) that the family, not the loader, declares and decodes. A family
+// suite; a named, repeatable one implements LabelledSettingsBlock too) that the family, not the loader, declares and decodes. A family
 // outside assert offers one (assert.SettingsFamily) and the program's
 // extension set passes it to Load (Options.Settings), so a suite may
 // write the block, validate checks it with located diagnostics, and the
@@ -28,6 +28,26 @@ type SettingsBlock interface {
 	// returns the settings, or nil when its errors leave none (the
 	// default is kept; the errors fail the load).
 	Decode(d *Decoder, b *hcl.Block) any
+}
+
+// LabelledSettingsBlock is a SettingsBlock whose blocks are named and
+// repeatable (`NAME "LABEL" { … }`, any number per suite): a family that
+// reads several files or sets of one kind (the ratings family's ratings
+// blocks, one per rating sheet) implements it besides SettingsBlock. Its
+// settings start as Default and each block's are added by Append, in
+// declaration order, after Decode read the block (a block Decode gives nil
+// for adds nothing). The loader checks the label as every labelled
+// block's: a name a block of the type already has is refused ("Duplicate
+// NAME block" at the label, with the first as context, the repeated block
+// not decoded) and an empty one is refused by d.Content.
+type LabelledSettingsBlock interface {
+	SettingsBlock
+	// LabelName names the block's label ("name"): hcl's diagnostic for a
+	// block without one says "Missing LabelName for NAME".
+	LabelName() string
+	// Append returns settings (Default's value, or what Append returned
+	// for the blocks before) with v, what Decode gave for the next block.
+	Append(settings, v any) any
 }
 
 // CheckSettingsBlocks reports settings blocks that cannot join the
@@ -67,16 +87,22 @@ func (s *Suite) Settings(block string) any {
 // settingsSchema adds the settings blocks' types to a file's schema.
 func settingsSchema(blocks []hcl.BlockHeaderSchema, settings []SettingsBlock) []hcl.BlockHeaderSchema {
 	for _, sb := range settings {
-		if !slices.ContainsFunc(blocks, func(h hcl.BlockHeaderSchema) bool { return h.Type == sb.Block() }) {
-			blocks = append(blocks, hcl.BlockHeaderSchema{Type: sb.Block()})
+		if slices.ContainsFunc(blocks, func(h hcl.BlockHeaderSchema) bool { return h.Type == sb.Block() }) {
+			continue
 		}
+		h := hcl.BlockHeaderSchema{Type: sb.Block()}
+		if lb, ok := sb.(LabelledSettingsBlock); ok {
+			h.LabelNames = []string{lb.LabelName()}
+		}
+		blocks = append(blocks, h)
 	}
 	return blocks
 }
 
 // decodeSettings decodes each settings block of the load's options from
 // the suite's blocks by type: the default without a block, at most one
-// block.
+// block of an unlabelled type, every block of a labelled one (their
+// repeated names were dropped by blocksByType).
 func (l *loader) decodeSettings(byType map[string][]*hcl.Block) {
 	if len(l.opts.Settings) == 0 {
 		return
@@ -87,6 +113,14 @@ func (l *loader) decodeSettings(byType map[string][]*hcl.Block) {
 		name := sb.Block()
 		l.suite.settings[name] = sb.Default()
 		blocks := byType[name]
+		if lb, ok := sb.(LabelledSettingsBlock); ok {
+			for _, b := range blocks {
+				if v := sb.Decode(d, b); v != nil {
+					l.suite.settings[name] = lb.Append(l.suite.settings[name], v)
+				}
+			}
+			continue
+		}
 		if len(blocks) == 0 {
 			continue
 		}
