@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert/metrics"
+	"github.com/nlutest/nlutest/ratings/sheet"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -31,11 +32,17 @@ type ratingsFamily struct{}
 func (ratingsFamily) Shape() *schema.Family { return schema.RatingsFamily }
 
 func (ratingsFamily) NewAcc(s *spec.Suite) Acc {
-	if s == nil || len(s.Ratings) == 0 {
+	blocks := sheet.Of(s)
+	if len(blocks) == 0 {
 		return nil
 	}
-	return &ratingsAcc{blocks: s.Ratings, rows: make([][]spec.Rating, len(s.Ratings))}
+	return &ratingsAcc{blocks: blocks, rows: make([][]sheet.Rating, len(blocks))}
 }
+
+// Settings declares the ratings blocks (sheet.Settings: labelled and
+// repeatable, one per rating sheet), which the family reads back with
+// sheet.Of.
+func (ratingsFamily) Settings() spec.SettingsBlock { return sheet.Settings{} }
 
 // RatingsValue is metrics.ratings: one entry per ratings block with a
 // sheet.
@@ -60,8 +67,8 @@ type RatingDim struct {
 
 // ratingsAcc holds the rows of each block's sheet.
 type ratingsAcc struct {
-	blocks []*spec.Ratings
-	rows   [][]spec.Rating
+	blocks []*sheet.Ratings
+	rows   [][]sheet.Rating
 }
 
 // Add does nothing: ratings come from sheets, not calls.
@@ -94,7 +101,7 @@ type ratedItem struct {
 }
 
 // rateBlock works out one block's figures from its rows.
-func rateBlock(bl *spec.Ratings, rows []spec.Rating) *RatingsBlock {
+func rateBlock(bl *sheet.Ratings, rows []sheet.Rating) *RatingsBlock {
 	var raters, order []string
 	items := map[string]*ratedItem{}
 	for _, r := range rows {
@@ -196,25 +203,25 @@ func num(v float64) *float64 {
 // TREC qrels and run files of its ranking blocks (ImportRankingFiles). A
 // family fed from files adds its import here. The diagnostics hold the
 // files' errors (nothing is added then) and warnings (for the report).
-func ImportExternal(c *Collector, run *spec.SheetRun) hcl.Diagnostics {
+func ImportExternal(c *Collector, run *sheet.Run) hcl.Diagnostics {
 	diags := ImportRatings(c, run)
 	return append(diags, ImportRankingFiles(c)...)
 }
 
 // ImportRatings reads the filled sheet of every ratings block of the
-// collector's suite, joins it to run (spec.ReadSheet) and adds it to the
+// collector's suite, joins it to run (sheet.Read) and adds it to the
 // whole run's node. Sheet problems come back as diagnostics at their file
 // and line, nothing added then; warnings (cases not rated, rows left out)
 // come back with the figures added.
-func ImportRatings(c *Collector, run *spec.SheetRun) hcl.Diagnostics {
-	s := c.suite
-	if s == nil || len(s.Ratings) == 0 {
+func ImportRatings(c *Collector, run *sheet.Run) hcl.Diagnostics {
+	blocks := sheet.Of(c.suite)
+	if len(blocks) == 0 {
 		return nil
 	}
-	acc := &ratingsAcc{blocks: s.Ratings, rows: make([][]spec.Rating, len(s.Ratings))}
+	acc := &ratingsAcc{blocks: blocks, rows: make([][]sheet.Rating, len(blocks))}
 	var diags hcl.Diagnostics
-	for i, bl := range s.Ratings {
-		rows, d := spec.ReadSheet(bl, run)
+	for i, bl := range blocks {
+		rows, d := sheet.Read(bl, run)
 		diags = append(diags, d...)
 		acc.rows[i] = rows
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/ratings"
+	"github.com/nlutest/nlutest/ratings/sheet"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -22,7 +23,7 @@ func (e *SheetError) Error() string { return e.Diags.Error() }
 // (a subset run) are left out. It returns the files' warnings, one
 // sentence each, for the report.
 func importExternal(col *assert.Collector, s *spec.Suite, dirs []string) ([]string, error) {
-	run := &spec.SheetRun{
+	run := &sheet.Run{
 		Replies: func() (map[string]string, error) { return ratings.ReplyDigests(dirs) },
 		InSuite: suiteItems(s),
 	}

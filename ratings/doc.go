@@ -5,6 +5,7 @@
 // never applied to other replies; and the CSV sheet and rubric files
 // written for spreadsheet programs (WriteSheet, WriteRubric: a byte order
 // mark, cells cut to the spreadsheet limit and neutralised against formula
-// injection). Reading a filled sheet back is the suite's ratings block's
-// (spec), and the figures it gives are the ratings family's (assert).
+// injection). The ratings block and reading a filled sheet back are
+// ratings/sheet's (a leaf the ratings family decodes the block through),
+// and the figures a sheet gives are the ratings family's (assert).
 package ratings

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/nlutest/nlutest/internal/csvcell"
+	"github.com/nlutest/nlutest/ratings/sheet"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -19,10 +20,10 @@ import (
 // cell is cut to the spreadsheet cell limit (csvcell.MaxCell) and
 // neutralised so that no cell begins with a formula character
 // (csvcell.Cell).
-func WriteSheet(w io.Writer, results string, block *spec.Ratings, raters int) (int, error) {
+func WriteSheet(w io.Writer, results string, block *sheet.Ratings, raters int) (int, error) {
 	items := 0
 	err := writeCSV(w, func(cw *csv.Writer) error {
-		header := slices.Concat([]string{"case", "rater", "text", "reply"}, block.Dimensions, []string{spec.ReplyDigestColumn})
+		header := slices.Concat([]string{"case", "rater", "text", "reply"}, block.Dimensions, []string{sheet.ReplyDigestColumn})
 		if err := writeCells(cw, header); err != nil {
 			return err
 		}
@@ -45,7 +46,7 @@ func WriteSheet(w io.Writer, results string, block *spec.Ratings, raters int) (i
 
 // WriteRubric writes each dimension's rubric from YD/T 4394.2-2023, in
 // Chinese and English, as the sheet is written.
-func WriteRubric(w io.Writer, block *spec.Ratings) error {
+func WriteRubric(w io.Writer, block *sheet.Ratings) error {
 	return writeCSV(w, func(cw *csv.Writer) error {
 		if err := writeCells(cw, []string{"dimension", "score", "评分准则", "criterion", "source"}); err != nil {
 			return err

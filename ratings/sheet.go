@@ -19,7 +19,7 @@ import (
 // item per single case (its utterance and reply) and one per conversation
 // (keyed by its script id: its transcript). Each item carries the digest
 // of the replies people rated, so a sheet is never applied to other
-// replies (spec.ReadSheet compares it with ReplyDigests of the run).
+// replies (sheet.Read compares it with ReplyDigests of the run).
 
 // SheetItem is one item of a rating sheet.
 type SheetItem struct {
@@ -92,7 +92,7 @@ func ReadSheetItems(path string, max int, cut func(string, int) string, fn func(
 
 // ReplyDigests reads the results of the run directories dirs and returns
 // the digest of every item of the run's rating sheet, by item id: what
-// spec.ReadSheet checks a sheet's reply_sha against.
+// sheet.Read checks a sheet's reply_sha against.
 func ReplyDigests(dirs []string) (map[string]string, error) {
 	paths := make([]string, len(dirs))
 	for i, d := range dirs {

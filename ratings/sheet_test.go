@@ -2,12 +2,12 @@ package ratings
 
 import (
 	"encoding/csv"
-	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/ratings/sheet"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 )
@@ -124,7 +124,7 @@ func TestWriteSheet(t *testing.T) {
 	}
 	dir := writeResults(t, rs, "")
 	var b strings.Builder
-	n, err := WriteSheet(&b, filepath.Join(dir, runner.ResultsFile), &spec.Ratings{Dimensions: []string{"流畅度", "相关性"}, Scale: 5}, 2)
+	n, err := WriteSheet(&b, filepath.Join(dir, runner.ResultsFile), &sheet.Ratings{Dimensions: []string{"流畅度", "相关性"}, Scale: 5}, 2)
 	if err != nil || n != 2 {
 		t.Fatalf("%d items, %v", n, err)
 	}
@@ -147,7 +147,7 @@ func TestWriteSheet(t *testing.T) {
 		}
 	}
 	var rb strings.Builder
-	if err := WriteRubric(&rb, &spec.Ratings{Dimensions: []string{"流畅度"}, Scale: 5}); err != nil || !strings.Contains(rb.String(), "未给出此维度的评分准则") {
+	if err := WriteRubric(&rb, &sheet.Ratings{Dimensions: []string{"流畅度"}, Scale: 5}); err != nil || !strings.Contains(rb.String(), "未给出此维度的评分准则") {
 		t.Errorf("rubric of a dimension YD/T 4394.2 has none: %v\n%s", err, rb.String())
 	}
 }

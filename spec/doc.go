@@ -53,7 +53,9 @@
 // SettingsBlock) is declared and decoded by its family, outside spec; spec
 // keeps the mechanism (settings.go: the schema, at most one block of a
 // type, Suite.Settings) and the Decoder methods such a block uses
-// (api_settings.go). The ratings block (ratings.go) is not a case source:
-// its sheets are read at report time and joined to a run's cases by id;
-// rubric.go holds YD/T 4394.2-2023's rating rubrics.
+// (api_settings.go); a family's named, repeatable block implements
+// LabelledSettingsBlock too. The ratings block is such a block: it and
+// its filled sheets' reader live in ratings/sheet, declared by the ratings
+// family (assert). rubric.go holds YD/T 4394.2-2023's rating rubrics,
+// which ratings export writes.
 package spec

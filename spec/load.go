@@ -71,7 +71,6 @@ var fileSchemaBase = &hcl.BodySchema{
 		{Type: "split", LabelNames: []string{"name"}},
 		{Type: "threshold", LabelNames: []string{"name"}},
 		{Type: "assert"},
-		{Type: "ratings", LabelNames: []string{"name"}},
 		{Type: fragmentBlock, LabelNames: []string{"name"}},
 		{Type: "tool", LabelNames: []string{"name"}},
 	},
@@ -413,7 +412,6 @@ func (l *loader) decode() {
 	for _, b := range byType["threshold"] {
 		l.decodeThreshold(b)
 	}
-	l.decodeRatings(byType["ratings"])
 	l.decodeSettings(byType)
 	l.checkReferences()
 	l.checkThresholdHistory()

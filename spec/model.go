@@ -62,9 +62,6 @@ type Suite struct {
 	ToolOrder []string
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
-	// Ratings are the ratings blocks: rating sheets imported at report
-	// time (metrics.ratings).
-	Ratings []*Ratings
 
 	// Vars holds the resolved value of every variable (var.NAME).
 	Vars map[string]cty.Value

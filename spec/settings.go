@@ -11,7 +11,7 @@ import (
 
 // SettingsBlock is the settings block a metric family brings to the suite
 // language: an unlabelled top-level block (`NAME { … }`, at most one per
-// suite) that the family, not the loader, declares and decodes. A family
+// suite; a named, repeatable one implements LabelledSettingsBlock too) that the family, not the loader, declares and decodes. A family
 // outside assert offers one (assert.SettingsFamily) and the program's
 // extension set passes it to Load (Options.Settings), so a suite may
 // write the block, validate checks it with located diagnostics, and the
@@ -67,16 +67,22 @@ func (s *Suite) Settings(block string) any {
 // settingsSchema adds the settings blocks' types to a file's schema.
 func settingsSchema(blocks []hcl.BlockHeaderSchema, settings []SettingsBlock) []hcl.BlockHeaderSchema {
 	for _, sb := range settings {
-		if !slices.ContainsFunc(blocks, func(h hcl.BlockHeaderSchema) bool { return h.Type == sb.Block() }) {
-			blocks = append(blocks, hcl.BlockHeaderSchema{Type: sb.Block()})
+		if slices.ContainsFunc(blocks, func(h hcl.BlockHeaderSchema) bool { return h.Type == sb.Block() }) {
+			continue
 		}
+		h := hcl.BlockHeaderSchema{Type: sb.Block()}
+		if lb, ok := sb.(LabelledSettingsBlock); ok {
+			h.LabelNames = []string{lb.LabelName()}
+		}
+		blocks = append(blocks, h)
 	}
 	return blocks
 }
 
 // decodeSettings decodes each settings block of the load's options from
 // the suite's blocks by type: the default without a block, at most one
-// block.
+// block of an unlabelled type, every block of a labelled one (their
+// repeated names were dropped by blocksByType).
 func (l *loader) decodeSettings(byType map[string][]*hcl.Block) {
 	if len(l.opts.Settings) == 0 {
 		return
@@ -87,6 +93,14 @@ func (l *loader) decodeSettings(byType map[string][]*hcl.Block) {
 		name := sb.Block()
 		l.suite.settings[name] = sb.Default()
 		blocks := byType[name]
+		if lb, ok := sb.(LabelledSettingsBlock); ok {
+			for _, b := range blocks {
+				if v := sb.Decode(d, b); v != nil {
+					l.suite.settings[name] = lb.Append(l.suite.settings[name], v)
+				}
+			}
+			continue
+		}
 		if len(blocks) == 0 {
 			continue
 		}

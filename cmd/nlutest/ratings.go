@@ -9,9 +9,9 @@ import (
 
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/ratings"
+	"github.com/nlutest/nlutest/ratings/sheet"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner"
-	"github.com/nlutest/nlutest/spec"
 )
 
 // cmdRatings is `nlutest ratings export RUN -o sheet.csv`: the sheet
@@ -47,16 +47,17 @@ func (a *App) cmdRatings(args []string) int {
 	if s == nil {
 		return code
 	}
-	block := &spec.Ratings{Dimensions: spec.YDTDimensions, Raters: 3, Scale: 5}
-	if len(s.Ratings) > 0 {
-		block = s.Ratings[0]
+	blocks := sheet.Of(s)
+	block := &sheet.Ratings{Dimensions: sheet.YDTDimensions, Raters: 3, Scale: 5}
+	if len(blocks) > 0 {
+		block = blocks[0]
 	}
 	if *name != "" {
-		i := slices.IndexFunc(s.Ratings, func(r *spec.Ratings) bool { return r.Name == *name })
+		i := slices.IndexFunc(blocks, func(r *sheet.Ratings) bool { return r.Name == *name })
 		if i < 0 {
 			return a.fail(usagef("the suite has no ratings block %q", *name))
 		}
-		block = s.Ratings[i]
+		block = blocks[i]
 	}
 	n := block.Raters
 	if *raters > 0 {

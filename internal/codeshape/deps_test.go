@@ -78,10 +78,11 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		reason string
 	}{
 		{"reporters", []string{"spec", "spec/stats", "assert", "runner", "pipeline"}, "reporters render a finished report (schema) and need no suite"},
-		{"spec", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "spec/format", "spec/annotate", "ratings"}, "spec never touches the network and knows nothing of evaluation; the tools over the language (fmt, annotate) and the rating sheets are built on it, not in it"},
+		{"spec", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "spec/format", "spec/annotate", "ratings", "ratings/sheet"}, "spec never touches the network and knows nothing of evaluation; the tools over the language (fmt, annotate) and the rating sheets are built on it, not in it"},
 		{"spec/format", []string{"runner", "assert", "pipeline", "reporters", "spec/annotate"}, "fmt lays suite files out; it never runs or evaluates them"},
 		{"spec/annotate", []string{"runner", "assert", "pipeline", "reporters"}, "annotate drafts from the observations its caller makes; calling the target is the command's"},
 		{"ratings", []string{"assert", "pipeline", "reporters"}, "rating sheets are read and written for pipeline and the command, which import ratings, never the other way"},
+		{"ratings/sheet", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "ratings", "extensions"}, "the ratings block and its sheet reader are the suite language's leaf the ratings family (assert), ratings export and the command read; they never call, evaluate or print"},
 		{"schema", []string{"spec", "runner", "assert", "pipeline", "reporters"}, "schema is the records every stage shares"},
 		{"runner", []string{"assert", "pipeline", "reporters"}, "runner calls targets; it never evaluates or prints"},
 		{"assert", []string{"runner", "pipeline", "reporters"}, "assert evaluates results, whoever made them"},
@@ -99,6 +100,21 @@ func TestDependenciesPointOneWay(t *testing.T) {
 			if d[bad] {
 				t.Errorf("%s depends on %s: %s", rule.pkg, bad, rule.reason)
 			}
+		}
+	}
+}
+
+// TestRatingsSheetIsALeaf: the ratings block's package (issue 38 item 4)
+// imports only the suite language's public API, schema and the CSV cell
+// rules, so assert's ratings family can decode through it.
+func TestRatingsSheetIsALeaf(t *testing.T) {
+	graph := imports(t)
+	if len(graph["ratings/sheet"]) == 0 {
+		t.Fatal("package ratings/sheet not found")
+	}
+	for _, im := range graph["ratings/sheet"] {
+		if !slices.Contains([]string{"spec", "schema", "internal/csvcell"}, im) {
+			t.Errorf("ratings/sheet imports %s: it imports only spec, schema and internal/csvcell", im)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package spec
+package sheet
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func sheetBlock(t *testing.T, name, text string) *Ratings {
 
 // testRun is a run of three cases (ids beginning with formula characters
 // among them) whose replies have known digests; the suite also has 未跑.
-var testRun = &SheetRun{
+var testRun = &Run{
 	Replies: func() (map[string]string, error) {
 		return map[string]string{"=SUM(1)": "sha256:aaaaaaaaaaaaaaaa", "-1": "sha256:bbbbbbbbbbbbbbbb", "你好": "sha256:cccccccccccccccc"}, nil
 	},
@@ -81,7 +81,7 @@ func TestReadSheetErrors(t *testing.T) {
 			if strings.Contains(tc.name, "JSONL") {
 				name = "sheet.jsonl"
 			}
-			rows, diags := ReadSheet(sheetBlock(t, name, tc.sheet), testRun)
+			rows, diags := Read(sheetBlock(t, name, tc.sheet), testRun)
 			var got []string
 			for _, d := range diags.Errs() {
 				got = append(got, diagAt(d.(*hcl.Diagnostic)))
@@ -109,8 +109,8 @@ func TestReadSheetRatedOtherReplies(t *testing.T) {
 		replies[id] = "sha256:1111111111111111"
 		fmt.Fprintf(&b, "%s,R1,t,r,4,4,sha256:2222222222222222\n", id)
 	}
-	run := &SheetRun{Replies: func() (map[string]string, error) { return replies, nil }}
-	_, diags := ReadSheet(sheetBlock(t, "sheet.csv", b.String()), run)
+	run := &Run{Replies: func() (map[string]string, error) { return replies, nil }}
+	_, diags := Read(sheetBlock(t, "sheet.csv", b.String()), run)
 	errs := diags.Errs()
 	if len(errs) != 11 || diagAt(errs[10].(*hcl.Diagnostic)) != "12:1 Rated another reply" || !strings.Contains(errs[10].(*hcl.Diagnostic).Detail, "4 more rows (14 in all") {
 		t.Errorf("%d errors; last %v", len(errs), errs[len(errs)-1])
@@ -140,7 +140,7 @@ func TestReadSheetJoinsTheRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bl := sheetBlock(t, "sheet.csv", tc.sheet)
-			rows, diags := ReadSheet(bl, testRun)
+			rows, diags := Read(bl, testRun)
 			if diags.HasErrors() {
 				t.Fatalf("errors: %v", diags)
 			}
@@ -164,7 +164,7 @@ func TestReadSheetJSONLDigest(t *testing.T) {
 	sheet := `{"case": "你好", "rater": "甲", "scores": {"满意度": 4, "专业性": 4}, "reply_sha": "sha256:cccccccccccccccc"}
 {"case": "-1", "rater": "甲", "scores": {"满意度": 4, "专业性": 4}, "reply_sha": "sha256:9999999999999999"}
 `
-	_, diags := ReadSheet(sheetBlock(t, "sheet.jsonl", sheet), testRun)
+	_, diags := Read(sheetBlock(t, "sheet.jsonl", sheet), testRun)
 	errs := diags.Errs()
 	if len(errs) != 1 || diagAt(errs[0].(*hcl.Diagnostic)) != "2:1 Rated another reply" {
 		t.Errorf("errors %v", errs)

@@ -1,4 +1,4 @@
-package spec
+package sheet
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,89 +17,11 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/internal/csvcell"
+	"github.com/nlutest/nlutest/spec"
 )
 
-// This file is the ratings block: filled rating sheets (people's scores
-// of a run's replies, YD/T 4394.2-2023's 5-point ratings by 3–5 raters;
-// the two raters of Li, Zhang and Song's "面向非任务型对话系统的人工标注中文数据集")
-// imported at report time and joined to the run's cases by id.
-
-// Ratings is a ratings block.
-type Ratings struct {
-	Name string
-	// Path is the sheet, resolved from the suite file's directory; Format
-	// is csv or jsonl.
-	Path, Format string
-	// Scale is the top of the scale (scores are whole numbers 1..Scale).
-	Scale int
-	// Dimensions are the rated dimensions, in the sheet's column order.
-	Dimensions []string
-	// KeepIfDiffAtMost keeps an item only when, in every dimension, its
-	// raters' scores differ by at most this much; -1 keeps every item.
-	KeepIfDiffAtMost int
-	// Raters is the number of rater slots `ratings export` writes.
-	Raters    int
-	DeclRange hcl.Range
-	// access reads the sheet under the suite's file rules (the zero
-	// value, outside a suite load: OwnFiles).
-	access FileAccess
-}
-
-// YDTDimensions are YD/T 4394.2-2023's rated dimensions of dialogue
-// experience (anthropomorphism, professionalism, interest, satisfaction,
-// sensitivity), the default of a ratings block.
-var YDTDimensions = []string{"拟人性", "专业性", "趣味性", "满意度", "敏感性"}
-
-var ratingsSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "source", Required: true}, {Name: "format"}, {Name: "scale"}, {Name: "dimensions"},
-	{Name: "keep_if_diff_at_most"}, {Name: "raters"},
-}}
-
-// decodeRatings reads the ratings blocks.
-func (l *loader) decodeRatings(blocks []*hcl.Block) {
-	for _, b := range blocks {
-		// A block without source (ok false) is still checked through.
-		c, ok := l.content(b.Body, ratingsSchema)
-		ok = l.checkLabel(b) && ok
-		r := &Ratings{Name: label(b), DeclRange: b.DefRange, access: l.suite.Access}
-		for _, o := range l.suite.Ratings {
-			if o.Name == r.Name {
-				l.errorf(b.DefRange.Ptr(), "Duplicate ratings block", "ratings %q is declared twice; the first is at %s.", r.Name, rangeString(o.DeclRange))
-			}
-		}
-		rel := l.str(c.Attributes, "source", "")
-		if a, has := c.Attributes["source"]; has {
-			r.Path = rel
-			if rel != "" && !filepath.IsAbs(rel) {
-				r.Path = filepath.Join(filepath.Dir(a.Range.Filename), rel)
-			}
-			l.checkPath(a.Expr.Range(), "rating sheet", r.Path, MaxDataBytes, false)
-		}
-		def := "csv"
-		if ext := strings.ToLower(filepath.Ext(rel)); ext == ".jsonl" || ext == ".ndjson" {
-			def = "jsonl"
-		}
-		r.Format = l.str(c.Attributes, "format", def)
-		if r.Format != "csv" && r.Format != "jsonl" {
-			l.errorf(c.Attributes["format"].Expr.Range().Ptr(), "Unknown ratings format", "format is \"csv\" or \"jsonl\", not %q.", r.Format)
-		}
-		r.Scale = l.integer(c.Attributes, "scale", 5, 2)
-		r.Raters = l.integer(c.Attributes, "raters", 3, 1)
-		r.KeepIfDiffAtMost = l.integer(c.Attributes, "keep_if_diff_at_most", -1, 0)
-		r.Dimensions = l.strList(c.Attributes, "dimensions")
-		if _, ok := c.Attributes["dimensions"]; !ok {
-			r.Dimensions = slices.Clone(YDTDimensions)
-		}
-		for _, d := range r.Dimensions {
-			if d == "case" || d == "rater" || d == "" {
-				l.errorf(c.Attributes["dimensions"].Expr.Range().Ptr(), "Invalid dimension", "A dimension is named, and not \"case\" or \"rater\" (the sheet's first columns).")
-			}
-		}
-		if ok {
-			l.suite.Ratings = append(l.suite.Ratings, r)
-		}
-	}
-}
+// This file reads a ratings block's filled sheet back (Read) and joins it
+// to the run's cases by id and reply digest.
 
 // Rating is one row of a sheet: one rater's scores of one case, one per
 // dimension in Ratings.Dimensions order.
@@ -116,8 +37,8 @@ type Rating struct {
 // replies).
 const ReplyDigestColumn = "reply_sha"
 
-// SheetRun is the run a sheet's ratings are joined to.
-type SheetRun struct {
+// Run is the run a sheet's ratings are joined to.
+type Run struct {
 	// Replies gives the run's items (single cases by id, conversations by
 	// script id) and the digest of their replies; it is called once, when
 	// a sheet is read.
@@ -132,7 +53,7 @@ type SheetRun struct {
 // by one; the rest are counted in one more diagnostic.
 const maxReplyErrors = 10
 
-// ReadSheet reads the filled sheet of r and joins it to run (nil: every
+// Read reads the filled sheet of r and joins it to run (nil: every
 // id belongs to the run and nothing is checked). Every problem is a
 // diagnostic at the sheet's file, line and column: a case id neither the
 // run nor the suite has, a row whose reply_sha is not the digest of the
@@ -144,17 +65,17 @@ const maxReplyErrors = 10
 // checked, then left out. Warnings say how many of the run's cases the
 // sheet rates, how many rows were left out, and how many rows do not
 // record the reply they rated.
-func ReadSheet(r *Ratings, run *SheetRun) ([]Rating, hcl.Diagnostics) {
+func Read(r *Ratings, run *Run) ([]Rating, hcl.Diagnostics) {
 	fa := r.access
 	if fa.Dir == "" {
-		fa = OwnFiles // a block made outside a suite load: the caller's own path
+		fa = spec.OwnFiles // a block made outside a suite load: the caller's own path
 	}
-	f, err := fa.Open("", r.Path, MaxDataBytes)
+	f, err := fa.Open("", r.Path, spec.MaxDataBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "No rating sheet yet", Detail: fmt.Sprintf("ratings %q: %s does not exist; metrics.ratings[%q] is absent until it is filled in (nlutest ratings export writes one).", r.Name, r.Path, r.Name), Subject: r.DeclRange.Ptr()}}
 	}
 	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read rating sheet", Detail: fmt.Sprintf("ratings %q: %s. The path is resolved from the directory of the suite file that names it.", r.Name, FileError(err)), Subject: r.DeclRange.Ptr()}}
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read rating sheet", Detail: fmt.Sprintf("ratings %q: %s. The path is resolved from the directory of the suite file that names it.", r.Name, spec.FileError(err)), Subject: r.DeclRange.Ptr()}}
 	}
 	defer f.Close()
 	sr := &sheetReader{r: r}
@@ -436,7 +357,7 @@ func (sr *sheetReader) add(row *sheetRow) {
 }
 
 // otherReply reports a row whose reply digest is not the run's: the first
-// maxReplyErrors one by one, the rest in one diagnostic (see ReadSheet).
+// maxReplyErrors one by one, the rest in one diagnostic (see Read).
 func (sr *sheetReader) otherReply(row *sheetRow, digest string) {
 	sr.otherReplies++
 	if sr.otherReplies > maxReplyErrors {
@@ -546,7 +467,7 @@ func charColumns(path string, diags hcl.Diagnostics) {
 	if last == 0 {
 		return
 	}
-	f, err := OwnFiles.Open("", path, MaxDataBytes) // the sheet ReadSheet read under the rules
+	f, err := spec.OwnFiles.Open("", path, spec.MaxDataBytes) // the sheet Read read under the rules
 	if err != nil {
 		return
 	}
