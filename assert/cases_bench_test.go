@@ -2,6 +2,7 @@ package assert_test
 
 import (
 	"errors"
+	"github.com/nlutest/nlutest/sources/template"
 	"io"
 	"os"
 	"path/filepath"
@@ -78,7 +79,7 @@ func benchSuite(b *testing.B) *spec.Suite {
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(pipelinetest.BenchSuite), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}})
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}

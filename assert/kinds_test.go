@@ -4,6 +4,7 @@ import (
 	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/sources/ranking"
 	"github.com/nlutest/nlutest/sources/scenario"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -11,5 +12,5 @@ import (
 // with: extensions.Default's, listed here because extensions imports
 // assert (an internal test of assert cannot import it).
 func testSourceKinds() []spec.SourceKind {
-	return append(spec.DefaultSourceKinds(), conversation.Kind{}, ranking.Kind{}, scenario.Kind{})
+	return []spec.SourceKind{template.Kind{}, conversation.Kind{}, ranking.Kind{}, scenario.Kind{}}
 }

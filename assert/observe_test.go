@@ -2,6 +2,7 @@ package assert_test
 
 import (
 	"encoding/json"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"testing"
@@ -125,7 +126,7 @@ threshold "少弃权" { condition = metrics.abstain["intent"].abstained <= 3 }
 		t.Fatal(err)
 	}
 	fams := append(assert.DefaultFamilies(), abstainFamily{})
-	s, diags := spec.Load(dir, spec.Options{Families: fams.Shapes()})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}, Families: fams.Shapes()})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -2,6 +2,7 @@ package assert
 
 import (
 	"encoding/json"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,7 +41,7 @@ nlu:
 			t.Fatal(err)
 		}
 	}
-	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), dataset.Kind{})})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}, dataset.Kind{}}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

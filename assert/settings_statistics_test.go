@@ -2,6 +2,7 @@ package assert
 
 import (
 	"bytes"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func loadSettings(t *testing.T, src string) (*spec.Suite, string, []byte) {
 	if err := os.WriteFile(filepath.Join(dir, "x"+spec.FileSuffix), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{Settings: DefaultFamilies().SettingsBlocks()})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}, Settings: DefaultFamilies().SettingsBlocks()})
 	var out bytes.Buffer
 	var sources map[string][]byte
 	if s != nil {

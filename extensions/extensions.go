@@ -26,6 +26,7 @@ import (
 	"github.com/nlutest/nlutest/sources/memory"
 	"github.com/nlutest/nlutest/sources/ranking"
 	"github.com/nlutest/nlutest/sources/scenario"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -61,14 +62,10 @@ func Default() *Set {
 }
 
 // builtinSources are the case source kinds nlutest ships, in the order
-// messages list them: those in packages of their own (sources/…) and
-// those still built into spec (spec.DefaultSourceKinds), by block type.
+// messages list them, each in a package of its own (sources/…); spec
+// has none built in.
 func builtinSources() []spec.SourceKind {
-	in := map[string]spec.SourceKind{}
-	for _, k := range spec.DefaultSourceKinds() {
-		in[k.Block()] = k
-	}
-	return []spec.SourceKind{in["template"], dataset.Kind{}, conversation.Kind{}, ranking.Kind{}, memory.Kind{}, scenario.Kind{}}
+	return []spec.SourceKind{template.Kind{}, dataset.Kind{}, conversation.Kind{}, ranking.Kind{}, memory.Kind{}, scenario.Kind{}}
 }
 
 // builtinFamilies are the metric families nlutest ships: assert's and

@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"errors"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +73,7 @@ func TestBuilderSuite(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "意图.nlutest.hcl"), []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}, conversation.Kind{}}})
 	if s == nil || diags.HasErrors() {
 		t.Fatalf("the suite does not load: %v\n%s", diags, out)
 	}

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"errors"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -256,7 +257,7 @@ func TestSlotValues(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tmp, "t.nlutest.hcl"), out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(tmp, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})})
+	s, diags := spec.Load(tmp, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}, conversation.Kind{}}})
 	if s == nil || diags.HasErrors() {
 		t.Fatalf("the suite does not load: %v\n%s", diags, out)
 	}
@@ -314,7 +315,7 @@ func TestTurnlessTestsSkipped(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(tmp, tc.file), []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if s, diags := spec.Load(tmp, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})}); s == nil || diags.HasErrors() {
+		if s, diags := spec.Load(tmp, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}, conversation.Kind{}}}); s == nil || diags.HasErrors() {
 			t.Errorf("the suite does not load: %v\n%s", diags, out)
 		}
 	}

@@ -15,6 +15,7 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"github.com/nlutest/nlutest/sources/template"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -89,7 +90,7 @@ func throughputSuite(b *testing.B, url string, values int, sources string) *spec
 	if err := os.WriteFile(path, []byte(fmt.Sprintf(throughputTarget, url)+sources), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})})
+	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: []spec.SourceKind{template.Kind{}, conversation.Kind{}}})
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}
@@ -240,7 +241,7 @@ func demoBotSuite(b *testing.B, url string, values int, sources string) *spec.Su
 	if err := os.WriteFile(path, []byte(fmt.Sprintf(demoBotTarget, url)+sources), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{})})
+	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: []spec.SourceKind{template.Kind{}, conversation.Kind{}}})
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -116,7 +117,7 @@ func TestLeanCountMatchesFullGeneration(t *testing.T) {
 	}
 	dirs, _ := filepath.Glob("../suites/*")
 	for _, d := range dirs {
-		s, diags := spec.Load(d, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{}, dataset.Kind{}, scenario.Kind{})})
+		s, diags := spec.Load(d, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}, conversation.Kind{}, dataset.Kind{}, scenario.Kind{}}})
 		if diags.HasErrors() {
 			t.Logf("%s does not load here, left out: %v", d, diags)
 			continue
@@ -140,7 +141,7 @@ func loadLean(t *testing.T, src string) *spec.Suite {
 	if err := os.WriteFile(filepath.Join(dir, "qa.jsonl"), []byte(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), conversation.Kind{}, dataset.Kind{}, scenario.Kind{})})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}, conversation.Kind{}, dataset.Kind{}, scenario.Kind{}}})
 	if diags.HasErrors() {
 		for _, d := range diags {
 			t.Log(d)

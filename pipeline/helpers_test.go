@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ split "smoke" { where = case.level == "S1" }
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -15,6 +15,7 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,7 @@ func scenarioBenchLoad(b *testing.B, sources string) *spec.Suite {
 	if err := os.WriteFile(path, []byte(scenarioBenchSuite+sources), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: append(spec.DefaultSourceKinds(), scenario.Kind{})})
+	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds(), SourceKinds: []spec.SourceKind{template.Kind{}, scenario.Kind{}}})
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}

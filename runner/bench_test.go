@@ -18,6 +18,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"github.com/nlutest/nlutest/sources/template"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -100,7 +101,7 @@ template "订机票" {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	s, diags := spec.Load(path, spec.Options{TargetKinds: targets.Kinds()})
+	s, diags := spec.Load(path, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}, TargetKinds: targets.Kinds()})
 	if diags.HasErrors() {
 		b.Fatalf("suite: %s", diags.Error())
 	}

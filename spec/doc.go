@@ -26,8 +26,16 @@
 // 1–5 scale (rubric_judge.go).
 //
 // The case source kinds the load is given (Options.SourceKinds) decode
-// their blocks through Decoder and generate through Gen. The built-in kinds
-// in packages of their own use that public API alone: sources/dataset (rows
+// their blocks through Decoder and generate through Gen. spec has no
+// built-in kind: with nil SourceKinds a template or any other source block
+// is an "Unsupported block type", and a program passes the kinds nlutest
+// ships through extensions.Default().LoadOptions. Those kinds live in
+// packages of their own and use that public API alone: sources/template
+// (the template block, decoded with api_template.go's helpers; the
+// generation engine every template-based kind uses stays here —
+// generate.go, compose.go, nesting.go, perturb.go, placeholder.go — as
+// does the Source NewTemplateSource makes, template_source.go, which
+// generates and rebuilds a template's cases), sources/dataset (rows
 // of data files; a kind that reads data files row by row is a DataChecker:
 // Suite.CheckData, Suite.CheckCaseIDs), sources/ranking (questions with
 // graded candidates, and TREC qrels and run files read at report time),
@@ -46,8 +54,7 @@
 // (tools.go, tool_mock.go), which templates and the suite's mock tools use
 // too, the final_state block's record (FinalStateSpec, in SourceInfo), and
 // the scenario records assert's families read (KindScenario, ReasonSlot,
-// the task block's TaskSpec: task.go). The kinds still here are one file
-// per kind (template …).
+// the task block's TaskSpec: task.go).
 //
 // A metric family's settings block (text_metrics, statistics, coverage:
 // SettingsBlock) is declared and decoded by its family, outside spec; spec

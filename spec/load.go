@@ -40,10 +40,11 @@ type Options struct {
 	// the target.
 	TargetKinds []TargetKind
 	// SourceKinds are the case source kinds a suite may declare, in the
-	// order messages list them. Nil: DefaultSourceKinds, the kinds still
-	// built into spec, without those in packages of their own
-	// (sources/dataset, sources/ranking …): a program passes
-	// extensions.Default().LoadOptions for every built-in kind.
+	// order messages list them. Every kind lives outside spec, in a
+	// package of its own (sources/template, sources/dataset …), so nil
+	// means none: a template or any other source block is then an
+	// "Unsupported block type", as an unknown block is. A program passes
+	// extensions.Default().LoadOptions for every kind nlutest ships.
 	SourceKinds []SourceKind
 	// Families are the metric families' shapes, in the order of the
 	// metrics tree (the first four the node families: cases, dimension,
@@ -201,9 +202,6 @@ func Load(path string, opts Options) (*Suite, hcl.Diagnostics) {
 	s := &Suite{Sources: map[string][]byte{}, Materials: map[string]*Materials{}, Vars: map[string]cty.Value{}}
 	l.suite = s
 	kinds, families := opts.SourceKinds, opts.Families
-	if kinds == nil {
-		kinds = DefaultSourceKinds()
-	}
 	if families == nil {
 		families = schema.BuiltinFamilies()
 	}

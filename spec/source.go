@@ -147,17 +147,6 @@ type SourceKind interface {
 	Decode(d *Decoder, b *hcl.Block) Source
 }
 
-// DefaultSourceKinds returns the case source kinds still built into spec
-// (Load's kinds when Options.SourceKinds is nil). The kinds nlutest
-// ships, in the order messages list them, are extensions.Default's
-// Sources: these and those in packages of their own (sources/dataset,
-// sources/ranking, sources/memory …), each built on Decoder alone; spec
-// cannot list them (they import spec), and a program passes the whole
-// set through Options.SourceKinds (extensions.Set.LoadOptions).
-func DefaultSourceKinds() []SourceKind {
-	return []SourceKind{templateKind{}}
-}
-
 // buildTree returns the metrics tree's descriptor for the families and the
 // source kinds: each kind but template (whose metrics.template is built
 // in) adds its keyed map metrics.KIND["NAME"] unless it has a

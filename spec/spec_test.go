@@ -322,7 +322,7 @@ func itoa(i int) string { return fmt.Sprintf("%03d", i%1000) }
 func loadAnnotSuite(t *testing.T, src string) *Suite {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-	s, diags := Load(dir, Options{})
+	s, diags := testLoad(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatalf("load: %s", diags.Error())
 	}

@@ -7,22 +7,11 @@ import (
 	"github.com/nlutest/nlutest/schema"
 )
 
-// This file is the template case source kind: the template block's schema
-// and decoding, and the Source that generates its cases (the generation
+// This file is the Source every kind built on a template shares
+// (NewTemplateSource): it generates a template's cases (the generation
 // machinery, shared with annotate, is in generate.go) and rebuilds them.
-
-// templateKind decodes template blocks.
-type templateKind struct{}
-
-func (templateKind) Block() string { return schema.KindTemplate }
-
-func (templateKind) Decode(d *Decoder, b *hcl.Block) Source {
-	t := d.l.decodeTemplate(b)
-	if t == nil {
-		return nil
-	}
-	return newTemplateSource(d.l.suite, t)
-}
+// The template kind itself, its block and its decoding, is
+// sources/template.
 
 // templateSource is a template as a case source.
 type templateSource struct {
@@ -233,117 +222,6 @@ func (ts *templateSource) build(cb *caseBuilder, tuple []int, id, text string, i
 		return v, ok && v.Text == text
 	}
 	return c, true
-}
-
-var templateSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{
-		{Name: "text", Required: true}, {Name: "level"}, {Name: "core"}, {Name: "scene"}, {Name: "tags"},
-		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
-		{Name: "expect"}, {Name: "reviewed"},
-	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, RubricBlockType, {Type: "tools"}},
-}
-
-// decodeTemplate decodes a template block; nil when it has errors that
-// leave no template. A template without a usable text (none, or a bad
-// placeholder in it) is still checked through: its expect, reply checks,
-// asserts, perturb and rubrics, with placeholders not checked against the
-// text (slotsUnknown).
-func (l *loader) decodeTemplate(b *hcl.Block) *Template {
-	c, ok := l.content(b.Body, templateSchema)
-	labelOK := l.checkLabel(b)
-	t := &Template{Name: label(b), DeclRange: b.DefRange}
-	ta, hasText := c.Attributes["text"]
-	if hasText {
-		t.TextRange = ta.Expr.Range()
-		t.Text = l.str(c.Attributes, "text", "")
-	}
-	l.generationSettings(t, c, b)
-	textOK := hasText && l.templateParts(t)
-	l.slotsUnknown = !textOK
-	l.templateChecks(t, c)
-	l.slotsUnknown = false
-	if !ok || !labelOK || !textOK {
-		l.looseAsserts = append(l.looseAsserts, t.Asserts...)
-		return nil
-	}
-	l.suite.Templates = append(l.suite.Templates, t)
-	return t
-}
-
-// templateParts splits the template's text into literals and slots; false
-// when a placeholder is malformed (reported).
-func (l *loader) templateParts(t *Template) bool {
-	s := l.suite
-	lits, phs, err := ParsePlaceholders(t.Text)
-	if err != nil {
-		l.errorf(t.TextRange.Ptr(), "Invalid placeholder", "%s.", capitalize(err.Error()))
-		return false
-	}
-	index := map[string]int{}
-	for i, ph := range phs {
-		t.Parts = append(t.Parts, Part{Literal: lits[i], Slot: -1})
-		if _, ok := s.Materials[ph.Material]; !ok {
-			rng := l.subRange(t.TextRange, "{"+ph.Key+"}")
-			l.errorf(&rng, "Unknown materials",
-				"The placeholder {%s} names no materials block.%s Declare materials %q { values = [...] } or fix the name.",
-				ph.Key, didYouMeanBrace(ph.Material, s.MatOrder), ph.Material)
-			continue
-		}
-		k, ok := index[ph.Key]
-		if !ok {
-			k = len(t.Slots)
-			index[ph.Key] = k
-			t.Slots = append(t.Slots, SlotRef{Key: ph.Key, Material: ph.Material, Draw: ph.Draw})
-		}
-		t.Parts = append(t.Parts, Part{Slot: k})
-	}
-	t.Parts = append(t.Parts, Part{Literal: lits[len(lits)-1], Slot: -1})
-	for _, sr := range t.Slots {
-		if sr.Draw > 1 {
-			m := s.Materials[sr.Material]
-			if len(m.Values) < sr.Draw && !m.broken {
-				rng := l.subRange(t.TextRange, "{"+sr.Key+"}")
-				l.errorf(&rng, "Not enough values for distinct draws", "{%s} asks for a %d-th distinct value of %q, which has %d values.", sr.Key, sr.Draw, sr.Material, len(m.Values))
-			}
-		}
-	}
-	return true
-}
-
-// templateChecks reads the template's expect, reply checks, rubrics,
-// perturb and assert blocks.
-func (l *loader) templateChecks(t *Template, c *hcl.BodyContent) {
-	if a, ok := c.Attributes["expect"]; ok {
-		t.Expect = l.decodeExpect(a, t.SlotKeys())
-	}
-	t.Reply = l.replyBlocks(c.Blocks, t.SlotKeys(), false)
-	var args []*ExpectSpec
-	t.Tools, args = l.toolsBlocks(c.Blocks, t.SlotKeys(), false)
-	t.Expect = append(t.Expect, args...)
-	seen := map[string]hcl.Range{}
-	for _, ab := range c.Blocks {
-		if ab.Type == RubricBlockType.Type {
-			if r := l.decodeRubric(ab, seen); r != nil {
-				t.Rubrics = append(t.Rubrics, r)
-			}
-			continue
-		}
-		if ab.Type == "reply" || ab.Type == "tools" {
-			continue
-		}
-		if ab.Type == "perturb" {
-			if t.Perturb != nil {
-				l.errorf(ab.DefRange.Ptr(), "Duplicate perturb block", "A template has one perturb block; list every kind in its kinds.")
-			} else {
-				t.Perturb = l.decodePerturb(ab)
-			}
-			continue
-		}
-		if as := l.decodeAssert(ab); as != nil {
-			t.Asserts = append(t.Asserts, as)
-		}
-	}
 }
 
 // generationSettings reads what every template-like block (template,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/nlutest/nlutest/sources/template"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -283,7 +284,7 @@ func annotateWriteInPlace(t *testing.T, want map[string]string) {
 	if _, err := os.Stat(filepath.Join(dir, "iao-hotel.annotations.hcl")); err == nil {
 		t.Error("--write also wrote an annotations file")
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}})
 	if diags.HasErrors() {
 		t.Fatalf("the written suite does not load:\n%s", diags.Error())
 	}

@@ -87,6 +87,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		{"runner", []string{"assert", "pipeline", "reporters"}, "runner calls targets; it never evaluates or prints"},
 		{"assert", []string{"runner", "pipeline", "reporters"}, "assert evaluates results, whoever made them"},
 		{"pipeline", []string{"reporters"}, "pipeline never prints"},
+		{"sources/template", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind makes cases; it never calls, evaluates or prints"},
 		{"sources/dataset", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind reads files and makes cases; it never calls, evaluates or prints"},
 		{"sources/memory", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "the memory kind makes scripts and judges answers from what its cases record; it never calls, evaluates or prints"},
 		{"sources/conversation", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions"}, "a source kind reads files and makes cases; it never calls, evaluates or prints"},
@@ -154,7 +155,7 @@ func TestSourceKindsImportOnlyThePublicAPI(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"sources/dataset", "sources/ranking", "sources/memory", "sources/conversation", "sources/scenario"} {
+	for _, want := range []string{"sources/template", "sources/dataset", "sources/ranking", "sources/memory", "sources/conversation", "sources/scenario"} {
 		if !slices.Contains(kinds, want) {
 			t.Errorf("no package %s among %v", want, kinds)
 		}

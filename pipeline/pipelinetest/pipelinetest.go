@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nlutest/nlutest/extensions"
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
@@ -71,7 +72,7 @@ func WriteEvalBench(dir string, n int, noDims bool) (*spec.Suite, string, error)
 	if err := os.WriteFile(filepath.Join(suiteDir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
 		return nil, "", err
 	}
-	s, diags := spec.Load(suiteDir, spec.Options{})
+	s, diags := spec.Load(suiteDir, spec.Options{SourceKinds: extensions.Default().Sources})
 	if diags.HasErrors() {
 		return nil, "", diags
 	}

@@ -3,6 +3,7 @@ package targets
 import (
 	"context"
 	"encoding/json"
+	"github.com/nlutest/nlutest/sources/template"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -91,7 +92,7 @@ func loadWith(t *testing.T, src string, env map[string]string) (*spec.Suite, err
 	if err := os.WriteFile(filepath.Join(dir, "s"+spec.FileSuffix), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{TargetKinds: Kinds(), Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}, TargetKinds: Kinds(), Env: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	if diags.HasErrors() {
 		return nil, diags
 	}

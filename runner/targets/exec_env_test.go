@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func loadDiags(t *testing.T, src string, vars ...string) (*spec.Suite, hcl.Diagn
 	if err := os.WriteFile(filepath.Join(dir, "s"+spec.FileSuffix), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return spec.Load(dir, spec.Options{TargetKinds: Kinds(), Vars: vars})
+	return spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}, TargetKinds: Kinds(), Vars: vars})
 }
 
 // An exec target's env may carry a sensitive variable (it goes to the

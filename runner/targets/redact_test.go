@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/nlutest/nlutest/sources/template"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -53,7 +54,7 @@ func callOnce(t *testing.T, dir, src string, o runner.CallerOptions, text string
 	if err := os.WriteFile(filepath.Join(dir, "s"+spec.FileSuffix), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{TargetKinds: Kinds(), Env: func(k string) (string, bool) { return redactKey, k == "NLUTEST_VAR_api_key" }})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}, TargetKinds: Kinds(), Env: func(k string) (string, bool) { return redactKey, k == "NLUTEST_VAR_api_key" }})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func TestKindTwiceIsRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s"+spec.FileSuffix), []byte(suiteSrc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, diags := spec.Load(dir, spec.Options{TargetKinds: Decoders(append(DefaultKinds(), httpKind{}))})
+	_, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}, TargetKinds: Decoders(append(DefaultKinds(), httpKind{}))})
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), `target kind "http" is given twice`) {
 		t.Errorf("a second http kind: %v", diags)
 	}
@@ -40,7 +41,7 @@ func load(t *testing.T, src string, kinds []spec.TargetKind) *spec.Suite {
 	if err := os.WriteFile(filepath.Join(dir, "s"+spec.FileSuffix), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{TargetKinds: kinds})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}, TargetKinds: kinds})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,7 +20,7 @@ import (
 
 // load loads the suite at dir with the dataset kind.
 func load(dir string) (*spec.Suite, hcl.Diagnostics) {
-	return spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), Kind{})})
+	return spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}, Kind{}}})
 }
 
 // genSuite loads one suite file and fails the test on any error.

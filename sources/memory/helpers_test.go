@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,7 @@ import (
 
 // load loads the suite at dir with the memory kind.
 func load(dir string) (*spec.Suite, hcl.Diagnostics) {
-	return spec.Load(dir, spec.Options{SourceKinds: append(spec.DefaultSourceKinds(), Kind{})})
+	return spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}, Kind{}}})
 }
 
 // loadSuite loads one suite file and fails the test on any error.

@@ -3,6 +3,7 @@ package annotate
 import (
 	"bytes"
 	"flag"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -174,7 +175,7 @@ template "hotel-roommates" {
 func loadAnnotSuite(t *testing.T, src string) *spec.Suite {
 	t.Helper()
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}})
 	if diags.HasErrors() {
 		t.Fatalf("load: %s", diags.Error())
 	}

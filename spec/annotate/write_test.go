@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"bytes"
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,7 @@ func TestSetTemplateExpect(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}})
 	if diags.HasErrors() {
 		t.Fatalf("the edited suite does not load:\n%s", diags.Error())
 	}
@@ -174,7 +175,7 @@ func TestSetTemplateExpectSingleLineBlocks(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": string(out)})
-	if _, diags := spec.Load(dir, spec.Options{}); diags.HasErrors() {
+	if _, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}}); diags.HasErrors() {
 		t.Errorf("does not load: %s", diags.Error())
 	}
 }

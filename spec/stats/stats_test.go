@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -110,7 +111,7 @@ func load(t *testing.T, src string) *spec.Suite {
 	if err := os.WriteFile(filepath.Join(dir, "s.nlutest.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, diags := spec.Load(dir, spec.Options{})
+	s, diags := spec.Load(dir, spec.Options{SourceKinds: []spec.SourceKind{template.Kind{}}})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
