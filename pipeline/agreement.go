@@ -52,13 +52,13 @@ func readVerdicts(path string) ([]assert.Rating, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]assert.Rating, 0, len(sh.rows))
-	for _, r := range sh.rows {
-		v := strings.ToLower(r.value)
+	out := make([]assert.Rating, 0, len(sh.Rows))
+	for _, r := range sh.Rows {
+		v := strings.ToLower(r.Value)
 		if !slices.Contains(MemoryVerdicts, v) {
-			return nil, invalidf("%s:%d:%d: %q is not a verdict; write one of %s", path, r.line, r.col, r.value, strings.Join(MemoryVerdicts[:4], ", "))
+			return nil, invalidf("%s:%d:%d: %q is not a verdict; write one of %s", path, r.Line, r.Col, r.Value, strings.Join(MemoryVerdicts[:4], ", "))
 		}
-		out = append(out, assert.Rating{ID: r.id, Label: v})
+		out = append(out, assert.Rating{ID: r.ID, Label: v})
 	}
 	return out, nil
 }

@@ -32,13 +32,14 @@
 //     digests, ratings.ReplyDigests), added before the report is built (a
 //     bad sheet is a *SheetError, exit 2);
 //   - judge agreement (agreement.go, judge_agreement.go): reading a run's
-//     memory or rubric verdicts and people's CSV sheet, with located
-//     refusals; the tables and Cohen's kappa are assert's (assert.Agree,
-//     assert.AgreeScores).
+//     memory or rubric verdicts and checking people's ratings against
+//     them, with located refusals; people's CSV sheet is read by
+//     ratings/sheet (ReadVerdicts), the tables and Cohen's kappa are
+//     assert's (assert.Agree, assert.AgreeScores).
 //
 // pipeline owns orchestration only: the concepts it wires together live
 // with their owners — the rating sheet's items, digests and CSV files in
-// ratings, agreement and every metric in assert, the suite language in
+// ratings and ratings/sheet, agreement and every metric in assert, the suite language in
 // spec, calling targets in runner.
 //
 // pipeline never prints: progress goes to a callback, notices to

@@ -1,16 +1,14 @@
 package pipeline
 
 import (
-	"encoding/csv"
 	"errors"
-	"io"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/ratings/sheet"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
@@ -75,7 +73,7 @@ func JudgeAgreement(dir, sheet, rubric string) (*schema.Agreement, error) {
 	}
 	judged := byRubric[name]
 	var ag *schema.Agreement
-	if sh.column == "score" {
+	if sh.Column == "score" {
 		ag, err = agreeScores(judged, sh, name)
 	} else {
 		ag, err = agreeVerdicts(judged, sh, name)
@@ -93,7 +91,7 @@ func JudgeAgreement(dir, sheet, rubric string) (*schema.Agreement, error) {
 
 // chooseRubric is the rubric compared: the one asked for, else the one
 // the sheet's rubric column names, else the run's only one.
-func chooseRubric(byRubric map[string]map[string]schema.RubricVerdict, sh *sheetRows, rubric, path string) (string, error) {
+func chooseRubric(byRubric map[string]map[string]schema.RubricVerdict, sh *sheet.Verdicts, rubric, path string) (string, error) {
 	names := make([]string, 0, len(byRubric))
 	for n := range byRubric {
 		names = append(names, n)
@@ -104,9 +102,9 @@ func chooseRubric(byRubric map[string]map[string]schema.RubricVerdict, sh *sheet
 	}
 	if rubric == "" {
 		rated := map[string]bool{}
-		for _, r := range sh.rows {
-			if r.rubric != "" {
-				rated[r.rubric] = true
+		for _, r := range sh.Rows {
+			if r.Rubric != "" {
+				rated[r.Rubric] = true
 			}
 		}
 		switch {
@@ -123,7 +121,7 @@ func chooseRubric(byRubric map[string]map[string]schema.RubricVerdict, sh *sheet
 	if _, ok := byRubric[rubric]; !ok {
 		return "", invalidf("the run has no verdicts of rubric %q; it has %s", rubric, strings.Join(quoteAll(names), ", "))
 	}
-	sh.keep(rubric)
+	sh.Keep(rubric)
 	return rubric, nil
 }
 
@@ -136,28 +134,28 @@ func quoteAll(xs []string) []string {
 }
 
 // agreeVerdicts tabulates a rubric's pass/fail verdicts against people's.
-func agreeVerdicts(judged map[string]schema.RubricVerdict, sh *sheetRows, name string) (*schema.Agreement, error) {
+func agreeVerdicts(judged map[string]schema.RubricVerdict, sh *sheet.Verdicts, name string) (*schema.Agreement, error) {
 	m := map[string]string{}
 	for id, v := range judged {
 		m[id] = v.Verdict
 	}
 	var human []assert.Rating
-	for _, r := range sh.rows {
-		v := strings.ToLower(r.value)
+	for _, r := range sh.Rows {
+		v := strings.ToLower(r.Value)
 		if pv, ok := spec.ParseRubricVerdict(v); ok {
 			v = pv
 		}
 		if v != schema.RubricPass && v != schema.RubricFail {
-			return nil, invalidf("%s:%d:%d: %q is not a verdict; write pass or fail", sh.path, r.line, r.col, r.value)
+			return nil, invalidf("%s:%d:%d: %q is not a verdict; write pass or fail", sh.Path, r.Line, r.Col, r.Value)
 		}
-		human = append(human, assert.Rating{ID: r.id, Label: v})
+		human = append(human, assert.Rating{ID: r.ID, Label: v})
 	}
 	return assert.Agree(RubricVerdicts, m, human), nil
 }
 
 // agreeScores checks people's 1–5 scores of a scored rubric and
 // tabulates the judge's against them (assert.AgreeScores).
-func agreeScores(judged map[string]schema.RubricVerdict, sh *sheetRows, name string) (*schema.Agreement, error) {
+func agreeScores(judged map[string]schema.RubricVerdict, sh *sheet.Verdicts, name string) (*schema.Agreement, error) {
 	m := map[string]int{}
 	anyScore := false
 	for id, v := range judged {
@@ -165,93 +163,25 @@ func agreeScores(judged map[string]schema.RubricVerdict, sh *sheetRows, name str
 		anyScore = anyScore || v.Score > 0
 	}
 	if !anyScore && len(judged) > 0 {
-		return nil, invalidf("%s: rubric %q gives pass or fail, not scores (it has no pass condition); rate it in a verdict column", sh.path, name)
+		return nil, invalidf("%s: rubric %q gives pass or fail, not scores (it has no pass condition); rate it in a verdict column", sh.Path, name)
 	}
-	human := make([]assert.Rating, 0, len(sh.rows))
-	for _, r := range sh.rows {
-		s, ok := spec.ParseRubricScore(r.value)
+	human := make([]assert.Rating, 0, len(sh.Rows))
+	for _, r := range sh.Rows {
+		s, ok := spec.ParseRubricScore(r.Value)
 		if !ok {
-			return nil, invalidf("%s:%d:%d: %q is not a score; write a whole number from 1 to 5", sh.path, r.line, r.col, r.value)
+			return nil, invalidf("%s:%d:%d: %q is not a score; write a whole number from 1 to 5", sh.Path, r.Line, r.Col, r.Value)
 		}
-		human = append(human, assert.Rating{ID: r.id, Label: strconv.Itoa(s)})
+		human = append(human, assert.Rating{ID: r.ID, Label: strconv.Itoa(s)})
 	}
 	return assert.AgreeScores(m, human), nil
 }
 
-// sheetRows are the rated rows of a ratings sheet.
-type sheetRows struct {
-	path string
-	// column is the rating column found (one of the wanted).
-	column string
-	rows   []sheetRow
-}
-
-type sheetRow struct {
-	id, rubric, value string
-	line, col         int
-}
-
-// keep drops the rows that rate another rubric than name.
-func (sh *sheetRows) keep(name string) {
-	sh.rows = slices.DeleteFunc(sh.rows, func(r sheetRow) bool { return r.rubric != "" && r.rubric != name })
-}
-
-// readSheet reads a CSV ratings sheet: a header row with id, one of the
-// rating columns (the first found in order) and the optional column,
-// then the rated rows (a row with an empty rating is not rated yet).
-func readSheet(path string, ratings []string, optional string) (*sheetRows, error) {
-	f, err := spec.OwnFiles.Open("", path, spec.MaxDataBytes)
+// readSheet reads people's agreement sheet (sheet.ReadVerdicts); a
+// mistake in it is a refusal of the request.
+func readSheet(path string, ratings []string, optional string) (*sheet.Verdicts, error) {
+	v, err := sheet.ReadVerdicts(path, ratings, optional)
 	if err != nil {
-		return nil, &InvalidError{spec.FileError(err)}
+		return nil, &InvalidError{err.Error()}
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	want := "the columns id and " + strings.Join(ratings, " or ")
-	head, err := cr.Read()
-	if err != nil {
-		return nil, invalidf("%s:1:1: cannot read the header row (want %s): %v", path, want, err)
-	}
-	cols := map[string]int{}
-	for i, h := range head {
-		k := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if _, dup := cols[k]; !dup {
-			cols[k] = i
-		}
-	}
-	sh := &sheetRows{path: path}
-	idCol, ok := cols["id"]
-	vCol := -1
-	for _, c := range ratings {
-		if i, found := cols[c]; found && vCol < 0 {
-			vCol, sh.column = i, c
-		}
-	}
-	if !ok || vCol < 0 {
-		return nil, invalidf("%s:1:1: the header row needs %s; it has %q", path, want, head)
-	}
-	optCol, hasOpt := cols[optional]
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return sh, nil
-		}
-		line, _ := cr.FieldPos(0)
-		if err != nil {
-			return nil, invalidf("%s: %v", path, err)
-		}
-		if max(idCol, vCol) >= len(rec) || strings.TrimSpace(rec[idCol]) == "" {
-			return nil, invalidf("%s:%d:1: the row has no id or no %s", path, line, sh.column)
-		}
-		v := strings.TrimSpace(rec[vCol])
-		if v == "" {
-			continue
-		}
-		_, col := cr.FieldPos(vCol)
-		row := sheetRow{id: strings.TrimSpace(rec[idCol]), value: v, line: line, col: col}
-		if hasOpt && optCol < len(rec) {
-			row.rubric = strings.TrimSpace(rec[optCol])
-		}
-		sh.rows = append(sh.rows, row)
-	}
+	return v, nil
 }
