@@ -129,8 +129,9 @@ var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/bot
 
 // kindReaders are the packages besides extensions (which builds nlutest's
 // set) that may import a source kind, and which: the ranking family reads
-// the ranking source's questions and graded candidates.
-var kindReaders = map[string][]string{"assert": {"sources/ranking"}}
+// the ranking source's questions and graded candidates; internal/kindtest,
+// the kinds' shared test helpers, loads suites with the template kind.
+var kindReaders = map[string][]string{"assert": {"sources/ranking"}, "internal/kindtest": {"sources/template"}}
 
 // TestSourceKindsImportOnlyThePublicAPI walks the imports of every package
 // under sources/ (issue 38): each imports only sourceKindImports and the
@@ -152,6 +153,9 @@ func TestSourceKindsImportOnlyThePublicAPI(t *testing.T) {
 		for _, im := range ims {
 			if strings.HasPrefix(im, "sources/") && pkg != "extensions" && !slices.Contains(kindReaders[pkg], im) {
 				t.Errorf("%s imports %s: only extensions puts the source kinds together", pkg, im)
+			}
+			if im == "internal/kindtest" {
+				t.Errorf("%s imports internal/kindtest: it is the kinds' test helpers, for tests only", pkg)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/zclconf/go-cty/cty"
@@ -82,7 +83,7 @@ func TestCaptureReplyDiagnostics(t *testing.T) {
 		if src == captureReplySuite {
 			t.Fatal("the test suite did not change")
 		}
-		_, diags := load(writeSuite(t, src))
+		_, diags := load(kindtest.WriteSuite(t, src))
 		if !diags.HasErrors() {
 			t.Errorf("%s: no error", tc.summary)
 			continue

@@ -3,13 +3,13 @@ package dataset
 import (
 	"bufio"
 	"fmt"
-	"github.com/nlutest/nlutest/spec"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // The dataset bench: a 1,000,000-row JSONL file (about 174 MB) of

@@ -3,6 +3,8 @@ package dataset
 import (
 	"strings"
 	"testing"
+
+	"github.com/nlutest/nlutest/internal/kindtest"
 )
 
 // TestCheckDataEveryDataset: the rows of every dataset are read; a problem
@@ -32,20 +34,20 @@ dataset "更多" {
 		"more.csv": "id,question\n7,好\n8,坏,多\n",
 	}
 	want := []string{"Bad dataset row@qa.jsonl:2", "Dataset row is not an object@qa.jsonl:3", "Duplicate case id@qa.jsonl:5", "Invalid CSV row@more.csv:3"}
-	s, diags := load(writeFiles(t, files))
+	s, diags := load(kindtest.WriteFiles(t, files))
 	if diags.HasErrors() {
 		t.Fatalf("load: %v", diags)
 	}
 	got := s.CheckData()
-	if strings.Join(errorPlaces(got), " ") != strings.Join(want, " ") {
-		t.Fatalf("CheckData: %v, want %v", errorPlaces(got), want)
+	if strings.Join(kindtest.ErrorPlaces(got), " ") != strings.Join(want, " ") {
+		t.Fatalf("CheckData: %v, want %v", kindtest.ErrorPlaces(got), want)
 	}
 	if d := got[0].Detail; !strings.Contains(d, `the row has no member "question"`) || !strings.HasSuffix(d, "2 more rows of "+s.CaseSources[0].(*datasetSource).path+" have the same problem (lines 4, 6).") {
 		t.Errorf("the shared problem: %s", d)
 	}
 	files["s.nlutest.hcl"] += "threshold \"t\" { condition = metrics.accuracyy > 0 }\n"
-	_, diags = load(writeFiles(t, files))
-	if got := errorPlaces(diags); strings.Join(got, " ") != strings.Join(append([]string{"Unknown metric@s.nlutest.hcl:12"}, want...), " ") {
+	_, diags = load(kindtest.WriteFiles(t, files))
+	if got := kindtest.ErrorPlaces(diags); strings.Join(got, " ") != strings.Join(append([]string{"Unknown metric@s.nlutest.hcl:12"}, want...), " ") {
 		t.Errorf("load with another error: %v", got)
 	}
 }
@@ -53,7 +55,7 @@ dataset "更多" {
 // TestDatasetMistakesInOneBlock: a dataset whose file cannot be read is
 // still checked for the rest of its mistakes, each reported once.
 func TestDatasetMistakesInOneBlock(t *testing.T) {
-	_, diags := load(writeFiles(t, map[string]string{"s.nlutest.hcl": `materials "城市" { values = ["北京"] }
+	_, diags := load(kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": `materials "城市" { values = ["北京"] }
 
 dataset "问答" {
   source = "无.jsonl"
@@ -61,7 +63,7 @@ dataset "问答" {
   expect = { "$.intent[" = row.intent }
 }`}))
 	want := []string{"Cannot read dataset file@s.nlutest.hcl:4", "Invalid JSONPath@s.nlutest.hcl:6"}
-	if got := errorPlaces(diags); strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := kindtest.ErrorPlaces(diags); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("errors %v, want %v\n%v", got, want, diags)
 	}
 }

@@ -3,7 +3,6 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // datasetErr generates the suite's cases and returns the diagnostic that
@@ -76,9 +77,9 @@ func TestDatasetRowsRefusedWhereTheyAre(t *testing.T) {
 			[]string{`The annotation "[[nested](x)" holds another [`, `read "[nested" as the entity`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": tc.suite, tc.file: tc.data})
+			dir := kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": tc.suite, tc.file: tc.data})
 			s, diags := load(dir)
-			var d = findDiag(diags, tc.summary)
+			var d = kindtest.FindDiag(diags, tc.summary)
 			if s != nil && !diags.HasErrors() {
 				de := datasetErr(t, s)
 				if de == nil {
@@ -114,12 +115,12 @@ func TestDatasetRowsRefusedWhereTheyAre(t *testing.T) {
 
 // A CSV header naming a column twice is a diagnostic when the suite loads.
 func TestDatasetCSVDuplicateColumn(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": `dataset "d" {
+	dir := kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": `dataset "d" {
   source = "d.csv"
   text   = row.问题
 }`, "d.csv": "问题,意图,问题\n你好,greet,再见\n"})
 	_, diags := load(dir)
-	d := findDiag(diags, "Duplicate column")
+	d := kindtest.FindDiag(diags, "Duplicate column")
 	if d == nil || d.Subject.Start.Line != 1 || !strings.Contains(d.Detail, `the column "问题" twice (fields 1 and 3)`) {
 		t.Errorf("diagnostics %v", diags)
 	}
@@ -147,7 +148,7 @@ func TestDatasetRowTooLong(t *testing.T) {
 			if tc.file == "nlu.yml" {
 				suite = `dataset "d" { source = "nlu.yml" }`
 			}
-			dir := writeFiles(t, map[string]string{"s.nlutest.hcl": suite, tc.file: tc.data})
+			dir := kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": suite, tc.file: tc.data})
 			s, diags := load(dir)
 			if diags.HasErrors() {
 				t.Fatal(diags)
@@ -239,7 +240,7 @@ dataset "短" {
 		"Not UTF-8 text@more.csv:5002", "Invalid CSV row@more.csv:5007",
 		"Not UTF-8 text@short.csv:3",
 	}
-	dir := writeFiles(t, files)
+	dir := kindtest.WriteFiles(t, files)
 	type loaded struct{ load, data hcl.Diagnostics }
 	done := make(chan loaded, 1)
 	go func() {
@@ -260,8 +261,8 @@ dataset "短" {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the load or CheckData did not end")
 	}
-	if strings.Join(errorPlaces(got), " ") != strings.Join(want, " ") {
-		t.Fatalf("CheckData: %v, want %v", errorPlaces(got), want)
+	if strings.Join(kindtest.ErrorPlaces(got), " ") != strings.Join(want, " ") {
+		t.Fatalf("CheckData: %v, want %v", kindtest.ErrorPlaces(got), want)
 	}
 	for i, more := range map[int]string{0: "(line 6).", 4: "(line 5005)."} {
 		if !strings.HasSuffix(got[i].Detail, more) {

@@ -2,12 +2,12 @@ package dataset
 
 import (
 	"errors"
-	"github.com/nlutest/nlutest/spec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 func discardCase(*schema.Case) error { return nil }

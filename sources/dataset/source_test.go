@@ -2,12 +2,13 @@ package dataset
 
 import (
 	"errors"
-	"github.com/nlutest/nlutest/spec"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 const datasetJSONL = `{"id": "q1", "text": "北京的首都机场在哪个区？", "intent": "ask_location", "answer": "朝阳区", "domain": "出行"}
@@ -130,12 +131,12 @@ func TestDatasetBadRows(t *testing.T) {
 	if !errors.As(err, &de) || de.Diags[0].Subject.Start.Line != 3 {
 		t.Errorf("CSV row with an extra field: %v", err)
 	}
-	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": `dataset "d" {
+	dir := kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": `dataset "d" {
   source = "d.csv"
   text   = row.txt
 }`, "d.csv": "text,intent\na,b\n"})
 	_, diags := load(dir)
-	if d := findDiag(diags, "Unknown dataset column"); d == nil || !strings.Contains(d.Detail, `Did you mean "text"?`) || d.Subject.Start.Line != 3 {
+	if d := kindtest.FindDiag(diags, "Unknown dataset column"); d == nil || !strings.Contains(d.Detail, `Did you mean "text"?`) || d.Subject.Start.Line != 3 {
 		t.Errorf("unknown CSV column: %v", diags)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -97,14 +98,14 @@ func TestMemoryJudgeTargetDiagnostics(t *testing.T) {
 		{`"nope"`, `"contains", "regex" or the name of a target with a judge block`},
 	} {
 		src := strings.Replace(judgeTestSuite, `judge = "nli"`, "judge = "+tc.judge, 1)
-		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": src})
+		dir := kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": src})
 		_, diags := load(dir)
 		if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.want) || !strings.Contains(diags.Error(), "s.nlutest.hcl:30,") {
 			t.Errorf("judge = %s: %v", tc.judge, diags)
 		}
 	}
 	dup := strings.Replace(judgeTestSuite, "  judge {}\n", "  judge {}\n  judge {}\n", 1)
-	_, diags := load(writeFiles(t, map[string]string{"s.nlutest.hcl": dup}))
+	_, diags := load(kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": dup}))
 	if !strings.Contains(diags.Error(), "Duplicate judge block") {
 		t.Errorf("two judge blocks: %v", diags)
 	}

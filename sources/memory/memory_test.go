@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -135,7 +136,7 @@ func TestMemoryJudges(t *testing.T) {
 
 // A judge other than contains and regex is a diagnostic at the attribute.
 func TestMemoryUnknownJudge(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"s.nlutest.hcl": `
+	dir := kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": `
 materials "x" {
   values = ["a"]
 }
@@ -220,7 +221,7 @@ func TestMemoryJudgeSettingErrors(t *testing.T) {
 		{`{ name = "contain" }`, "Unknown judge", `Did you mean "contains"?`},
 		{`{ name = "contains", exclusive = false }`, "", ""},
 	} {
-		dir := writeFiles(t, map[string]string{"s.nlutest.hcl": `
+		dir := kindtest.WriteFiles(t, map[string]string{"s.nlutest.hcl": `
 materials "城市" { values = ["北京", "上海"] }
 memory "m" {
   fact {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -124,7 +125,7 @@ func TestScenarioLLMUserErrors(t *testing.T) {
   simulator {}
 }`, "u", "Duplicate simulator block", "at most one simulator block", "s.nlutest.hcl:7,3"},
 	} {
-		dir := writeSuite(t, tc.targets+`
+		dir := kindtest.WriteSuite(t, tc.targets+`
 materials "城市" { values = ["北京"] }
 scenario "s" {
   goal { inform = { city = "{城市}" } }
@@ -167,7 +168,7 @@ func TestSimulatorMaxTokens(t *testing.T) {
 		{"max_tokens = -1", 0, "Value out of range"}, {"max_tokens = 1.5", 0, "Whole number required"},
 	} {
 		src := strings.Replace(llmScenarioSuite, `simulator { persona = "一位说话简短的乘客" }`, "simulator {\n    "+tc.attr+"\n  }", 1)
-		dir := writeSuite(t, src)
+		dir := kindtest.WriteSuite(t, src)
 		s, diags := load(dir)
 		if tc.summary != "" {
 			if !diags.HasErrors() || diags[0].Summary != tc.summary || !strings.Contains(diags.Error(), "s.nlutest.hcl:11,18") {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 )
@@ -168,7 +169,7 @@ func TestScenarioErrors(t *testing.T) {
   opening = ["你好"]
   success { condition = strcontains(rely, "好") }`, "", "rely", "s.nlutest.hcl:"},
 	} {
-		dir := writeSuite(t, `
+		dir := kindtest.WriteSuite(t, `
 materials "城市" { values = ["北京", "上海"] }
 scenario "s" {
   `+tc.body+`

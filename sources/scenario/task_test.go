@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/spec"
 )
 
@@ -27,7 +28,7 @@ scenario "订机票" {
 func loadTask(t *testing.T, task, final string) (*spec.Suite, error) {
 	t.Helper()
 	src := strings.Replace(strings.Replace(taskScenario, "TASK", task, 1), "FINAL", final, 1)
-	dir := writeSuite(t, src)
+	dir := kindtest.WriteSuite(t, src)
 	s, diags := load(dir)
 	if diags.HasErrors() {
 		return s, diags
