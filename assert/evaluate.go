@@ -12,6 +12,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/ohler55/ojg/jp"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -96,7 +97,7 @@ type sourceChecks struct {
 	// minimums are the source's per-case text minimums (min_f1 …).
 	minimums []spec.TextMinimum
 	// reply gives a case's reply checks (nil: the source has none).
-	reply func(*schema.Case) *spec.ReplyCheck
+	reply func(*schema.Case) *reply.Check
 	// captures gives the failures of a turn's captures that selected
 	// nothing (nil: the source captures nothing).
 	captures func(*schema.Result) []schema.Failure

@@ -7,7 +7,7 @@ import (
 
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/reply"
 )
 
 // Reply checks (SPEC §14.1): a case's reply block, checked on its reply
@@ -33,53 +33,53 @@ func (e *Evaluator) replyChecks(r *schema.Result, sc *sourceChecks) {
 // CheckReply checks r's reply against the reply block rc, adding a
 // failure to r.Failures for each check that does not hold. Source kinds
 // with reply checks of their own (a scenario's each_turn) call it.
-func (e *Evaluator) CheckReply(r *schema.Result, rc *spec.ReplyCheck) {
-	reply := r.Reply
-	if reply == "" {
-		reply = schema.ReplyOf(r.Response)
+func (e *Evaluator) CheckReply(r *schema.Result, rc *reply.Check) {
+	got := r.Reply
+	if got == "" {
+		got = schema.ReplyOf(r.Response)
 	}
 	ic := rc.IgnoreCase
-	folded := spec.FoldReply(reply, ic)
+	folded := reply.Fold(got, ic)
 	slots := r.Slots
 	for i := range rc.Contains {
 		t := &rc.Contains[i]
 		if !strings.Contains(folded, t.Folded(slots, ic)) {
-			e.replyFail(r, rc, spec.ReplyContains, fmt.Sprintf("contains %q: not found in %q", t.Shown(slots), reply))
+			e.replyFail(r, rc, reply.Contains, fmt.Sprintf("contains %q: not found in %q", t.Shown(slots), got))
 		}
 	}
 	if len(rc.ContainsAny) > 0 && !anyContained(folded, rc.ContainsAny, slots, ic) {
-		e.replyFail(r, rc, spec.ReplyContainsAny, fmt.Sprintf("contains_any %s: none found in %q", shownList(rc.ContainsAny, slots), reply))
+		e.replyFail(r, rc, reply.ContainsAny, fmt.Sprintf("contains_any %s: none found in %q", shownList(rc.ContainsAny, slots), got))
 	}
 	for i := range rc.NotContains {
 		t := &rc.NotContains[i]
 		if strings.Contains(folded, t.Folded(slots, ic)) {
-			e.replyFail(r, rc, spec.ReplyNotContains, fmt.Sprintf("not_contains %q: found in %q", t.Shown(slots), reply))
+			e.replyFail(r, rc, reply.NotContains, fmt.Sprintf("not_contains %q: found in %q", t.Shown(slots), got))
 		}
 	}
-	if rc.Matches != nil && !replyMatches(rc, reply, folded) {
-		e.replyFail(r, rc, spec.ReplyMatches, fmt.Sprintf("matches %q: no match in %q", rc.MatchesText, reply))
+	if rc.Matches != nil && !replyMatches(rc, got, folded) {
+		e.replyFail(r, rc, reply.Matches, fmt.Sprintf("matches %q: no match in %q", rc.MatchesText, got))
 	}
 	if len(rc.Equals) > 0 && !anyEqual(folded, rc.Equals, slots, ic) {
 		want := shownList(rc.Equals, slots)
-		if rc.EqualsName == spec.ReplyEquals {
+		if rc.EqualsName == reply.Equals {
 			want = fmt.Sprintf("%q", rc.Equals[0].Shown(slots))
 		}
-		e.replyFail(r, rc, rc.EqualsName, fmt.Sprintf("%s %s: got %q", rc.EqualsName, want, reply))
+		e.replyFail(r, rc, rc.EqualsName, fmt.Sprintf("%s %s: got %q", rc.EqualsName, want, got))
 	}
 	if rc.Similar != nil {
-		e.similar(r, rc, reply)
+		e.similar(r, rc, got)
 	}
 }
 
 // replyFail adds the failure of check name of rc, located at its
 // attribute.
-func (e *Evaluator) replyFail(r *schema.Result, rc *spec.ReplyCheck, name, msg string) {
+func (e *Evaluator) replyFail(r *schema.Result, rc *reply.Check, name, msg string) {
 	rng := rc.Lines[name]
 	r.Failures = append(r.Failures, schema.Failure{Kind: ReplyFailureKind, Message: e.suite.Redactor().String(msg),
 		File: rng.Filename, Line: rng.Start.Line})
 }
 
-func anyContained(folded string, ts []spec.ReplyText, slots map[string]schema.Slot, ic bool) bool {
+func anyContained(folded string, ts []reply.Text, slots map[string]schema.Slot, ic bool) bool {
 	for i := range ts {
 		if strings.Contains(folded, ts[i].Folded(slots, ic)) {
 			return true
@@ -89,7 +89,7 @@ func anyContained(folded string, ts []spec.ReplyText, slots map[string]schema.Sl
 }
 
 // anyEqual: the reply is one of ts, white space around either ignored.
-func anyEqual(folded string, ts []spec.ReplyText, slots map[string]schema.Slot, ic bool) bool {
+func anyEqual(folded string, ts []reply.Text, slots map[string]schema.Slot, ic bool) bool {
 	got := strings.TrimSpace(folded)
 	for i := range ts {
 		if got == strings.TrimSpace(ts[i].Folded(slots, ic)) {
@@ -102,13 +102,13 @@ func anyEqual(folded string, ts []spec.ReplyText, slots map[string]schema.Slot, 
 // replyMatches runs the regex on the reply in NFC and, failing that, on
 // its folded form (full-width forms as ASCII): a pattern written with
 // either form of a character matches.
-func replyMatches(rc *spec.ReplyCheck, reply, folded string) bool {
-	nfc := spec.NFCReply(reply)
+func replyMatches(rc *reply.Check, got, folded string) bool {
+	nfc := reply.NFC(got)
 	return rc.Matches.MatchString(nfc) || (folded != nfc && rc.Matches.MatchString(folded))
 }
 
 // shownList renders texts as ["a", "b"].
-func shownList(ts []spec.ReplyText, slots map[string]schema.Slot) string {
+func shownList(ts []reply.Text, slots map[string]schema.Slot) string {
 	var b strings.Builder
 	b.WriteByte('[')
 	for i := range ts {
@@ -124,7 +124,7 @@ func shownList(ts []spec.ReplyText, slots map[string]schema.Slot) string {
 // similar checks the reply's similarity to the block's references (or
 // the case's, for a dataset block without to): the best score over them
 // must reach the minimum.
-func (e *Evaluator) similar(r *schema.Result, rc *spec.ReplyCheck, reply string) {
+func (e *Evaluator) similar(r *schema.Result, rc *reply.Check, got string) {
 	sim := rc.Similar
 	refs := r.References
 	if len(sim.To) > 0 {
@@ -134,14 +134,14 @@ func (e *Evaluator) similar(r *schema.Result, rc *spec.ReplyCheck, reply string)
 		}
 	}
 	if len(refs) == 0 {
-		e.replyFail(r, rc, spec.ReplySimilarName, fmt.Sprintf("similar %s: the case has no references to compare %q with", sim.Metric, reply))
+		e.replyFail(r, rc, reply.SimilarName, fmt.Sprintf("similar %s: the case has no references to compare %q with", sim.Metric, got))
 		return
 	}
-	score := ReplySimilarity(sim.Metric, reply, refs, TextMetricsOf(e.suite))
+	score := ReplySimilarity(sim.Metric, got, refs, TextMetricsOf(e.suite))
 	if score >= sim.Min {
 		return
 	}
-	e.replyFail(r, rc, spec.ReplySimilarName, fmt.Sprintf("similar %s %.4f is below min %g: %q against %s", sim.Metric, score, sim.Min, reply, quotedList(refs)))
+	e.replyFail(r, rc, reply.SimilarName, fmt.Sprintf("similar %s %.4f is below min %g: %q against %s", sim.Metric, score, sim.Min, got, quotedList(refs)))
 }
 
 func quotedList(xs []string) string {

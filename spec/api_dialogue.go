@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -57,7 +58,7 @@ type Turn struct {
 	// capture.NAME, in source order.
 	Capture []Capture
 	// Reply is the turn's reply block (nil without one).
-	Reply *ReplyCheck
+	Reply *reply.Check
 	// Rubrics judge the turn's reply.
 	Rubrics []*RubricSpec
 	// Tools is the turn's tools block (nil without one); its args

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"strconv"
@@ -81,13 +82,13 @@ func TextMinimumAttrs() []hcl.AttributeSchema { return textMinimumAttrs() }
 // second is an error). slots are the placeholders its values may use;
 // references: the source's cases carry references, which `similar`
 // without `to` compares with.
-func (d *Decoder) ReplyBlocks(blocks hcl.Blocks, slots []string, references bool) *ReplyCheck {
+func (d *Decoder) ReplyBlocks(blocks hcl.Blocks, slots []string, references bool) *reply.Check {
 	return d.l.replyBlocks(blocks, slots, references)
 }
 
 // ConstReply is SourceInfo.Reply for a source whose every case has the
 // reply checks rc (nil when rc is nil).
-func ConstReply(rc *ReplyCheck) func(*schema.Case) *ReplyCheck { return constReply(rc) }
+func ConstReply(rc *reply.Check) func(*schema.Case) *reply.Check { return constReply(rc) }
 
 // BlockLabel is a block's first label ("" without one).
 func BlockLabel(b *hcl.Block) string { return label(b) }

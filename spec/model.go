@@ -3,6 +3,7 @@ package spec
 import (
 	"github.com/nlutest/nlutest/redact"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/reply"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -162,7 +163,7 @@ type Template struct {
 	// expectations are in Expect.
 	Tools *ToolChecks
 	// Reply is the template's reply block (nil without one).
-	Reply *ReplyCheck
+	Reply *reply.Check
 	// Rubrics are the template's rubric blocks.
 	Rubrics   []*RubricSpec
 	DeclRange hcl.Range

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/reply"
 )
 
 // Source is a source of cases: a block of the suite that yields scripts (a
@@ -80,7 +81,7 @@ type SourceInfo struct {
 	// Reply, when set, returns the reply checks (a reply block) of a case
 	// of the source, nil for a case without; nil for a source without
 	// reply blocks.
-	Reply func(c *schema.Case) *ReplyCheck
+	Reply func(c *schema.Case) *reply.Check
 	// Tools, when set, returns the tools block checking a case's (a
 	// turn's) tool calls, nil for a case without; ScriptTools is a
 	// conversation's or scenario's own tools block, checked on the turn

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/reply"
 )
 
 // This file is the Source every kind built on a template shares
@@ -33,11 +34,11 @@ func newTemplateSource(s *Suite, t *Template) *templateSource {
 
 // constReply is SourceInfo.Reply for a source whose every case has the
 // reply checks rc (nil when rc is nil).
-func constReply(rc *ReplyCheck) func(*schema.Case) *ReplyCheck {
+func constReply(rc *reply.Check) func(*schema.Case) *reply.Check {
 	if rc == nil {
 		return nil
 	}
-	return func(*schema.Case) *ReplyCheck { return rc }
+	return func(*schema.Case) *reply.Check { return rc }
 }
 
 func (ts *templateSource) Name() string         { return ts.t.Name }

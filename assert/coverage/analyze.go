@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/botmodel"
+	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/ohler55/ojg/jp"
 	"github.com/ohler55/ojg/oj"
 )
@@ -267,11 +268,11 @@ func classifyState(s []jp.Frag) pathInfo {
 // similar text that holds one of its texts whole ({slot} templates
 // matching anything), or by a matches pattern that matches one of its
 // texts (as written) whole. not_contains names none.
-func (ix *index) replyCheck(a *analysis, rc *spec.ReplyCheck, slots map[string]schema.Slot) {
+func (ix *index) replyCheck(a *analysis, rc *reply.Check, slots map[string]schema.Slot) {
 	if len(ix.responses) == 0 {
 		return
 	}
-	for _, texts := range [][]spec.ReplyText{rc.Contains, rc.ContainsAny, rc.Equals} {
+	for _, texts := range [][]reply.Text{rc.Contains, rc.ContainsAny, rc.Equals} {
 		for i := range texts {
 			ix.namedBy(a, texts[i].Folded(slots, rc.IgnoreCase), rc.IgnoreCase)
 		}
@@ -364,9 +365,9 @@ func (ix *index) answer(a *analysis, r *schema.Result) {
 		}
 	}
 	if r.Reply != "" && len(ix.responses) > 0 {
-		reply := spec.FoldReply(r.Reply, false)
+		folded := reply.Fold(r.Reply, false)
 		for k := range ix.responses {
-			if ix.responses[k].in(reply, false) {
+			if ix.responses[k].in(folded, false) {
 				a.show(ref{i: ix.responses[k].i})
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/botmodel"
+	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -48,7 +49,7 @@ type sourceKey struct{ kind, name string }
 
 // sourceRefs is what a case source contributes to every case of it.
 type sourceRefs struct {
-	reply   func(*schema.Case) *spec.ReplyCheck
+	reply   func(*schema.Case) *reply.Check
 	asserts []ref
 	turns   [][]ref
 }
@@ -248,7 +249,7 @@ func newResponseMatcher(i int32, texts []string) responseMatcher {
 	for _, t := range texts {
 		v := variant{text: t}
 		if !templateRE.MatchString(t) {
-			v.lit, v.litFold = spec.FoldReply(t, false), spec.FoldReply(t, true)
+			v.lit, v.litFold = reply.Fold(t, false), reply.Fold(t, true)
 			if strings.TrimSpace(v.lit) == "" {
 				continue
 			}
@@ -270,7 +271,7 @@ func newResponseMatcher(i int32, texts []string) responseMatcher {
 func templatePattern(parts []string, fold bool) *regexp.Regexp {
 	q := make([]string, len(parts))
 	for j, p := range parts {
-		q[j] = regexp.QuoteMeta(spec.FoldReply(p, fold))
+		q[j] = regexp.QuoteMeta(reply.Fold(p, fold))
 	}
 	return regexp.MustCompile("(?s)" + strings.Join(q, ".+?"))
 }

@@ -120,12 +120,36 @@ func TestRatingsSheetIsALeaf(t *testing.T) {
 	}
 }
 
+// specLeaves are the leaf packages under spec (issue 38): spec imports
+// them, and each imports only what it may (the records and leaves every
+// stage shares), never spec or a stage.
+var specLeaves = map[string][]string{
+	"spec/reply": {"schema"},
+}
+
+// TestSpecLeavesImportNoStage keeps spec's leaves leaves: a leaf that
+// imported spec, the runner, the evaluation or the reports would no
+// longer be a room spec's loader builds on.
+func TestSpecLeavesImportNoStage(t *testing.T) {
+	graph := imports(t)
+	for leaf, may := range specLeaves {
+		if len(graph[leaf]) == 0 && !slices.Contains(graph["spec"], leaf) {
+			t.Errorf("package %s not found (or spec does not import it)", leaf)
+		}
+		for _, im := range graph[leaf] {
+			if !slices.Contains(may, im) {
+				t.Errorf("%s imports %s: a leaf of spec imports only %s", leaf, im, strings.Join(may, ", "))
+			}
+		}
+	}
+}
+
 // sourceKindImports are the module's packages a built-in case source kind
 // (a package under sources/) may import: spec's public API and the
 // records and leaves every stage shares. A kind that reached the loader
 // through another door, or the runner, evaluation or reports, would no
 // longer be one a program could add through spec.Decoder alone.
-var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
+var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
 
 // kindReaders are the packages besides extensions (which builds nlutest's
 // set) that may import a source kind, and which: the ranking family reads

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/ohler55/ojg/oj"
 )
 
@@ -16,7 +17,7 @@ import (
 // rebuild of a saved turn.
 
 // turnReply is SourceInfo.Reply: the reply block of the case's turn.
-func (cs *conversationSource) turnReply(c *schema.Case) *spec.ReplyCheck {
+func (cs *conversationSource) turnReply(c *schema.Case) *reply.Check {
 	if c.Turn < 1 || c.Turn > len(cs.turns) {
 		return nil
 	}
@@ -142,13 +143,13 @@ type captureInput struct {
 // selectValue is the value c selects, false when it selects nothing.
 func (in *captureInput) selectValue(c *spec.Capture) (string, bool) {
 	if c.Reply {
-		reply := in.r.Reply
-		if reply == "" {
-			reply = schema.ReplyOf(in.r.Response)
+		got := in.r.Reply
+		if got == "" {
+			got = schema.ReplyOf(in.r.Response)
 		}
-		nfc := spec.NFCReply(reply)
+		nfc := reply.NFC(got)
 		m := c.Pattern.FindStringSubmatch(nfc)
-		if folded := spec.FoldReply(nfc, false); m == nil && folded != nfc {
+		if folded := reply.Fold(nfc, false); m == nil && folded != nfc {
 			m = c.Pattern.FindStringSubmatch(folded)
 		}
 		switch {

@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -68,7 +69,7 @@ type Fact struct {
 	slot int
 	// Reply is the fact's reply block, checked on the answers to its
 	// questions (nil without one).
-	Reply *spec.ReplyCheck
+	Reply *reply.Check
 }
 
 // memorySource is a memory block as a case source.
@@ -565,7 +566,7 @@ func (ms *memorySource) judgeContains(c *schema.Case, reply string) string {
 
 // questionReply is SourceInfo.Reply: the reply block of the fact a
 // question turn asks about (nil on other turns).
-func (ms *memorySource) questionReply(c *schema.Case) *spec.ReplyCheck {
+func (ms *memorySource) questionReply(c *schema.Case) *reply.Check {
 	if c.Fact == "" {
 		return nil
 	}

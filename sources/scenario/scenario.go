@@ -18,6 +18,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -96,7 +97,7 @@ type scenarioSource struct {
 	// agenda simulator (llm.go).
 	sim        *spec.Target
 	replyBlock *hcl.Block
-	reply      *spec.ReplyCheck
+	reply      *reply.Check
 	// toolBlocks are each_turn's blocks, whose tools block (decoded once
 	// the slots are known) checks every turn's calls.
 	toolBlocks  hcl.Blocks
@@ -166,7 +167,7 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 		ss.info.Simulator = ss.sim.Name
 	}
 	if ss.reply != nil {
-		ss.info.Reply = func(*schema.Case) *spec.ReplyCheck { return ss.reply }
+		ss.info.Reply = func(*schema.Case) *reply.Check { return ss.reply }
 	}
 	if ss.tools != nil {
 		ss.info.Tools = func(*schema.Case) *spec.ToolChecks { return ss.tools }
