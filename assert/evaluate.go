@@ -13,6 +13,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/ohler55/ojg/jp"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -66,7 +67,7 @@ func NewEvaluator(s *spec.Suite) *Evaluator {
 		}
 		for i, x := range info.Expect {
 			sc.where[x.Path] = x.Range
-			c := e.compileKey(spec.CheckKey{X: x.Expr, State: x.State, Tool: x.Tool, Final: x.Final})
+			c := e.compileKey(tools.CheckKey{X: x.Expr, State: x.State, Tool: x.Tool, Final: x.Final})
 			c.text = x.Path
 			sc.expect[i] = &c
 			e.paths.Store(x.Path, sc.expect[i])
@@ -108,8 +109,8 @@ type sourceChecks struct {
 	scenario *spec.SourceInfo
 	// tools gives a case's tools block (nil: the source has none);
 	// scriptTools is the conversation's or scenario's own.
-	tools       func(*schema.Case) *spec.ToolChecks
-	scriptTools *spec.ToolChecks
+	tools       func(*schema.Case) *tools.Checks
+	scriptTools *tools.Checks
 }
 
 // sourceOf returns the checks of r's source, nil when the suite no longer

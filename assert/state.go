@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -23,7 +24,7 @@ const noStateMessage = `the turn has no dialogue state: it is recorded only by a
 // compileKey compiles an expectation's key; state, tool-argument and
 // final-state paths belong to no schema dimension and are evaluated on Go
 // values.
-func (e *Evaluator) compileKey(k spec.CheckKey) compiled {
+func (e *Evaluator) compileKey(k tools.CheckKey) compiled {
 	x := k.X
 	switch {
 	case k.State:
@@ -32,11 +33,11 @@ func (e *Evaluator) compileKey(k spec.CheckKey) compiled {
 		// Compiled as a response path (simple paths are then read on the
 		// arguments' tape in place), but of no schema dimension.
 		c := e.compile(x)
-		c.canon, c.dim, c.tool = spec.ToolPrefix+k.Tool+":"+c.canon, -1, k.Tool
+		c.canon, c.dim, c.tool = tools.Prefix+k.Tool+":"+c.canon, -1, k.Tool
 		c.item, c.collection, c.whole = false, false, false
 		return c
 	case k.Final:
-		return compiled{x: x, multi: multiNode(x), mode: modeTree, canon: spec.FinalPrefix + x.String(), dim: -1, final: true}
+		return compiled{x: x, multi: multiNode(x), mode: modeTree, canon: tools.FinalPrefix + x.String(), dim: -1, final: true}
 	}
 	return e.compile(x)
 }

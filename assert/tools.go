@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/tools"
 )
 
 // Tool-call checks (issue 37): a case's tools block over the turn's tool
@@ -29,7 +29,7 @@ const (
 // tools blocks and its tool and final expectations.
 func (e *Evaluator) toolChecks(r *schema.Result, sc *sourceChecks) {
 	r.Tools = nil
-	var tc, st *spec.ToolChecks
+	var tc, st *tools.Checks
 	ends := r.Turn >= 1 && r.Turn == r.ScriptTurns
 	if sc != nil {
 		if sc.tools != nil {
@@ -42,8 +42,8 @@ func (e *Evaluator) toolChecks(r *schema.Result, sc *sourceChecks) {
 	hasArgs, hasFinal := false, false
 	for i := range r.Expect {
 		p := r.Expect[i].Path
-		hasArgs = hasArgs || strings.HasPrefix(p, spec.ToolPrefix)
-		hasFinal = hasFinal || strings.HasPrefix(p, spec.FinalPrefix)
+		hasArgs = hasArgs || strings.HasPrefix(p, tools.Prefix)
+		hasFinal = hasFinal || strings.HasPrefix(p, tools.FinalPrefix)
 	}
 	if len(r.ToolCalls) == 0 && tc == nil && st == nil && !hasArgs && !(hasFinal && ends) {
 		return
@@ -112,7 +112,7 @@ func firstAt(names []string, i int) bool {
 // turnTools checks a turn's tools block and, when it lists called,
 // scores its calls: per tool, expected = times listed, correct = the
 // calls matched to them.
-func (e *Evaluator) turnTools(r *schema.Result, tc *spec.ToolChecks, names []string, out *schema.ToolOutcome) {
+func (e *Evaluator) turnTools(r *schema.Result, tc *tools.Checks, names []string, out *schema.ToolOutcome) {
 	e.nameChecks(r, tc, names, "", out)
 	if !tc.HasCalled {
 		return
@@ -135,7 +135,7 @@ func (e *Evaluator) turnTools(r *schema.Result, tc *spec.ToolChecks, names []str
 
 // nameChecks checks called, not_called and sequence against names (the
 // turn's calls, or the conversation's: over says so in messages).
-func (e *Evaluator) nameChecks(r *schema.Result, tc *spec.ToolChecks, names []string, over string, out *schema.ToolOutcome) {
+func (e *Evaluator) nameChecks(r *schema.Result, tc *tools.Checks, names []string, over string, out *schema.ToolOutcome) {
 	suffix := ""
 	if over != "" {
 		suffix = " " + over
@@ -349,7 +349,7 @@ func (e *Evaluator) argFailure(r *schema.Result, sc *sourceChecks, i int, rs *re
 	c, _ := e.path(sc, i, x.Path)
 	f := e.failure(sc, x, -1)
 	f.Kind = ToolsFailureKind
-	path := strings.TrimPrefix(x.Path, spec.ToolPrefix+c.tool+":")
+	path := strings.TrimPrefix(x.Path, tools.Prefix+c.tool+":")
 	shown := string(call.Arguments)
 	if shown == "" {
 		shown = fmt.Sprintf("%q", call.ArgumentsText)
@@ -417,7 +417,7 @@ func (e *Evaluator) finalChecks(r *schema.Result, sc *sourceChecks, out *schema.
 		x := &r.Expect[i]
 		f := e.failure(sc, x, -1)
 		f.Kind = FinalStateFailureKind
-		path := strings.TrimPrefix(x.Path, spec.FinalPrefix)
+		path := strings.TrimPrefix(x.Path, tools.FinalPrefix)
 		got, found := []any(nil), false
 		if why == "" {
 			got, found = matches(c.x, doc, c.multi)

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -63,7 +64,7 @@ type Turn struct {
 	Rubrics []*RubricSpec
 	// Tools is the turn's tools block (nil without one); its args
 	// expectations follow the expect map's in Expect.
-	Tools *ToolChecks
+	Tools *tools.Checks
 }
 
 // Capture is one `NAME = "$.path"` of a turn's capture map (a path with
@@ -228,7 +229,7 @@ func (d *Decoder) SlotsUnknown(unknown bool) { d.l.slotsUnknown = unknown }
 // values may use the placeholders slots. script: the block is a
 // conversation's or scenario's own, over every turn's calls, where args
 // is not allowed.
-func (d *Decoder) ToolsBlocks(blocks hcl.Blocks, slots []string, script bool) (*ToolChecks, []*ExpectSpec) {
+func (d *Decoder) ToolsBlocks(blocks hcl.Blocks, slots []string, script bool) (*tools.Checks, []*ExpectSpec) {
 	return d.l.toolsBlocks(blocks, slots, script)
 }
 
@@ -316,4 +317,4 @@ func (d *Decoder) CheckToolName(e hcl.Expression, name string) bool {
 
 // MapKeyName is the name a map key of an HCL object expression writes,
 // bare (city) or quoted ("订单号"); "" for a key that is neither.
-func MapKeyName(k hcl.Expression) string { return mapKeyName(k) }
+func MapKeyName(k hcl.Expression) string { return tools.MapKeyName(k) }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -148,7 +149,7 @@ func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 			continue
 		}
 		raw := kv.AsString()
-		if where := reservedKey(raw); where != "" {
+		if where := tools.Reserved(raw); where != "" {
 			l.errorf(p.Key.Range().Ptr(), "Reserved expect key", "Keys starting with tool: or final: are how nlutest records the checks of %s; write the check there.", where)
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"github.com/nlutest/nlutest/redact"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/tools"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -59,7 +60,7 @@ type Suite struct {
 	Thresholds  []*Threshold
 	// Tools are the tool blocks (mock tools) by name, ToolOrder their
 	// names in declaration order.
-	Tools     map[string]*Tool
+	Tools     map[string]*tools.Tool
 	ToolOrder []string
 	// Asserts are suite-level assert blocks, applied to every call.
 	Asserts []*Assert
@@ -161,7 +162,7 @@ type Template struct {
 	Perturb        *Perturb
 	// Tools is the template's tools block (nil without one); its args
 	// expectations are in Expect.
-	Tools *ToolChecks
+	Tools *tools.Checks
 	// Reply is the template's reply block (nil without one).
 	Reply *reply.Check
 	// Rubrics are the template's rubric blocks.

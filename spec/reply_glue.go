@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"slices"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/zclconf/go-cty/cty"
@@ -62,11 +60,8 @@ func (l *loader) replyEnv() reply.Env {
 
 // staticDiags is static returning its diagnostics instead of reporting
 // them, for a leaf's decoder.
-func (l *loader) staticDiags(a *hcl.Attribute, ty cty.Type, what string) (cty.Value, bool, hcl.Diagnostics) {
-	mark := len(l.diags)
-	v, ok := l.static(a, ty, what)
-	diags := slices.Clone(l.diags[mark:])
-	l.diags = l.diags[:mark]
+func (l *loader) staticDiags(a *hcl.Attribute, ty cty.Type, what string) (v cty.Value, ok bool, diags hcl.Diagnostics) {
+	diags = l.collect(func() { v, ok = l.static(a, ty, what) })
 	return v, ok, diags
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/tools"
 )
 
 // Source is a source of cases: a block of the suite that yields scripts (a
@@ -86,8 +87,8 @@ type SourceInfo struct {
 	// turn's) tool calls, nil for a case without; ScriptTools is a
 	// conversation's or scenario's own tools block, checked on the turn
 	// that ends it over the calls of every turn (nil without one).
-	Tools       func(c *schema.Case) *ToolChecks
-	ScriptTools *ToolChecks
+	Tools       func(c *schema.Case) *tools.Checks
+	ScriptTools *tools.Checks
 	// FinalState is a conversation's or scenario's final_state block (nil
 	// without one): the runner reads the state after the last turn, and
 	// its expectations ("final:…" keys, on the case of the turn that ends

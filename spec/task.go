@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -84,16 +85,16 @@ func CompileValueSource(s string) (ValueSource, error) {
 	out := ValueSource{Text: s}
 	path := t
 	switch {
-	case strings.HasPrefix(t, ToolPrefix):
-		name, p, ok := strings.Cut(t[len(ToolPrefix):], ":")
+	case strings.HasPrefix(t, tools.Prefix):
+		name, p, ok := strings.Cut(t[len(tools.Prefix):], ":")
 		if !ok || name == "" || !strings.HasPrefix(strings.TrimSpace(p), "$") {
 			return ValueSource{}, &PathError{Path: s, From: skip, To: len(s), Reason: "a tool: source is tool:NAME:$.path: the tool's name, a colon and a JSONPath of its arguments"}
 		}
 		out.Kind, out.Tool, path = FromTool, name, p
-		skip += len(ToolPrefix) + len(name) + 1
-	case strings.HasPrefix(t, FinalPrefix):
-		out.Kind, path = FromFinal, t[len(FinalPrefix):]
-		skip += len(FinalPrefix)
+		skip += len(tools.Prefix) + len(name) + 1
+	case strings.HasPrefix(t, tools.FinalPrefix):
+		out.Kind, path = FromFinal, t[len(tools.FinalPrefix):]
+		skip += len(tools.FinalPrefix)
 	case strings.HasPrefix(t, StatePrefix):
 		out.Kind, path = FromState, t[len(StatePrefix):]
 		skip += len(StatePrefix)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/tools"
 )
 
 const mockSuite = `
@@ -50,25 +51,25 @@ func TestMockToolAnswers(t *testing.T) {
 		t.Fatalf("%s", out)
 	}
 	book := s.Tools["book_flight"]
-	state := MockState{}
+	state := tools.MockState{}
 	for _, tc := range []struct{ args, want, state string }{
 		{`{"city":"上海"}`, `{"earlier":0,"order":"B-上海"}`, `{"bookings":[{"city":"上海"}]}`},
 		{`{"city":"拉萨","seats":2.0}`, `{"error":"no seats"}`, `{"bookings":[{"city":"上海"}]}`},
 		{`{"city":"拉萨"}`, `{"order":"B-拉萨"}`, `{"bookings":[{"city":"上海"}],"last":"拉萨"}`},
 		{`{"city":"北京","date":"明天"}`, `{"earlier":1,"order":"B-北京"}`, `{"bookings":[{"city":"上海"},{"city":"北京","date":"明天"}],"last":"拉萨"}`},
 	} {
-		got, err := book.Answer(s, []byte(tc.args), state)
+		got, err := book.Answer(s.BaseContext(), []byte(tc.args), state)
 		if err != nil || string(got) != tc.want || string(state.JSON()) != tc.state {
 			t.Errorf("%s: %s, %v, state %s; want %s, state %s", tc.args, got, err, state.JSON(), tc.want, tc.state)
 		}
 	}
-	if _, err := s.Tools["no_default"].Answer(s, []byte(`{"x":2}`), state); err == nil || !strings.Contains(err.Error(), "no case for these arguments and no default result") {
+	if _, err := s.Tools["no_default"].Answer(s.BaseContext(), []byte(`{"x":2}`), state); err == nil || !strings.Contains(err.Error(), "no case for these arguments and no default result") {
 		t.Errorf("no answer: %v", err)
 	}
-	if _, err := book.Answer(s, []byte(`{"city":`), state); err == nil || !strings.Contains(err.Error(), "not JSON") {
+	if _, err := book.Answer(s.BaseContext(), []byte(`{"city":`), state); err == nil || !strings.Contains(err.Error(), "not JSON") {
 		t.Errorf("arguments not JSON: %v", err)
 	}
-	defs := string(s.ToolDefs(s.ToolOrder))
+	defs := string(tools.Defs(s.Tools, s.ToolOrder))
 	if defs != `[{"type":"function","function":{"name":"book_flight","description":"预订航班","parameters":{"properties":{"city":{"type":"string"}},"type":"object"}}},{"type":"function","function":{"name":"no_default","parameters":{"type":"object","properties":{}}}}]` {
 		t.Errorf("tool definitions %s", defs)
 	}

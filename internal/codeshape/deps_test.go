@@ -125,6 +125,7 @@ func TestRatingsSheetIsALeaf(t *testing.T) {
 // stage shares), never spec or a stage.
 var specLeaves = map[string][]string{
 	"spec/reply": {"schema"},
+	"spec/tools": {"schema"},
 }
 
 // TestSpecLeavesImportNoStage keeps spec's leaves leaves: a leaf that
@@ -149,7 +150,7 @@ func TestSpecLeavesImportNoStage(t *testing.T) {
 // records and leaves every stage shares. A kind that reached the loader
 // through another door, or the runner, evaluation or reports, would no
 // longer be one a program could add through spec.Decoder alone.
-var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
+var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "spec/tools", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
 
 // kindReaders are the packages besides extensions (which builds nlutest's
 // set) that may import a source kind, and which: the ranking family reads

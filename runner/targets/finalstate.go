@@ -10,7 +10,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/transport"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/tools"
 )
 
 // This file reads a script's final state (a final_state block, issue 37)
@@ -46,7 +46,7 @@ var (
 // finalState reads the final state of the script whose last turn is
 // last: mocks, the session's mock state (nil when the target runs no mock
 // tools), or the state endpoint's answer.
-func (h *httpCaller) finalState(ctx context.Context, q *schema.FinalStateQuery, last *schema.Result, mocks spec.MockState) *schema.FinalState {
+func (h *httpCaller) finalState(ctx context.Context, q *schema.FinalStateQuery, last *schema.Result, mocks tools.MockState) *schema.FinalState {
 	fail := func(fs *schema.FinalState, msg string) *schema.FinalState {
 		fs.Error = &schema.CallError{Type: schema.ErrFinalState, Message: h.red.String(msg)}
 		return fs

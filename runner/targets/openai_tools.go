@@ -15,6 +15,7 @@ import (
 	"github.com/nlutest/nlutest/runner/transport"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/tools"
 )
 
 // This file runs tool-using agents over OpenAI's chat-completions API
@@ -59,7 +60,7 @@ type toolSession struct {
 	// msgs are the conversation's messages so far (JSON, system aside).
 	msgs [][]byte
 	// state is the mock state the calls' effects made.
-	state spec.MockState
+	state tools.MockState
 }
 
 func (s *toolSession) Close() {}
@@ -267,7 +268,7 @@ func (s *toolSession) answer(step int, call agentCall) (schema.ToolCall, string)
 		problem = fmt.Sprintf("%s %q", schema.NoMockPrefix, call.Name)
 	default:
 		var err error
-		if result, err = s.a.suite.Tools[call.Name].Answer(s.a.suite, args, s.ensureState()); err != nil {
+		if result, err = s.a.suite.Tools[call.Name].Answer(s.a.suite.BaseContext(), args, s.ensureState()); err != nil {
 			problem = "mock: " + err.Error()
 		}
 	}
@@ -323,9 +324,9 @@ func (s *toolSession) offered(name string) bool {
 	return false
 }
 
-func (s *toolSession) ensureState() spec.MockState {
+func (s *toolSession) ensureState() tools.MockState {
 	if s.state == nil {
-		s.state = spec.MockState{}
+		s.state = tools.MockState{}
 	}
 	return s.state
 }
@@ -339,7 +340,7 @@ func newToolAgent(suite *spec.Suite, names []string, maxSteps int, prefix []byte
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxToolSteps
 	}
-	return &toolAgent{suite: suite, names: names, defs: suite.ToolDefs(names), maxSteps: maxSteps, prefix: prefix, system: system, params: params, sess: sess, final: final}
+	return &toolAgent{suite: suite, names: names, defs: tools.Defs(suite.Tools, names), maxSteps: maxSteps, prefix: prefix, system: system, params: params, sess: sess, final: final}
 }
 
 // didYouMeanTool suggests the tool name nearest to n.

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -91,7 +92,7 @@ func finalStateBlock(d *spec.Decoder, b *hcl.Block, slots []string) *spec.FinalS
 			d.Errorf(es.Range.Ptr(), "State path in final_state", "final_state's paths read the final state; a state: path reads a turn's dialogue state, which belongs in the turn's expect.")
 			continue
 		}
-		es.Path, es.Final = spec.FinalPrefix+es.Path, true
+		es.Path, es.Final = tools.FinalPrefix+es.Path, true
 		f.Expect = append(f.Expect, es)
 	}
 	return f

@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/ohler55/ojg/oj"
 )
 
@@ -25,7 +26,7 @@ func (cs *conversationSource) turnReply(c *schema.Case) *reply.Check {
 }
 
 // turnTools is SourceInfo.Tools: the tools block of the case's turn.
-func (cs *conversationSource) turnTools(c *schema.Case) *spec.ToolChecks {
+func (cs *conversationSource) turnTools(c *schema.Case) *tools.Checks {
 	if c.Turn < 1 || c.Turn > len(cs.turns) {
 		return nil
 	}

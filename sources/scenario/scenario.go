@@ -19,6 +19,7 @@ import (
 	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -101,8 +102,8 @@ type scenarioSource struct {
 	// toolBlocks are each_turn's blocks, whose tools block (decoded once
 	// the slots are known) checks every turn's calls.
 	toolBlocks  hcl.Blocks
-	tools       *spec.ToolChecks
-	scriptTools *spec.ToolChecks
+	tools       *tools.Checks
+	scriptTools *tools.Checks
 	// final is how the runner reads the final state (nil without a
 	// final_state block).
 	final *schema.FinalStateQuery
@@ -170,7 +171,7 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 		ss.info.Reply = func(*schema.Case) *reply.Check { return ss.reply }
 	}
 	if ss.tools != nil {
-		ss.info.Tools = func(*schema.Case) *spec.ToolChecks { return ss.tools }
+		ss.info.Tools = func(*schema.Case) *tools.Checks { return ss.tools }
 	}
 	ss.info.ScriptTools = ss.scriptTools
 	if ss.success != nil {

@@ -1,4 +1,4 @@
-package spec
+package tools
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// This file is the tool block (issue 37): a mock tool that answers an
+// The tool block (issue 37): a mock tool that answers an
 // agent's calls from the suite, so an agent runs in CI with no backend.
 //
 //	tool "book_flight" {
@@ -46,30 +46,30 @@ type Tool struct {
 	Parameters []byte
 	// Cases are the case blocks, in order; Result the default result (nil
 	// without one) and Effects its effects.
-	Cases     []*ToolCase
+	Cases     []*Case
 	Result    hcl.Expression
-	Effects   []*ToolEffect
+	Effects   []*Effect
 	DeclRange hcl.Range
 }
 
-// ToolCase is one case block of a tool: when its expectations hold on
+// Case is one case block of a tool: when its expectations hold on
 // the arguments, its result answers and its effects apply.
-type ToolCase struct {
-	When    []toolWhen
+type Case struct {
+	When    []when
 	Result  hcl.Expression
-	Effects []*ToolEffect
+	Effects []*Effect
 	Range   hcl.Range
 }
 
-type toolWhen struct {
+type when struct {
 	path string
 	x    jp.Expr
 	want any
 }
 
-// ToolEffect is an effect block: the value is appended to the mock
+// Effect is an effect block: the value is appended to the mock
 // state's list Append, or set as its member Set.
-type ToolEffect struct {
+type Effect struct {
 	Append, Set string
 	Value       hcl.Expression
 	Range       hcl.Range
@@ -92,64 +92,71 @@ var toolEffectSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "append"}, {Name: "set"}, {Name: "value", Required: true}},
 }
 
-// mockRoots are the names a mock's result and effect expressions use.
-var mockRoots = []string{"var", "args", "mocks"}
+// MockRoots are the names a mock's result and effect expressions use.
+var MockRoots = []string{"var", "args", "mocks"}
 
 // defaultParameters is the parameters of a tool block without any.
 var defaultParameters = []byte(`{"type":"object","properties":{}}`)
 
-// decodeTools decodes the tool blocks into s.Tools, in order.
-func (l *loader) decodeTools(blocks []*hcl.Block) {
-	s := l.suite
+// DecodeMocks decodes the tool blocks, in order: the tools by name and
+// their names in order.
+func DecodeMocks(blocks hcl.Blocks, env Env) (map[string]*Tool, []string, hcl.Diagnostics) {
+	d := &decoder{env: env}
+	var byName map[string]*Tool
+	var order []string
 	for _, b := range blocks {
-		name := label(b)
+		name := ""
+		if len(b.Labels) > 0 {
+			name = b.Labels[0]
+		}
 		if !toolNameRE.MatchString(name) {
-			l.errorf(b.LabelRanges[0].Ptr(), "Invalid tool name", "A tool's name is what the model calls: 1 to 64 letters, digits, _ or - (OpenAI's rule for function names); %q is not one.", name)
+			d.errorf(b.LabelRanges[0].Ptr(), "Invalid tool name", "A tool's name is what the model calls: 1 to 64 letters, digits, _ or - (OpenAI's rule for function names); %q is not one.", name)
 			continue
 		}
-		if t := l.decodeTool(b, name); t != nil {
-			if s.Tools == nil {
-				s.Tools = map[string]*Tool{}
+		if t := d.tool(b, name); t != nil {
+			if byName == nil {
+				byName = map[string]*Tool{}
 			}
-			s.Tools[name] = t
-			s.ToolOrder = append(s.ToolOrder, name)
+			byName[name] = t
+			order = append(order, name)
 		}
 	}
+	return byName, order, d.diags
 }
 
-func (l *loader) decodeTool(b *hcl.Block, name string) *Tool {
-	c, ok := l.content(b.Body, toolSchema)
+func (d *decoder) tool(b *hcl.Block, name string) *Tool {
+	c, ok := d.content(b.Body, toolSchema)
 	if !ok {
 		return nil
 	}
-	t := &Tool{Name: name, Description: l.str(c.Attributes, "description", ""), Parameters: defaultParameters, DeclRange: b.DefRange}
+	t := &Tool{Name: name, Description: d.str(c.Attributes, "description", ""), Parameters: defaultParameters, DeclRange: b.DefRange}
 	if a, ok := c.Attributes["parameters"]; ok {
-		v, ok := l.static(a, cty.DynamicPseudoType, `"parameters" attribute`)
+		v, ok := d.static(a, cty.DynamicPseudoType, `"parameters" attribute`)
 		if !ok {
 			return nil
 		}
 		if !v.Type().IsObjectType() && !v.Type().IsMapType() {
-			l.errorf(a.Expr.Range().Ptr(), "Invalid parameters", "parameters is the JSON Schema of the tool's arguments, an object: { type = \"object\", properties = { city = { type = \"string\" } }, required = [\"city\"] }.")
+			d.errorf(a.Expr.Range().Ptr(), "Invalid parameters", "parameters is the JSON Schema of the tool's arguments, an object: { type = \"object\", properties = { city = { type = \"string\" } }, required = [\"city\"] }.")
 			return nil
 		}
 		p, err := ctyjson.Marshal(v, v.Type())
 		if err != nil {
-			l.errorf(a.Expr.Range().Ptr(), "Invalid parameters", "parameters cannot be written as JSON: %v.", err)
+			d.errorf(a.Expr.Range().Ptr(), "Invalid parameters", "parameters cannot be written as JSON: %v.", err)
 			return nil
 		}
 		t.Parameters = p
 	}
-	if a, ok := c.Attributes["result"]; ok && l.mockExpr(a.Expr, "tool's result") {
+	if a, ok := c.Attributes["result"]; ok && d.mockExpr(a.Expr, "tool's result") {
 		t.Result = a.Expr
 	}
 	for _, blk := range c.Blocks {
 		switch blk.Type {
 		case "case":
-			if tc := l.decodeToolCase(blk); tc != nil {
+			if tc := d.toolCase(blk); tc != nil {
 				t.Cases = append(t.Cases, tc)
 			}
 		case "effect":
-			if e := l.decodeToolEffect(blk); e != nil {
+			if e := d.effect(blk); e != nil {
 				t.Effects = append(t.Effects, e)
 			}
 		}
@@ -157,48 +164,43 @@ func (l *loader) decodeTool(b *hcl.Block, name string) *Tool {
 	return t
 }
 
-// mockExpr checks a mock expression's names: var (not sensitive), args,
-// mocks.
-func (l *loader) mockExpr(e hcl.Expression, what string) bool {
-	return l.onlyRoots(e, what, mockRoots...) && l.noSensitive(e)
-}
-
-func (l *loader) decodeToolCase(b *hcl.Block) *ToolCase {
-	c, ok := l.content(b.Body, toolCaseSchema)
+func (d *decoder) toolCase(b *hcl.Block) *Case {
+	c, ok := d.content(b.Body, toolCaseSchema)
 	if !ok {
 		return nil
 	}
-	tc := &ToolCase{Result: c.Attributes["result"].Expr, Range: b.DefRange}
-	if !l.mockExpr(tc.Result, "tool case's result") {
+	tc := &Case{Result: c.Attributes["result"].Expr, Range: b.DefRange}
+	if !d.mockExpr(tc.Result, "tool case's result") {
 		return nil
 	}
-	specs := l.decodeExpect(c.Attributes["when"], nil)
+	specs, diags := d.env.Expect(c.Attributes["when"])
+	d.diags = append(d.diags, diags...)
 	for _, es := range specs {
-		if es.State || es.HasPlaceholders {
-			l.errorf(es.Range.Ptr(), "Invalid when", "when reads the call's arguments with plain JSONPaths and values: no state: paths, no {placeholders} (a tool block belongs to no template).")
+		if es.State || es.Placeholders {
+			d.errorf(es.Range.Ptr(), "Invalid when", "when reads the call's arguments with plain JSONPaths and values: no state: paths, no {placeholders} (a tool block belongs to no template).")
 			return nil
 		}
-		tc.When = append(tc.When, toolWhen{path: es.Path, x: es.Expr, want: ctyGeneric(es.Value)})
+		tc.When = append(tc.When, when{path: es.Path, x: es.X, want: ctyGeneric(es.Value)})
 	}
 	for _, eb := range c.Blocks {
-		if e := l.decodeToolEffect(eb); e != nil {
+		if e := d.effect(eb); e != nil {
 			tc.Effects = append(tc.Effects, e)
 		}
 	}
 	return tc
 }
 
-func (l *loader) decodeToolEffect(b *hcl.Block) *ToolEffect {
-	c, ok := l.content(b.Body, toolEffectSchema)
+func (d *decoder) effect(b *hcl.Block) *Effect {
+	c, ok := d.content(b.Body, toolEffectSchema)
 	if !ok {
 		return nil
 	}
-	e := &ToolEffect{Append: l.str(c.Attributes, "append", ""), Set: l.str(c.Attributes, "set", ""), Value: c.Attributes["value"].Expr, Range: b.DefRange}
+	e := &Effect{Append: d.str(c.Attributes, "append", ""), Set: d.str(c.Attributes, "set", ""), Value: c.Attributes["value"].Expr, Range: b.DefRange}
 	if (e.Append == "") == (e.Set == "") {
-		l.errorf(b.DefRange.Ptr(), "Invalid effect", "An effect names one member of the mock state: append = \"bookings\" (a list the value is appended to) or set = \"user\" (the value replaces it).")
+		d.errorf(b.DefRange.Ptr(), "Invalid effect", "An effect names one member of the mock state: append = \"bookings\" (a list the value is appended to) or set = \"user\" (the value replaces it).")
 		return nil
 	}
-	if !l.mockExpr(e.Value, "effect's value") {
+	if !d.mockExpr(e.Value, "effect's value") {
 		return nil
 	}
 	return e
@@ -241,9 +243,10 @@ func (m MockState) JSON() []byte {
 // an object): the result of the first case whose when holds, else the
 // default result, each with its effects applied to state. An error says
 // why there is no answer (no case holds and no default, an expression
-// that fails); state is then unchanged.
-func (t *Tool) Answer(s *Suite, args []byte, state MockState) ([]byte, error) {
-	argv, err := JSONToCty(args)
+// that fails); state is then unchanged. base is the suite's evaluation
+// context (var and its functions), whose child evaluates the results.
+func (t *Tool) Answer(base *hcl.EvalContext, args []byte, state MockState) ([]byte, error) {
+	argv, err := jsonToCty(args)
 	if err != nil {
 		return nil, fmt.Errorf("the arguments are not JSON: %v", err)
 	}
@@ -263,8 +266,8 @@ func (t *Tool) Answer(s *Suite, args []byte, state MockState) ([]byte, error) {
 	if result == nil {
 		return nil, fmt.Errorf("tool %q has no case for these arguments and no default result", t.Name)
 	}
-	ctx := s.BaseContext().NewChild()
-	mv, err := JSONToCty(state.JSON())
+	ctx := base.NewChild()
+	mv, err := jsonToCty(state.JSON())
 	if err != nil {
 		mv = cty.EmptyObjectVal
 	}
@@ -300,9 +303,9 @@ func (t *Tool) Answer(s *Suite, args []byte, state MockState) ([]byte, error) {
 func mockValue(e hcl.Expression, ctx *hcl.EvalContext) ([]byte, error) {
 	v, diags := e.Value(ctx)
 	if diags.HasErrors() {
-		return nil, fmt.Errorf("%s", strings.TrimSuffix(DiagText(diags), "."))
+		return nil, fmt.Errorf("%s", strings.TrimSuffix(diagText(diags), "."))
 	}
-	v = Unmark(v)
+	v, _ = v.UnmarkDeep()
 	if !v.IsWhollyKnown() {
 		return nil, fmt.Errorf("the value is not known")
 	}
@@ -310,7 +313,7 @@ func mockValue(e hcl.Expression, ctx *hcl.EvalContext) ([]byte, error) {
 }
 
 // holds reports whether every when expectation holds on the arguments.
-func (c *ToolCase) holds(doc any) bool {
+func (c *Case) holds(doc any) bool {
 	for _, w := range c.When {
 		got := w.x.Get(doc)
 		var actual any
@@ -391,12 +394,12 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-// ToolDefs is the request's tools member for the named tool blocks, in
+// Defs is the request's tools member for the named tools of byName, in
 // order: [{"type":"function","function":{"name","description","parameters"}}].
-func (s *Suite) ToolDefs(names []string) []byte {
+func Defs(byName map[string]*Tool, names []string) []byte {
 	b := []byte{'['}
 	for _, n := range names {
-		t := s.Tools[n]
+		t := byName[n]
 		if t == nil {
 			continue
 		}
@@ -413,4 +416,30 @@ func (s *Suite) ToolDefs(names []string) []byte {
 		b = append(b, "}}"...)
 	}
 	return append(b, ']')
+}
+
+// jsonToCty converts JSON text to a cty value (objects, tuples,
+// numbers…), as spec.JSONToCty does.
+func jsonToCty(b []byte) (cty.Value, error) {
+	ty, err := ctyjson.ImpliedType(b)
+	if err != nil {
+		return cty.NilVal, err
+	}
+	return ctyjson.Unmarshal(b, ty)
+}
+
+// diagText is the errors among diags on one line, as spec.DiagText
+// gives them: each summary and detail, joined by "; ".
+func diagText(diags hcl.Diagnostics) string {
+	var parts []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			s := d.Summary
+			if d.Detail != "" {
+				s += ": " + d.Detail
+			}
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
