@@ -15,7 +15,7 @@ import (
 // kind "reply" naming the check, what it looked for and the reply:
 // `reply: contains "后天": not found in "好的，去上海。请问哪天出发？"`.
 // The block's literals are folded and its regex compiled at load
-// (spec/reply.go); a case folds its reply once per block.
+// (spec/reply); a case folds its reply once per block.
 
 // ReplyFailureKind is the Failure.Kind of a failed reply check.
 const ReplyFailureKind = "reply"

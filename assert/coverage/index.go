@@ -231,7 +231,7 @@ type responseMatcher struct {
 }
 
 type variant struct {
-	// lit is the variant folded (FoldReply) when it has no template; re
+	// lit is the variant folded (reply.Fold) when it has no template; re
 	// matches it otherwise. litFold and reFold are the same with case
 	// folded too.
 	lit, litFold string
