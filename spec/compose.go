@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/spec/combine"
+	"github.com/nlutest/nlutest/spec/materials"
 )
 
 // ComposeLimit is the most values one materials block may compose: a
@@ -177,7 +178,7 @@ func (l *loader) composeValues(m *Materials, cs *composeSpec) bool {
 	m.Values = slices.Grow(m.Values, int(total))
 	var b strings.Builder
 	for pi, p := range cs.patterns {
-		parts := make([]*MaterialValue, len(p.keys))
+		parts := make([]*materials.Value, len(p.keys))
 		_, err := combine.Product(sizes[pi], 0, func(tuple []int) bool {
 			for i, ph := range p.keys {
 				parts[i] = &mats[ph.Material].Values[tuple[i]]
@@ -218,8 +219,8 @@ func (l *loader) composeValues(m *Materials, cs *composeSpec) bool {
 // tags the union of theirs, and its normalised value per schema the
 // pattern filled with each part's normalised value (or raw value when the
 // part has none for that schema), when any part has one.
-func composedValue(v, defLevel string, p composePattern, parts []*MaterialValue) MaterialValue {
-	mv := MaterialValue{Value: v, Level: defLevel}
+func composedValue(v, defLevel string, p composePattern, parts []*materials.Value) materials.Value {
+	mv := materials.Value{Value: v, Level: defLevel}
 	top := ""
 	for _, pv := range parts {
 		if pv.Level != "" && (top == "" || LevelLess(top, pv.Level)) {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nlutest/nlutest/spec/materials"
 )
 
 func values(m *Materials) []string {
@@ -63,7 +65,7 @@ template "找人" {
 	if !slices.Equal(full.Compose, []string{"{姓}{名}", "{名}", "{姓}先生", "{{{名}}}"}) || full.ComposeRange.Start.Line == 0 {
 		t.Errorf("Compose %q at %v", full.Compose, full.ComposeRange)
 	}
-	byValue := map[string]MaterialValue{}
+	byValue := map[string]materials.Value{}
 	for _, v := range full.Values {
 		byValue[v.Value] = v
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -36,13 +37,13 @@ func (l *loader) decodeMaterials(b *hcl.Block) {
 	m.Tag = l.str(c.Attributes, "tag", "")
 	m.Level = l.str(c.Attributes, "level", "")
 	for _, v := range l.strList(c.Attributes, "values") {
-		m.Values = append(m.Values, MaterialValue{Value: v, Level: m.Level})
+		m.Values = append(m.Values, materials.Value{Value: v, Level: m.Level})
 	}
 	seen := map[string]hcl.Range{}
 	for _, vb := range c.Blocks {
 		vc, diags := vb.Body.Content(valueSchema)
 		l.diags = append(l.diags, diags...)
-		mv := MaterialValue{Value: vb.Labels[0], Level: l.str(vc.Attributes, "level", m.Level), Tags: l.strList(vc.Attributes, "tags")}
+		mv := materials.Value{Value: vb.Labels[0], Level: l.str(vc.Attributes, "level", m.Level), Tags: l.strList(vc.Attributes, "tags")}
 		if prev, ok := seen[mv.Value]; ok {
 			l.errorf(vb.LabelRanges[0].Ptr(), "Duplicate material value", "The value %q is already declared at %s.", mv.Value, rangeString(prev))
 			continue
@@ -94,6 +95,23 @@ func (l *loader) decodeMaterials(b *hcl.Block) {
 	}
 	l.suite.Materials[m.Name] = m
 	l.suite.MatOrder = append(l.suite.MatOrder, m.Name)
+}
+
+// readMaterials reads the materials source name (relative to base) under
+// fa's rules; values' origins name it relative to the suite directory.
+func readMaterials(fa FileAccess, base, name, defLevel string) ([]materials.Value, hcl.Diagnostics) {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(base, name)
+	}
+	if d := materials.CheckType(path); d != nil {
+		return nil, d
+	}
+	data, rel, err := fa.Read(base, name, MaxMaterialBytes)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read materials file", Detail: fmt.Sprintf("%s. The path is resolved from the directory of the suite file that names it.", err)}}
+	}
+	return materials.Parse(data, path, rel, defLevel)
 }
 
 // dedupeValues keeps the first of equal values when a block's values come

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/combine"
+	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -55,7 +56,7 @@ type GenOptions struct {
 // a handful of allocations (the case, its slots map, text, id, source
 // strings and expectations list).
 type genTemplate struct {
-	values [][]MaterialValue // candidate values per slot
+	values [][]materials.Value // candidate values per slot
 	mats   []*Materials
 	expect []genExpect
 	// draws groups slot indexes drawing from the same materials, when any

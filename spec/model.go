@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/ohler55/ojg/jp"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -115,7 +116,7 @@ type Materials struct {
 	Name   string
 	Tag    string
 	Level  string
-	Values []MaterialValue
+	Values []materials.Value
 	Source string
 	// Compose lists the block's compose patterns ("{姓}{名}"); their values
 	// follow the block's own values in Values. ComposeRange is the compose
@@ -128,17 +129,6 @@ type Materials struct {
 	// broken: the block has errors (reported) or could not be read, so
 	// its values are not all there; checks of them are skipped.
 	broken bool
-}
-
-// MaterialValue is one value of a materials block.
-type MaterialValue struct {
-	Value string
-	Level string
-	// Normalize maps a lower-cased schema name to the normalised value.
-	Normalize map[string]string
-	Tags      []string
-	// Origin is "file:line" for values read from a source file.
-	Origin string
 }
 
 // Template is a `template` block.

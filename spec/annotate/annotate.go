@@ -38,6 +38,7 @@ import (
 
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/ohler55/ojg/jp"
 	"golang.org/x/text/unicode/norm"
 )
@@ -689,7 +690,7 @@ func ProbeCase(s *spec.Suite, t *spec.Template, c *schema.Case, key string) *sch
 // current value cur in case c for a probe: a level the template allows,
 // and raw and expected values that differ from the current ones and from
 // the other slots'.
-func probeUsable(t *spec.Template, c *schema.Case, key string, cur schema.Slot, mv spec.MaterialValue, schemaKey string) bool {
+func probeUsable(t *spec.Template, c *schema.Case, key string, cur schema.Slot, mv materials.Value, schemaKey string) bool {
 	if len(t.MaterialLevels) > 0 && !slices.Contains(t.MaterialLevels, mv.Level) {
 		return false
 	}

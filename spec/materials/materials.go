@@ -1,4 +1,4 @@
-package spec
+package materials
 
 import (
 	"bytes"
@@ -15,24 +15,21 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 )
 
-// ReadMaterials reads a material source file: .txt (one value a line; blank
-// lines and lines starting with # are skipped), .csv (a header row with a
-// `value` column and optional `level`, `tags` (separated by |) and
-// `normalize.SCHEMA` columns) or .jsonl (one object a line with `value` and
-// optional `level`, `tags`, `normalize`). Every bad row is a diagnostic with
-// the file and line; the rest of the file is still read.
-//
-// Material files can hold hundreds of thousands of values (the IAO corpus-factory write-up's
-// corpus factory had 287k), so the readers keep the garbage collector's
-// work small: the file is read once into one string and values are
-// substrings of it, the "file:line" origins share one backing string, and
-// per-row maps exist only for rows that normalise.
-func ReadMaterials(path, defLevel string) ([]MaterialValue, hcl.Diagnostics) {
-	return readMaterials(FileAccess{Dir: filepath.Dir(path), AllowOutside: true}, "", path, defLevel)
+// Value is one value of a materials block.
+type Value struct {
+	Value string
+	Level string
+	// Normalize maps a lower-cased schema name to the normalised value.
+	Normalize map[string]string
+	Tags      []string
+	// Origin is "file:line" for values read from a source file.
+	Origin string
 }
 
-// materialsType checks a materials source's extension.
-func materialsType(path string) hcl.Diagnostics {
+// CheckType checks a material source file's extension: nil for .txt,
+// .csv, .jsonl and .ndjson, otherwise the diagnostic to report (without a
+// subject; the caller points it at the attribute that names the file).
+func CheckType(path string) hcl.Diagnostics {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".txt", ".csv", ".jsonl", ".ndjson":
 		return nil
@@ -40,26 +37,24 @@ func materialsType(path string) hcl.Diagnostics {
 	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown materials file type", Detail: fmt.Sprintf("%s: a materials source is a .txt, .csv or .jsonl file.", path)}}
 }
 
-// readMaterials reads the materials source name (relative to base) under
-// fa's rules; values' origins name it relative to the suite directory.
-func readMaterials(fa FileAccess, base, name, defLevel string) ([]MaterialValue, hcl.Diagnostics) {
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(base, name)
-	}
-	if d := materialsType(path); d != nil {
-		return nil, d
-	}
-	data, rel, err := fa.Read(base, name, MaxMaterialBytes)
-	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read materials file", Detail: fmt.Sprintf("%s. The path is resolved from the directory of the suite file that names it.", err)}}
-	}
-	return parseMaterials(data, path, rel, defLevel)
-}
-
-// parseMaterials reads the values of a materials file's data; origin
-// names the file in values' origins ("materials/cities.txt:3").
-func parseMaterials(data []byte, path, origin, defLevel string) ([]MaterialValue, hcl.Diagnostics) {
+// Parse reads the values of a material source file's data: .txt (one
+// value a line; blank lines and lines starting with # are skipped), .csv
+// (a header row with a `value` column and optional `level`, `tags`
+// (separated by |) and `normalize.SCHEMA` columns) or .jsonl (one object a
+// line with `value` and optional `level`, `tags`, `normalize`), by path's
+// extension. A leading UTF-8 byte order mark is skipped. Values without a
+// level of their own get defLevel. Every bad row is a diagnostic whose
+// subject is path and the row's line; the rest of the file is still read,
+// and past the first 20 problems one summary counts the rest. A repeated
+// value is a warning and only its first row is kept. origin names the
+// file in values' Origin ("materials/cities.txt:3").
+//
+// Material files can hold hundreds of thousands of values (the IAO
+// corpus-factory write-up's corpus factory had 287k), so the reader keeps
+// the garbage collector's work small: values are substrings of one string
+// made from data, the "file:line" origins share one backing string, and
+// per-row maps exist only for rows that normalise.
+func Parse(data []byte, path, origin, defLevel string) ([]Value, hcl.Diagnostics) {
 	ext := strings.ToLower(filepath.Ext(path))
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	r := &matReader{path: path, base: origin, lvl: defLevel}
@@ -67,7 +62,7 @@ func parseMaterials(data []byte, path, origin, defLevel string) ([]MaterialValue
 	text := string(data)
 	r.rows = strings.Count(text, "\n") + 1
 	r.seen = make(map[string]int32, r.rows)
-	r.out = make([]MaterialValue, 0, r.rows)
+	r.out = make([]Value, 0, r.rows)
 	r.lines = make([]int32, 0, r.rows)
 	switch ext {
 	case ".txt":
@@ -93,7 +88,7 @@ func parseMaterials(data []byte, path, origin, defLevel string) ([]MaterialValue
 type matReader struct {
 	path, base, lvl string
 	rows            int // the file's line count, to size the slices once
-	out             []MaterialValue
+	out             []Value
 	lines           []int32 // the line of each value in out
 	seen            map[string]int32
 	// diags holds the first maxDiagsPerFile problems; more counts the
@@ -129,7 +124,7 @@ func (r *matReader) errorf(line int, summary, format string, args ...any) {
 }
 
 // add keeps a value unless it repeats an earlier one (a warning).
-func (r *matReader) add(line int, mv MaterialValue) {
+func (r *matReader) add(line int, mv Value) {
 	if prev, ok := r.seen[mv.Value]; ok {
 		r.diag(&hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Duplicate material value",
 			Detail:  fmt.Sprintf("%q already appears on line %d; the repeat is ignored.", mv.Value, prev),
@@ -208,7 +203,7 @@ func (r *matReader) readTxt(text string) {
 			r.errorf(n, "Invalid UTF-8", "This line is not valid UTF-8 text; save the file as UTF-8.")
 			return true
 		}
-		r.add(n, MaterialValue{Value: line, Level: r.lvl})
+		r.add(n, Value{Value: line, Level: r.lvl})
 		return true
 	})
 }
@@ -297,7 +292,7 @@ func (r *matReader) readCSV(text string) {
 			r.errorf(line, "Invalid UTF-8", "This row's value is not valid UTF-8 text; save the file as UTF-8.")
 			continue
 		}
-		mv := MaterialValue{Value: v, Level: r.lvl}
+		mv := Value{Value: v, Level: r.lvl}
 		if l := cell(rec, cols.level); l != "" {
 			mv.Level = l
 		}
@@ -332,7 +327,7 @@ func (r *matReader) readJSONL(text string) {
 			r.errorf(n, "Missing value", "This row has no non-empty \"value\".")
 			return true
 		}
-		mv := MaterialValue{Value: v, Level: r.lvl, Tags: row.tags, Normalize: row.normalize}
+		mv := Value{Value: v, Level: r.lvl, Tags: row.tags, Normalize: row.normalize}
 		if row.level != "" {
 			mv.Level = row.level
 		}

@@ -1,4 +1,4 @@
-package spec
+package materials
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ func TestBadRowInBigFile(t *testing.T) {
 				return ""
 			})
 			start := time.Now()
-			vals, diags := ReadMaterials(path, "M1")
+			vals, diags := readFile(t, path, "M1")
 			took := time.Since(start)
 			var errs hcl.Diagnostics
 			for _, d := range diags {
@@ -91,7 +91,7 @@ func TestManyBadRowsCapped(t *testing.T) {
 		}
 		return fmt.Sprintf("{\"value\": \"值%d\"}\n", i)
 	})
-	vals, diags := ReadMaterials(path, "M1")
+	vals, diags := readFile(t, path, "M1")
 	if len(vals) != 2500 {
 		t.Errorf("%d good rows read, want 2500", len(vals))
 	}
@@ -168,23 +168,24 @@ func TestJSONLRows(t *testing.T) {
 	}
 }
 
-// TestMaterialRowSnippet: a bad row's diagnostic prints the row itself
-// under its file:line, like a suite file's.
-func TestMaterialRowSnippet(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		"s.nlutest.hcl": "suite \"坏\" {}\nmaterials \"名\" { source = \"m/n.jsonl\" }\ntemplate \"t\" { text = \"{名}\" }\n",
-		"m/n.jsonl":     "{\"value\": \"张三\"}\n{\"value\": \"李四\", \"levl\": \"M2\"}\n",
-	})
-	s, diags := testLoad(dir, Options{})
-	if !diags.HasErrors() {
-		t.Fatal("want an error")
-	}
-	var b strings.Builder
-	WriteDiagnostics(&b, diags, s.Sources, false)
-	out := b.String()
-	for _, want := range []string{"n.jsonl:2:1:", "2 | {\"value\": \"李四\", \"levl\": \"M2\"}", "^^^", `unknown field "levl"`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("diagnostic lacks %q:\n%s", want, out)
+// TestCheckType: the extension decides whether a path is a material file,
+// without regard to case; anything else is one diagnostic naming the path
+// and the types there are.
+func TestCheckType(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		ok   bool
+	}{
+		{"城市.txt", true}, {"m/城市.CSV", true}, {"a.jsonl", true}, {"a.ndjson", true},
+		{"城市.xlsx", false}, {"cities", false}, {"a.json", false},
+	} {
+		diags := CheckType(c.path)
+		if c.ok != (diags == nil) {
+			t.Errorf("%s: %v", c.path, diags)
+			continue
+		}
+		if !c.ok && (len(diags) != 1 || diags[0].Summary != "Unknown materials file type" || !strings.Contains(diags[0].Detail, c.path+": a materials source is a .txt, .csv or .jsonl file.")) {
+			t.Errorf("%s: %v", c.path, diags)
 		}
 	}
 }

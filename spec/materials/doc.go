@@ -1,0 +1,13 @@
+// Package materials owns the material values a suite's `materials` blocks
+// hold and the reading of material source files: [Value] is one value
+// (its level, tags, normalisations and the file:line it came from), and
+// [Parse] reads the bytes of a .txt, .csv or .jsonl material file into
+// values, with one diagnostic (file, line and, for JSONL, column) per bad
+// row and at most a screenful of them per file. [CheckType] says whether a
+// path names a material file at all.
+//
+// The package reads no file itself: the suite language (package spec)
+// opens the file under its file-access rules and hands the bytes over,
+// then appends the diagnostics to its own. It knows nothing of HCL bodies,
+// the loader's evaluation context or templates.
+package materials
