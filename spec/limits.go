@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/spec/nesting"
 )
 
 // Limits on what a suite file may ask of the loader. validate and fmt are
@@ -16,11 +17,11 @@ import (
 // stack, memory or the terminal.
 const (
 	// MaxNesting is the deepest nesting of expressions a suite file may
-	// have (nesting.go says what counts: brackets, braces, parentheses,
-	// strings, interpolations, template directives, unary and binary
-	// operators, conditionals, index and splat steps). HCL parses and
-	// walks nesting by recursion; deeper input would overflow the stack,
-	// and no suite needs a tenth of it.
+	// have (package spec/nesting says what counts: brackets, braces,
+	// parentheses, strings, interpolations, template directives, unary
+	// and binary operators, conditionals, index and splat steps). HCL
+	// parses and walks nesting by recursion; deeper input would overflow
+	// the stack, and no suite needs a tenth of it.
 	MaxNesting = 100
 	// MaxDiagsPerFile is how many diagnostics one file reports; the rest
 	// are summed up in one last diagnostic.
@@ -44,7 +45,7 @@ func CheckSource(filename string, src []byte) hcl.Diagnostics {
 			Detail:  fmt.Sprintf("%s has a byte that is not UTF-8 (0x%02x) at line %d, column %d. Save the file as UTF-8.", filename, src[i], pos.Line, pos.Column),
 			Subject: &hcl.Range{Filename: filename, Start: pos, End: pos}}}
 	}
-	if i := tooDeep(src, MaxNesting); i >= 0 {
+	if i := nesting.TooDeep(src, MaxNesting); i >= 0 {
 		pos := posOf(src, i)
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Nesting too deep",
 			Detail:  fmt.Sprintf("Expressions nest more than %d deep here (brackets, braces, parentheses, strings, interpolations, template directives, conditionals `? :`, unary operators and each operator of a chain such as `a + b + c` count a level). Flatten the structure: contains([…], x) for a long chain of x == … || x == …, a list for a long concatenation, or several attributes; a suite never needs this depth.", MaxNesting),
@@ -120,4 +121,10 @@ func capDiags(diags hcl.Diagnostics, filename string) hcl.Diagnostics {
 		Detail:  fmt.Sprintf("%d more problems in %s, from here on, are not shown; fix the ones above and validate again.", more, filename),
 		Subject: diags[MaxDiagsPerFile].Subject})
 	return out
+}
+
+// isNameStart reports whether c starts a name: a letter, _ or a byte of a
+// non-ASCII character (HCL names may be Chinese).
+func isNameStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }

@@ -1,33 +1,6 @@
-package spec
+package nesting
 
 import "bytes"
-
-// This file is the nesting check CheckSource runs before HCL parses a file:
-// HCL's parser and hclsyntax.Walk recurse once per level of an expression,
-// so a file nesting a million levels deep overflows the Go stack (a fatal
-// error, not a diagnostic). The check walks the bytes once, without
-// parsing, and counts a level for every construct that makes the parse
-// tree deeper:
-//
-//   - brackets, braces and parentheses, quoted strings, heredocs and the
-//     interpolations and directives (${…}, %{…}) in them, while open;
-//   - template directives %{ if } and %{ for } until their %{ endif } or
-//     %{ endfor } (the body nests inside the directive);
-//   - a conditional's `?` for the rest of its expression (a conditional in
-//     the condition, the true or the false branch nests in it);
-//   - a binary operator for the rest of its chain: a + b + c parses as
-//     (a + b) + c, one level per operator. A looser operator ends the
-//     tighter chains before it (a == b || c == d is two levels, not
-//     three), as precedence does in the parse tree;
-//   - a unary operator (!, -), an index step after a value (x[i]), a splat
-//     (x[*], x.*) and an attribute step after an index or a call, for the
-//     rest of the operand.
-//
-// A comma or `=` ends an expression (a list item, an argument, an
-// attribute), and a `:` ends a conditional's true branch or a for
-// expression's part. The count is never below the depth HCL builds for an
-// expression and at most a few times it, so MaxNesting bounds the stack
-// HCL and Walk use.
 
 // Precedence groups of the level counters: a conditional and HCL's six
 // binary operator groups, loosest first.
@@ -58,7 +31,7 @@ type nestFrame struct {
 	sum int
 }
 
-// nestScan is the state of tooDeep.
+// nestScan is the state of TooDeep.
 type nestScan struct {
 	src     []byte
 	stack   []nestFrame
@@ -72,9 +45,12 @@ type nestScan struct {
 	operand, closed bool
 }
 
-// tooDeep returns the offset where src nests deeper than max, or -1.
-// Comments are skipped.
-func tooDeep(src []byte, max int) int {
+// TooDeep returns the byte offset in src of the first token that opens a
+// level deeper than max (the place to point a diagnostic at), or -1 when
+// src nests no deeper than max. src is HCL native syntax; it need not be
+// valid (unmatched closers, unterminated strings and heredocs are the
+// parser's to report). Comments are skipped.
+func TooDeep(src []byte, max int) int {
 	sc := &nestScan{src: src, stack: []nestFrame{{}}}
 	for i := 0; i < len(src); i++ {
 		var next int
