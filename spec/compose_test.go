@@ -235,17 +235,6 @@ materials "双名" {
 	}
 }
 
-func TestLevelLess(t *testing.T) {
-	ordered := []string{"M1", "M2", "M3", "M4", "M10", "L1", "S1"}
-	for i := range ordered {
-		for j := range ordered {
-			if got := LevelLess(ordered[i], ordered[j]); got != (i < j) {
-				t.Errorf("LevelLess(%s, %s) = %v", ordered[i], ordered[j], got)
-			}
-		}
-	}
-}
-
 func TestDuplicateValuesAcrossPlaces(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"s.nlutest.hcl": `

@@ -6,8 +6,16 @@
 // row and at most a screenful of them per file. [CheckType] says whether a
 // path names a material file at all.
 //
+// It also owns composed materials (a block's `compose = ["{姓}{名}"]`):
+// [Compose] builds a block's values from parsed [Pattern]s and the values
+// of the blocks they name, within [ComposeLimit], and [LevelLess] orders
+// the material levels (M1 < M2 < …) a composed value takes the highest of.
+// Parsing the patterns' placeholders, finding unknown names and cycles
+// between blocks stay with the loader, which knows every block.
+//
 // The package reads no file itself: the suite language (package spec)
 // opens the file under its file-access rules and hands the bytes over,
 // then appends the diagnostics to its own. It knows nothing of HCL bodies,
-// the loader's evaluation context or templates.
+// the loader's evaluation context or templates; the combinations come from
+// spec/combine.
 package materials

@@ -7,6 +7,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -90,7 +91,7 @@ func sortLevels(ls []string) {
 		if (a == "") != (b == "") {
 			return b == ""
 		}
-		return spec.LevelLess(a, b)
+		return materials.LevelLess(a, b)
 	})
 }
 
@@ -332,7 +333,7 @@ func (c *counter) finish() {
 		if (a == "") != (b == "") {
 			return b == ""
 		}
-		return spec.LevelLess(a, b)
+		return materials.LevelLess(a, b)
 	})
 	for _, l := range lvls {
 		st.TemplateLevels = append(st.TemplateLevels, *c.levels[l])
