@@ -1,18 +1,12 @@
 package spec
 
 import (
+	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/spec/materials"
 )
-
-// composeSpec is a materials block's `compose` attribute, parsed.
-type composeSpec struct {
-	attr     *hcl.Attribute
-	patterns []materials.Pattern
-}
 
 // decodeCompose parses a materials block's compose patterns; their
 // placeholders are resolved once every materials block is known.
@@ -20,7 +14,7 @@ func (l *loader) decodeCompose(m *Materials, attrs hcl.Attributes) {
 	a := attrs["compose"]
 	m.Compose = l.strList(attrs, "compose")
 	m.ComposeRange = a.Expr.Range()
-	cs := &composeSpec{attr: a}
+	cs := &materials.Composition{At: a.Expr.Range()}
 	for _, p := range m.Compose {
 		lits, phs, err := ParsePlaceholders(p)
 		if err != nil {
@@ -41,7 +35,7 @@ func (l *loader) decodeCompose(m *Materials, attrs hcl.Attributes) {
 			}
 			cp.Parts = append(cp.Parts, k)
 		}
-		cs.patterns = append(cs.patterns, cp)
+		cs.Patterns = append(cs.Patterns, cp)
 	}
 	if len(m.Compose) == 0 {
 		l.errorf(a.Expr.Range().Ptr(), "Empty compose", "compose lists patterns such as [\"{姓}{名}\", \"{名}\"]; this list is empty.")
@@ -49,94 +43,29 @@ func (l *loader) decodeCompose(m *Materials, attrs hcl.Attributes) {
 	m.compose = cs
 }
 
-// resolveCompose builds the values of every composed materials block, the
-// blocks it composes from first, and reports unknown names, cycles and
-// products over ComposeLimit. It runs after every materials block is
-// decoded and before templates are.
+// resolveCompose builds the values of every composed materials block
+// (materials.Resolve), the blocks it composes from first, and reports
+// unknown names, cycles and products over materials.ComposeLimit. It runs
+// after every materials block is decoded and before templates are.
 func (l *loader) resolveCompose() {
-	const (
-		unvisited = iota
-		visiting
-		done
-		failed
-	)
-	state := map[string]int{}
-	var stack []string
-	var visit func(name string) bool
-	visit = func(name string) bool {
-		switch state[name] {
-		case done:
-			return true
-		case failed:
-			return false
-		case visiting:
-			i := slices.Index(stack, name)
-			cycle := append(slices.Clone(stack[i:]), name)
-			first := l.suite.Materials[cycle[0]].compose
-			l.errorf(first.attr.Expr.Range().Ptr(), "Compose cycle",
-				"The materials compose each other in a cycle: %s. A composed value must end in plain values; remove one of these placeholders.", strings.Join(cycle, " → "))
-			for _, n := range cycle[:len(cycle)-1] {
-				state[n] = failed
-			}
-			return false
+	blocks := make(map[string]*materials.Block, len(l.suite.Materials))
+	for name, m := range l.suite.Materials {
+		if m == nil {
+			blocks[name] = nil
+			continue
 		}
-		m := l.suite.Materials[name]
-		if m.broken && m.compose == nil {
-			state[name] = failed // its own error is reported
-			return false
-		}
-		cs := m.compose
-		if cs == nil {
-			state[name] = done
-			return true
-		}
-		state[name] = visiting
-		stack = append(stack, name)
-		ok := true
-		for _, p := range cs.patterns {
-			for _, ph := range p.Refs {
-				if _, known := l.suite.Materials[ph.Material]; !known {
-					rng := l.subRange(cs.attr.Expr.Range(), "{"+ph.Key+"}")
-					l.errorf(&rng, "Unknown materials",
-						"The compose placeholder {%s} names no materials block.%s Declare materials %q { values = [...] } or fix the name.",
-						ph.Key, didYouMeanBrace(ph.Material, l.suite.MatOrder), ph.Material)
-					ok = false
-					continue
-				}
-				if !visit(ph.Material) {
-					ok = false
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		if state[name] == failed { // part of a cycle found below
-			return false
-		}
-		if ok {
-			ok = l.composeValues(m, cs)
-		}
-		if ok {
-			state[name] = done
-		} else {
-			state[name] = failed
-			m.broken = true
-		}
-		return ok
+		blocks[name] = &materials.Block{Name: m.Name, Level: m.Level, Values: m.Values, Composition: m.compose, Broken: m.broken}
 	}
-	for _, name := range l.suite.MatOrder {
-		if m := l.suite.Materials[name]; m != nil && m.compose != nil {
-			visit(name)
+	l.diags = append(l.diags, materials.Resolve(l.suite.MatOrder, blocks, func(ref materials.Ref, at hcl.Range) *hcl.Diagnostic {
+		rng := l.subRange(at, "{"+ref.Key+"}")
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown materials",
+			Detail: fmt.Sprintf("The compose placeholder {%s} names no materials block.%s Declare materials %q { values = [...] } or fix the name.",
+				ref.Key, didYouMeanBrace(ref.Material, l.suite.MatOrder), ref.Material),
+			Subject: &rng}
+	})...)
+	for name, b := range blocks {
+		if m := l.suite.Materials[name]; m != nil {
+			m.Values, m.broken = b.Values, b.Broken
 		}
 	}
-}
-
-// composeValues appends the values of m's compose patterns
-// (materials.Compose) and reports why it cannot.
-func (l *loader) composeValues(m *Materials, cs *composeSpec) bool {
-	mats := l.suite.Materials
-	vals, ok, diags := materials.Compose(m.Name, m.Level, m.Values, cs.patterns,
-		func(name string) []materials.Value { return mats[name].Values }, cs.attr.Expr.Range())
-	m.Values = vals
-	l.diags = append(l.diags, diags...)
-	return ok
 }

@@ -125,7 +125,7 @@ type Materials struct {
 	ComposeRange hcl.Range
 	DeclRange    hcl.Range
 
-	compose *composeSpec
+	compose *materials.Composition
 	// broken: the block has errors (reported) or could not be read, so
 	// its values are not all there; checks of them are skipped.
 	broken bool

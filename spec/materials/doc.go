@@ -8,10 +8,12 @@
 //
 // It also owns composed materials (a block's `compose = ["{姓}{名}"]`):
 // [Compose] builds a block's values from parsed [Pattern]s and the values
-// of the blocks they name, within [ComposeLimit], and [LevelLess] orders
-// the material levels (M1 < M2 < …) a composed value takes the highest of.
-// Parsing the patterns' placeholders, finding unknown names and cycles
-// between blocks stay with the loader, which knows every block.
+// of the blocks they name, within [ComposeLimit]; [Resolve] composes a
+// suite's [Block]s, each after the blocks it names, and reports cycles;
+// [LevelLess] orders the material levels (M1 < M2 < …) a composed value
+// takes the highest of. Parsing the patterns' placeholders and the
+// diagnostic of an unknown name (it points into the suite's source and
+// suggests names) stay with the loader.
 //
 // The package reads no file itself: the suite language (package spec)
 // opens the file under its file-access rules and hands the bytes over,
