@@ -48,6 +48,10 @@ func (l *loader) decodeCompose(m *Materials, attrs hcl.Attributes) {
 // unknown names, cycles and products over materials.ComposeLimit. It runs
 // after every materials block is decoded and before templates are.
 func (l *loader) resolveCompose() {
+	composes := func(name string) bool { m := l.suite.Materials[name]; return m != nil && m.compose != nil }
+	if !slices.ContainsFunc(l.suite.MatOrder, composes) {
+		return // nothing to resolve: no allocation for the common suite
+	}
 	blocks := make(map[string]*materials.Block, len(l.suite.Materials))
 	for name, m := range l.suite.Materials {
 		if m == nil {
