@@ -244,41 +244,6 @@ func fuzzUnescapeBraces(s string) string {
 	return strings.NewReplacer("{{", "{", "}}", "}").Replace(s)
 }
 
-// FuzzNormalizePath normalises and compiles arbitrary paths. Neither may
-// panic, and normalising is idempotent: a normalised path normalises to
-// itself.
-func FuzzNormalizePath(f *testing.F) {
-	for _, s := range []string{
-		"$.data.[0].content.des.phone_number",
-		"$.data.[0].content.rel.[0].rel.[0].relName",
-		"data.[0].content",
-		"$..ont", "$..[0]", "$.data[*].intent", "$.entities[?(@.entity == '城市')].value",
-		"$.槽位.城市", "$['a.b']", "$['a.[b']", `$["键.[0]"]`, "$.data[-1]", "code", "[0].x", "@.a",
-		"  $.意图.名称  ", "$.a\\.[0]", "'.[", "$.", "",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, p string) {
-		n := NormalizePath(p)
-		if nn := NormalizePath(n); nn != n {
-			t.Errorf("NormalizePath is not idempotent: %q → %q → %q", p, n, nn)
-		}
-		x, n2, err := CompilePath(p)
-		if n2 != n {
-			t.Errorf("CompilePath normalised %q to %q, NormalizePath to %q", p, n2, n)
-		}
-		if err == nil && x == nil {
-			t.Errorf("CompilePath(%q) returned neither a path nor an error", p)
-		}
-		if err != nil {
-			pe, ok := err.(*PathError)
-			if !ok || pe.From < 0 || pe.From > pe.To || pe.To > len(p) || pe.Reason == "" || pe.Error() == "" {
-				t.Errorf("CompilePath(%q): error %#v does not point inside the path", p, err)
-			}
-		}
-	})
-}
-
 // FuzzLiteralSubRange: a character of a string written as an HCL quoted
 // literal (escapes, $${ and %%{ as needed) maps to the source bytes that
 // spell it, on the literal's line, columns counting from the literal's
