@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // errFuzzEnough stops generation in FuzzLoad.
@@ -68,7 +69,7 @@ template "订机票" {
 	f.Add([]byte("suite \"x\" {}\nmaterials \"城市\" { values = [\"北京\"] }\ntemplate \"t\" { text = \"查｛城市｝和{城市｝\" }\n"))
 }
 
-// FuzzLoad loads arbitrary bytes as a suite file. Load and WriteDiagnostics
+// FuzzLoad loads arbitrary bytes as a suite file. Load and diagfmt.Write
 // must not panic; every diagnostic about the file must point inside it, at
 // a line that matches its byte offset; a suite without errors must
 // generate (its first cases) without panicking.
@@ -96,8 +97,8 @@ func FuzzLoad(f *testing.F) {
 			sources = s.Sources
 		}
 		var out bytes.Buffer
-		WriteDiagnostics(&out, diags, sources, false)
-		WriteDiagnostics(io.Discard, diags, sources, true)
+		diagfmt.Write(&out, diags, sources, false)
+		diagfmt.Write(io.Discard, diags, sources, true)
 		if len(diags) > 0 && out.Len() == 0 {
 			t.Errorf("%d diagnostics printed nothing", len(diags))
 		}

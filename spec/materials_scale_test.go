@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // TestBadRowInBigFile puts one bad row half-way through a 300,000-row
@@ -180,7 +181,7 @@ func TestMaterialRowSnippet(t *testing.T) {
 		t.Fatal("want an error")
 	}
 	var b strings.Builder
-	WriteDiagnostics(&b, diags, s.Sources, false)
+	diagfmt.Write(&b, diags, s.Sources, false)
 	out := b.String()
 	for _, want := range []string{"n.jsonl:2:1:", "2 | {\"value\": \"李四\", \"levl\": \"M2\"}", "^^^", `unknown field "levl"`} {
 		if !strings.Contains(out, want) {
