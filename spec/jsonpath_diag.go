@@ -3,6 +3,7 @@ package spec
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/spec/jsonpath"
+	"github.com/nlutest/nlutest/spec/litrange"
 )
 
 // pathError reports the JSONPath raw, the value of expr, that did not
@@ -13,7 +14,7 @@ func (l *loader) pathError(expr hcl.Expression, raw string, err error) {
 	reason := err.Error()
 	if pe, ok := err.(*jsonpath.Error); ok {
 		reason = pe.Reason
-		if sub, ok := literalSubRange(l.suite.Sources[rng.Filename], rng, raw, pe.From, pe.To); ok {
+		if sub, ok := litrange.Sub(l.suite.Sources[rng.Filename], rng, raw, pe.From, pe.To); ok {
 			rng = sub
 		} else {
 			reason = pe.Error()

@@ -130,6 +130,7 @@ var specLeaves = map[string][]string{
 	"spec/tools":    {"schema"},
 	"spec/jsonpath": {}, // JSONPath keys: compile, explain, match, key order (ojg only)
 	"spec/diagfmt":  {}, // how a person reads hcl diagnostics (hcl, go-runewidth only)
+	"spec/litrange": {}, // where part of a string literal's value is written (hcl, textseg only)
 }
 
 // TestSpecLeavesImportNoStage keeps spec's leaves leaves: a leaf that
