@@ -131,6 +131,7 @@ var specLeaves = map[string][]string{
 	"spec/jsonpath": {}, // JSONPath keys: compile, explain, match, key order (ojg only)
 	"spec/diagfmt":  {}, // how a person reads hcl diagnostics (hcl, go-runewidth only)
 	"spec/litrange": {}, // where part of a string literal's value is written (hcl, textseg only)
+	"spec/imeslip":  {}, // a Chinese input method's punctuation slips, explained (hcl only)
 }
 
 // TestSpecLeavesImportNoStage keeps spec's leaves leaves: a leaf that
