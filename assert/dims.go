@@ -12,6 +12,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/ohler55/ojg/jp"
 	"golang.org/x/text/unicode/norm"
 )
@@ -159,7 +160,7 @@ func (d *dimIndex) ignored(path jp.Expr) bool {
 		}
 	}
 	for i := range d.ignoreSlow {
-		if spec.MatchPath(d.ignoreSlow[i].Expr, path) {
+		if jsonpath.Match(d.ignoreSlow[i].Expr, path) {
 			return true
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/nlutest/nlutest/assert/metrics"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/ohler55/ojg/jp"
 	"github.com/ohler55/ojg/oj"
 )
@@ -399,7 +400,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 	var order []itemID
 	collKeys := make([][]string, n) // keys of a collection expectation's items
 	for _, x := range r.Expect {
-		expr, _, err := spec.CompilePath(x.Path)
+		expr, _, err := jsonpath.Compile(x.Path)
 		if err != nil {
 			out.failures = append(out.failures, refFailure{path: x.Path, invalid: true})
 			continue
@@ -458,7 +459,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 				out.labels[di] = labelObs{has: true, expected: schema.CanonicalJSON(v)}
 			}
 		case schema.KindItems:
-			k, ok := spec.MatchPrefix(dim.Items.Expr, expr)
+			k, ok := jsonpath.MatchPrefix(dim.Items.Expr, expr)
 			if !ok || k >= len(expr) {
 				continue
 			}
@@ -484,7 +485,7 @@ func refEvaluate(sc *spec.Schema, r *schema.Result, data any) *refResult {
 	// Flatten asks at every step down, so an ignore pattern matching the
 	// whole path prunes it and everything below, as sc.Ignored would.
 	ignoredPath := func(p jp.Expr) bool {
-		return slices.ContainsFunc(sc.Ignore, func(ig spec.Pattern) bool { return spec.MatchPath(ig.Expr, p) })
+		return slices.ContainsFunc(sc.Ignore, func(ig spec.Pattern) bool { return jsonpath.Match(ig.Expr, p) })
 	}
 	for _, l := range Flatten(data, ignoredPath) {
 		d := sc.DimensionOf(l.Path)

@@ -12,6 +12,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/ohler55/ojg/jp"
@@ -221,7 +222,7 @@ func (e *Evaluator) compile(x jp.Expr) compiled {
 	}
 	c.dim = e.dims.index[dim]
 	if dim.Kind == schema.KindItems && dim.Items != nil && !c.multi {
-		n, ok := spec.MatchPrefix(dim.Items.Expr, x)
+		n, ok := jsonpath.MatchPrefix(dim.Items.Expr, x)
 		if !ok || n >= len(x) {
 			return c
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nlutest/nlutest/assert/infer"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // loadSettings loads src (one suite file, x.nlutest.hcl) with the default
@@ -27,7 +28,7 @@ func loadSettings(t *testing.T, src string) (*spec.Suite, string, []byte) {
 	if s != nil {
 		sources = s.Sources
 	}
-	spec.WriteDiagnostics(&out, diags, sources, false)
+	diagfmt.Write(&out, diags, sources, false)
 	var sums []string
 	for _, d := range diags {
 		sums = append(sums, d.Summary)

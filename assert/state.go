@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -28,7 +29,7 @@ func (e *Evaluator) compileKey(k tools.CheckKey) compiled {
 	x := k.X
 	switch {
 	case k.State:
-		return compiled{x: x, multi: multiNode(x), mode: modeTree, canon: spec.StatePrefix + x.String(), dim: -1, state: true}
+		return compiled{x: x, multi: multiNode(x), mode: modeTree, canon: jsonpath.StatePrefix + x.String(), dim: -1, state: true}
 	case k.Tool != "":
 		// Compiled as a response path (simple paths are then read on the
 		// arguments' tape in place), but of no schema dimension.
@@ -120,7 +121,7 @@ func (e *Evaluator) skipState(r *schema.Result) bool {
 func (e *Evaluator) captureFailures(r *schema.Result, fails []schema.Failure) {
 	skip := e.skipState(r)
 	for _, f := range fails {
-		if skip && strings.HasPrefix(f.Path, spec.StatePrefix) {
+		if skip && strings.HasPrefix(f.Path, jsonpath.StatePrefix) {
 			r.StateChecksSkipped++
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 )
 
 // filterResponses are responses filter paths meet: Rasa entities,
@@ -77,7 +78,7 @@ var treePaths = []string{
 // with ojg on the built response; ok false when p is no tape filter path.
 func filterTapeAndTree(t testing.TB, resp, p string) (tape, tree []any, tapeFound, treeFound, ok bool) {
 	t.Helper()
-	x, _, _, err := spec.CompileExpectPath(p)
+	x, _, _, err := jsonpath.CompileExpect(p)
 	if err != nil {
 		t.Fatalf("%s: %v", p, err)
 	}
@@ -118,7 +119,7 @@ func TestFilterTapeMatchesTree(t *testing.T) {
 		t.Errorf("only %d path × response pairs select anything: the table tests too little", hits)
 	}
 	for _, p := range treePaths {
-		x, _, _, err := spec.CompileExpectPath(p)
+		x, _, _, err := jsonpath.CompileExpect(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -252,7 +253,7 @@ func FuzzFilterTape(f *testing.F) {
 		if !json.Valid([]byte(resp)) {
 			return
 		}
-		x, _, state, err := spec.CompileExpectPath(p)
+		x, _, state, err := jsonpath.CompileExpect(p)
 		if err != nil || state {
 			return
 		}
@@ -330,7 +331,7 @@ template "订机票" {
 
 // The filter of a path is read once, when it is compiled.
 func BenchmarkTapeFilterFind(b *testing.B) {
-	x, _, _, _ := spec.CompileExpectPath(`$.entities[?(@.entity == '城市')].value`)
+	x, _, _, _ := jsonpath.CompileExpect(`$.entities[?(@.entity == '城市')].value`)
 	eqs, _ := tapeFilters(x)
 	var d jsondoc.Doc
 	_ = d.Parse([]byte(filterResponses[1]))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 )
 
 // TestYAMLAliases imports the anchors fixtures: each alias is the node its
@@ -266,7 +267,7 @@ func TestSlotValues(t *testing.T) {
 	}
 	tracker := map[string]any{"slots": map[string]any{"d": int64(31), `q\`: int64(2), "引号'": int64(3), "换\n行": int64(4)}}
 	for name, want := range map[string]int64{"d": 31, `q\`: 2, "引号'": 3, "换\n行": 4} {
-		x, _, _, err := spec.CompileExpectPath("state:" + slotPath(name))
+		x, _, _, err := jsonpath.CompileExpect("state:" + slotPath(name))
 		if err != nil {
 			t.Errorf("%q: %s does not compile: %v", name, slotPath(name), err)
 			continue

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/spec/imeslip"
 )
 
 // SuggestName returns the option closest to name (a likely misspelling),
@@ -27,7 +28,7 @@ func CheckSyntax(filename string, src []byte) hcl.Diagnostics {
 		return diags
 	}
 	if _, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos); diags.HasErrors() {
-		return capDiags(improveSyntaxDiags(diags, src), filename)
+		return capDiags(imeslip.Explain(diags, src), filename)
 	}
 	return nil
 }

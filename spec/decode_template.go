@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/zclconf/go-cty/cty"
@@ -171,7 +172,7 @@ func (l *loader) decodeExpect(a *hcl.Attribute, slots []string) []*ExpectSpec {
 			l.errorf(p.Key.Range().Ptr(), "Reserved expect key", "Keys starting with tool: or final: are how nlutest records the checks of %s; write the check there.", where)
 			continue
 		}
-		x, norm, state, err := CompileExpectPath(raw)
+		x, norm, state, err := jsonpath.CompileExpect(raw)
 		if err != nil {
 			l.pathError(p.Key, raw, err)
 			continue

@@ -56,7 +56,7 @@ func (d *Decoder) StaticContext() *hcl.EvalContext { return d.l.staticCtx() }
 func (d *Decoder) Report(diags ...*hcl.Diagnostic) { d.l.diags = append(d.l.diags, diags...) }
 
 // PathError reports the JSONPath raw, the value of expr, that did not
-// compile (CompileExpectPath's error): the caret on the offending
+// compile (jsonpath.CompileExpect's error): the caret on the offending
 // characters inside the string literal when expr is one, and what is
 // wrong in words.
 func (d *Decoder) PathError(expr hcl.Expression, raw string, err error) {

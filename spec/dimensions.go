@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/ohler55/ojg/jp"
 	"golang.org/x/text/unicode/norm"
 )
@@ -60,7 +61,7 @@ type Pattern struct {
 }
 
 // Matches reports whether the pattern matches the whole normalised path.
-func (p *Pattern) Matches(path jp.Expr) bool { return MatchPath(p.Expr, path) }
+func (p *Pattern) Matches(path jp.Expr) bool { return jsonpath.Match(p.Expr, path) }
 
 var dimensionSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
@@ -78,7 +79,7 @@ func (l *loader) pattern(attrs hcl.Attributes, name string) *Pattern {
 		return nil
 	}
 	src := l.str(attrs, name, "")
-	x, norm, err := CompilePath(src)
+	x, norm, err := jsonpath.Compile(src)
 	if err != nil {
 		l.pathError(a.Expr, src, err)
 		return nil
@@ -94,7 +95,7 @@ func (l *loader) patterns(attrs hcl.Attributes, name string) []Pattern {
 	}
 	elems, _ := hcl.ExprList(attrs[name].Expr)
 	for i, src := range srcs {
-		x, norm, err := CompilePath(src)
+		x, norm, err := jsonpath.Compile(src)
 		if err != nil {
 			expr := attrs[name].Expr
 			if len(elems) == len(srcs) {
@@ -221,7 +222,7 @@ func (sc *Schema) DimensionOf(path jp.Expr) *Dimension {
 			}
 		case schema.KindItems:
 			if d.Items != nil {
-				if _, ok := MatchPrefix(d.Items.Expr, path); ok {
+				if _, ok := jsonpath.MatchPrefix(d.Items.Expr, path); ok {
 					return d
 				}
 			}
@@ -241,7 +242,7 @@ func (sc *Schema) Ignored(path jp.Expr) bool {
 		return false
 	}
 	for i := range sc.Ignore {
-		if _, ok := MatchPrefix(sc.Ignore[i].Expr, path); ok {
+		if _, ok := jsonpath.MatchPrefix(sc.Ignore[i].Expr, path); ok {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/ohler55/ojg/jp"
 	"github.com/ohler55/ojg/oj"
 	"github.com/zclconf/go-cty/cty"
@@ -136,7 +137,7 @@ var JSONPathFunc = function.New(&function.Spec{
 			x = c.(jp.Expr)
 		} else {
 			var err error
-			x, _, err = CompilePath(p)
+			x, _, err = jsonpath.Compile(p)
 			if err != nil {
 				return cty.NilVal, function.NewArgErrorf(1, "invalid JSONPath %q: %s", p, err)
 			}
@@ -153,7 +154,7 @@ var JSONPathFunc = function.New(&function.Spec{
 		if err != nil {
 			return cty.NilVal, err
 		}
-		return ToCty(x.Get(ordered(data)))
+		return ToCty(x.Get(jsonpath.Ordered(data)))
 	},
 })
 

@@ -22,8 +22,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // errFuzzEnough stops generation in FuzzLoad.
@@ -69,7 +69,7 @@ template "订机票" {
 	f.Add([]byte("suite \"x\" {}\nmaterials \"城市\" { values = [\"北京\"] }\ntemplate \"t\" { text = \"查｛城市｝和{城市｝\" }\n"))
 }
 
-// FuzzLoad loads arbitrary bytes as a suite file. Load and WriteDiagnostics
+// FuzzLoad loads arbitrary bytes as a suite file. Load and diagfmt.Write
 // must not panic; every diagnostic about the file must point inside it, at
 // a line that matches its byte offset; a suite without errors must
 // generate (its first cases) without panicking.
@@ -97,8 +97,8 @@ func FuzzLoad(f *testing.F) {
 			sources = s.Sources
 		}
 		var out bytes.Buffer
-		WriteDiagnostics(&out, diags, sources, false)
-		WriteDiagnostics(io.Discard, diags, sources, true)
+		diagfmt.Write(&out, diags, sources, false)
+		diagfmt.Write(io.Discard, diags, sources, true)
 		if len(diags) > 0 && out.Len() == 0 {
 			t.Errorf("%d diagnostics printed nothing", len(diags))
 		}
@@ -243,77 +243,4 @@ func fuzzEscapeBraces(s string) string {
 
 func fuzzUnescapeBraces(s string) string {
 	return strings.NewReplacer("{{", "{", "}}", "}").Replace(s)
-}
-
-// FuzzNormalizePath normalises and compiles arbitrary paths. Neither may
-// panic, and normalising is idempotent: a normalised path normalises to
-// itself.
-func FuzzNormalizePath(f *testing.F) {
-	for _, s := range []string{
-		"$.data.[0].content.des.phone_number",
-		"$.data.[0].content.rel.[0].rel.[0].relName",
-		"data.[0].content",
-		"$..ont", "$..[0]", "$.data[*].intent", "$.entities[?(@.entity == '城市')].value",
-		"$.槽位.城市", "$['a.b']", "$['a.[b']", `$["键.[0]"]`, "$.data[-1]", "code", "[0].x", "@.a",
-		"  $.意图.名称  ", "$.a\\.[0]", "'.[", "$.", "",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, p string) {
-		n := NormalizePath(p)
-		if nn := NormalizePath(n); nn != n {
-			t.Errorf("NormalizePath is not idempotent: %q → %q → %q", p, n, nn)
-		}
-		x, n2, err := CompilePath(p)
-		if n2 != n {
-			t.Errorf("CompilePath normalised %q to %q, NormalizePath to %q", p, n2, n)
-		}
-		if err == nil && x == nil {
-			t.Errorf("CompilePath(%q) returned neither a path nor an error", p)
-		}
-		if err != nil {
-			pe, ok := err.(*PathError)
-			if !ok || pe.From < 0 || pe.From > pe.To || pe.To > len(p) || pe.Reason == "" || pe.Error() == "" {
-				t.Errorf("CompilePath(%q): error %#v does not point inside the path", p, err)
-			}
-		}
-	})
-}
-
-// FuzzLiteralSubRange: a character of a string written as an HCL quoted
-// literal (escapes, $${ and %%{ as needed) maps to the source bytes that
-// spell it, on the literal's line, columns counting from the literal's
-// (the literal written by QuoteString, as nlutest fmt and annotate write them).
-func FuzzLiteralSubRange(f *testing.F) {
-	for _, s := range []string{"$.槽位['城市", `$.a["b"]`, "a\\b\nc", "${x}%{y}", "e\u0301", "\t中文 ", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if !utf8.ValidString(s) || len(s) > 256 {
-			return // every character is mapped: keep a run short
-		}
-		src := []byte("k = " + QuoteString(s) + "\n")
-		expr, diags := hclsyntax.ParseExpression(src[4:len(src)-1], "f", hcl.Pos{Line: 1, Column: 5, Byte: 4})
-		if diags.HasErrors() {
-			t.Fatalf("%q: %s", src, diags)
-		}
-		v, diags := expr.Value(nil)
-		if diags.HasErrors() || v.AsString() != s {
-			return // cty's NFC changed it: callers fall back to the whole literal
-		}
-		r := expr.Range()
-		for i, c := range s {
-			to := i + utf8.RuneLen(c)
-			sub, ok := literalSubRange(src, r, s, i, to)
-			if !ok {
-				t.Fatalf("%q: no range for %q", src, s[i:to])
-			}
-			if sub.Start.Byte < r.Start.Byte+1 || sub.End.Byte > r.End.Byte-1 || sub.Start.Byte >= sub.End.Byte || sub.Start.Line != 1 || sub.Start.Column <= r.Start.Column {
-				t.Fatalf("%q: %q maps to %v outside the literal %v", src, s[i:to], sub, r)
-			}
-			if got := string(src[sub.Start.Byte:sub.End.Byte]); got != s[i:to] && !strings.HasPrefix(got, "\\") && got != "$$" && got != "%%" {
-				t.Fatalf("%q: %q maps to %q", src, s[i:to], got)
-			}
-		}
-	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/internal/cputime"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // loadText loads one suite file holding src.
@@ -24,7 +25,7 @@ func loadText(t *testing.T, src string) (*Suite, string, []byte) {
 	if s != nil {
 		sources = s.Sources
 	}
-	WriteDiagnostics(&out, diags, sources, false)
+	diagfmt.Write(&out, diags, sources, false)
 	var sums []string
 	for _, d := range diags {
 		sums = append(sums, d.Summary)

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/spec/imeslip"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
@@ -283,7 +284,7 @@ func (l *loader) readFile(name string, src []byte, fileSchema *hcl.BodySchema) {
 			bodies, diags = b, d
 		}
 	}
-	l.diags = append(l.diags, capDiags(improveSyntaxDiags(diags, src), name)...)
+	l.diags = append(l.diags, capDiags(imeslip.Explain(diags, src), name)...)
 	for _, body := range bodies {
 		content, diags := body.Content(fileSchema)
 		l.diags = append(l.diags, diags...)

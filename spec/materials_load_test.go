@@ -3,6 +3,8 @@ package spec
 import (
 	"strings"
 	"testing"
+
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // TestMaterialRowSnippet: a bad row's diagnostic prints the row itself
@@ -17,7 +19,7 @@ func TestMaterialRowSnippet(t *testing.T) {
 		t.Fatal("want an error")
 	}
 	var b strings.Builder
-	WriteDiagnostics(&b, diags, s.Sources, false)
+	diagfmt.Write(&b, diags, s.Sources, false)
 	out := b.String()
 	for _, want := range []string{"n.jsonl:2:1:", "2 | {\"value\": \"李四\", \"levl\": \"M2\"}", "^^^", `unknown field "levl"`} {
 		if !strings.Contains(out, want) {

@@ -181,7 +181,7 @@ type SlotRef struct {
 // ExpectSpec is one `path = value` entry of an expect map.
 type ExpectSpec struct {
 	// Path is the JSONPath after `.[` normalisation, with its "state:"
-	// prefix (StatePrefix) when it addresses the dialogue state.
+	// prefix (jsonpath.StatePrefix) when it addresses the dialogue state.
 	Path string
 	// Expr is the compiled JSONPath (after the prefix).
 	Expr jp.Expr

@@ -57,28 +57,6 @@ func TestParsePlaceholders(t *testing.T) {
 	}
 }
 
-func TestNormalizePath(t *testing.T) {
-	cases := map[string]string{
-		"$.data.[0].content":                "$.data[0].content",
-		"$.data.[0].content.rel.[0].ont":    "$.data[0].content.rel[0].ont",
-		"$['a.[b]'].[1]":                    "$['a.[b]'][1]",
-		"$..[0]":                            "$..[0]",
-		"$.x.['y']":                         "$.x['y']",
-		"code":                              "$.code",
-		"data[0].content_op":                "$.data[0].content_op",
-		"$.槽位.城市":                           "$.槽位.城市",
-		"$.entities[?(@.entity == 'city')]": "$.entities[?(@.entity == 'city')]",
-	}
-	for in, want := range cases {
-		if got := NormalizePath(in); got != want {
-			t.Errorf("NormalizePath(%q) = %q, want %q", in, got, want)
-		}
-		if _, _, err := CompilePath(in); err != nil {
-			t.Errorf("CompilePath(%q): %v", in, err)
-		}
-	}
-}
-
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/ohler55/ojg/jp"
 )
@@ -70,7 +71,7 @@ type ValueSource struct {
 	Re *regexp.Regexp
 }
 
-// CompileValueSource compiles a value source. A *PathError's offsets
+// CompileValueSource compiles a value source. A *jsonpath.Error's offsets
 // count from the start of s.
 func CompileValueSource(s string) (ValueSource, error) {
 	t := strings.TrimLeft(s, " \t\n\v\f\r")
@@ -88,19 +89,19 @@ func CompileValueSource(s string) (ValueSource, error) {
 	case strings.HasPrefix(t, tools.Prefix):
 		name, p, ok := strings.Cut(t[len(tools.Prefix):], ":")
 		if !ok || name == "" || !strings.HasPrefix(strings.TrimSpace(p), "$") {
-			return ValueSource{}, &PathError{Path: s, From: skip, To: len(s), Reason: "a tool: source is tool:NAME:$.path: the tool's name, a colon and a JSONPath of its arguments"}
+			return ValueSource{}, &jsonpath.Error{Path: s, From: skip, To: len(s), Reason: "a tool: source is tool:NAME:$.path: the tool's name, a colon and a JSONPath of its arguments"}
 		}
 		out.Kind, out.Tool, path = FromTool, name, p
 		skip += len(tools.Prefix) + len(name) + 1
 	case strings.HasPrefix(t, tools.FinalPrefix):
 		out.Kind, path = FromFinal, t[len(tools.FinalPrefix):]
 		skip += len(tools.FinalPrefix)
-	case strings.HasPrefix(t, StatePrefix):
-		out.Kind, path = FromState, t[len(StatePrefix):]
-		skip += len(StatePrefix)
+	case strings.HasPrefix(t, jsonpath.StatePrefix):
+		out.Kind, path = FromState, t[len(jsonpath.StatePrefix):]
+		skip += len(jsonpath.StatePrefix)
 	}
-	x, _, err := CompilePath(path)
-	if pe, ok := err.(*PathError); ok {
+	x, _, err := jsonpath.Compile(path)
+	if pe, ok := err.(*jsonpath.Error); ok {
 		pe.Path, pe.From, pe.To = s, pe.From+skip, pe.To+skip
 		return ValueSource{}, pe
 	}

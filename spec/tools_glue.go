@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/tools"
 )
 
@@ -18,15 +19,15 @@ func CompileCheckKey(p string) (tools.CheckKey, error) {
 		rest := t[len(tools.Prefix):]
 		name, path, ok := strings.Cut(rest, ":")
 		if !ok || name == "" {
-			return tools.CheckKey{}, &PathError{Path: p, To: len(p), Reason: "a tool: key is tool:NAME:$.path: the tool's name, a colon and a JSONPath of its arguments"}
+			return tools.CheckKey{}, &jsonpath.Error{Path: p, To: len(p), Reason: "a tool: key is tool:NAME:$.path: the tool's name, a colon and a JSONPath of its arguments"}
 		}
-		x, norm, err := CompilePath(path)
+		x, norm, err := jsonpath.Compile(path)
 		return tools.CheckKey{X: x, Norm: tools.Prefix + name + ":" + norm, Tool: name}, err
 	case strings.HasPrefix(t, tools.FinalPrefix):
-		x, norm, err := CompilePath(t[len(tools.FinalPrefix):])
+		x, norm, err := jsonpath.Compile(t[len(tools.FinalPrefix):])
 		return tools.CheckKey{X: x, Norm: tools.FinalPrefix + norm, Final: true}, err
 	}
-	x, norm, state, err := CompileExpectPath(p)
+	x, norm, state, err := jsonpath.CompileExpect(p)
 	return tools.CheckKey{X: x, Norm: norm, State: state}, err
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/nlutest/nlutest/internal/mutate"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // streamSamples are conversations written to trip a skim of the text:
@@ -113,7 +114,7 @@ func loadSummary(t *testing.T, dir string, stream bool) string {
 	s, diags := testLoad(dir, Options{})
 	var b bytes.Buffer
 	if s != nil {
-		WriteDiagnostics(&b, diags, s.Sources, false)
+		diagfmt.Write(&b, diags, s.Sources, false)
 	}
 	if s == nil || diags.HasErrors() {
 		return b.String()

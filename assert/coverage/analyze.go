@@ -7,8 +7,8 @@ import (
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/botmodel"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/ohler55/ojg/jp"
 	"github.com/ohler55/ojg/oj"
@@ -125,7 +125,7 @@ func (ix *index) expectation(a *analysis, e schema.Expectation) {
 		}
 	case pathEntities:
 		key := "entity"
-		if !strings.HasPrefix(e.Path, spec.StatePrefix) && ix.entityDim != nil {
+		if !strings.HasPrefix(e.Path, jsonpath.StatePrefix) && ix.entityDim != nil {
 			key = ix.entityDim.TypeKey
 		}
 		list, _ := e.Value.([]any)
@@ -187,8 +187,8 @@ func (ix *index) classify(path string) pathInfo {
 }
 
 func (ix *index) classifyNew(path string) pathInfo {
-	state := strings.HasPrefix(path, spec.StatePrefix)
-	x, err := jp.ParseString(strings.ReplaceAll(strings.TrimPrefix(path, spec.StatePrefix), ".[", "["))
+	state := strings.HasPrefix(path, jsonpath.StatePrefix)
+	x, err := jp.ParseString(strings.ReplaceAll(strings.TrimPrefix(path, jsonpath.StatePrefix), ".[", "["))
 	if err != nil {
 		return pathInfo{}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/annotate"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // AnnotationsSuffix ends the file `nlutest annotate` writes beside a suite
@@ -343,7 +344,7 @@ func (a *App) writeInPlace(s *spec.Suite, path string, lf *loadFlags, drafts []*
 		for f, src := range edited {
 			sources[f] = src
 		}
-		spec.WriteDiagnostics(a.Stderr, diags, sources, a.useColor(lf.color, a.StderrTTY))
+		diagfmt.Write(a.Stderr, diags, sources, a.useColor(lf.color, a.StderrTTY))
 		restore()
 		return fmt.Errorf("the edited suite does not load, so the files were restored; please report this with the suite")
 	}

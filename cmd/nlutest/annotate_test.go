@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -68,7 +69,7 @@ func seedPairs(t *testing.T) map[string]string {
 		if !ok {
 			t.Fatalf("seed line %q", line)
 		}
-		x, _, err := spec.CompilePath(path)
+		x, _, err := jsonpath.Compile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +140,7 @@ func annotationExpect(t *testing.T, file, name string) map[string]string {
 		out := map[string]string{}
 		for _, p := range pairs {
 			k, _ := p.Key.Value(nil)
-			x, _, err := spec.CompilePath(k.AsString())
+			x, _, err := jsonpath.Compile(k.AsString())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,7 +300,7 @@ func annotateWriteInPlace(t *testing.T, want map[string]string) {
 	}
 	got := map[string]string{}
 	for _, e := range tm.Expect {
-		x, _, _ := spec.CompilePath(e.Path)
+		x, _, _ := jsonpath.Compile(e.Path)
 		got[x.String()] = ctyText(e.Value)
 	}
 	diffPairs(t, got, want)

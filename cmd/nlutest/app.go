@@ -16,7 +16,7 @@ import (
 
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
-	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // Exit codes (SPEC §3). CI scripts depend on them.
@@ -298,7 +298,7 @@ func (a *App) fail(err error) int {
 		fmt.Fprintf(a.Stderr, "nlutest: %s\nRun 'nlutest help' for usage.\n", ie.Msg)
 		return ExitInvalid
 	case errors.As(err, &se):
-		spec.WriteDiagnostics(a.Stderr, se.Diags, nil, a.useColor("auto", a.StderrTTY))
+		diagfmt.Write(a.Stderr, se.Diags, nil, a.useColor("auto", a.StderrTTY))
 		n := len(se.Diags.Errs())
 		fmt.Fprintf(a.Stderr, "nlutest: %d error%s in the files the suite imports at report time (rating sheets, TREC files); no report was written.\n", n, plural(n))
 		return ExitInvalid

@@ -15,6 +15,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/botmodel"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // coverageFlags are `nlutest coverage`'s flags.
@@ -147,7 +148,7 @@ func (a *App) coverageModel(s *spec.Suite, cf *coverageFlags) int {
 		return b, err
 	})
 	if len(diags) > 0 {
-		spec.WriteDiagnostics(a.Stderr, diags, m.Sources, a.useColor(cf.color, a.StderrTTY))
+		diagfmt.Write(a.Stderr, diags, m.Sources, a.useColor(cf.color, a.StderrTTY))
 	}
 	if diags.HasErrors() {
 		n := 0

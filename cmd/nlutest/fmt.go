@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 	"github.com/nlutest/nlutest/spec/format"
 )
 
@@ -79,7 +80,7 @@ func (a *App) cmdFmt(args []string) int {
 		fmt.Fprintln(a.Stdout, f)
 	}
 	if len(diags) > 0 {
-		spec.WriteDiagnostics(a.Stderr, diags, sources, a.useColor(*color, a.StderrTTY))
+		diagfmt.Write(a.Stderr, diags, sources, a.useColor(*color, a.StderrTTY))
 		fmt.Fprintf(a.Stderr, "nlutest: %d file%s could not be parsed and were left untouched.\n", broken, plural(broken))
 	}
 	switch {

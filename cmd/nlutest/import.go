@@ -13,6 +13,7 @@ import (
 
 	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // importFeatures are the parts of the suite language the imported suites
@@ -58,7 +59,7 @@ func (a *App) cmdImport(args []string) int {
 	var be *importer.BugError
 	switch {
 	case errors.As(err, &ie):
-		spec.WriteDiagnostics(a.Stderr, ie.Diags, ie.Sources, colored)
+		diagfmt.Write(a.Stderr, ie.Diags, ie.Sources, colored)
 		fmt.Fprintf(a.Stderr, "nlutest: nothing was imported.\n")
 		return ExitInvalid
 	case errors.As(err, &be):
@@ -201,12 +202,12 @@ func outDir(dir string) (importDest, error) {
 // directory its files), so a failure leaves nothing half-written.
 func (a *App) writeImport(res *importer.Result, shown string, dest importDest, partial, color bool) int {
 	if errs := res.Problems.Errs(); len(errs) > 0 && !partial {
-		spec.WriteDiagnostics(a.Stderr, res.Problems, res.Sources, color)
+		diagfmt.Write(a.Stderr, res.Problems, res.Sources, color)
 		fmt.Fprintf(a.Stderr, "nlutest: %d step%s cannot be translated; nothing was written. Pass --partial to write the suite with them as UNTRANSLATED comments.\n", len(errs), plural(len(errs)))
 		return ExitInvalid
 	}
 	if len(res.Problems) > 0 {
-		spec.WriteDiagnostics(a.Stderr, res.Warnings(), res.Sources, color)
+		diagfmt.Write(a.Stderr, res.Warnings(), res.Sources, color)
 	}
 	tmp, names, err := stageImport(res, dest.dir)
 	if tmp != "" {
@@ -216,7 +217,7 @@ func (a *App) writeImport(res *importer.Result, shown string, dest importDest, p
 		return a.fail(err)
 	}
 	if s, diags := spec.Load(tmp, a.ext().LoadOptions(spec.Options{Env: a.Env})); s == nil || diags.HasErrors() {
-		spec.WriteDiagnostics(a.Stderr, diags, nil, color)
+		diagfmt.Write(a.Stderr, diags, nil, color)
 		fmt.Fprintf(a.Stderr, "nlutest: internal error: the imported suite does not validate; nothing was written. Please report this with the files you imported.\n")
 		return ExitCannotRun
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // loadFlags are the flags of every command that reads a suite.
@@ -61,7 +62,7 @@ func (a *App) load(path string, lf *loadFlags) (*spec.Suite, int) {
 		sources = s.Sources
 	}
 	if len(diags) > 0 {
-		spec.WriteDiagnostics(a.Stderr, diags, sources, a.useColor(lf.color, a.StderrTTY))
+		diagfmt.Write(a.Stderr, diags, sources, a.useColor(lf.color, a.StderrTTY))
 	}
 	if diags.HasErrors() || s == nil {
 		n := 0
@@ -87,7 +88,7 @@ func (g *genWarnings) add(rng hcl.Range, msg string) {
 // printWarnings prints the collected warnings as diagnostics on stderr.
 func (a *App) printWarnings(s *spec.Suite, lf *loadFlags, g *genWarnings) {
 	if len(g.diags) > 0 {
-		spec.WriteDiagnostics(a.Stderr, g.diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
+		diagfmt.Write(a.Stderr, g.diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
 		g.diags = nil
 	}
 }
@@ -310,7 +311,7 @@ func (a *App) dataDiagnostics(err error, s *spec.Suite, lf *loadFlags) bool {
 	if !slices.ContainsFunc(diags, func(d *hcl.Diagnostic) bool { return sameSubject(d, de.Diags[0]) }) {
 		diags = append(de.Diags, diags...)
 	}
-	spec.WriteDiagnostics(a.Stderr, diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
+	diagfmt.Write(a.Stderr, diags, s.Sources, a.useColor(lf.color, a.StderrTTY))
 	n := len(diags.Errs())
 	fmt.Fprintf(a.Stderr, "nlutest: %s has %d error%s in its data; nothing ran.\n", s.Dir, n, plural(n))
 	return true

@@ -14,6 +14,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // runFlags are the flags of `nlutest run`.
@@ -470,7 +471,7 @@ func (a *App) refused(err error, s *spec.Suite, rf *runFlags) bool {
 	if !errors.As(err, &refused) {
 		return false
 	}
-	spec.WriteDiagnostics(a.Stderr, refused.Diags, s.Sources, a.useColor(rf.color, a.StderrTTY))
+	diagfmt.Write(a.Stderr, refused.Diags, s.Sources, a.useColor(rf.color, a.StderrTTY))
 	fmt.Fprintf(a.Stderr, "nlutest: the target %q cannot run this selection; nothing ran.\n", refused.Target)
 	return true
 }

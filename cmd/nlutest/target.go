@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 )
 
 // openTarget prepares a caller for the target and checks that it answers
@@ -20,7 +21,7 @@ func (a *App) openTarget(ctx context.Context, s *spec.Suite, t *spec.Target, opt
 	if err != nil {
 		var ce *runner.ConfigError
 		if errors.As(err, &ce) {
-			spec.WriteDiagnostics(a.Stderr, spec.RedactDiags(ce.Diags, s.Redactor()), s.Sources, a.useColor(color, a.StderrTTY))
+			diagfmt.Write(a.Stderr, spec.RedactDiags(ce.Diags, s.Redactor()), s.Sources, a.useColor(color, a.StderrTTY))
 			return nil, ExitInvalid
 		}
 		return nil, a.fail(err)

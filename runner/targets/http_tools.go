@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/ohler55/ojg/jp"
 	"github.com/ohler55/ojg/oj"
 )
@@ -61,7 +62,7 @@ func decodeToolMap(d *spec.TargetDecoder, attrs hcl.Attributes) (*toolCallMap, b
 		if !ok {
 			return bad("tool_calls has no member %q; its members are %q.%s", k, toolMapKeys, didYouMeanTool(k, toolMapKeys))
 		}
-		x, _, err := spec.CompilePath(m[k])
+		x, _, err := jsonpath.Compile(m[k])
 		if err != nil {
 			return bad("tool_calls' %s is not a JSONPath: %v.", k, err)
 		}

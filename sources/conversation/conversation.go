@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 )
 
 // This file is the kind and its decoding; generation, captures and
@@ -296,7 +297,7 @@ func (cs *conversationSource) decodeCaptures(d *spec.Decoder, turn *spec.Turn, a
 			}
 			c.Path, c.Pattern = v.AsString(), re
 		} else {
-			x, norm, state, err := spec.CompileExpectPath(v.AsString())
+			x, norm, state, err := jsonpath.CompileExpect(v.AsString())
 			if err != nil {
 				d.PathError(p.Value, v.AsString(), err)
 				continue

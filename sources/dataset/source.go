@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -235,7 +236,7 @@ func (ds *datasetSource) decodeExpect(d *spec.Decoder, a *hcl.Attribute) bool {
 			ok = false
 			continue
 		}
-		x, norm, state, err := spec.CompileExpectPath(kv.AsString())
+		x, norm, state, err := jsonpath.CompileExpect(kv.AsString())
 		if err != nil {
 			d.PathError(p.Key, kv.AsString(), err)
 			ok = false

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -174,7 +175,7 @@ func (ss *scenarioSource) taskValues(d *spec.Decoder, a *hcl.Attribute, booked b
 func (ss *scenarioSource) valueSource(d *spec.Decoder, e hcl.Expression, raw string) (spec.ValueSource, bool) {
 	src, err := spec.CompileValueSource(raw)
 	if err != nil {
-		if _, isPath := err.(*spec.PathError); isPath {
+		if _, isPath := err.(*jsonpath.Error); isPath {
 			d.PathError(e, raw, err)
 		} else {
 			d.Errorf(e.Range().Ptr(), "Invalid value source", "%q: %v. %s", raw, err, taskSourcesHelp)

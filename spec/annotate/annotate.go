@@ -38,6 +38,7 @@ import (
 
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/ohler55/ojg/jp"
 	"golang.org/x/text/unicode/norm"
@@ -606,7 +607,7 @@ func braceList(keys []string) string {
 // to the same path: $.data[0].content.ont, $['a b'], $.槽位.城市.
 func canonicalPath(x jp.Expr) (string, bool) {
 	s := x.String()
-	if back, _, err := spec.CompilePath(s); err == nil && reflect.DeepEqual(back, x) {
+	if back, _, err := jsonpath.Compile(s); err == nil && reflect.DeepEqual(back, x) {
 		return s, true
 	}
 	var b strings.Builder
@@ -625,7 +626,7 @@ func canonicalPath(x jp.Expr) (string, bool) {
 		}
 	}
 	s = b.String()
-	if back, _, err := spec.CompilePath(s); err == nil && reflect.DeepEqual(back, x) {
+	if back, _, err := jsonpath.Compile(s); err == nil && reflect.DeepEqual(back, x) {
 		return s, true
 	}
 	return "", false

@@ -16,6 +16,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/format"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -126,7 +127,7 @@ func TestCanonicalPath(t *testing.T) {
 			t.Errorf("%v: no canonical path", x)
 			continue
 		}
-		back, _, err := spec.CompilePath(p)
+		back, _, err := jsonpath.Compile(p)
 		if err != nil || !reflect.DeepEqual(back, x) {
 			t.Errorf("%v → %q → %v (%v): does not read back", x, p, back, err)
 		}

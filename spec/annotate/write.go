@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/format"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -426,7 +427,7 @@ func (cc *commentCollector) finishKey() {
 	if diags.HasErrors() || v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
 		return
 	}
-	x, _, err := spec.CompilePath(v.AsString())
+	x, _, err := jsonpath.Compile(v.AsString())
 	if err != nil {
 		return
 	}

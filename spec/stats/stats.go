@@ -7,6 +7,7 @@ import (
 	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/ohler55/ojg/jp"
 )
@@ -235,14 +236,14 @@ func (c *counter) path(p string) pathInfo {
 		return pi
 	}
 	pi := pathInfo{skip: true}
-	if x, _, err := spec.CompilePath(p); err == nil && concrete(x) {
+	if x, _, err := jsonpath.Compile(p); err == nil && concrete(x) {
 		if d := c.s.Schema.DimensionOf(x); d != nil {
 			pi = pathInfo{dim: d}
 			if d.Kind == schema.KindLeaf || d.Kind == schema.KindCase {
 				pi.field = lastField(x)
 			}
 			if d.Kind == schema.KindItems {
-				n, ok := spec.MatchPrefix(d.Items.Expr, x)
+				n, ok := jsonpath.MatchPrefix(d.Items.Expr, x)
 				switch {
 				case !ok:
 					pi.skip = true

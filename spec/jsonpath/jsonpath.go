@@ -1,4 +1,14 @@
-package spec
+// Package jsonpath owns the JSONPath keys of a suite: it normalises and
+// compiles them (with github.com/ohler55/ojg), explains a path that does
+// not compile as an Error that says in words what is wrong and where,
+// matches a concrete path against a pattern (Match, MatchPrefix: the
+// generation and evaluation hot path), and gives JSON objects the key
+// order JSONPath visits their members in (Ordered).
+//
+// It does not read suites, evaluate expectations or place diagnostics in
+// a source file: spec's loader turns an Error into an hcl diagnostic on
+// the characters of the string literal it came from.
+package jsonpath
 
 import (
 	"strings"
@@ -6,18 +16,18 @@ import (
 	"github.com/ohler55/ojg/jp"
 )
 
-// NormalizePath rewrites the IAO corpus-factory write-up's `$.data.[0].content` spelling into
+// Normalize rewrites the IAO corpus-factory write-up's `$.data.[0].content` spelling into
 // standard JSONPath by dropping a '.' that directly precedes '[' outside
 // quotes (`..[` descent is kept), and adds a leading `$` when missing.
-func NormalizePath(p string) string {
-	n, _ := normalizePath(p, false)
+func Normalize(p string) string {
+	n, _ := normalize(p, false)
 	return n
 }
 
-// normalizePath is NormalizePath; with offsets it also returns, for each
+// normalize is Normalize; with offsets it also returns, for each
 // byte of the result and for its end, the offset in p it came from (an
 // added `$` or `$.` maps to where the path starts).
-func normalizePath(p string, offsets bool) (string, []int) {
+func normalize(p string, offsets bool) (string, []int) {
 	lead := len(p) - len(strings.TrimLeft(p, " \t\n\v\f\r"))
 	p = strings.TrimSpace(p)
 	var b strings.Builder
@@ -60,14 +70,14 @@ func normalizePath(p string, offsets bool) (string, []int) {
 	return b.String(), offs
 }
 
-// CompilePath normalises and compiles a JSONPath once, at load time. A
-// path that does not compile gives a *PathError: what is wrong in plain
-// words, and where in p.
-func CompilePath(p string) (jp.Expr, string, error) {
-	n := NormalizePath(p)
+// Compile normalises and compiles a JSONPath once, at load time: the
+// compiled path and the normalised text. A path that does not compile
+// gives an *Error: what is wrong in plain words, and where in p.
+func Compile(p string) (jp.Expr, string, error) {
+	n := Normalize(p)
 	x, err := jp.ParseString(n)
 	if err != nil {
-		return nil, n, explainPath(p, err)
+		return nil, n, explain(p, err)
 	}
 	return x, n, nil
 }
@@ -77,19 +87,19 @@ func CompilePath(p string) (jp.Expr, string, error) {
 // "state:$.slots.city".
 const StatePrefix = "state:"
 
-// CompileExpectPath is CompilePath for an expectation key, which may
-// start with StatePrefix: state reports it, x is the JSONPath after the
-// prefix, and norm keeps the prefix ("state:$.slots.city"). A
-// *PathError's offsets count from the start of p.
-func CompileExpectPath(p string) (x jp.Expr, norm string, state bool, err error) {
+// CompileExpect is Compile for an expectation key, which may start with
+// StatePrefix: state reports it, x is the JSONPath after the prefix, and
+// norm keeps the prefix ("state:$.slots.city"). An *Error's offsets count
+// from the start of p.
+func CompileExpect(p string) (x jp.Expr, norm string, state bool, err error) {
 	t := strings.TrimLeft(p, " \t\n\v\f\r")
 	if !strings.HasPrefix(t, StatePrefix) {
-		x, norm, err = CompilePath(p)
+		x, norm, err = Compile(p)
 		return x, norm, false, err
 	}
 	skip := len(p) - len(t) + len(StatePrefix)
-	x, norm, err = CompilePath(p[skip:])
-	if pe, ok := err.(*PathError); ok {
+	x, norm, err = Compile(p[skip:])
+	if pe, ok := err.(*Error); ok {
 		pe.Path, pe.From, pe.To = p, pe.From+skip, pe.To+skip
 	}
 	return x, StatePrefix + norm, true, err

@@ -1,4 +1,15 @@
-package spec
+// Package imeslip owns the suite language's answer to a Chinese input
+// method's slips: full-width or curly punctuation (，＝：；“”［］（）｛｝ and
+// U+3000) typed outside a quoted string, where HCL needs its ASCII twin.
+// HCL reports such a character as an "Invalid character" and then the
+// parse errors it causes; Explain turns that into one diagnostic per
+// line that names each character, its code point and the one to type.
+//
+// It does not parse suites (the loader and spec.CheckSyntax hand it the
+// parser's diagnostics and the file's text) and does not deal with
+// full-width braces in placeholders, which the placeholder syntax
+// explains itself.
+package imeslip
 
 import (
 	"bytes"
@@ -34,12 +45,12 @@ var confusables = map[rune]confusable{
 	'）':      {"U+FF09 FULLWIDTH RIGHT PARENTHESIS", ")", "full-width parenthesis"},
 }
 
-// improveSyntaxDiags turns HCL's "Invalid character" errors for full-width
+// Explain turns HCL's "Invalid character" errors for full-width
 // punctuation (typed with a Chinese IME, it looks like its ASCII twin) into
 // one diagnostic per line that names each character and the one to type,
 // and drops the errors the parser reports after it on that line (a missing
 // separator, an argument required…), which are the same slip seen again.
-func improveSyntaxDiags(diags hcl.Diagnostics, src []byte) hcl.Diagnostics {
+func Explain(diags hcl.Diagnostics, src []byte) hcl.Diagnostics {
 	type slip struct {
 		d     *hcl.Diagnostic
 		chars []rune
@@ -112,6 +123,14 @@ func slipText(chars []rune, count []int) (string, string) {
 	}
 	detail := fmt.Sprintf("A Chinese input method typed %s in place of ASCII punctuation, which the suite language needs outside quoted strings: %s. Inside a quoted string any character is fine.", what, strings.Join(parts, "; "))
 	return summary, detail
+}
+
+// capitalize upper-cases the first letter of an ASCII summary.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func quoteRune(r rune) string {

@@ -1,40 +1,38 @@
-package spec
+package jsonpath
 
 import (
 	"fmt"
-	"github.com/hashicorp/hcl/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// PathError is a JSONPath that does not compile: what is wrong, in plain
+// Error is a JSONPath that does not compile: what is wrong, in plain
 // words with what to do, and the bytes of the path as written
 // (Path[From:To]) a diagnostic points at.
-type PathError struct {
+type Error struct {
 	Path     string
 	From, To int
 	Reason   string
 }
 
 // Error is the reason and the character it is at.
-func (e *PathError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("%s (at character %d)", e.Reason, utf8.RuneCountInString(e.Path[:e.From])+1)
 }
 
-// explainPath turns ojg's parse error for p (as written) into a
-// *PathError. ojg says "not terminated at 32" with a byte offset into the
+// explain turns ojg's parse error for p (as written) into an *Error. ojg says "not terminated at 32" with a byte offset into the
 // normalised path that is often past the mistake; brackets, parentheses
 // and quotes are checked first, since most bad paths leave one open.
-func explainPath(p string, err error) *PathError {
-	n, offs := normalizePath(p, true)
+func explain(p string, err error) *Error {
+	n, offs := normalize(p, true)
 	from, to, reason := unbalancedPath(n)
 	if reason == "" {
 		from, to, reason = ojgReason(n, err)
 	}
 	from, to = min(max(from, 0), len(n)), min(max(to, 0), len(n))
-	e := &PathError{Path: p, From: offs[from], To: offs[to], Reason: reason}
+	e := &Error{Path: p, From: offs[from], To: offs[to], Reason: reason}
 	if e.To <= e.From && e.From < len(p) {
 		_, size := utf8.DecodeRuneInString(p[e.From:])
 		e.To = e.From + size
@@ -222,22 +220,5 @@ func quoteChar(s string) string {
 	return "'" + s + "'"
 }
 
-// pathExamples ends a bad-path diagnostic.
-const pathExamples = "Paths look like $.data[0].content.ont, $..ont or $.entities[?(@.entity == 'city')].value."
-
-// pathError reports the JSONPath raw, the value of expr, that did not
-// compile: the caret on the offending characters inside the string
-// literal when expr is one (else on expr), and what is wrong in words.
-func (l *loader) pathError(expr hcl.Expression, raw string, err error) {
-	rng := expr.Range()
-	reason := err.Error()
-	if pe, ok := err.(*PathError); ok {
-		reason = pe.Reason
-		if sub, ok := literalSubRange(l.suite.Sources[rng.Filename], rng, raw, pe.From, pe.To); ok {
-			rng = sub
-		} else {
-			reason = pe.Error()
-		}
-	}
-	l.errorf(&rng, "Invalid JSONPath", "%q is not a JSONPath nlutest can read: %s. %s", raw, reason, pathExamples)
-}
+// Examples ends a bad-path diagnostic: what paths look like.
+const Examples = "Paths look like $.data[0].content.ont, $..ont or $.entities[?(@.entity == 'city')].value."

@@ -1,4 +1,4 @@
-package spec
+package jsonpath
 
 import (
 	"bytes"
@@ -51,21 +51,23 @@ func (o *orderedObject) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// ordered replaces every object in a generic JSON value by an
-// orderedObject.
-func ordered(v any) any {
+// Ordered replaces every object in a generic JSON value (maps and slices
+// as encoding/json decodes them) by one whose members JSONPath visits,
+// and MarshalJSON writes, in key order; slices are changed in place. A
+// path run over the result lists its matches in the same order each time.
+func Ordered(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		o := &orderedObject{keys: make([]string, 0, len(t)), vals: make(map[string]any, len(t))}
 		for k, x := range t {
 			o.keys = append(o.keys, k)
-			o.vals[k] = ordered(x)
+			o.vals[k] = Ordered(x)
 		}
 		slices.Sort(o.keys)
 		return o
 	case []any:
 		for i, x := range t {
-			t[i] = ordered(x)
+			t[i] = Ordered(x)
 		}
 		return t
 	}

@@ -1,4 +1,15 @@
-package spec
+// Package diagfmt owns how nlutest prints hcl diagnostics for a person
+// to read: severity and summary, file:line:col, the source line quoted
+// with a caret line under the subject (sized by display width, so it
+// lines up under Chinese text, and cut around long lines), a second
+// place (the diagnostic's context) when it is elsewhere, and the detail.
+// Colour is optional and never the only marker; control characters and
+// invalid UTF-8 in a quoted line are escaped, so a hostile file cannot
+// drive the terminal.
+//
+// It does not make diagnostics, decide when to use colour (the command
+// does, per stream) or redact secrets (spec.RedactDiags does, first).
+package diagfmt
 
 import (
 	"bytes"
@@ -13,12 +24,12 @@ import (
 	"github.com/mattn/go-runewidth"
 )
 
-// WriteDiagnostics prints diagnostics the way a person reads them: a
+// Write prints diagnostics the way a person reads them: a
 // severity and summary, file:line:col, the source line with a caret line
 // under the subject (sized by display width, so it lines up under Chinese
 // text), and the detail. It never relies on colour to show where the
 // problem is.
-func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, sources map[string][]byte, color bool) {
+func Write(w io.Writer, diags hcl.Diagnostics, sources map[string][]byte, color bool) {
 	red, yellow, bold, reset := "", "", "", ""
 	if color {
 		red, yellow, bold, reset = "\x1b[31m", "\x1b[33m", "\x1b[1m", "\x1b[0m"

@@ -1,12 +1,12 @@
-package spec
+package jsonpath
 
 import "github.com/ohler55/ojg/jp"
 
-// MatchPath reports whether pattern (a JSONPath that may use *, .., unions,
+// Match reports whether pattern (a JSONPath that may use *, .., unions,
 // slices and filters) matches the whole of path, a normalised path of
 // children and indexes such as $.data[0].content.ont. Filters match any
 // element, since there is no document to test them against.
-func MatchPath(pattern, path jp.Expr) bool {
+func Match(pattern, path jp.Expr) bool {
 	return matchFrom(strip(pattern), strip(path))
 }
 

@@ -1,4 +1,17 @@
-package spec
+// Package litrange owns where a part of a string's value is written in
+// the suite source: given the range of a one-line quoted string literal
+// (HCL native syntax or JSON) and its decoded value, Sub maps a byte span
+// of the value back to the source characters that spell it, escapes
+// (\n, \", \u69fd, JSON surrogate pairs), $${ and %%{ and multi-byte text
+// accounted for, columns counted in grapheme clusters as HCL counts them.
+// A diagnostic about part of a value (a JSONPath's bad bracket) puts its
+// caret there instead of under the whole literal.
+//
+// It does not parse or evaluate expressions, and it gives up (reports
+// false) on anything but a plain one-line literal whose text decodes to
+// the value: a template with ${…}, a heredoc, an expression, or text cty
+// changed to NFC; callers then point at the whole range.
+package litrange
 
 import (
 	"bytes"
@@ -10,12 +23,12 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// literalSubRange is the source range of value[from:to] inside the quoted
-// string literal at r (native syntax or JSON), escapes and multi-byte text
+// Sub is the source range of value[from:to] inside the quoted string
+// literal at r in src (native syntax or JSON), escapes and multi-byte text
 // accounted for. It reports false when r is not a one-line quoted literal
 // whose text decodes to value (an expression, a template with ${…}, a
 // heredoc, or text cty changed to NFC), so callers fall back to r.
-func literalSubRange(src []byte, r hcl.Range, value string, from, to int) (hcl.Range, bool) {
+func Sub(src []byte, r hcl.Range, value string, from, to int) (hcl.Range, bool) {
 	if r.Start.Byte < 0 || r.End.Byte > len(src) || r.End.Byte-r.Start.Byte < 2 || from < 0 || to < from || to > len(value) {
 		return r, false
 	}
