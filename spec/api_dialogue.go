@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/tools"
+	"github.com/nlutest/nlutest/spec/turnstream"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -122,7 +123,7 @@ type TurnBody struct {
 type TurnBlocks struct {
 	l      *loader
 	blocks []*hcl.Block
-	stream *turnStream
+	stream *turnstream.Stream
 }
 
 // TurnBlocks returns the turn blocks of block b, whose content c (read
@@ -136,7 +137,7 @@ func (d *Decoder) TurnBlocks(b *hcl.Block, c *hcl.BodyContent) *TurnBlocks {
 // turn).
 func (tb *TurnBlocks) Batches() int {
 	if tb.stream != nil {
-		return len(tb.stream.batches)
+		return tb.stream.Batches()
 	}
 	return min(len(tb.blocks), 1)
 }
@@ -148,7 +149,7 @@ func (tb *TurnBlocks) Batches() int {
 func (tb *TurnBlocks) Expand(i int) (turns []TurnBody, ok bool) {
 	blocks := tb.blocks
 	if tb.stream != nil {
-		blocks, _, _ = tb.stream.parse(i) // parsed without an error when the file was read
+		blocks, _, _ = tb.stream.Parse(i) // parsed without an error when the file was read
 	}
 	bodies, ok := tb.l.expandTurns(blocks, nil)
 	turns = make([]TurnBody, len(bodies))
