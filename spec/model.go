@@ -3,6 +3,7 @@ package spec
 import (
 	"github.com/nlutest/nlutest/redact"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/tools"
 	"sync"
@@ -159,7 +160,7 @@ type Template struct {
 	Expect         []*ExpectSpec
 	Asserts        []*Assert
 	Reviewed       bool
-	Perturb        *Perturb
+	Perturb        *perturb.Block
 	// Tools is the template's tools block (nil without one); its args
 	// expectations are in Expect.
 	Tools *tools.Checks

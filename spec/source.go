@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/tools"
 )
@@ -56,7 +57,7 @@ type SourceInfo struct {
 	Reviewed bool
 	// Perturb is the source's perturb block (nil without one): its cases
 	// are followed by their perturbed variants.
-	Perturb *Perturb
+	Perturb *perturb.Block
 	// References is true when the source's cases may carry references
 	// (the text metrics apply).
 	References bool

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -57,7 +58,7 @@ type datasetSource struct {
 	text, id, level, references, scene, tags *rowExpr
 	expect                                   []expectExpr
 	meta                                     []metaExpr
-	perturb                                  *spec.Perturb
+	perturb                                  *perturb.Block
 
 	// index maps ids to rows for Rebuild, made on its first call.
 	once  sync.Once
@@ -433,7 +434,7 @@ func (ds *datasetSource) Rebuild(saved spec.Saved) (*schema.Case, bool) {
 	rowID := id
 	r, ok := ds.index.row(id)
 	if !ok && ds.perturb != nil {
-		if orig, isVariant := spec.SplitPerturbedID(id); isVariant {
+		if orig, isVariant := perturb.SplitID(id); isVariant {
 			rowID = orig
 			r, ok = ds.index.row(orig)
 		}
