@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/nlutest/nlutest/spec/turnstream"
 	"github.com/ohler55/ojg/jp"
@@ -41,7 +42,7 @@ const AnyText = anyText
 // turnSchema is the body of a turn block (fragments' turns included).
 var turnSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "bot_first"}, {Name: "use"}, {Name: "expect"}, {Name: "capture"}, {Name: "capture_reply"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, RubricBlockType, {Type: "tools"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, rubric.BlockType, {Type: "tools"}},
 }
 
 // Turn is one turn block of a conversation.
@@ -62,7 +63,7 @@ type Turn struct {
 	// Reply is the turn's reply block (nil without one).
 	Reply *reply.Check
 	// Rubrics judge the turn's reply.
-	Rubrics []*RubricSpec
+	Rubrics []*rubric.Spec
 	// Tools is the turn's tools block (nil without one); its args
 	// expectations follow the expect map's in Expect.
 	Tools *tools.Checks

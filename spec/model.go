@@ -5,6 +5,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/nlutest/nlutest/spec/tools"
 	"sync"
 
@@ -167,7 +168,7 @@ type Template struct {
 	// Reply is the template's reply block (nil without one).
 	Reply *reply.Check
 	// Rubrics are the template's rubric blocks.
-	Rubrics   []*RubricSpec
+	Rubrics   []*rubric.Spec
 	DeclRange hcl.Range
 	TextRange hcl.Range
 }

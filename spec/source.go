@@ -8,6 +8,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/nlutest/nlutest/spec/tools"
 )
 
@@ -103,8 +104,8 @@ type SourceInfo struct {
 	// (RubricsFor picks a case's); TurnRubrics, when set, holds a
 	// conversation's per turn (index Turn-1) instead. RubricQuestionsOnly
 	// limits Rubrics to a memory block's question turns.
-	Rubrics             []*RubricSpec
-	TurnRubrics         [][]*RubricSpec
+	Rubrics             []*rubric.Spec
+	TurnRubrics         [][]*rubric.Spec
 	RubricQuestionsOnly bool
 	// Success, for a scenario, reports whether its success condition
 	// holds on a turn; Goal describes the goal of the instance a turn

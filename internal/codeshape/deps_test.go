@@ -128,6 +128,7 @@ var specLeaves = map[string][]string{
 	"spec/tools":      {"schema"},
 	"spec/turnstream": nil,
 	"spec/perturb":    {"schema"},
+	"spec/rubric":     {"schema"},
 }
 
 // TestSpecLeavesImportNoStage keeps spec's leaves leaves: a leaf that
@@ -152,7 +153,7 @@ func TestSpecLeavesImportNoStage(t *testing.T) {
 // records and leaves every stage shares. A kind that reached the loader
 // through another door, or the runner, evaluation or reports, would no
 // longer be one a program could add through spec.Decoder alone.
-var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "spec/tools", "spec/perturb", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
+var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "spec/tools", "spec/perturb", "spec/rubric", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
 
 // kindReaders are the packages besides extensions (which builds nlutest's
 // set) that may import a source kind, and which: the ranking family reads

@@ -17,6 +17,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/perturb"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -41,7 +42,7 @@ var datasetSchema = &hcl.BodySchema{
 		{Name: "references"}, {Name: "id"}, {Name: "level"}, {Name: "core"}, {Name: "scene"},
 		{Name: "tags"}, {Name: "meta"},
 	}, spec.TextMinimumAttrs()...),
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, spec.RubricBlockType},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, rubric.BlockType},
 }
 
 // datasetSource is a dataset block as a case source.
@@ -105,7 +106,7 @@ func (ds *datasetSource) decodeBlocks(d *spec.Decoder, c *hcl.BodyContent) {
 	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
 		switch ab.Type {
-		case spec.RubricBlockType.Type:
+		case rubric.BlockType.Type:
 			if r := d.RubricBlock(ab, seen); r != nil {
 				ds.info.Rubrics = append(ds.info.Rubrics, r)
 			}
