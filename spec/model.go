@@ -3,6 +3,7 @@ package spec
 import (
 	"github.com/nlutest/nlutest/redact"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/drift"
 	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/rubric"
@@ -244,7 +245,7 @@ type Threshold struct {
 	Severity  string
 	// History is the threshold's history block (the drift gate); nil
 	// without one.
-	History   *ThresholdHistory
+	History   *drift.Gate
 	DeclRange hcl.Range
 }
 
