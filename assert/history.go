@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/assert/infer"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/drift"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -33,7 +34,7 @@ const DefaultTrendRuns = 20
 // has a history block (the drift gate) or, when a history file was given
 // (o.Past), to every threshold: the series of each metric it reads, the
 // Theil–Sen slope, the changes of level and the drift gate's answer. A
-// drift gate that fails fails its threshold and, for severity error, the
+// driftOf gate that fails fails its threshold and, for severity error, the
 // verdict, with the sentence that names the run where the metric
 // changed. Without a history file a drift gate answers "no data", which
 // the reports show and the verdict does not count as a pass or a fail.
@@ -66,19 +67,19 @@ func ApplyHistory(s *spec.Suite, rep *schema.Report, o HistoryOptions) {
 // watched are the metrics a threshold's history covers: its drift gate's,
 // else those its condition reads (in the direction it compares them, or
 // higher).
-func watched(th *spec.Threshold) []spec.HistoryMetric {
+func watched(th *spec.Threshold) []drift.Metric {
 	if th.History != nil {
 		return th.History.Watch
 	}
-	var out []spec.HistoryMetric
+	var out []drift.Metric
 	for _, tr := range spec.ConditionMetrics(th.Condition) {
-		out = append(out, spec.HistoryMetric{Traversal: tr, Better: "higher"})
+		out = append(out, drift.Metric{Traversal: tr, Better: "higher"})
 	}
 	return out
 }
 
 // metricHistory is one metric's series, slope, changes and drift answer.
-func metricHistory(s *spec.Suite, rep *schema.Report, ctx *hcl.EvalContext, gate *spec.ThresholdHistory, w spec.HistoryMetric, o HistoryOptions) schema.MetricHistory {
+func metricHistory(s *spec.Suite, rep *schema.Report, ctx *hcl.EvalContext, gate *drift.Gate, w drift.Metric, o HistoryOptions) schema.MetricHistory {
 	name := conditionAddress(s.Tree, w.Traversal)
 	h := schema.MetricHistory{Metric: name}
 	steps, ok := spec.TraversalSteps(w.Traversal)
@@ -100,7 +101,7 @@ func metricHistory(s *spec.Suite, rep *schema.Report, ctx *hcl.EvalContext, gate
 	h.Points = append(append(h.Points, past...), cur)
 	h.Slope, h.Changes = trendOf(h.Points, rep, name)
 	if gate != nil {
-		h.Drift = drift(rep, gate, w, &h, o.Past != nil)
+		h.Drift = driftOf(rep, gate, w, &h, o.Past != nil)
 	}
 	return h
 }
@@ -204,9 +205,9 @@ func historyAddress(rep *schema.Report, name string) string {
 	return "history/" + rep.Suite.Name + "/" + rep.Run.Target + "/" + name
 }
 
-// drift is the drift gate's answer for metric w over the history h (its
+// driftOf is the drift gate's answer for metric w over the history h (its
 // last point the current run); hasFile says a history file was given.
-func drift(rep *schema.Report, gate *spec.ThresholdHistory, w spec.HistoryMetric, h *schema.MetricHistory, hasFile bool) *schema.Drift {
+func driftOf(rep *schema.Report, gate *drift.Gate, w drift.Metric, h *schema.MetricHistory, hasFile bool) *schema.Drift {
 	d := &schema.Drift{Window: gate.Window, MaxDrop: gate.MaxDrop, Alpha: gate.Alpha, Better: w.Better}
 	short := strings.TrimPrefix(h.Metric, "metrics.")
 	n := len(h.Points) - 1

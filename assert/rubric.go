@@ -6,6 +6,7 @@ import (
 
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/rubric"
 )
 
 // rubrics reads the verdict of every rubric the case carries from the
@@ -15,7 +16,7 @@ import (
 // expectation of the case. A recorded judgement of a rubric the suite no
 // longer has is kept, its verdict cleared (metrics.rubric skips it).
 func (e *Evaluator) rubrics(r *schema.Result, sc *sourceChecks) {
-	var specs []*spec.RubricSpec
+	var specs []*rubric.Spec
 	if sc != nil && sc.rubrics != nil {
 		specs = sc.rubrics.RubricsFor(&r.Case)
 	}
@@ -41,7 +42,7 @@ func (e *Evaluator) rubrics(r *schema.Result, sc *sourceChecks) {
 			if judged != nil {
 				j = judged.Judge
 			}
-			v = rubricVerdict(e.suite, rs, spec.RubricInput(rs, &r.Case, reply, nil), j)
+			v = rubricVerdict(e.suite, rs, rs.Input(&r.Case, reply, nil), j)
 		}
 		out = append(out, v)
 		if v.Verdict != schema.RubricPass {
@@ -58,7 +59,7 @@ func (e *Evaluator) rubrics(r *schema.Result, sc *sourceChecks) {
 	r.Rubrics = out
 }
 
-func containsRubric(specs []*spec.RubricSpec, name string) bool {
+func containsRubric(specs []*rubric.Spec, name string) bool {
 	for _, s := range specs {
 		if s.Name == name {
 			return true
@@ -72,9 +73,9 @@ func containsRubric(specs []*spec.RubricSpec, name string) bool {
 // rubric with a pass condition), or unparseable with the reason. The
 // judge target's verdict expression, when it has one, gives the text
 // read (spec.Suite.JudgeText).
-func rubricVerdict(s *spec.Suite, r *spec.RubricSpec, in *schema.JudgeInput, j *schema.Judgement) schema.RubricVerdict {
+func rubricVerdict(s *spec.Suite, r *rubric.Spec, in *schema.JudgeInput, j *schema.Judgement) schema.RubricVerdict {
 	out := schema.RubricVerdict{Name: r.Name, Judge: j, Verdict: schema.Unparseable}
-	name := r.Judge.Name
+	name := r.Judge
 	switch {
 	case j == nil:
 		out.Detail = fmt.Sprintf("no judgement by %q is recorded for this reply (run the suite again to judge it)", name)
@@ -83,13 +84,18 @@ func rubricVerdict(s *spec.Suite, r *spec.RubricSpec, in *schema.JudgeInput, j *
 		out.Detail = fmt.Sprintf("judge %q failed: %s: %s", name, j.Error.Type, j.Error.Message)
 		return out
 	}
-	text, err := s.JudgeText(r.Judge, in, j)
+	t := s.Target(name)
+	if t == nil { // the load checks a rubric's judge; a suite without it is another suite
+		out.Detail = fmt.Sprintf("the suite has no judge target %q", name)
+		return out
+	}
+	text, err := s.JudgeText(t, in, j)
 	if err != nil {
 		out.Detail = fmt.Sprintf("judge %q: %v", name, err)
 		return out
 	}
 	if !r.Scored() {
-		v, ok := spec.ParseRubricVerdict(text)
+		v, ok := rubric.ParseVerdict(text)
 		if !ok {
 			out.Detail = fmt.Sprintf("judge %q said %q, which is not a verdict (pass or fail)", name, clipRunes(text, 200))
 			return out
@@ -97,7 +103,7 @@ func rubricVerdict(s *spec.Suite, r *spec.RubricSpec, in *schema.JudgeInput, j *
 		out.Verdict, out.Detail = v, fmt.Sprintf("judge %q said %q", name, text)
 		return out
 	}
-	score, ok := spec.ParseRubricScore(text)
+	score, ok := rubric.ParseScore(text)
 	if !ok {
 		out.Detail = fmt.Sprintf("judge %q said %q, which is not a score (one digit from 1 to 5)", name, clipRunes(text, 200))
 		return out

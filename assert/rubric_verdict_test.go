@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
-	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/rubric"
 )
 
 const rubricTestSuite = `
@@ -58,7 +58,7 @@ func TestRubricVerdict(t *testing.T) {
 	in := &schema.JudgeInput{Rubric: "x", Answer: "北京晴。"}
 	for _, tc := range []struct {
 		name  string
-		r     *spec.RubricSpec
+		r     *rubric.Spec
 		j     *schema.Judgement
 		want  string
 		score int

@@ -12,6 +12,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/rubric"
 )
 
 // RubricVerdicts are the labels of a pass/fail rubric's agreement table
@@ -142,7 +143,7 @@ func agreeVerdicts(judged map[string]schema.RubricVerdict, sh *sheet.Verdicts, n
 	var human []assert.Rating
 	for _, r := range sh.Rows {
 		v := strings.ToLower(r.Value)
-		if pv, ok := spec.ParseRubricVerdict(v); ok {
+		if pv, ok := rubric.ParseVerdict(v); ok {
 			v = pv
 		}
 		if v != schema.RubricPass && v != schema.RubricFail {
@@ -167,7 +168,7 @@ func agreeScores(judged map[string]schema.RubricVerdict, sh *sheet.Verdicts, nam
 	}
 	human := make([]assert.Rating, 0, len(sh.Rows))
 	for _, r := range sh.Rows {
-		s, ok := spec.ParseRubricScore(r.Value)
+		s, ok := rubric.ParseScore(r.Value)
 		if !ok {
 			return nil, invalidf("%s:%d:%d: %q is not a score; write a whole number from 1 to 5", sh.Path, r.Line, r.Col, r.Value)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nlutest/nlutest/internal/csvcell"
 	"github.com/nlutest/nlutest/ratings/sheet"
-	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/rubric"
 )
 
 // WriteSheet writes the rating sheet of a run's results file to w (CSV,
@@ -52,7 +52,7 @@ func WriteRubric(w io.Writer, block *sheet.Ratings) error {
 			return err
 		}
 		for _, d := range block.Dimensions {
-			rb := spec.YDTRubrics[d]
+			rb := rubric.YDT[d]
 			if rb == nil {
 				if err := writeCells(cw, []string{d, fmt.Sprintf("1–%d", block.Scale), "（YD/T 4394.2-2023 未给出此维度的评分准则）", "(YD/T 4394.2-2023 gives no rubric for this dimension)", ""}); err != nil {
 					return err

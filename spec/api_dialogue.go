@@ -8,7 +8,9 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/nlutest/nlutest/spec/tools"
+	"github.com/nlutest/nlutest/spec/turnstream"
 	"github.com/ohler55/ojg/jp"
 )
 
@@ -40,7 +42,7 @@ const AnyText = anyText
 // turnSchema is the body of a turn block (fragments' turns included).
 var turnSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "user"}, {Name: "bot_first"}, {Name: "use"}, {Name: "expect"}, {Name: "capture"}, {Name: "capture_reply"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, RubricBlockType, {Type: "tools"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "reply"}, rubric.BlockType, {Type: "tools"}},
 }
 
 // Turn is one turn block of a conversation.
@@ -61,7 +63,7 @@ type Turn struct {
 	// Reply is the turn's reply block (nil without one).
 	Reply *reply.Check
 	// Rubrics judge the turn's reply.
-	Rubrics []*RubricSpec
+	Rubrics []*rubric.Spec
 	// Tools is the turn's tools block (nil without one); its args
 	// expectations follow the expect map's in Expect.
 	Tools *tools.Checks
@@ -122,7 +124,7 @@ type TurnBody struct {
 type TurnBlocks struct {
 	l      *loader
 	blocks []*hcl.Block
-	stream *turnStream
+	stream *turnstream.Stream
 }
 
 // TurnBlocks returns the turn blocks of block b, whose content c (read
@@ -136,7 +138,7 @@ func (d *Decoder) TurnBlocks(b *hcl.Block, c *hcl.BodyContent) *TurnBlocks {
 // turn).
 func (tb *TurnBlocks) Batches() int {
 	if tb.stream != nil {
-		return len(tb.stream.batches)
+		return tb.stream.Batches()
 	}
 	return min(len(tb.blocks), 1)
 }
@@ -148,7 +150,7 @@ func (tb *TurnBlocks) Batches() int {
 func (tb *TurnBlocks) Expand(i int) (turns []TurnBody, ok bool) {
 	blocks := tb.blocks
 	if tb.stream != nil {
-		blocks, _, _ = tb.stream.parse(i) // parsed without an error when the file was read
+		blocks, _, _ = tb.stream.Parse(i) // parsed without an error when the file was read
 	}
 	bodies, ok := tb.l.expandTurns(blocks, nil)
 	turns = make([]TurnBody, len(bodies))

@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -52,8 +53,8 @@ func Fold(s string) string {
 // value of its judge block's verdict expression over response, reply and
 // judge (in, what the judge was sent), or the reply when it has none. An
 // error says why the expression gave no text (the response is not JSON,
-// a member is missing, the value is not a string). ParseVerdict and
-// ParseRubricVerdict read the verdict from the text.
+// a member is missing, the value is not a string). rubric.ParseNLI and
+// rubric.ParseVerdict read the verdict from the text.
 func (s *Suite) JudgeText(t *Target, in *schema.JudgeInput, j *schema.Judgement) (string, error) {
 	if t.Judge == nil || t.Judge.Verdict == nil {
 		return j.Reply, nil
@@ -65,6 +66,6 @@ func (s *Suite) JudgeText(t *Target, in *schema.JudgeInput, j *schema.Judgement)
 // judge's score (1–5); an error says how the condition failed or gave
 // something other than true or false. The load tries every score, so a
 // loaded suite's condition gives a bool for each.
-func (s *Suite) RubricPasses(r *RubricSpec, score int) (bool, error) {
+func (s *Suite) RubricPasses(r *rubric.Spec, score int) (bool, error) {
 	return s.rubricPasses(r.Pass, score)
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -65,7 +66,7 @@ func (d *Decoder) PathError(expr hcl.Expression, raw string, err error) {
 
 // Perturb reads a perturb block (nil when it declares no usable perturb,
 // reported).
-func (d *Decoder) Perturb(b *hcl.Block) *Perturb { return d.l.decodePerturb(b) }
+func (d *Decoder) Perturb(b *hcl.Block) *perturb.Block { return d.l.decodePerturb(b) }
 
 // TextMinimums reads a source's min_* attributes (TextMinimumAttrs), 0–1
 // each; references says whether the source's cases carry references,
@@ -124,10 +125,6 @@ func CtyStrings(v cty.Value) ([]string, error) { return ctyStrings(v) }
 // FirstInvalidUTF8 is the offset of src's first byte that is not UTF-8
 // (len(src) when all are).
 func FirstInvalidUTF8(src []byte) int { return firstInvalidUTF8(src) }
-
-// SplitPerturbedID splits a perturbed variant's id ORIGINAL-KINDn into
-// ORIGINAL; ok is false for other ids.
-func SplitPerturbedID(id string) (orig string, ok bool) { return splitPerturbedID(id) }
 
 // Shared returns the value the sources of one generation share under
 // key, made by init on the first call (a kind's sources keep, e.g., the
@@ -245,16 +242,4 @@ func ctyStrings(v cty.Value) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// Each yields the perturbed variants of c (after c itself was yielded),
-// in kind order, each a single-case script.
-func (p *Perturb) Each(c *schema.Case, yield func(*schema.Script) error) error {
-	return p.each(c, yield)
-}
-
-// Variant returns the perturbed variant of c with the given id (a saved
-// variant to rebuild); false when c has none of that id now.
-func (p *Perturb) Variant(c *schema.Case, id string) (*schema.Case, bool) {
-	return p.variant(c, id)
 }

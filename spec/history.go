@@ -6,44 +6,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/spec/drift"
 )
-
-// ThresholdHistory is a threshold's `history` block: the drift gate
-// (docs/language.md#history). It fails when a metric the threshold watches
-// has fallen significantly more than MaxDrop below its level over the
-// last Window runs the history file (--history) holds.
-type ThresholdHistory struct {
-	// Watch are the metrics the gate watches: the block's metric, else
-	// every metric the condition reads (a bound, metrics.accuracy.ci_low,
-	// watches its metric), each with the direction it improves in.
-	Watch   []HistoryMetric
-	Window  int
-	MaxDrop float64
-	Alpha   float64
-	// MinRuns is the fewest earlier runs with the metric the gate needs;
-	// with fewer its answer is "no data".
-	MinRuns   int
-	DeclRange hcl.Range
-}
-
-// HistoryMetric is one metric a drift gate watches.
-type HistoryMetric struct {
-	// Traversal is the metric's address as written (without a bound).
-	Traversal hcl.Traversal
-	// Better is "higher" or "lower".
-	Better string
-}
-
-// The drift gate's defaults.
-const (
-	DefaultHistoryWindow  = 10
-	DefaultHistoryAlpha   = 0.05
-	DefaultHistoryMinRuns = 3
-)
-
-var historySchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "metric"}, {Name: "window"}, {Name: "max_drop"}, {Name: "alpha"}, {Name: "better"}, {Name: "min_runs"}},
-}
 
 // pendingHistory is a history block decoded but not yet checked against
 // the metrics tree (checkThresholdHistory, after the references).
@@ -56,12 +20,12 @@ type pendingHistory struct {
 
 // decodeThresholdHistory decodes a threshold's history block.
 func (l *loader) decodeThresholdHistory(th *Threshold, b *hcl.Block) {
-	c, _ := l.content(b.Body, historySchema)
-	h := &ThresholdHistory{DeclRange: b.DefRange}
-	h.Window = l.integer(c.Attributes, "window", DefaultHistoryWindow, 2)
+	c, _ := l.content(b.Body, drift.Schema)
+	h := &drift.Gate{DeclRange: b.DefRange}
+	h.Window = l.integer(c.Attributes, "window", drift.DefaultWindow, 2)
 	h.MaxDrop = l.number(c.Attributes, "max_drop", 0, 0, math.MaxFloat64)
-	h.Alpha = l.number(c.Attributes, "alpha", DefaultHistoryAlpha, 1e-9, 0.5)
-	h.MinRuns = l.integer(c.Attributes, "min_runs", DefaultHistoryMinRuns, 2)
+	h.Alpha = l.number(c.Attributes, "alpha", drift.DefaultAlpha, 1e-9, 0.5)
+	h.MinRuns = l.integer(c.Attributes, "min_runs", drift.DefaultMinRuns, 2)
 	if h.MinRuns > h.Window {
 		l.errorf(c.Attributes["min_runs"].Expr.Range().Ptr(), "More runs needed than the window holds", "min_runs (%d) is the fewest earlier runs the gate needs out of the window's %d; make it at most window.", h.MinRuns, h.Window)
 	}
@@ -102,13 +66,14 @@ func (l *loader) checkThresholdHistory() {
 		for _, tr := range trs {
 			better := p.better
 			if better == "" {
-				better = conditionDirection(p.th.Condition, tr)
+				want := traversalText(tr)
+				better = drift.Direction(p.th.Condition, func(e hclsyntax.Expression) bool { return readsMetric(e, want) })
 			}
 			if better == "" {
 				l.errorf(p.block.DefRange.Ptr(), "Direction of the metric unknown", "The drift gate must know which way %s improves, and the condition does not say it by one comparison (metric >= value, or <=). Add better = \"higher\" or better = \"lower\" to the history block.", traversalText(tr))
 				continue
 			}
-			p.th.History.Watch = append(p.th.History.Watch, HistoryMetric{Traversal: tr, Better: better})
+			p.th.History.Watch = append(p.th.History.Watch, drift.Metric{Traversal: tr, Better: better})
 		}
 	}
 	l.pendingHistory = nil
@@ -161,51 +126,6 @@ func ConditionMetrics(cond hcl.Expression) []hcl.Traversal {
 		}
 	}
 	return out
-}
-
-// conditionDirection reads the direction metric tr improves in from the
-// condition's comparisons of it (or of its bounds) with something else:
-// metric >= x or x <= metric say "higher", metric <= x "lower"; "" when
-// there is none or they disagree.
-func conditionDirection(cond hcl.Expression, tr hcl.Traversal) string {
-	e, ok := cond.(hclsyntax.Expression)
-	if !ok {
-		return ""
-	}
-	want := traversalText(tr)
-	dir := ""
-	agree := true
-	_ = hclsyntax.VisitAll(e, func(n hclsyntax.Node) hcl.Diagnostics {
-		op, ok := n.(*hclsyntax.BinaryOpExpr)
-		if !ok {
-			return nil
-		}
-		var d string
-		switch op.Op {
-		case hclsyntax.OpGreaterThan, hclsyntax.OpGreaterThanOrEqual:
-			d = "higher"
-		case hclsyntax.OpLessThan, hclsyntax.OpLessThanOrEqual:
-			d = "lower"
-		default:
-			return nil
-		}
-		switch {
-		case readsMetric(op.LHS, want):
-		case readsMetric(op.RHS, want):
-			d = map[string]string{"higher": "lower", "lower": "higher"}[d]
-		default:
-			return nil
-		}
-		if dir != "" && dir != d {
-			agree = false
-		}
-		dir = d
-		return nil
-	})
-	if !agree {
-		return ""
-	}
-	return dir
 }
 
 // readsMetric reports whether e is a reference to the metric written

@@ -3,39 +3,7 @@ package spec
 import (
 	"strings"
 	"testing"
-
-	"github.com/nlutest/nlutest/schema"
 )
-
-// A verdict is one word, alone (case, white space and one full stop
-// aside): NLI labels, nlutest's verdict names or their Chinese names.
-// Anything more is not guessed at.
-func TestParseVerdict(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"entailment", schema.Entailed, true},
-		{" ENTAILMENT\n", schema.Entailed, true},
-		{"Entailed.", schema.Entailed, true},
-		{"neutral", schema.Neutral, true},
-		{"Contradiction", schema.Contradicted, true},
-		{"矛盾。", schema.Contradicted, true},
-		{"蕴含", schema.Entailed, true},
-		{"中立", schema.Neutral, true},
-		{"", "", false},
-		{"I think it is entailment", "", false},
-		{"entailment or neutral", "", false},
-		{"entailment..", "", false},
-		{"unanswered", "", false},
-		{"LABEL_0", "", false},
-	} {
-		got, ok := ParseVerdict(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("ParseVerdict(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
 
 const judgeTestSuite = `
 target "bot" {

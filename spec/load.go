@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/spec/imeslip"
+	"github.com/nlutest/nlutest/spec/turnstream"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
@@ -138,8 +139,8 @@ type loader struct {
 	// again.
 	broken map[string][]string
 	// streams are the turn blocks of conversation blocks read in batches
-	// (turnstream.go), by the block's place.
-	streams map[streamKey]*turnStream
+	// (package turnstream), by the block's place.
+	streams map[streamKey]*turnstream.Stream
 	// funcs is the function table of static expressions (staticCtx),
 	// made once: a conversation evaluates one per turn.
 	funcs map[string]function.Function

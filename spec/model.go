@@ -3,7 +3,10 @@ package spec
 import (
 	"github.com/nlutest/nlutest/redact"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/drift"
+	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/nlutest/nlutest/spec/tools"
 	"sync"
 
@@ -149,14 +152,14 @@ type Template struct {
 	Expect         []*ExpectSpec
 	Asserts        []*Assert
 	Reviewed       bool
-	Perturb        *Perturb
+	Perturb        *perturb.Block
 	// Tools is the template's tools block (nil without one); its args
 	// expectations are in Expect.
 	Tools *tools.Checks
 	// Reply is the template's reply block (nil without one).
 	Reply *reply.Check
 	// Rubrics are the template's rubric blocks.
-	Rubrics   []*RubricSpec
+	Rubrics   []*rubric.Spec
 	DeclRange hcl.Range
 	TextRange hcl.Range
 }
@@ -232,7 +235,7 @@ type Threshold struct {
 	Severity  string
 	// History is the threshold's history block (the drift gate); nil
 	// without one.
-	History   *ThresholdHistory
+	History   *drift.Gate
 	DeclRange hcl.Range
 }
 

@@ -7,33 +7,6 @@ import (
 	"github.com/nlutest/nlutest/schema"
 )
 
-// A pass/fail verdict is one word alone (pass, fail, 通过, 不通过…), a
-// score one digit 1–5 alone; anything else is not guessed at.
-func TestParseRubricAnswers(t *testing.T) {
-	for _, tc := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"pass", schema.RubricPass, true}, {" PASS.\n", schema.RubricPass, true}, {"通过。", schema.RubricPass, true},
-		{"Fail", schema.RubricFail, true}, {"不通过", schema.RubricFail, true}, {"未通过", schema.RubricFail, true},
-		{"", "", false}, {"pass or fail", "", false}, {"It passes.", "", false}, {"5", "", false},
-	} {
-		if got, ok := ParseRubricVerdict(tc.in); got != tc.want || ok != tc.ok {
-			t.Errorf("ParseRubricVerdict(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-	for _, tc := range []struct {
-		in   string
-		want int
-	}{
-		{"1", 1}, {" 5\n", 5}, {"4.", 4}, {"0", 0}, {"6", 0}, {"4/5", 0}, {"Score: 4", 0}, {"四", 0}, {"45", 0}, {"", 0},
-	} {
-		if got, ok := ParseRubricScore(tc.in); got != tc.want || ok != (tc.want > 0) {
-			t.Errorf("ParseRubricScore(%q) = %d, %v; want %d", tc.in, got, ok, tc.want)
-		}
-	}
-}
-
 const rubricTestSuite = `
 target "bot" {
   http {

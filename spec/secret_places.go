@@ -136,7 +136,7 @@ func parseStringExpr(te *hclsyntax.TemplateExpr) (hclsyntax.Expression, hcl.Diag
 
 // checkSecretPlaces applies the rule to every attribute of the suite's
 // blocks, once the variables are declared — the turns of a streamed
-// conversation (turnstream.go) too, their batches parsed again one at a
+// conversation (package turnstream) too, their batches parsed again one at a
 // time. It reports each refused use, in the order of the files, and
 // remembers where it is (noSensitive).
 func (l *loader) checkSecretPlaces() {
@@ -153,8 +153,8 @@ func (l *loader) checkSecretPlaces() {
 		src := l.suite.Sources[sb.SrcRange.Filename]
 		refused = l.secretUses(placedAttrs(sb, src, hb, nil), refused)
 		if ts := l.streams[streamKey{b.DefRange.Filename, b.DefRange.Start.Byte}]; ts != nil {
-			for i := range ts.batches {
-				if _, body, diags := ts.parse(i); !diags.HasErrors() {
+			for i := range ts.Batches() {
+				if _, body, diags := ts.Parse(i); !diags.HasErrors() {
 					refused = l.secretUses(placedAttrs(body, src, hb, nil), refused)
 				}
 			}

@@ -6,7 +6,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/nlutest/nlutest/spec/tools"
 )
 
@@ -56,7 +58,7 @@ type SourceInfo struct {
 	Reviewed bool
 	// Perturb is the source's perturb block (nil without one): its cases
 	// are followed by their perturbed variants.
-	Perturb *Perturb
+	Perturb *perturb.Block
 	// References is true when the source's cases may carry references
 	// (the text metrics apply).
 	References bool
@@ -102,8 +104,8 @@ type SourceInfo struct {
 	// (RubricsFor picks a case's); TurnRubrics, when set, holds a
 	// conversation's per turn (index Turn-1) instead. RubricQuestionsOnly
 	// limits Rubrics to a memory block's question turns.
-	Rubrics             []*RubricSpec
-	TurnRubrics         [][]*RubricSpec
+	Rubrics             []*rubric.Spec
+	TurnRubrics         [][]*rubric.Spec
 	RubricQuestionsOnly bool
 	// Success, for a scenario, reports whether its success condition
 	// holds on a turn; Goal describes the goal of the instance a turn

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
 )
 
@@ -63,7 +64,7 @@ func (ts *templateSource) Generate(g *Gen, yield func(*schema.Script) error) err
 		if err := yield(sc); err != nil {
 			return err
 		}
-		return p.each(sc.Turns[0], yield)
+		return p.Each(sc.Turns[0], yield)
 	})
 }
 
@@ -209,7 +210,7 @@ func (ts *templateSource) build(cb *caseBuilder, tuple []int, id, text string, i
 	cb.wantID, cb.wantText = "", ""
 	variant := false
 	if c.ID != id && ts.t.Perturb != nil {
-		orig, ok := splitPerturbedID(id)
+		orig, ok := perturb.SplitID(id)
 		variant = ok && orig == c.ID
 	}
 	if (c.ID != id && !variant) || (text != anyText && c.Text != text && !variant) {
@@ -219,7 +220,7 @@ func (ts *templateSource) build(cb *caseBuilder, tuple []int, id, text string, i
 		return nil, false
 	}
 	if variant {
-		v, ok := ts.t.Perturb.variant(c, id)
+		v, ok := ts.t.Perturb.Variant(c, id)
 		return v, ok && v.Text == text
 	}
 	return c, true

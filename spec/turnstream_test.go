@@ -15,6 +15,7 @@ import (
 	"github.com/nlutest/nlutest/internal/mutate"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/diagfmt"
+	"github.com/nlutest/nlutest/spec/turnstream"
 )
 
 // streamSamples are conversations written to trip a skim of the text:
@@ -85,7 +86,7 @@ template "单" {
 	"batches": func() string {
 		var b strings.Builder
 		b.WriteString("suite \"s\" {}\nmaterials \"m\" { values = [\"甲\", \"乙\"] }\nconversation \"长\" {\n")
-		for i := range 3*turnBatchTurns + 7 {
+		for i := range 3*turnstream.MaxBatchTurns + 7 {
 			switch i {
 			case 50:
 				b.WriteString("  scene = [\"出行\"]\n")
@@ -148,7 +149,7 @@ func loadSummary(t *testing.T, dir string, stream bool) string {
 	return b.String()
 }
 
-// Streaming the turns (turnstream.go) loads every suite as parsing the
+// Streaming the turns (package turnstream) loads every suite as parsing the
 // file whole does: the repository's suites with conversations, the
 // samples, and edited copies of the samples (which reach the fallback to
 // the whole parse).

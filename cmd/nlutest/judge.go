@@ -6,6 +6,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/rubric"
 )
 
 // openJudges opens the judge targets the suite's sources name (a memory
@@ -78,8 +79,8 @@ func (a *App) openJudges(ctx context.Context, s *spec.Suite, caller runner.Calle
 			}
 			var out []runner.RubricCall
 			for _, r := range info.RubricsFor(c) {
-				out = append(out, runner.RubricCall{Name: r.Name, Judge: byTarget[r.Judge.Name], Input: func(c *schema.Case, reply string, h []schema.Message) *schema.JudgeInput {
-					return spec.RubricInput(r, c, reply, h)
+				out = append(out, runner.RubricCall{Name: r.Name, Judge: byTarget[r.Judge], Input: func(c *schema.Case, reply string, h []schema.Message) *schema.JudgeInput {
+					return r.Input(c, reply, h)
 				}})
 			}
 			return out
@@ -94,9 +95,9 @@ func (a *App) openJudges(ctx context.Context, s *spec.Suite, caller runner.Calle
 // rubricJudges are the names of the judge targets of a source's rubrics.
 func rubricJudges(info *spec.SourceInfo) []string {
 	var out []string
-	add := func(rs []*spec.RubricSpec) {
+	add := func(rs []*rubric.Spec) {
 		for _, r := range rs {
-			out = append(out, r.Judge.Name)
+			out = append(out, r.Judge)
 		}
 	}
 	add(info.Rubrics)

@@ -126,14 +126,18 @@ func TestRatingsSheetIsALeaf(t *testing.T) {
 // spec or a stage. spec imports them, except spec/diagfmt, which the
 // command uses to print the language's diagnostics.
 var specLeaves = map[string][]string{
-	"spec/materials": {"jsondoc", "spec/combine"},
-	"spec/nesting":   {},
-	"spec/reply":     {"schema"},
-	"spec/tools":     {"schema"},
-	"spec/jsonpath":  {}, // JSONPath keys: compile, explain, match, key order (ojg only)
-	"spec/diagfmt":   {}, // how a person reads hcl diagnostics (hcl, go-runewidth only)
-	"spec/litrange":  {}, // where part of a string literal's value is written (hcl, textseg only)
-	"spec/imeslip":   {}, // a Chinese input method's punctuation slips, explained (hcl only)
+	"spec/materials":  {"jsondoc", "spec/combine"},
+	"spec/nesting":    {},
+	"spec/reply":      {"schema"},
+	"spec/tools":      {"schema"},
+	"spec/jsonpath":   {}, // JSONPath keys: compile, explain, match, key order (ojg only)
+	"spec/diagfmt":    {}, // how a person reads hcl diagnostics (hcl, go-runewidth only)
+	"spec/litrange":   {}, // where part of a string literal's value is written (hcl, textseg only)
+	"spec/imeslip":    {}, // a Chinese input method's punctuation slips, explained (hcl only)
+	"spec/turnstream": nil,
+	"spec/perturb":    {"schema"},
+	"spec/rubric":     {"schema"},
+	"spec/drift":      nil,
 }
 
 // TestSpecLeavesImportNoStage keeps spec's leaves leaves: a leaf that
@@ -158,7 +162,7 @@ func TestSpecLeavesImportNoStage(t *testing.T) {
 // records and leaves every stage shares. A kind that reached the loader
 // through another door, or the runner, evaluation or reports, would no
 // longer be one a program could add through spec.Decoder alone.
-var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "spec/tools", "spec/jsonpath", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
+var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "spec/tools", "spec/jsonpath", "spec/perturb", "spec/rubric", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
 
 // kindReaders are the packages besides extensions (which builds nlutest's
 // set) that may import a source kind, and which: the ranking family reads

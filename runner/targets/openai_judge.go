@@ -16,7 +16,7 @@ import (
 // message, when it sets one) and the fact, question, expected answer and
 // answer in JudgeUserPrompt's layout, alone: no conversation history. Its
 // judge block reads the verdict from the reply (the default), which
-// spec.ParseVerdict accepts only when it is exactly one verdict word.
+// spec/rubric.ParseNLI accepts only when it is exactly one verdict word.
 // docs/memory.md prints both texts; a test keeps them equal.
 
 // JudgeSystemPrompt is the default instructions of an openai judge.

@@ -16,6 +16,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/jsonpath"
+	"github.com/nlutest/nlutest/spec/rubric"
 )
 
 // This file is the kind and its decoding; generation, captures and
@@ -237,7 +238,7 @@ func (cs *conversationSource) decodeTurnChecks(d *spec.Decoder, turn *spec.Turn,
 	turn.Expect = append(turn.Expect, args...)
 	rubrics := map[string]hcl.Range{}
 	for _, ab := range tc.Blocks {
-		if ab.Type == spec.RubricBlockType.Type {
+		if ab.Type == rubric.BlockType.Type {
 			if r := d.RubricBlock(ab, rubrics); r != nil {
 				turn.Rubrics = append(turn.Rubrics, r)
 			}

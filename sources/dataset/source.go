@@ -17,6 +17,8 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/jsonpath"
+	"github.com/nlutest/nlutest/spec/perturb"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -41,7 +43,7 @@ var datasetSchema = &hcl.BodySchema{
 		{Name: "references"}, {Name: "id"}, {Name: "level"}, {Name: "core"}, {Name: "scene"},
 		{Name: "tags"}, {Name: "meta"},
 	}, spec.TextMinimumAttrs()...),
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, spec.RubricBlockType},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, rubric.BlockType},
 }
 
 // datasetSource is a dataset block as a case source.
@@ -58,7 +60,7 @@ type datasetSource struct {
 	text, id, level, references, scene, tags *rowExpr
 	expect                                   []expectExpr
 	meta                                     []metaExpr
-	perturb                                  *spec.Perturb
+	perturb                                  *perturb.Block
 
 	// index maps ids to rows for Rebuild, made on its first call.
 	once  sync.Once
@@ -105,7 +107,7 @@ func (ds *datasetSource) decodeBlocks(d *spec.Decoder, c *hcl.BodyContent) {
 	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
 		switch ab.Type {
-		case spec.RubricBlockType.Type:
+		case rubric.BlockType.Type:
 			if r := d.RubricBlock(ab, seen); r != nil {
 				ds.info.Rubrics = append(ds.info.Rubrics, r)
 			}
@@ -434,7 +436,7 @@ func (ds *datasetSource) Rebuild(saved spec.Saved) (*schema.Case, bool) {
 	rowID := id
 	r, ok := ds.index.row(id)
 	if !ok && ds.perturb != nil {
-		if orig, isVariant := spec.SplitPerturbedID(id); isVariant {
+		if orig, isVariant := perturb.SplitID(id); isVariant {
 			rowID = orig
 			r, ok = ds.index.row(orig)
 		}

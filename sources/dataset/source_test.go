@@ -9,6 +9,7 @@ import (
 	"github.com/nlutest/nlutest/internal/kindtest"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/perturb"
 )
 
 const datasetJSONL = `{"id": "q1", "text": "北京的首都机场在哪个区？", "intent": "ask_location", "answer": "朝阳区", "domain": "出行"}
@@ -271,7 +272,7 @@ dataset "qa" {
 			}
 		}
 	}
-	for _, k := range spec.PerturbKinds {
+	for _, k := range perturb.Kinds {
 		if kinds[k] == 0 {
 			t.Errorf("no %s variants", k)
 		}

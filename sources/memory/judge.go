@@ -5,6 +5,7 @@ import (
 
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/rubric"
 )
 
 // judgeVerdict is the verdict judge target t's judgement j gives the
@@ -24,7 +25,7 @@ func judgeVerdict(s *spec.Suite, t *spec.Target, in *schema.JudgeInput, j *schem
 	if err != nil {
 		return schema.Unparseable, fmt.Sprintf("judge %q: %v", t.Name, err)
 	}
-	if v, ok := spec.ParseVerdict(text); ok {
+	if v, ok := rubric.ParseNLI(text); ok {
 		return v, fmt.Sprintf("judge %q said %q", t.Name, text)
 	}
 	return schema.Unparseable, fmt.Sprintf("judge %q said %q, which is not a verdict (entailment, neutral or contradiction)", t.Name, clip(text, 200))

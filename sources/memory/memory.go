@@ -24,6 +24,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/reply"
+	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -49,7 +50,7 @@ var memorySchema = &hcl.BodySchema{
 		{Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
 		{Name: "filler"}, {Name: "distance"}, {Name: "judge"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "fact"}, spec.RubricBlockType},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "fact"}, rubric.BlockType},
 }
 
 var factSchema = &hcl.BodySchema{
@@ -116,10 +117,10 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	ms.distance = ms.decodeDistance(d, c.Attributes)
 	ms.judge = ms.decodeJudge(d, c.Attributes)
 	var facts hcl.Blocks
-	var rubrics []*spec.RubricSpec
+	var rubrics []*rubric.Spec
 	seen := map[string]hcl.Range{}
 	for _, fb := range c.Blocks {
-		if fb.Type != spec.RubricBlockType.Type {
+		if fb.Type != rubric.BlockType.Type {
 			facts = append(facts, fb)
 		} else if r := d.RubricBlock(fb, seen); r != nil {
 			rubrics = append(rubrics, r)

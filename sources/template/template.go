@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/rubric"
 )
 
 // Kind decodes template blocks. It is the first of the kinds nlutest
@@ -42,7 +43,7 @@ var templateSchema = &hcl.BodySchema{
 		{Name: "strategy"}, {Name: "limit"}, {Name: "count"}, {Name: "seed"}, {Name: "material_levels"},
 		{Name: "expect"}, {Name: "reviewed"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, spec.RubricBlockType, {Type: "tools"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}, {Type: "perturb"}, {Type: "reply"}, rubric.BlockType, {Type: "tools"}},
 }
 
 // decodeTemplate decodes a template block; nil when it has errors that
@@ -126,7 +127,7 @@ func templateChecks(d *spec.Decoder, t *spec.Template, c *hcl.BodyContent) {
 	seen := map[string]hcl.Range{}
 	for _, ab := range c.Blocks {
 		switch ab.Type {
-		case spec.RubricBlockType.Type:
+		case rubric.BlockType.Type:
 			if r := d.RubricBlock(ab, seen); r != nil {
 				t.Rubrics = append(t.Rubrics, r)
 			}

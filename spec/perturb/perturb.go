@@ -1,4 +1,4 @@
-package spec
+package perturb
 
 import (
 	"crypto/sha256"
@@ -11,24 +11,15 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
-	"github.com/zclconf/go-cty/cty"
 )
 
-// Robustness (the YD/T draft "面向应用场景的自然语言处理模型评估方法":
-// R = (D1 + S1) / (D + S) over original and perturbed inputs): a perturb
-// block in a template or dataset adds, after each case, count variants per
-// kind of its text. A variant keeps the original's expectations and
-// splits, carries case.perturbation and case.original, and has its own
-// stable id ORIGINAL-KINDn. Variants are seeded by the block's seed and
-// the original's id, so the same suite gives the same variants; every
-// variant's text differs from the original's and from the case's other
-// variants (a kind that cannot make a new text makes fewer).
+// Kinds are the perturbation kinds a perturb block may list.
+var Kinds = []string{"swap", "delete", "insert", "width", "punct", "synonym", "homophone"}
 
-// The perturbation kinds.
-var PerturbKinds = []string{"swap", "delete", "insert", "width", "punct", "synonym", "homophone"}
-
-// Perturb is a perturb block.
-type Perturb struct {
+// Block is a perturb block: the kinds of variants to make, count of each
+// per case, the seed, and the groups the synonym and homophone kinds draw
+// from.
+type Block struct {
 	Kinds []string
 	Count int
 	Seed  uint64
@@ -40,87 +31,18 @@ type Perturb struct {
 	DeclRange  hcl.Range
 }
 
-var perturbSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "kinds", Required: true}, {Name: "count"}, {Name: "seed"}, {Name: "synonyms"}, {Name: "homophones"},
-}}
-
-// defaultHomophones are common Chinese homophone confusions, used when a
-// perturb block lists homophone without its own list.
-var defaultHomophones = [][]string{
+// DefaultHomophones are common Chinese homophone confusions, for a
+// perturb block that lists homophone without its own list.
+var DefaultHomophones = [][]string{
 	{"的", "地", "得"}, {"在", "再"}, {"做", "作"}, {"已", "以"}, {"那", "哪"}, {"他", "她", "它"},
 	{"坐", "座"}, {"象", "像"}, {"帐", "账"}, {"即", "既"}, {"订", "定"}, {"机", "鸡"}, {"票", "漂"},
 	{"到", "道"}, {"是", "事", "式"}, {"天", "添"}, {"明", "名"}, {"后", "候"}, {"京", "经"}, {"海", "还"},
 }
 
-func (l *loader) decodePerturb(b *hcl.Block) *Perturb {
-	// ok false (kinds missing, or a kind unknown) leaves no perturb; the
-	// rest of the block is still checked.
-	c, ok := l.content(b.Body, perturbSchema)
-	p := &Perturb{DeclRange: b.DefRange}
-	p.Kinds = l.strList(c.Attributes, "kinds")
-	for _, k := range p.Kinds {
-		if !slices.Contains(PerturbKinds, k) {
-			l.errorf(c.Attributes["kinds"].Expr.Range().Ptr(), "Unknown perturbation kind", "%q is not a perturbation kind (kinds: %s).%s", k, strings.Join(PerturbKinds, ", "), didYouMean(k, PerturbKinds))
-			ok = false
-			break
-		}
-	}
-	p.Count = l.integer(c.Attributes, "count", 1, 1)
-	p.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
-	if a, has := c.Attributes["synonyms"]; has {
-		name := l.str(c.Attributes, "synonyms", "")
-		m, found := l.suite.Materials[name]
-		switch {
-		case name == "":
-			ok = false // an error of its own, reported
-		case !found:
-			l.errorf(a.Expr.Range().Ptr(), "Unknown materials", "synonyms names the materials block whose values are synonym groups (\"订|预订|预定\"); there is no materials %q.%s", name, didYouMean(name, l.suite.MatOrder))
-			ok = false
-		default:
-			for _, v := range m.Values {
-				if g := strings.Split(v.Value, "|"); len(g) > 1 {
-					p.Synonyms = append(p.Synonyms, g)
-				}
-			}
-		}
-	} else if slices.Contains(p.Kinds, "synonym") {
-		l.errorf(b.DefRange.Ptr(), "synonym needs synonyms", "The synonym kind replaces words by others of their group: set synonyms = \"MATERIALS\", a materials block whose values are groups such as \"订|预订|预定\".")
-		ok = false
-	}
-	p.Homophones = defaultHomophones
-	if a, has := c.Attributes["homophones"]; has {
-		p.Homophones = l.stringGroups(a)
-	}
-	if !ok {
-		return nil
-	}
-	return p
-}
-
-// stringGroups reads a list of lists of strings.
-func (l *loader) stringGroups(a *hcl.Attribute) [][]string {
-	v, diags := a.Expr.Value(l.staticCtx())
-	l.diags = append(l.diags, diags...)
-	var out [][]string
-	if diags.HasErrors() || v.IsNull() || !(v.Type().IsListType() || v.Type().IsTupleType()) {
-		l.errorf(a.Expr.Range().Ptr(), "Invalid homophones", "homophones is a list of groups of characters that sound alike, e.g. [[\"在\", \"再\"], [\"的\", \"地\", \"得\"]].")
-		return nil
-	}
-	for it := v.ElementIterator(); it.Next(); {
-		_, g := it.Element()
-		xs, err := ctyStrings(g)
-		if err != nil || g.Type() == cty.String || len(xs) < 2 {
-			l.errorf(a.Expr.Range().Ptr(), "Invalid homophones", "Each group of homophones lists two or more strings.")
-			return nil
-		}
-		out = append(out, xs)
-	}
-	return out
-}
-
-// each yields the variants of c, after c itself was yielded.
-func (p *Perturb) each(c *schema.Case, yield func(*schema.Script) error) error {
-	for _, v := range p.variants(c) {
+// Each yields the perturbed variants of c (after c itself was yielded),
+// in kind order, each a single-case script.
+func (p *Block) Each(c *schema.Case, yield func(*schema.Script) error) error {
+	for _, v := range p.Variants(c) {
 		if err := yield(schema.Single(v)); err != nil {
 			return err
 		}
@@ -128,8 +50,11 @@ func (p *Perturb) each(c *schema.Case, yield func(*schema.Script) error) error {
 	return nil
 }
 
-// variants makes c's variants, in kind order.
-func (p *Perturb) variants(c *schema.Case) []*schema.Case {
+// Variants makes c's variants, in kind order: up to Count of each kind,
+// each with the id ORIGINAL-KINDn, a text unlike the original's and the
+// other variants', c's expectations and splits, Perturbation and
+// Original set. The same block and case give the same variants.
+func (p *Block) Variants(c *schema.Case) []*schema.Case {
 	seen := map[string]bool{c.Text: true}
 	var out []*schema.Case
 	for _, kind := range p.Kinds {
@@ -152,9 +77,10 @@ func (p *Perturb) variants(c *schema.Case) []*schema.Case {
 	return out
 }
 
-// variant returns the variant of c with the given id.
-func (p *Perturb) variant(c *schema.Case, id string) (*schema.Case, bool) {
-	for _, v := range p.variants(c) {
+// Variant returns the perturbed variant of c with the given id (a saved
+// variant to rebuild); false when c has none of that id now.
+func (p *Block) Variant(c *schema.Case, id string) (*schema.Case, bool) {
+	for _, v := range p.Variants(c) {
 		if v.ID == id {
 			return v, true
 		}
@@ -162,14 +88,15 @@ func (p *Perturb) variant(c *schema.Case, id string) (*schema.Case, bool) {
 	return nil, false
 }
 
-// splitPerturbedID splits ORIGINAL-KINDn; ok is false for other ids.
-func splitPerturbedID(id string) (orig string, ok bool) {
+// SplitID splits a perturbed variant's id ORIGINAL-KINDn into ORIGINAL;
+// ok is false for other ids.
+func SplitID(id string) (orig string, ok bool) {
 	i := strings.LastIndexByte(id, '-')
 	if i <= 0 {
 		return "", false
 	}
 	tail := id[i+1:]
-	for _, k := range PerturbKinds {
+	for _, k := range Kinds {
 		if n, found := strings.CutPrefix(tail, k); found && n != "" && strings.Trim(n, "0123456789") == "" {
 			return id[:i], true
 		}
@@ -177,13 +104,14 @@ func splitPerturbedID(id string) (orig string, ok bool) {
 	return "", false
 }
 
+// seedOf is the seed of a case's variants of one kind.
 func seedOf(id, kind string) uint64 {
 	h := sha256.Sum256([]byte(id + "\x00" + kind))
 	return binary.LittleEndian.Uint64(h[:8])
 }
 
 // apply makes one variant of text of the given kind.
-func (p *Perturb) apply(kind, text string, rng *rand.Rand) (string, bool) {
+func (p *Block) apply(kind, text string, rng *rand.Rand) (string, bool) {
 	rs := []rune(text)
 	switch kind {
 	case "swap":

@@ -1,4 +1,4 @@
-package spec
+package turnstream
 
 import (
 	"bytes"
@@ -8,59 +8,48 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
-// This file streams the turns of conversation blocks at load (issue 35):
-// HCL parses a file whole, holding every token (about 100 bytes each) and
-// the syntax tree of every turn at once, so a conversation of 100,000
-// turns took 600 MB to load. A byte-level skim of the file (it follows
-// strings, heredocs, interpolations, comments and brackets, as the
-// nesting check does) finds each conversation's turn blocks; the file is
-// parsed with every run of consecutive turn blocks turned into one
-// comment of the same bytes and lines, so every position stays the
-// file's; and the turns are parsed in batches of at most turnBatchTurns
-// blocks (turnBatchBytes bytes) when the conversation is decoded, each
-// batch's syntax tree dropped once read. The batches are parsed once
-// first, before anything is decoded, so a syntax error in a turn is
-// found as the whole-file parse finds it. When the skim cannot follow a
-// file, or any batch or the masked file has a syntax error, the file is
-// parsed whole: its diagnostics are HCL's own.
-
 // Bounds of one batch of streamed turn blocks.
 const (
-	turnBatchTurns = 256
-	turnBatchBytes = 256 << 10
+	// MaxBatchTurns is the most turn blocks one batch holds.
+	MaxBatchTurns = 256
+	// MaxBatchBytes is the most bytes of suite text one batch of more than
+	// one turn block spans.
+	MaxBatchBytes = 256 << 10
 )
 
-// turnStream is the turn blocks of one conversation block, read from the
+// Stream is the turn blocks of one conversation block, read from the
 // source in batches.
-type turnStream struct {
-	key     streamKey
+type Stream struct {
 	file    string
+	at      int
 	src     []byte
-	batches []turnBatch
+	batches []batch
 }
 
-// turnBatch is a run of consecutive turn blocks (only blanks and comments
+// batch is a run of consecutive turn blocks (only blanks and comments
 // between them): src[from:to], starting at pos, n blocks.
-type turnBatch struct {
+type batch struct {
 	from, to int
 	pos      hcl.Pos
 	n        int
 }
 
-// streamTurns turns the streaming on (tests compare it with the whole
-// parse).
-var streamTurns = true
+// File is the name of the file the conversation block is in.
+func (ts *Stream) File() string { return ts.file }
 
-// streamKey names a conversation block by where it starts.
-type streamKey struct {
-	file string
-	at   int
-}
+// At is the byte offset where the conversation block starts in its file
+// (the Start.Byte of the block's DefRange).
+func (ts *Stream) At() int { return ts.at }
+
+// Batches is the number of batches of the conversation's turn blocks.
+func (ts *Stream) Batches() int { return len(ts.batches) }
 
 var turnOnlySchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "turn"}}}
 
-// parse returns the turn blocks of batch i and the parse's diagnostics.
-func (ts *turnStream) parse(i int) ([]*hcl.Block, *hclsyntax.Body, hcl.Diagnostics) {
+// Parse parses batch i: its turn blocks, the syntax body holding them
+// (every range the file's own) and the parse's diagnostics. Each call
+// parses the batch again; nothing parsed is kept.
+func (ts *Stream) Parse(i int) ([]*hcl.Block, *hclsyntax.Body, hcl.Diagnostics) {
 	b := ts.batches[i]
 	f, diags := hclsyntax.ParseConfig(ts.src[b.from:b.to], ts.file, b.pos)
 	if diags.HasErrors() {
@@ -77,53 +66,6 @@ func (ts *turnStream) parse(i int) ([]*hcl.Block, *hclsyntax.Body, hcl.Diagnosti
 	return c.Blocks, body, diags
 }
 
-// parseStreamed parses a suite file with the turn blocks of its
-// conversations streamed: the file's body without them (masked), and
-// their batches parsed once to find syntax errors and check the names
-// they call (checkEnvCalls, checkFunctionNames; those diagnostics are
-// turnDiags). ok is false when there is nothing to stream, the skim
-// cannot follow the file or any part has a syntax error: readFile then
-// parses the file whole, and a file with syntax errors block by block
-// (recover.go), so its diagnostics are exactly those of an unstreamed
-// load.
-func (l *loader) parseStreamed(src []byte, name string) (body *hclsyntax.Body, diags, turnDiags hcl.Diagnostics, ok bool) {
-	if !streamTurns {
-		return nil, nil, nil, false
-	}
-	streams, masked := skimTurns(src, name)
-	if len(streams) == 0 {
-		return nil, nil, nil, false
-	}
-	file, diags := hclsyntax.ParseConfig(masked, name, hcl.Pos{Line: 1, Column: 1})
-	body, isBody := file.Body.(*hclsyntax.Body)
-	if diags.HasErrors() || !isBody {
-		return nil, nil, nil, false
-	}
-	envMark := len(l.envCalls)
-	outer := l.diags
-	l.diags = nil
-	defer func() { l.diags = outer }()
-	for _, ts := range streams {
-		for i := range ts.batches {
-			_, batch, bd := ts.parse(i)
-			if bd.HasErrors() {
-				l.envCalls = l.envCalls[:envMark]
-				return nil, nil, nil, false
-			}
-			diags = append(diags, bd...)
-			l.checkEnvCalls(batch)
-			l.checkFunctionNames(batch)
-		}
-	}
-	if l.streams == nil {
-		l.streams = map[streamKey]*turnStream{}
-	}
-	for _, ts := range streams {
-		l.streams[ts.key] = ts
-	}
-	return body, diags, l.diags, true
-}
-
 // skimmer reads suite text byte by byte, following HCL's lexical
 // structure without parsing it.
 type skimmer struct {
@@ -131,12 +73,14 @@ type skimmer struct {
 	i   int
 }
 
-// skimTurns finds the turn blocks of the top-level conversation blocks of
-// src that can be streamed, and returns them with src masked: each run of
-// consecutive turn blocks replaced by one comment of the same bytes and
-// lines. No streams when there is nothing to stream or the skim cannot
-// follow the file.
-func skimTurns(src []byte, name string) ([]*turnStream, []byte) {
+// Skim finds the turn blocks of the top-level conversation blocks of src
+// (the text of file name) that can be streamed, and returns them with src
+// masked: each run of consecutive turn blocks replaced by one comment of
+// the same bytes and lines, so every position in the masked text is the
+// file's. No streams when there is nothing to stream or the skim cannot
+// follow the file. Skim parses nothing: the caller parses the masked text
+// and each stream's batches.
+func Skim(src []byte, name string) ([]*Stream, []byte) {
 	s := &skimmer{src: src}
 	type conv struct {
 		at    int
@@ -179,10 +123,10 @@ func skimTurns(src []byte, name string) ([]*turnStream, []byte) {
 		return nil, nil
 	}
 	masked := slices.Clone(src)
-	var streams []*turnStream
+	var streams []*Stream
 	lines := lineCounter{src: src, line: 1}
 	for _, c := range convs {
-		ts := &turnStream{key: streamKey{name, c.at}, file: name, src: src}
+		ts := &Stream{file: name, at: c.at, src: src}
 		for r, first := range c.runs {
 			last := len(c.turns)
 			if r+1 < len(c.runs) {
@@ -191,7 +135,7 @@ func skimTurns(src []byte, name string) ([]*turnStream, []byte) {
 			maskRun(masked, c.turns[first][0], c.turns[last-1][1])
 			for k := first; k < last; {
 				n := 1
-				for k+n < last && n < turnBatchTurns && c.turns[k+n][1]-c.turns[k][0] <= turnBatchBytes {
+				for k+n < last && n < MaxBatchTurns && c.turns[k+n][1]-c.turns[k][0] <= MaxBatchBytes {
 					n++
 				}
 				from := c.turns[k][0]
@@ -199,7 +143,7 @@ func skimTurns(src []byte, name string) ([]*turnStream, []byte) {
 				if !ok {
 					return nil, nil
 				}
-				ts.batches = append(ts.batches, turnBatch{from: from, to: c.turns[k+n-1][1], pos: pos, n: n})
+				ts.batches = append(ts.batches, batch{from: from, to: c.turns[k+n-1][1], pos: pos, n: n})
 				k += n
 			}
 		}
@@ -550,4 +494,10 @@ func (s *skimmer) heredoc() bool {
 		s.i++
 	}
 	return false
+}
+
+// isNameStart reports whether c starts a name: a letter, _ or a byte of a
+// non-ASCII character (HCL names may be Chinese).
+func isNameStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
