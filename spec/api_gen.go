@@ -36,11 +36,12 @@ func (s *Suite) Prepared(t *Template, prepare func() any) any {
 // serves (its Warn reports into the generation's stream, as Gen.Warn).
 func (g *Gen) Options() GenOptions { return g.opts }
 
-// NewSourceSplitter returns a Splitter for the cases of one source of s
-// (one template's, say): it evaluates a split's where condition that
-// reads only source attributes (level, scene, tags …) once and reuses the
-// value for the source's other cases.
-func NewSourceSplitter(s *Suite) *Splitter { return &Splitter{s: s, useMemo: true} }
+// SourceSplitter returns a Splitter for the cases of one source of s
+// (one template's, say), to be kept where it is used (a value, so a case
+// builder holds it without an allocation of its own): it evaluates a
+// split's where condition that reads only source attributes (level,
+// scene, tags …) once and reuses the value for the source's other cases.
+func SourceSplitter(s *Suite) Splitter { return Splitter{s: s, useMemo: true} }
 
 // SlotKeys lists the template's placeholders as written ("城市", "城市#2").
 func (t *Template) SlotKeys() []string {

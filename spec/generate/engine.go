@@ -225,7 +225,7 @@ type caseBuilder struct {
 	idBuf     []byte
 	srcBuf    []byte
 	textBuf   []byte
-	sp        *spec.Splitter
+	sp        spec.Splitter
 	// keys is the number of distinct slot keys of t: a reused slot map
 	// holding that many after fill holds t's keys only.
 	keys int
@@ -234,7 +234,7 @@ type caseBuilder struct {
 	// it builds the same text, instead of allocating copies.
 	wantID, wantText string
 	// lean leaves the slots and expectations out, and noText the text
-	// (GenOptions.Lean; noText without LeanTexts).
+	// (spec.GenOptions.Lean; noText without LeanTexts).
 	lean, noText bool
 }
 
@@ -243,7 +243,7 @@ func newCaseBuilder(s *spec.Suite, t *spec.Template, g *genTemplate) *caseBuilde
 	for _, sr := range t.Slots {
 		keys[sr.Key] = true
 	}
-	return &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), sp: spec.NewSourceSplitter(s), keys: len(keys)}
+	return &caseBuilder{s: s, t: t, g: g, schemaKey: strings.ToLower(s.SchemaName), exp: make([]string, len(t.Slots)), sp: spec.SourceSplitter(s), keys: len(keys)}
 }
 
 // ScriptOf turns the case of one slot assignment into the script yielded
@@ -378,7 +378,7 @@ type tupleGen struct {
 	yield   func(*schema.Script) error
 	yerr    error
 	conv    ScriptOf
-	// bare, when set (GenOptions.CountOnly), is yielded for every case
+	// bare, when set (spec.GenOptions.CountOnly), is yielded for every case
 	// instead of a case built from the tuple.
 	bare *schema.Script
 }
@@ -440,7 +440,7 @@ func (tg *tupleGen) emit(tuple []int) bool {
 	return true
 }
 
-// emitBare yields the bare script for a case (GenOptions.CountOnly): no
+// emitBare yields the bare script for a case (spec.GenOptions.CountOnly): no
 // split is chosen, so every case is yielded; false stops the strategy.
 func (tg *tupleGen) emitBare() bool {
 	tg.emitted++
@@ -453,7 +453,7 @@ func (tg *tupleGen) emitBare() bool {
 
 // emitScript yields the script conv makes of c; false stops the strategy.
 func (tg *tupleGen) emitScript(c *schema.Case) bool {
-	sc, err := tg.conv(c, tg.cb.sp)
+	sc, err := tg.conv(c, &tg.cb.sp)
 	if err != nil {
 		tg.yerr = err
 		return false
