@@ -37,7 +37,7 @@ const turnSep = TurnSep
 // AnyText, as a Saved's text, makes a template source's Rebuild check the
 // id and slots only: a kind whose cases join several texts (a
 // conversation's turns) checks its turn's text itself.
-const AnyText = anyText
+const AnyText = "\x00"
 
 // turnSchema is the body of a turn block (fragments' turns included).
 var turnSchema = &hcl.BodySchema{
@@ -252,7 +252,7 @@ type FinalStateSpec struct {
 
 // NewSplitter returns a Splitter for suite s's cases, for a kind that
 // rebuilds a saved case outside a generation (a Gen's generation hands
-// its own to a ScriptOf).
+// its own to spec/generate's ScriptOf).
 func NewSplitter(s *Suite) *Splitter { return &Splitter{s: s} }
 
 // RangeString is rng as FILE:LINE:COLUMN, for a diagnostic's detail that

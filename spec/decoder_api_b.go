@@ -89,7 +89,12 @@ func (d *Decoder) ReplyBlocks(blocks hcl.Blocks, slots []string, references bool
 
 // ConstReply is SourceInfo.Reply for a source whose every case has the
 // reply checks rc (nil when rc is nil).
-func ConstReply(rc *reply.Check) func(*schema.Case) *reply.Check { return constReply(rc) }
+func ConstReply(rc *reply.Check) func(*schema.Case) *reply.Check {
+	if rc == nil {
+		return nil
+	}
+	return func(*schema.Case) *reply.Check { return rc }
+}
 
 // BlockLabel is a block's first label ("" without one).
 func BlockLabel(b *hcl.Block) string { return label(b) }

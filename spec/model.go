@@ -85,10 +85,9 @@ type Suite struct {
 	redOnce        sync.Once
 	splitNeeds     Needs
 	splitNeedsOnce sync.Once
-	// gen caches each template prepared for generation; genMu guards it, so
+	// gen caches each template prepared for generation (Prepared), so
 	// several goroutines may generate from one suite.
-	gen   map[*Template]*genTemplate
-	genMu sync.Mutex
+	gen genCache
 }
 
 // Defaults are the suite's defaults for templates.

@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"errors"
-
 	"github.com/nlutest/nlutest/schema"
 )
 
@@ -72,5 +70,3 @@ func (rb *Rebuilder) RebuildRecordInto(dst, rec *schema.Case, slots []byte) (c *
 	}
 	return c, ok
 }
-
-var errNoRebuild = errors.New("case cannot be rebuilt")

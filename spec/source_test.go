@@ -27,7 +27,7 @@ func TestTemplatesAreCaseSources(t *testing.T) {
 	var names []string
 	for _, src := range s.CaseSources {
 		names = append(names, src.Kind()+":"+src.Name())
-		if TemplateOf(src) == nil {
+		if src.Kind() != schema.KindTemplate {
 			t.Errorf("source %s is not a template", src.Name())
 		}
 	}

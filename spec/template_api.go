@@ -3,11 +3,11 @@ package spec
 import "github.com/hashicorp/hcl/v2"
 
 // The template-generation API for source kinds built on templates
-// (conversation, memory, scenario): a kind decodes its block's generation
-// settings into a Template (Decoder.GenerationSettings), generates its
-// slot assignments through Suite.GenerateTemplate with a ScriptOf that
-// turns each case into its script, and rebuilds saved cases through the
-// Source NewTemplateSource makes for the same Template.
+// (template, conversation, memory, scenario): a kind decodes its block's
+// generation settings into a Template (Decoder.GenerationSettings),
+// generates its slot assignments through spec/generate's Template with a
+// ScriptOf that turns each case into its script, and rebuilds saved cases
+// through the Source generate.NewSource makes for the same Template.
 
 // GenerationSettings decodes what a block that generates from a template
 // says about its cases and how they are drawn into t: level, core, scene,
@@ -18,8 +18,26 @@ func (d *Decoder) GenerationSettings(t *Template, c *hcl.BodyContent, b *hcl.Blo
 	d.l.generationSettings(t, c, b)
 }
 
-// NewTemplateSource returns template t of suite s as a case source: the
-// template kind's own (its Info from t, Generate through
-// Suite.GenerateTemplate, Rebuild of saved cases with their slot values).
-// A kind built on a template keeps one to rebuild its saved cases' text.
-func NewTemplateSource(s *Suite, t *Template) Source { return newTemplateSource(s, t) }
+// generationSettings reads what every template-like block (template,
+// conversation, memory) says about its cases and how they are drawn:
+// level, core, scene, tags, strategy (default uniq), limit, count, seed,
+// material_levels (checked against the suite's levels) and reviewed.
+func (l *loader) generationSettings(t *Template, c *hcl.BodyContent, b *hcl.Block) {
+	s := l.suite
+	t.Level = l.str(c.Attributes, "level", s.Defaults.Level)
+	t.Core = l.boolean(c.Attributes, "core", false)
+	t.Scene = l.strList(c.Attributes, "scene")
+	t.Tags = l.strList(c.Attributes, "tags")
+	t.Strategy = l.strategy(c.Attributes, s.Defaults.Strategy)
+	if t.Strategy == "" {
+		t.Strategy = "uniq"
+	}
+	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
+	t.Count = l.integer(c.Attributes, "count", 0, 0)
+	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
+	t.MaterialLevels = l.materialLevels(c.Attributes)
+	if t.Strategy == "random" && t.Count == 0 {
+		l.errorf(b.DefRange.Ptr(), "Random strategy needs count", "strategy = \"random\" draws count cases; add count = N (and seed = S to choose another draw).")
+	}
+	t.Reviewed = l.boolean(c.Attributes, "reviewed", true)
+}

@@ -127,9 +127,9 @@ func (l *loader) collect(f func()) hcl.Diagnostics {
 	return diags
 }
 
-// constTools is SourceInfo.Tools for a source whose every case has the
+// ConstTools is SourceInfo.Tools for a source whose every case has the
 // tools block tc (nil when tc is nil).
-func constTools(tc *tools.Checks) func(*schema.Case) *tools.Checks {
+func ConstTools(tc *tools.Checks) func(*schema.Case) *tools.Checks {
 	if tc == nil {
 		return nil
 	}

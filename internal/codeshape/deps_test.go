@@ -79,9 +79,10 @@ func TestDependenciesPointOneWay(t *testing.T) {
 		reason string
 	}{
 		{"reporters", []string{"spec", "spec/stats", "assert", "runner", "pipeline"}, "reporters render a finished report (schema) and need no suite"},
-		{"spec", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "spec/format", "spec/annotate", "ratings", "ratings/sheet"}, "spec never touches the network and knows nothing of evaluation; the tools over the language (fmt, annotate) and the rating sheets are built on it, not in it"},
+		{"spec", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "spec/format", "spec/annotate", "spec/generate", "ratings", "ratings/sheet"}, "spec never touches the network and knows nothing of evaluation; the tools over the language (fmt, annotate), the template generation engine and the rating sheets are built on it, not in it"},
 		{"spec/format", []string{"runner", "assert", "pipeline", "reporters", "spec/annotate"}, "fmt lays suite files out; it never runs or evaluates them"},
 		{"spec/annotate", []string{"runner", "assert", "pipeline", "reporters"}, "annotate drafts from the observations its caller makes; calling the target is the command's"},
+		{"spec/generate", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "extensions", "sources/template", "sources/dataset", "sources/memory", "sources/conversation", "sources/scenario"}, "the template generation engine makes cases for the kinds built on templates; it never calls, evaluates or prints, and the kinds import it, not the other way"},
 		{"ratings", []string{"assert", "pipeline", "reporters"}, "rating sheets are read and written for pipeline and the command, which import ratings, never the other way"},
 		{"ratings/sheet", []string{"runner", "runner/targets", "runner/transport", "assert", "pipeline", "reporters", "ratings", "extensions"}, "the ratings block and its sheet reader are the suite language's leaf the ratings family (assert), ratings export and the command read; they never call, evaluate or print"},
 		{"schema", []string{"spec", "runner", "assert", "pipeline", "reporters"}, "schema is the records every stage shares"},
@@ -158,11 +159,12 @@ func TestSpecLeavesImportNoStage(t *testing.T) {
 }
 
 // sourceKindImports are the module's packages a built-in case source kind
-// (a package under sources/) may import: spec's public API and the
-// records and leaves every stage shares. A kind that reached the loader
+// (a package under sources/) may import: spec's public API, the template
+// generation engine built on it (spec/generate) and the records and
+// leaves every stage shares. A kind that reached the loader
 // through another door, or the runner, evaluation or reports, would no
 // longer be one a program could add through spec.Decoder alone.
-var sourceKindImports = []string{"spec", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "spec/tools", "spec/jsonpath", "spec/perturb", "spec/rubric", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
+var sourceKindImports = []string{"spec", "spec/generate", "spec/combine", "spec/stats", "spec/botmodel", "spec/reply", "spec/tools", "spec/jsonpath", "spec/perturb", "spec/rubric", "schema", "jsondoc", "redact", "assert/metrics", "internal/nfc", "internal/csvcell"}
 
 // kindReaders are the packages besides extensions (which builds nlutest's
 // set) that may import a source kind, and which: the ranking family reads

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/generate"
 	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/nlutest/nlutest/spec/rubric"
 )
@@ -111,7 +112,7 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 			cs.info.Tools = cs.turnTools
 		}
 	}
-	cs.ts = spec.NewTemplateSource(s, t)
+	cs.ts = generate.NewSource(s, t)
 	return cs
 }
 

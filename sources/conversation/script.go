@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/generate"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/ohler55/ojg/oj"
@@ -43,7 +44,7 @@ func (cs *conversationSource) Info() *spec.SourceInfo { return &cs.info }
 func (cs *conversationSource) Turns() []*spec.Turn { return cs.turns }
 
 func (cs *conversationSource) Generate(g *spec.Gen, yield func(*schema.Script) error) error {
-	return cs.s.GenerateTemplate(cs.t, g, yield, cs.script)
+	return generate.Template(cs.s, cs.t, g, yield, cs.script)
 }
 
 // lazyTurnsAfter is the length from which a conversation's scripts make

@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/generate"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/zclconf/go-cty/cty"
@@ -141,7 +142,7 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	if ms.hasReply {
 		ms.info.Reply = ms.questionReply
 	}
-	ms.ts = spec.NewTemplateSource(s, t)
+	ms.ts = generate.NewSource(s, t)
 	return ms
 }
 
@@ -373,7 +374,7 @@ func (ms *memorySource) Generate(g *spec.Gen, yield func(*schema.Script) error) 
 		}
 		return &schema.Script{ID: c.ID, Turns: []*schema.Case{c}}, nil
 	}
-	return ms.s.GenerateTemplate(ms.t, g, func(sc *schema.Script) error {
+	return generate.Template(ms.s, ms.t, g, func(sc *schema.Script) error {
 		for _, d := range ms.distance {
 			if err := yield(ms.script(sc.Turns[0], d)); err != nil {
 				return err

@@ -18,6 +18,7 @@ import (
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/generate"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/tools"
 	"github.com/zclconf/go-cty/cty"
@@ -183,7 +184,7 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	for i := range ss.info.TurnAsserts {
 		ss.info.TurnAsserts[i] = ss.eachTurn
 	}
-	ss.ts = spec.NewTemplateSource(ss.s, t)
+	ss.ts = generate.NewSource(ss.s, t)
 	return ss
 }
 
@@ -421,7 +422,7 @@ func (ss *scenarioSource) Info() *spec.SourceInfo { return &ss.info }
 // Generate yields one script per slot assignment: its opening turn, and
 // a Next that plays the simulated user.
 func (ss *scenarioSource) Generate(g *spec.Gen, yield func(*schema.Script) error) error {
-	return ss.s.GenerateTemplate(ss.t, g, yield, ss.script)
+	return generate.Template(ss.s, ss.t, g, yield, ss.script)
 }
 
 // agendaState is the agenda simulator's state after a user turn: which

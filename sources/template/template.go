@@ -3,12 +3,11 @@
 // of their values under the block's strategy, with the expectations,
 // reply and tools checks, rubrics, perturbations and asserts every case
 // of it carries. It decodes the block through spec's public Decoder and
-// hands the template to spec.NewTemplateSource, the Source every kind
-// built on a template shares: the generation engine (strategies, splits,
-// case ids, nested and composed materials, perturbation) and the rebuild
-// of saved cases stay in spec, where every template-based kind
-// (conversation, memory, scenario) reaches them through the
-// template-generation API.
+// hands the template to generate.NewSource, the Source every kind built
+// on a template shares: the generation engine (strategies, case ids,
+// filled expectations) and the rebuild of saved cases are spec/generate's,
+// which every template-based kind (conversation, memory, scenario) uses;
+// splits, nested and composed materials and perturbation stay in spec.
 package template
 
 import (
@@ -17,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/generate"
 	"github.com/nlutest/nlutest/spec/rubric"
 )
 
@@ -34,7 +34,7 @@ func (Kind) Decode(d *spec.Decoder, b *hcl.Block) spec.Source {
 	if t == nil {
 		return nil
 	}
-	return spec.NewTemplateSource(d.Suite(), t)
+	return generate.NewSource(d.Suite(), t)
 }
 
 var templateSchema = &hcl.BodySchema{

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec"
+	"github.com/nlutest/nlutest/spec/generate"
 )
 
 const suiteSrc = `suite "订票" {}
@@ -52,7 +53,7 @@ func TestKindGeneratesAndRebuilds(t *testing.T) {
 	if got := strings.Join(texts, "|"); got != "帮我订一张去北京的机票|帮我订一张去上海的机票" {
 		t.Fatalf("texts = %s", got)
 	}
-	if len(s.Templates) != 1 || spec.TemplateOf(s.CaseSources[0]) != s.Templates[0] {
+	if len(s.Templates) != 1 || generate.TemplateOf(s.CaseSources[0]) != s.Templates[0] {
 		t.Fatalf("the template source is not the suite's template")
 	}
 	c, ok := s.CaseSources[0].Rebuild(spec.Saved{Case: saved[1]})

@@ -1,80 +1,67 @@
-package spec
+package generate
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/perturb"
-	"github.com/nlutest/nlutest/spec/reply"
 )
 
 // This file is the Source every kind built on a template shares
-// (NewTemplateSource): it generates a template's cases (the generation
-// machinery, shared with annotate, is in generate.go) and rebuilds them.
-// The template kind itself, its block and its decoding, is
+// (NewSource): it generates a template's cases (engine.go) and rebuilds
+// them. The template kind itself, its block and its decoding, is
 // sources/template.
 
 // templateSource is a template as a case source.
 type templateSource struct {
-	s    *Suite
-	t    *Template
-	info SourceInfo
+	s    *spec.Suite
+	t    *spec.Template
+	info spec.SourceInfo
 	// rebuild is made on the first Rebuild.
 	once    sync.Once
 	rebuild *templateRebuild
 }
 
-func newTemplateSource(s *Suite, t *Template) *templateSource {
-	return &templateSource{s: s, t: t, info: SourceInfo{
+// NewSource returns template t of suite s as a case source: the template
+// kind's own (its Info from t, Generate through Template, Rebuild of
+// saved cases with their slot values). A kind built on a template keeps
+// one to rebuild its saved cases' text.
+func NewSource(s *spec.Suite, t *spec.Template) spec.Source {
+	return &templateSource{s: s, t: t, info: spec.SourceInfo{
 		Level: t.Level, Core: t.Core, Scene: t.Scene, Expect: t.Expect, Asserts: t.Asserts,
-		Slots: t.SlotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb, Reply: constReply(t.Reply), Rubrics: t.Rubrics,
-		Tools: constTools(t.Tools),
+		Slots: t.SlotKeys(), Reviewed: t.Reviewed, Perturb: t.Perturb, Reply: spec.ConstReply(t.Reply), Rubrics: t.Rubrics,
+		Tools: spec.ConstTools(t.Tools),
 	}}
 }
 
-// constReply is SourceInfo.Reply for a source whose every case has the
-// reply checks rc (nil when rc is nil).
-func constReply(rc *reply.Check) func(*schema.Case) *reply.Check {
-	if rc == nil {
-		return nil
-	}
-	return func(*schema.Case) *reply.Check { return rc }
-}
+func (ts *templateSource) Name() string           { return ts.t.Name }
+func (ts *templateSource) Kind() string           { return schema.KindTemplate }
+func (ts *templateSource) DeclRange() hcl.Range   { return ts.t.DeclRange }
+func (ts *templateSource) Info() *spec.SourceInfo { return &ts.info }
 
-func (ts *templateSource) Name() string         { return ts.t.Name }
-func (ts *templateSource) Kind() string         { return schema.KindTemplate }
-func (ts *templateSource) DeclRange() hcl.Range { return ts.t.DeclRange }
-func (ts *templateSource) Info() *SourceInfo    { return &ts.info }
-
-// Template returns the template block of a template source, or nil.
-func TemplateOf(src Source) *Template {
+// TemplateOf returns the template block of a source NewSource made, or
+// nil for any other source.
+func TemplateOf(src spec.Source) *spec.Template {
 	if ts, ok := src.(*templateSource); ok {
 		return ts.t
 	}
 	return nil
 }
 
-func (ts *templateSource) Generate(g *Gen, yield func(*schema.Script) error) error {
+func (ts *templateSource) Generate(g *spec.Gen, yield func(*schema.Script) error) error {
 	p := ts.t.Perturb
 	if p == nil {
-		return ts.s.generateTemplate(ts.t, g, yield)
+		return Template(ts.s, ts.t, g, yield, nil)
 	}
-	return ts.s.generateTemplate(ts.t, g, func(sc *schema.Script) error {
+	return Template(ts.s, ts.t, g, func(sc *schema.Script) error {
 		if err := yield(sc); err != nil {
 			return err
 		}
 		return p.Each(sc.Turns[0], yield)
-	})
-}
-
-// SlotKeys lists the template's placeholders as written ("城市", "城市#2").
-func (t *Template) SlotKeys() []string {
-	keys := make([]string, len(t.Slots))
-	for i, sr := range t.Slots {
-		keys[i] = sr.Key
-	}
-	return keys
+	}, nil)
 }
 
 // templateRebuild is what rebuilding a template's cases needs: each slot's
@@ -116,7 +103,7 @@ func (w *slotRebuilder) lookup(p *templateRebuild, i int, value []byte) (int, bo
 func (ts *templateSource) prepared() *templateRebuild {
 	ts.once.Do(func() {
 		s, t := ts.s, ts.t
-		g := s.prepare(t)
+		g := prepare(s, t)
 		p := &templateRebuild{index: make([]map[string]int, len(t.Slots))}
 		for i := range t.Slots {
 			m := make(map[string]int, len(g.values[i]))
@@ -128,7 +115,7 @@ func (ts *templateSource) prepared() *templateRebuild {
 			p.index[i] = m
 		}
 		p.pool.New = func() any {
-			w := &slotRebuilder{cb: s.newCaseBuilder(t, g), last: make([]lastValue, len(t.Slots))}
+			w := &slotRebuilder{cb: newCaseBuilder(s, t, g), last: make([]lastValue, len(t.Slots))}
 			for i := range w.last {
 				w.last[i].j = -1
 			}
@@ -142,7 +129,7 @@ func (ts *templateSource) prepared() *templateRebuild {
 // Rebuild returns the case the template now generates for the saved case's
 // slot values. It fails when the template's placeholders changed or a slot
 // value is no longer among its materials.
-func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
+func (ts *templateSource) Rebuild(saved spec.Saved) (*schema.Case, bool) {
 	t := ts.t
 	p := ts.prepared()
 	w := p.pool.Get().(*slotRebuilder)
@@ -193,9 +180,9 @@ func (ts *templateSource) Rebuild(saved Saved) (*schema.Case, bool) {
 	return ts.build(w.cb, tuple, saved.ID, saved.Text, saved.Into)
 }
 
-// anyText, as the saved text, makes build check the id only (a
-// conversation checks its turn's text itself).
-const anyText = "\x00"
+// errNoRebuild stops the walk over a saved case's slots at the first
+// that does not rebuild.
+var errNoRebuild = errors.New("case cannot be rebuilt")
 
 // build makes the case of tuple and checks it is the saved one (or, for
 // the id of a perturbed variant, makes that variant of it). It builds in
@@ -213,7 +200,7 @@ func (ts *templateSource) build(cb *caseBuilder, tuple []int, id, text string, i
 		orig, ok := perturb.SplitID(id)
 		variant = ok && orig == c.ID
 	}
-	if (c.ID != id && !variant) || (text != anyText && c.Text != text && !variant) {
+	if (c.ID != id && !variant) || (text != spec.AnyText && c.Text != text && !variant) {
 		return nil, false
 	}
 	if err := cb.sp.Assign(c); err != nil {
@@ -224,28 +211,4 @@ func (ts *templateSource) build(cb *caseBuilder, tuple []int, id, text string, i
 		return v, ok && v.Text == text
 	}
 	return c, true
-}
-
-// generationSettings reads what every template-like block (template,
-// conversation, memory) says about its cases and how they are drawn:
-// level, core, scene, tags, strategy (default uniq), limit, count, seed,
-// material_levels (checked against the suite's levels) and reviewed.
-func (l *loader) generationSettings(t *Template, c *hcl.BodyContent, b *hcl.Block) {
-	s := l.suite
-	t.Level = l.str(c.Attributes, "level", s.Defaults.Level)
-	t.Core = l.boolean(c.Attributes, "core", false)
-	t.Scene = l.strList(c.Attributes, "scene")
-	t.Tags = l.strList(c.Attributes, "tags")
-	t.Strategy = l.strategy(c.Attributes, s.Defaults.Strategy)
-	if t.Strategy == "" {
-		t.Strategy = "uniq"
-	}
-	t.Limit = l.integer(c.Attributes, "limit", s.Defaults.Limit, 0)
-	t.Count = l.integer(c.Attributes, "count", 0, 0)
-	t.Seed = uint64(l.integer(c.Attributes, "seed", 0, 0))
-	t.MaterialLevels = l.materialLevels(c.Attributes)
-	if t.Strategy == "random" && t.Count == 0 {
-		l.errorf(b.DefRange.Ptr(), "Random strategy needs count", "strategy = \"random\" draws count cases; add count = N (and seed = S to choose another draw).")
-	}
-	t.Reviewed = l.boolean(c.Attributes, "reviewed", true)
 }
