@@ -122,9 +122,3 @@ func capDiags(diags hcl.Diagnostics, filename string) hcl.Diagnostics {
 		Subject: diags[MaxDiagsPerFile].Subject})
 	return out
 }
-
-// isNameStart reports whether c starts a name: a letter, _ or a byte of a
-// non-ASCII character (HCL names may be Chinese).
-func isNameStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
