@@ -2,7 +2,6 @@ package assert_test
 
 import (
 	"errors"
-	"github.com/nlutest/nlutest/sources/template"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/nlutest/nlutest/pipeline/pipelinetest"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

@@ -2,13 +2,13 @@ package assert_test
 
 import (
 	"encoding/json"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nlutest/nlutest/assert"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

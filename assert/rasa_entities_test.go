@@ -2,13 +2,13 @@ package assert
 
 import (
 	"encoding/json"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/sources/dataset"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

@@ -2,13 +2,13 @@ package assert
 
 import (
 	"bytes"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/assert/infer"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/diagfmt"
 )

@@ -1,12 +1,12 @@
 package assert
 
 import (
-	"github.com/nlutest/nlutest/sources/template"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

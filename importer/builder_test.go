@@ -2,7 +2,6 @@ package importer_test
 
 import (
 	"errors"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/nlutest/nlutest/importer"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/sources/conversation"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/format"
 )

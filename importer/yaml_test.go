@@ -2,7 +2,6 @@ package importer
 
 import (
 	"errors"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nlutest/nlutest/sources/conversation"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/jsonpath"
 )

@@ -15,7 +15,6 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
-	"github.com/nlutest/nlutest/sources/template"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,6 +31,7 @@ import (
 	"github.com/nlutest/nlutest/runner/demo"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/sources/conversation"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"github.com/nlutest/nlutest/sources/conversation"
 	"github.com/nlutest/nlutest/sources/dataset"
 	"github.com/nlutest/nlutest/sources/scenario"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

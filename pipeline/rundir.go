@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/nlutest/nlutest/spec"
 	"io"
 	"io/fs"
 	"math"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // Files of a run directory (besides runner.ResultsFile).

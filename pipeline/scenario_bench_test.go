@@ -15,7 +15,6 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/sources/scenario"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

@@ -18,7 +18,6 @@ package runner_test
 import (
 	"context"
 	"fmt"
-	"github.com/nlutest/nlutest/sources/template"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -37,6 +36,7 @@ import (
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/runner/targets"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

@@ -2,10 +2,11 @@ package schema
 
 import (
 	"fmt"
-	"github.com/nlutest/nlutest/jsondoc"
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/nlutest/nlutest/jsondoc"
 )
 
 // This file holds the JSON encoder of the case record, the hot path of

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/nlutest/nlutest/jsondoc"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/nlutest/nlutest/jsondoc"
 )
 
 // appendResult writes a result record — the case fields, then the call's —

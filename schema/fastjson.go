@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/nlutest/nlutest/jsondoc"
 	"strconv"
 
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/ohler55/ojg/oj"
 )
 

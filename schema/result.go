@@ -2,8 +2,9 @@ package schema
 
 import (
 	"encoding/json"
-	"github.com/nlutest/nlutest/jsondoc"
 	"time"
+
+	"github.com/nlutest/nlutest/jsondoc"
 )
 
 // Error types recorded for calls that produced no usable response. They are

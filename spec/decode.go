@@ -2,13 +2,13 @@ package spec
 
 import (
 	"fmt"
-	"github.com/nlutest/nlutest/spec/combine"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/spec/combine"
 	"github.com/zclconf/go-cty/cty"
 )
 

@@ -2,15 +2,15 @@ package spec
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
-	"strconv"
-	"strings"
-
-	"github.com/hashicorp/hcl/v2"
 )
 
 // This file is the public API the built-in case source kinds outside spec

@@ -3,8 +3,6 @@ package spec
 import (
 	"bytes"
 	"fmt"
-	"github.com/nlutest/nlutest/redact"
-	"github.com/nlutest/nlutest/schema"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +15,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/redact"
+	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/imeslip"
 	"github.com/nlutest/nlutest/spec/turnstream"
 	"github.com/zclconf/go-cty/cty"

@@ -1,17 +1,17 @@
 package spec
 
 import (
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/redact"
 	"github.com/nlutest/nlutest/schema"
 	"github.com/nlutest/nlutest/spec/drift"
+	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/nlutest/nlutest/spec/perturb"
 	"github.com/nlutest/nlutest/spec/reply"
 	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/nlutest/nlutest/spec/tools"
-	"sync"
-
-	"github.com/hashicorp/hcl/v2"
-	"github.com/nlutest/nlutest/spec/materials"
 	"github.com/ohler55/ojg/jp"
 	"github.com/zclconf/go-cty/cty"
 )

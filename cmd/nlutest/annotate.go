@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nlutest/nlutest/jsondoc"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nlutest/nlutest/assert"
+	"github.com/nlutest/nlutest/jsondoc"
 	"github.com/nlutest/nlutest/reporters"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/nlutest/nlutest/sources/template"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/jsonpath"
 	"github.com/zclconf/go-cty/cty"

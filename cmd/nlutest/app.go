@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/nlutest/nlutest/extensions"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nlutest/nlutest/extensions"
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/spec/diagfmt"

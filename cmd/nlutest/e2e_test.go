@@ -7,7 +7,6 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
-	"github.com/nlutest/nlutest/extensions"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nlutest/nlutest/extensions"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")

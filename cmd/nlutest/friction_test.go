@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/nlutest/nlutest/pipeline"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/schema"
 )
 

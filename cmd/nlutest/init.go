@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/template"
 
 	"github.com/nlutest/nlutest/pipeline"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // initEngines are the engines `nlutest init --engine` scaffolds a target

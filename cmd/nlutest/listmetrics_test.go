@@ -2,10 +2,11 @@ package main
 
 import (
 	"bytes"
-	"github.com/nlutest/nlutest/extensions"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nlutest/nlutest/extensions"
 )
 
 // --list-metrics prints every number of the tree the descriptor

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/nlutest/nlutest/pipeline"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
 )

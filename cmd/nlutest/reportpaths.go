@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/nlutest/nlutest/spec"
 	"os"
 	"path/filepath"
 
 	"github.com/nlutest/nlutest/pipeline"
 	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/spec"
 )
 
 // reportPaths lists every report file the flags ask for, of every

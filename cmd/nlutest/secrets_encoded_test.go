@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/nlutest/nlutest/runner/targets"
 	"html"
 	"io"
 	"io/fs"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/nlutest/nlutest/runner/targets"
 )
 
 // The secrets of issue 24 (audit of 2026-12-01, majors A–C): a token a

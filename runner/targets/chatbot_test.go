@@ -3,7 +3,6 @@ package targets
 import (
 	"context"
 	"encoding/json"
-	"github.com/nlutest/nlutest/sources/template"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/nlutest/nlutest/runner"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

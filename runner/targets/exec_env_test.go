@@ -1,13 +1,13 @@
 package targets
 
 import (
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

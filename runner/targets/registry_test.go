@@ -2,13 +2,13 @@ package targets
 
 import (
 	"context"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/runner"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 )
 

@@ -3,7 +3,6 @@ package annotate
 import (
 	"bytes"
 	"flag"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/format"
 	"github.com/nlutest/nlutest/spec/jsonpath"

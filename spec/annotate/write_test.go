@@ -2,13 +2,13 @@ package annotate
 
 import (
 	"bytes"
-	"github.com/nlutest/nlutest/sources/template"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/sources/template"
 	"github.com/nlutest/nlutest/spec"
 	"github.com/nlutest/nlutest/spec/format"
 )
