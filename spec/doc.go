@@ -50,9 +50,10 @@
 // (KindScenario, ReasonSlot, the task block's TaskSpec: task.go).
 //
 // The blocks' own models and their reading are leaf rooms spec imports
-// and which never import it (internal/codeshape keeps them so): material
-// values, material files and composed materials (spec/materials), the
-// pre-parse nesting bound (spec/nesting), JSONPath keys (spec/jsonpath),
+// and which never import it (internal/codeshape keeps them so): a block's
+// plain attributes read alike everywhere (spec/attr), material values,
+// material files and composed materials (spec/materials), the pre-parse
+// nesting bound (spec/nesting), JSONPath keys (spec/jsonpath),
 // carets inside a string literal (spec/litrange), a Chinese input
 // method's punctuation slips (spec/imeslip), the streamed turn blocks of a
 // long conversation (spec/turnstream), perturbation variants

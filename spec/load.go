@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/redact"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/attr"
 	"github.com/nlutest/nlutest/spec/imeslip"
 	"github.com/nlutest/nlutest/spec/turnstream"
 	"github.com/zclconf/go-cty/cty"
@@ -590,28 +591,20 @@ func typeName(ty cty.Type) string {
 	return ty.FriendlyName()
 }
 
-func (l *loader) str(attrs hcl.Attributes, name string, def string) string {
-	a, ok := attrs[name]
-	if !ok {
-		return def
-	}
-	v, ok := l.static(a, cty.String, fmt.Sprintf("%q attribute", name))
-	if !ok || v.IsNull() {
-		return def
-	}
-	return v.AsString()
+// attrs reads plain attributes through the loader's static evaluation
+// (spec/attr, which spec/reply and spec/tools read theirs with too).
+func (l *loader) attrs() attr.Reader { return attr.Reader{Static: l.static, Errorf: l.errorf} }
+
+func (l *loader) str(attrs hcl.Attributes, name, def string) string {
+	return l.attrs().String(attrs, name, def)
 }
 
 func (l *loader) boolean(attrs hcl.Attributes, name string, def bool) bool {
-	a, ok := attrs[name]
-	if !ok {
-		return def
-	}
-	v, ok := l.static(a, cty.Bool, fmt.Sprintf("%q attribute", name))
-	if !ok || v.IsNull() {
-		return def
-	}
-	return v.True()
+	return l.attrs().Bool(attrs, name, def)
+}
+
+func (l *loader) strList(attrs hcl.Attributes, name string) []string {
+	return l.attrs().StringList(attrs, name)
 }
 
 func (l *loader) number(attrs hcl.Attributes, name string, def float64, min, max float64) float64 {
@@ -642,27 +635,6 @@ func (l *loader) integer(attrs hcl.Attributes, name string, def int, min int) in
 		return def
 	}
 	return int(f)
-}
-
-func (l *loader) strList(attrs hcl.Attributes, name string) []string {
-	a, ok := attrs[name]
-	if !ok {
-		return nil
-	}
-	v, ok := l.static(a, cty.List(cty.String), fmt.Sprintf("%q attribute", name))
-	if !ok || v.IsNull() {
-		return nil
-	}
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsNull() {
-			l.errorf(a.Expr.Range().Ptr(), "Null in list", "The %q list must not contain null.", name)
-			continue
-		}
-		out = append(out, e.AsString())
-	}
-	return out
 }
 
 func (l *loader) strMap(attrs hcl.Attributes, name string) map[string]string {

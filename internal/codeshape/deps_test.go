@@ -129,8 +129,9 @@ func TestRatingsSheetIsALeaf(t *testing.T) {
 var specLeaves = map[string][]string{
 	"spec/materials":  {"jsondoc", "spec/combine"},
 	"spec/nesting":    {},
-	"spec/reply":      {"schema"},
-	"spec/tools":      {"schema"},
+	"spec/reply":      {"schema", "spec/attr"},
+	"spec/tools":      {"schema", "spec/attr"},
+	"spec/attr":       nil,
 	"spec/jsonpath":   {}, // JSONPath keys: compile, explain, match, key order (ojg only)
 	"spec/diagfmt":    {}, // how a person reads hcl diagnostics (hcl, go-runewidth only)
 	"spec/litrange":   {}, // where part of a string literal's value is written (hcl, textseg only)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/spec/attr"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -58,51 +59,6 @@ func (d *decoder) static(a *hcl.Attribute, ty cty.Type, what string) (cty.Value,
 	v, ok, diags := d.env.Static(a, ty, what)
 	d.diags = append(d.diags, diags...)
 	return v, ok
-}
-
-func (d *decoder) str(attrs hcl.Attributes, name string) string {
-	a, ok := attrs[name]
-	if !ok {
-		return ""
-	}
-	v, ok := d.static(a, cty.String, fmt.Sprintf("%q attribute", name))
-	if !ok || v.IsNull() {
-		return ""
-	}
-	return v.AsString()
-}
-
-func (d *decoder) boolean(attrs hcl.Attributes, name string) bool {
-	a, ok := attrs[name]
-	if !ok {
-		return false
-	}
-	v, ok := d.static(a, cty.Bool, fmt.Sprintf("%q attribute", name))
-	if !ok || v.IsNull() {
-		return false
-	}
-	return v.True()
-}
-
-func (d *decoder) strList(attrs hcl.Attributes, name string) []string {
-	a, ok := attrs[name]
-	if !ok {
-		return nil
-	}
-	v, ok := d.static(a, cty.List(cty.String), fmt.Sprintf("%q attribute", name))
-	if !ok || v.IsNull() {
-		return nil
-	}
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsNull() {
-			d.errorf(a.Expr.Range().Ptr(), "Null in list", "The %q list must not contain null.", name)
-			continue
-		}
-		out = append(out, e.AsString())
-	}
-	return out
 }
 
 func (d *decoder) didYouMean(name string, options []string) string {
@@ -337,4 +293,18 @@ func joinQuoted(xs []string) string {
 		q[i] = strconv.Quote(x)
 	}
 	return strings.Join(q, ", ")
+}
+
+func (d *decoder) attrs() attr.Reader { return attr.Reader{Static: d.static, Errorf: d.errorf} }
+
+func (d *decoder) str(attrs hcl.Attributes, name string) string {
+	return d.attrs().String(attrs, name, "")
+}
+
+func (d *decoder) boolean(attrs hcl.Attributes, name string) bool {
+	return d.attrs().Bool(attrs, name, false)
+}
+
+func (d *decoder) strList(attrs hcl.Attributes, name string) []string {
+	return d.attrs().StringList(attrs, name)
 }

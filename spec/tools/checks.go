@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/attr"
 	"github.com/ohler55/ojg/jp"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -303,35 +304,12 @@ func (d *decoder) mockExpr(e hcl.Expression, what string) bool {
 	return ok
 }
 
+func (d *decoder) attrs() attr.Reader { return attr.Reader{Static: d.static, Errorf: d.errorf} }
+
 func (d *decoder) str(attrs hcl.Attributes, name, def string) string {
-	a, ok := attrs[name]
-	if !ok {
-		return def
-	}
-	v, ok := d.static(a, cty.String, fmt.Sprintf("%q attribute", name))
-	if !ok || v.IsNull() {
-		return def
-	}
-	return v.AsString()
+	return d.attrs().String(attrs, name, def)
 }
 
 func (d *decoder) strList(attrs hcl.Attributes, name string) []string {
-	a, ok := attrs[name]
-	if !ok {
-		return nil
-	}
-	v, ok := d.static(a, cty.List(cty.String), fmt.Sprintf("%q attribute", name))
-	if !ok || v.IsNull() {
-		return nil
-	}
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		if e.IsNull() {
-			d.errorf(a.Expr.Range().Ptr(), "Null in list", "The %q list must not contain null.", name)
-			continue
-		}
-		out = append(out, e.AsString())
-	}
-	return out
+	return d.attrs().StringList(attrs, name)
 }
