@@ -63,7 +63,8 @@
 // and reports into its diagnostics and evaluation context (reply_glue.go,
 // tools_glue.go, rubric_block.go, perturb_block.go, streamed.go,
 // compose.go, jsonpath_diag.go). Printing diagnostics for a person is
-// spec/diagfmt's, which the command uses.
+// spec/diagfmt's, which the command uses (spec only takes its one-line
+// Text, DiagText).
 //
 // A metric family's settings block (text_metrics, statistics, coverage:
 // SettingsBlock) is declared and decoded by its family, outside spec; spec

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/nlutest/nlutest/schema"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 	"github.com/nlutest/nlutest/spec/rubric"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -222,19 +223,6 @@ func (s *Suite) evalVerdict(e hcl.Expression, in *schema.JudgeInput, j *schema.J
 	return sv.AsString(), nil
 }
 
-// DiagText is the errors among diags on one line: each summary and
-// detail, joined by "; " — for messages recorded in results, where a
-// source snippet cannot go.
-func DiagText(diags hcl.Diagnostics) string {
-	var parts []string
-	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
-			s := d.Summary
-			if d.Detail != "" {
-				s += ": " + d.Detail
-			}
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "; ")
-}
+// DiagText is the errors among diags on one line (diagfmt.Text), for the
+// targets and kinds that record an evaluation's failure as a message.
+func DiagText(diags hcl.Diagnostics) string { return diagfmt.Text(diags) }

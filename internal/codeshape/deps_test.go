@@ -124,13 +124,13 @@ func TestRatingsSheetIsALeaf(t *testing.T) {
 
 // specLeaves are the leaf packages under spec (issue 38): each imports
 // only what it may (the records and leaves every stage shares), never
-// spec or a stage. spec imports them, except spec/diagfmt, which the
-// command uses to print the language's diagnostics.
+// spec or a stage. spec imports them (spec/diagfmt, which the command
+// prints the language's diagnostics with, only for its one-line Text).
 var specLeaves = map[string][]string{
 	"spec/materials":  {"jsondoc", "spec/combine"},
 	"spec/nesting":    {},
 	"spec/reply":      {"schema", "spec/attr"},
-	"spec/tools":      {"schema", "spec/attr"},
+	"spec/tools":      {"schema", "spec/attr", "spec/diagfmt"},
 	"spec/attr":       nil,
 	"spec/jsonpath":   {}, // JSONPath keys: compile, explain, match, key order (ojg only)
 	"spec/diagfmt":    {}, // how a person reads hcl diagnostics (hcl, go-runewidth only)

@@ -204,3 +204,20 @@ func byteOfColumn(text string, col int) int {
 	}
 	return 0
 }
+
+// Text is the errors among diags on one line: each summary and detail,
+// joined by "; " — for messages recorded in results and errors, where a
+// source snippet cannot go.
+func Text(diags hcl.Diagnostics) string {
+	var parts []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			s := d.Summary
+			if d.Detail != "" {
+				s += ": " + d.Detail
+			}
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -105,3 +105,19 @@ func TestWrite(t *testing.T) {
 		})
 	}
 }
+
+// Text keeps only the errors, each summary with its detail, in order.
+func TestText(t *testing.T) {
+	diags := hcl.Diagnostics{
+		{Severity: hcl.DiagError, Summary: "Unknown variable", Detail: "There is no variable named \"城市\"."},
+		{Severity: hcl.DiagWarning, Summary: "Deprecated", Detail: "ignored"},
+		{Severity: hcl.DiagError, Summary: "Invalid JSONPath"},
+	}
+	want := `Unknown variable: There is no variable named "城市".; Invalid JSONPath`
+	if got := Text(diags); got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if got := Text(nil); got != "" {
+		t.Errorf("Text(nil) = %q", got)
+	}
+}

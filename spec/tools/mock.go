@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nlutest/nlutest/spec/diagfmt"
 	"github.com/ohler55/ojg/jp"
 	"github.com/ohler55/ojg/oj"
 	"github.com/zclconf/go-cty/cty"
@@ -303,7 +304,7 @@ func (t *Tool) Answer(base *hcl.EvalContext, args []byte, state MockState) ([]by
 func mockValue(e hcl.Expression, ctx *hcl.EvalContext) ([]byte, error) {
 	v, diags := e.Value(ctx)
 	if diags.HasErrors() {
-		return nil, fmt.Errorf("%s", strings.TrimSuffix(diagText(diags), "."))
+		return nil, fmt.Errorf("%s", strings.TrimSuffix(diagfmt.Text(diags), "."))
 	}
 	v, _ = v.UnmarkDeep()
 	if !v.IsWhollyKnown() {
@@ -426,20 +427,4 @@ func jsonToCty(b []byte) (cty.Value, error) {
 		return cty.NilVal, err
 	}
 	return ctyjson.Unmarshal(b, ty)
-}
-
-// diagText is the errors among diags on one line, as spec.DiagText
-// gives them: each summary and detail, joined by "; ".
-func diagText(diags hcl.Diagnostics) string {
-	var parts []string
-	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
-			s := d.Summary
-			if d.Detail != "" {
-				s += ": " + d.Detail
-			}
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "; ")
 }
